@@ -1,0 +1,200 @@
+"""Play games on the simulated table: plan every move, write its G-code, run it in the digital twin and
+check that the twin ends where the plan says — physically, not just in the planner's bookkeeping.
+
+>>> sim = TableSimulator(Layout.default(), chess.Board())
+>>> ply = sim.play(chess.Move.from_uci("e2e4"))
+>>> ply.violations
+()
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+
+from .errors import GameFileError
+from .gcode import ProgramWriter, comment
+from .layout import Layout
+from .planner import Plan, Planner, straight_line_bound
+from .table import Table
+from .twin import Twin, TwinPiece, Violation
+
+
+@dataclass(frozen=True)
+class Ply:
+    """One executed move: its plan, G-code, and what the twin saw."""
+
+    number: int
+    """Counts from 1."""
+    uci: str
+    san: str
+    plan: Plan
+    lines: tuple[str, ...]
+    seconds: float
+    """Machine time measured by the twin."""
+    bound_seconds: float
+    """The straight-line bound for the same relocations (see :func:`straight_line_bound`)."""
+    planning_s: float
+    """CPU time spent planning."""
+    violations: tuple[Violation, ...]
+
+
+@dataclass
+class GameRun:
+    """A whole game on the simulated table."""
+
+    start_board: chess.Board
+    plies: list[Ply] = field(default_factory=list)
+    header: tuple[str, ...] = ()
+
+    @property
+    def seconds(self) -> float:
+        return sum(p.seconds for p in self.plies)
+
+    @property
+    def violations(self) -> list[Violation]:
+        return [v for p in self.plies for v in p.violations]
+
+    def program_lines(self) -> Iterator[str]:
+        yield from self.header
+        for ply in self.plies:
+            yield from ply.lines
+
+
+class TableSimulator:
+    """The simulated table in one game: physical state, planner, G-code writer and twin, in step."""
+
+    def __init__(self, layout: Layout, board: chess.Board) -> None:
+        self.layout = layout
+        self.board = board.copy()
+        self.table = Table.from_board(layout, self.board)
+        self.start_table = self.table.copy()
+        self.planner = Planner(layout)
+        self.writer = ProgramWriter(layout)
+        self.twin = Twin(
+            twin_pieces(self.table),
+            clearance_mm=layout.clearance_mm,
+            envelope_mm=layout.envelope_mm,
+            profile=layout.profile,
+            magnet=layout.magnet.method,
+            start_mm=layout.home_mm,
+        )
+        self.header = tuple(self.writer.header())
+        self.twin.run(self.header, finish=False)
+        self.plies_played = 0
+
+    def play(self, move: chess.Move) -> Ply:
+        """Plan, write and execute one legal move; the twin's findings are in the result."""
+        started = time.process_time()
+        plan = self.planner.plan_move(self.table, self.board, move, at=self.writer.position)
+        planning_s = time.process_time() - started
+        self.plies_played += 1
+        uci, san = self.board.uci(move), self.board.san(move)
+        lines = [comment(f"MOVE {self.plies_played} {uci}"), *self.writer.plan(plan)]
+        return self._execute(plan, lines, uci, san, planning_s, move)
+
+    def _execute(
+        self, plan: Plan, lines: list[str], uci: str, san: str, planning_s: float, move: chess.Move | None
+    ) -> Ply:
+        before = self.twin.seconds
+        report = self.twin.run(lines, finish=True)
+        plan.apply(self.table)
+        if move is not None:
+            self.board.push(move)
+        self.table.check_matches(self.board)
+        violations = tuple(report.violations) + tuple(self.compare_twin())
+        bound = straight_line_bound(plan, self.planner.timer)
+        return Ply(
+            self.plies_played, uci, san, plan, tuple(lines), self.twin.seconds - before, bound, planning_s, violations
+        )
+
+    def compare_twin(self) -> list[Violation]:
+        """Where the twin's pieces are not where the physical state says."""
+        found = []
+        pieces = self.twin.pieces
+        for piece in self.table:
+            expected = self.layout.node_mm(self.table.node_of(piece.id))
+            actual = pieces.get(piece.id)
+            if actual is None:
+                found.append(Violation(0, "position", f"piece {piece.id!r} vanished from the twin"))
+            elif math.dist(expected, (actual.x, actual.y)) > 0.01:
+                found.append(
+                    Violation(
+                        0,
+                        "position",
+                        f"{piece.id} ({piece.symbol}) is at ({actual.x:.3f}, {actual.y:.3f}) in the twin "
+                        f"but should be at {expected!r}",
+                    )
+                )
+        if len(pieces) != len(self.table):
+            found.append(Violation(0, "position", f"the twin holds {len(pieces)} pieces, not {len(self.table)}"))
+        return found
+
+
+def twin_pieces(table: Table) -> list[TwinPiece]:
+    layout = table.layout
+    return [TwinPiece(p.id, p.symbol, *layout.node_mm(table.node_of(p.id))) for p in table]
+
+
+def layout_document(layout: Layout, table: Table) -> dict[str, Any]:
+    """The LAYOUT.json contract: square centres and every piece's place, in machine millimetres."""
+    squares = {chess.square_name(s): list(layout.node_mm(layout.square_node(s))) for s in chess.SQUARES}
+    pieces = []
+    for piece in sorted(table, key=lambda p: p.id):
+        x, y = layout.node_mm(table.node_of(piece.id))
+        pieces.append({"piece": piece.symbol, "x": x, "y": y})
+    return {"units": "mm", "clearance": layout.clearance_mm, "squares": squares, "pieces": pieces}
+
+
+def read_game(path: str | Path, index: int = 1) -> chess.pgn.Game:
+    """The ``index``-th game (from 1) of a PGN file; raises :class:`GameFileError` with the reason."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GameFileError(f"cannot read {str(path)!r}: {exc}") from exc
+    return parse_game(text, index, source=repr(str(path)))
+
+
+def parse_game(text: str, index: int = 1, source: str = "the PGN") -> chess.pgn.Game:
+    stream = io.StringIO(text)
+    game = None
+    for _ in range(index):
+        game = chess.pgn.read_game(stream)
+        if game is None:
+            raise GameFileError(f"{source} has fewer than {index} games")
+    assert game is not None
+    if game.errors:
+        raise GameFileError(f"{source}: {game.errors[0]}")
+    return game
+
+
+def game_moves(game: chess.pgn.Game) -> tuple[chess.Board, list[chess.Move]]:
+    """The start position and main-line moves of a game, checked for legality."""
+    try:
+        board = game.board()
+    except ValueError as exc:
+        raise GameFileError(f"the game's start position is invalid: {exc}") from exc
+    moves = list(game.mainline_moves())
+    check = board.copy()
+    for number, move in enumerate(moves, start=1):
+        if not check.is_legal(move):
+            raise GameFileError(f"ply {number} ({move.uci()!r}) is not legal in {check.fen()!r}")
+        check.push(move)
+    return board, moves
+
+
+def simulate_game(layout: Layout, board: chess.Board, moves: list[chess.Move]) -> tuple[TableSimulator, GameRun]:
+    """Play a whole game on a fresh simulated table."""
+    sim = TableSimulator(layout, board)
+    run = GameRun(board.copy(), header=sim.header)
+    for move in moves:
+        run.plies.append(sim.play(move))
+    return sim, run

@@ -1,0 +1,50 @@
+"""How long the machine takes for empty travel, drags and magnet actions, from the planner time model.
+
+The planner uses these figures to choose among orders and destinations; the G-code it then writes is
+exactly what these figures describe, so the twin measures the same time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .layout import Layout, MachinePoint, Node
+from .motion import Block, run_time, straight_time
+
+
+class Timer:
+    """Predicts machine seconds for one layout, caching drag times by path."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self._drags: dict[tuple[Node, ...], float] = {}
+
+    @property
+    def magnet_s(self) -> float:
+        """Engage and release, each followed by its settle dwell."""
+        return 2 * self.layout.magnet.settle_s
+
+    def travel_s(self, a: MachinePoint, b: MachinePoint) -> float:
+        """Empty travel at rapid, in one straight G0 from rest to rest."""
+        if a == b:
+            return 0.0
+        return straight_time(a, b, None, self.layout.profile)
+
+    def drag_s(self, path: Sequence[Node]) -> float:
+        """A drag along ``path`` at the carry feed, from rest to rest."""
+        key = tuple(path)
+        cached = self._drags.get(key)
+        if cached is None:
+            points = [self.layout.node_mm(node) for node in key]
+            feed = self.layout.carry_feed_mm_min
+            blocks = [Block(a, b, feed) for a, b in zip(points, points[1:], strict=False)]
+            cached = self._drags[key] = run_time(blocks, self.layout.profile) if blocks else 0.0
+        return cached
+
+    def straight_drag_s(self, a: Node, b: Node) -> float:
+        """The bound for one relocation: a single straight segment at the carry feed."""
+        return self.drag_s((a, b)) if a != b else 0.0
+
+    def relocation_s(self, at: MachinePoint, path: Sequence[Node]) -> float:
+        """Travel from ``at`` to the piece, engage, drag, release."""
+        return self.travel_s(at, self.layout.node_mm(path[0])) + self.magnet_s + self.drag_s(path)
