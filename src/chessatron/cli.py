@@ -73,10 +73,19 @@ def main() -> None:
     help="Write the starting placement of every piece (JSON).",
 )
 @click.option(
-    "--gcode-out", type=click.Path(path_type=Path, dir_okay=False), help="Write the whole game as one GRBL program."
+    "--gcode-out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the whole game as one GRBL program.",
 )
 @click.option("--reset", is_flag=True, help="Append the program that resets the table after the game.")
-@click.option("--game", "game_index", type=click.IntRange(min=1), default=1, show_default=True, help="Which game of the file.")
+@click.option(
+    "--game",
+    "game_index",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Which game of the file.",
+)
 @layout_option
 @friendly
 def simulate(

@@ -132,9 +132,7 @@ class Layout:
             max_rate_mm_min=reader.pair(machine, "max_rate_mm_min", (12000.0, 12000.0)),
             acceleration_mm_s2=reader.pair(machine, "acceleration_mm_s2", (800.0, 800.0)),
             junction_deviation_mm=reader.number(machine, "junction_deviation_mm", 0.01),
-            kinematics=cast(
-                Kinematics, reader.choice(machine, "kinematics", get_args(Kinematics), "corexy")
-            ),
+            kinematics=cast(Kinematics, reader.choice(machine, "kinematics", get_args(Kinematics), "corexy")),
         )
         capture: dict[chess.Color, list[Cell]] = {chess.WHITE: [], chess.BLACK: []}
         reserve_cells = set()
@@ -172,9 +170,7 @@ class Layout:
             profile=profile,
             carry_feed_mm_min=reader.number(machine, "carry_feed_mm_min", 4000.0),
             magnet=MagnetConfig(
-                method=cast(
-                    MagnetMethod, reader.choice(magnet, "method", get_args(MagnetMethod), "spindle")
-                ),
+                method=cast(MagnetMethod, reader.choice(magnet, "method", get_args(MagnetMethod), "spindle")),
                 spindle_speed=reader.number(magnet, "spindle_speed", 1000.0),
                 settle_s=reader.number(magnet, "settle_s", 0.2),
             ),
@@ -226,7 +222,10 @@ class Layout:
         return None
 
     def square_cell(self, square: chess.Square) -> Cell:
-        return (self.board_cell[0] + chess.square_file(square), self.board_cell[1] + chess.square_rank(square))
+        return (
+            self.board_cell[0] + chess.square_file(square),
+            self.board_cell[1] + chess.square_rank(square),
+        )
 
     def square_node(self, square: chess.Square) -> Node:
         return self.cell_node(self.square_cell(square))
@@ -269,7 +268,8 @@ class Layout:
         xmin, ymin, xmax, ymax = self.envelope_mm
         x, y = point
         return (
-            xmin - tolerance_mm <= x <= xmax + tolerance_mm and ymin - tolerance_mm <= y <= ymax + tolerance_mm
+            xmin - tolerance_mm <= x <= xmax + tolerance_mm
+            and ymin - tolerance_mm <= y <= ymax + tolerance_mm
         )
 
     def __repr__(self) -> str:
@@ -393,7 +393,9 @@ class _Reader:
             raise self.fail(where or _where(section, self.data), key, value, f"one of {', '.join(options)}")
         return cast(str, value)
 
-    def numbers(self, section: Mapping[str, Any], key: str, default: tuple[float, ...], n: int) -> list[float]:
+    def numbers(
+        self, section: Mapping[str, Any], key: str, default: tuple[float, ...], n: int
+    ) -> list[float]:
         value = section.get(key, default)
         if (
             not isinstance(value, list | tuple)

@@ -12,6 +12,7 @@ All geometry is in node pitches; obstacles sit on nodes, so clearance checks are
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Collection, Sequence
 from typing import TypeAlias
@@ -39,15 +40,15 @@ def segment_distance_sq(a: FloatArray, b: FloatArray, points: FloatArray) -> Flo
     w = points - a
     dd = float(d @ d)
     if dd == 0.0:
-        return np.einsum("ij,ij->i", w, w)
+        return np.asarray(np.einsum("ij,ij->i", w, w), dtype=np.float64)
     t = np.clip((w @ d) / dd, 0.0, 1.0)
     diff = w - t[:, None] * d
-    return np.einsum("ij,ij->i", diff, diff)
+    return np.asarray(np.einsum("ij,ij->i", diff, diff), dtype=np.float64)
 
 
 def path_length(path: Sequence[Node]) -> float:
     """Length of a polyline in node pitches."""
-    return sum(math.dist(a, b) for a, b in zip(path, path[1:], strict=False))
+    return sum(math.dist(a, b) for a, b in itertools.pairwise(path))
 
 
 def merge_collinear(path: Sequence[Node]) -> Path:
@@ -114,7 +115,7 @@ class PathFinder:
         return bool(dist.min() >= self.clearance_sq - _EPS)
 
     def path_is_clear(self, path: Sequence[Node], obstacles: Collection[Node]) -> bool:
-        return all(self.is_clear(a, b, obstacles) for a, b in zip(path, path[1:], strict=False))
+        return all(self.is_clear(a, b, obstacles) for a, b in itertools.pairwise(path))
 
     def find(self, start: Node, goal: Node, obstacles: Collection[Node]) -> Path | None:
         """The shortest path from ``start`` to ``goal`` keeping clear of ``obstacles`` (other pieces'

@@ -29,7 +29,9 @@ from .paths import Path, PathFinder
 from .table import PhysicalPiece, PieceId, Table
 from .timing import Timer
 
-Purpose = Literal["move", "capture", "promote-out", "promote-in", "castle", "park", "unpark", "aside", "back", "setup"]
+Purpose = Literal[
+    "move", "capture", "promote-out", "promote-in", "castle", "park", "unpark", "aside", "back", "setup"
+]
 
 #: How many free capture cells, nearest first, the planner weighs for a captured piece.
 _CELL_CHOICES = 2
@@ -54,7 +56,8 @@ class Relocation:
         return self.path[-1]
 
     def describe(self, layout: Layout) -> str:
-        return f"{self.piece.id} {_node_name(layout, self.start)}-{_node_name(layout, self.goal)} ({self.purpose})"
+        start, goal = _node_name(layout, self.start), _node_name(layout, self.goal)
+        return f"{self.piece.id} {start}-{goal} ({self.purpose})"
 
     def __str__(self) -> str:
         return f"{self.piece.id} {self.start}-{self.goal} ({self.purpose})"
@@ -119,7 +122,9 @@ class Planner:
             return
         victim_square: chess.Square | None = None
         if board.is_en_passant(move):
-            victim_square = chess.square(chess.square_file(move.to_square), chess.square_rank(move.from_square))
+            victim_square = chess.square(
+                chess.square_file(move.to_square), chess.square_rank(move.from_square)
+            )
         elif board.piece_at(move.to_square) is not None:
             victim_square = move.to_square
         to_node = layout.square_node(move.to_square)
@@ -128,7 +133,9 @@ class Planner:
         if victim_square is not None:
             victim = _piece_on(table, layout, victim_square)
             cells = self._nearest_cells(table, victim.color, layout.square_node(victim_square), set())
-            victim_options = [[Task(victim.id, layout.cell_node(c), "capture")] for c in cells[:_CELL_CHOICES]]
+            victim_options = [
+                [Task(victim.id, layout.cell_node(c), "capture")] for c in cells[:_CELL_CHOICES]
+            ]
             reserved = set(cells[:1])
         if move.promotion is None:
             for option in victim_options:

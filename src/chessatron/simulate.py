@@ -113,7 +113,15 @@ class TableSimulator:
         violations = tuple(report.violations) + tuple(self.compare_twin())
         bound = straight_line_bound(plan, self.planner.timer)
         return Ply(
-            self.plies_played, uci, san, plan, tuple(lines), self.twin.seconds - before, bound, planning_s, violations
+            self.plies_played,
+            uci,
+            san,
+            plan,
+            tuple(lines),
+            self.twin.seconds - before,
+            bound,
+            planning_s,
+            violations,
         )
 
     def compare_twin(self) -> list[Violation]:
@@ -135,7 +143,9 @@ class TableSimulator:
                     )
                 )
         if len(pieces) != len(self.table):
-            found.append(Violation(0, "position", f"the twin holds {len(pieces)} pieces, not {len(self.table)}"))
+            found.append(
+                Violation(0, "position", f"the twin holds {len(pieces)} pieces, not {len(self.table)}")
+            )
         return found
 
 
@@ -191,7 +201,9 @@ def game_moves(game: chess.pgn.Game) -> tuple[chess.Board, list[chess.Move]]:
     return board, moves
 
 
-def simulate_game(layout: Layout, board: chess.Board, moves: list[chess.Move]) -> tuple[TableSimulator, GameRun]:
+def simulate_game(
+    layout: Layout, board: chess.Board, moves: list[chess.Move]
+) -> tuple[TableSimulator, GameRun]:
     """Play a whole game on a fresh simulated table."""
     sim = TableSimulator(layout, board)
     run = GameRun(board.copy(), header=sim.header)

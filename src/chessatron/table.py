@@ -218,7 +218,9 @@ class Table:
         self._node[piece_id] = node
 
 
-def _side_placement(layout: Layout, board: chess.Board, colour: chess.Color) -> list[tuple[PhysicalPiece, Node]]:
+def _side_placement(
+    layout: Layout, board: chess.Board, colour: chess.Color
+) -> list[tuple[PhysicalPiece, Node]]:
     letter = "w" if colour else "b"
     counters: Counter[str] = Counter()
 
@@ -226,29 +228,32 @@ def _side_placement(layout: Layout, board: chess.Board, colour: chess.Color) -> 
         counters[symbol] += 1
         return PhysicalPiece(f"{letter}{symbol.upper()}{counters[symbol]}", symbol)
 
-    originals = {ptype: [make(chess.Piece(ptype, colour).symbol()) for _ in range(n)] for ptype, n in STANDARD_SET.items()}
+    originals = {
+        ptype: [make(chess.Piece(ptype, colour).symbol()) for _ in range(n)]
+        for ptype, n in STANDARD_SET.items()
+    }
     spares = [(slot, make(slot.symbol)) for slot in layout.reserve if slot.piece.color == colour]
     placement: list[tuple[PhysicalPiece, Node]] = []
     for square in chess.SquareSet(board.occupied_co[colour]):
-        piece = board.piece_at(square)
-        assert piece is not None
-        pool = originals[piece.piece_type]
+        kind = board.piece_at(square)
+        assert kind is not None
+        pool = originals[kind.piece_type]
         if pool:
             chosen = pool.pop(0)
         else:
-            matching = [entry for entry in spares if entry[1].symbol == piece.symbol()]
+            matching = [entry for entry in spares if entry[1].symbol == kind.symbol()]
             if not matching:
-                needed = len(board.pieces(piece.piece_type, colour))
+                needed = len(board.pieces(kind.piece_type, colour))
                 raise NoSparePieceError(
                     f"the position needs {needed} {chess.COLOR_NAMES[colour]} "
-                    f"{chess.piece_name(piece.piece_type)}s but the table has too few; "
+                    f"{chess.piece_name(kind.piece_type)}s but the table has too few; "
                     "add spares to the reserve in the layout"
                 )
             spares.remove(matching[0])
             chosen = matching[0][1]
         placement.append((chosen, layout.square_node(square)))
-    for slot, piece in spares:
-        placement.append((piece, layout.cell_node(slot.cell)))
+    for slot, spare in spares:
+        placement.append((spare, layout.cell_node(slot.cell)))
     leftovers = [piece for pool in originals.values() for piece in pool]
     if any(piece.piece.piece_type == chess.KING for piece in leftovers):
         raise MissingPieceError(f"the position has no {chess.COLOR_NAMES[colour]} king")
@@ -257,7 +262,9 @@ def _side_placement(layout: Layout, board: chess.Board, colour: chess.Color) -> 
     used = {node for _, node in placement}
     free = [cell for cell in free if layout.cell_node(cell) not in used]
     if len(free) < len(leftovers):
-        raise NoRoomError(f"{chess.COLOR_NAMES[colour]}'s capture zone has no room for {len(leftovers)} pieces")
-    for piece, cell in zip(leftovers, free, strict=False):
-        placement.append((piece, layout.cell_node(cell)))
+        raise NoRoomError(
+            f"{chess.COLOR_NAMES[colour]}'s capture zone has no room for {len(leftovers)} pieces"
+        )
+    for leftover, cell in zip(leftovers, free, strict=False):
+        placement.append((leftover, layout.cell_node(cell)))
     return placement

@@ -6,6 +6,7 @@ exactly what these figures describe, so the twin measures the same time.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from .layout import Layout, MachinePoint, Node
@@ -37,7 +38,7 @@ class Timer:
         if cached is None:
             points = [self.layout.node_mm(node) for node in key]
             feed = self.layout.carry_feed_mm_min
-            blocks = [Block(a, b, feed) for a, b in zip(points, points[1:], strict=False)]
+            blocks = [Block(a, b, feed) for a, b in itertools.pairwise(points)]
             cached = self._drags[key] = run_time(blocks, self.layout.profile) if blocks else 0.0
         return cached
 

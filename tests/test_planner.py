@@ -1,0 +1,171 @@
+"""Every kind of chess move, carried out on the simulated table and checked in the twin."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+from chessatron.errors import IllegalMoveError, NoSparePieceError
+from chessatron.layout import Layout
+from chessatron.planner import Planner, castling_squares
+from chessatron.simulate import Ply, TableSimulator
+from chessatron.table import PhysicalPiece, Table
+
+
+def play(layout: Layout, fen: str, *ucis: str, chess960: bool = False) -> tuple[TableSimulator, list[Ply]]:
+    sim = TableSimulator(layout, chess.Board(fen, chess960=chess960))
+    plies = []
+    for uci in ucis:
+        ply = sim.play(chess.Move.from_uci(uci))
+        assert ply.violations == (), [v.message for v in ply.violations]
+        plies.append(ply)
+    return sim, plies
+
+
+def purposes(ply: Ply) -> list[str]:
+    return [r.purpose for r in ply.plan.relocations]
+
+
+def test_quiet_move_is_one_straight_drag(layout: Layout) -> None:
+    _, (ply,) = play(layout, chess.STARTING_FEN, "e2e4")
+    (relocation,) = ply.plan.relocations
+    assert relocation.path == (layout.square_node(chess.E2), layout.square_node(chess.E4))
+
+
+def test_capture_sends_the_victim_to_its_zone_first(layout: Layout) -> None:
+    sim, (_, _, ply) = play(layout, chess.STARTING_FEN, "e2e4", "d7d5", "e4d5")
+    assert purposes(ply) == ["capture", "move"]
+    victim = ply.plan.relocations[0].piece
+    assert victim.symbol == "p" and sim.table.place_of(victim.id) == "capture"
+    assert layout.node_cell(sim.table.node_of(victim.id)) in layout.capture_cells[chess.BLACK]
+
+
+def test_en_passant_victim_stands_on_the_movers_rank(layout: Layout) -> None:
+    sim, plies = play(layout, chess.STARTING_FEN, "e2e4", "a7a6", "e4e5", "d7d5", "e5d6")
+    ply = plies[-1]
+    victim = next(r for r in ply.plan.relocations if r.purpose == "capture")
+    assert victim.start == layout.square_node(chess.D5)
+    assert sim.table.piece_at(layout.square_node(chess.D5)) is None
+
+
+@pytest.mark.parametrize("promotion", ["q", "r", "b", "n"])
+def test_promotion_brings_in_a_spare_of_the_chosen_type(layout: Layout, promotion: str) -> None:
+    sim, (ply,) = play(layout, "8/4P3/8/8/8/8/k7/4K3 w - - 0 1", f"e7e8{promotion}")
+    assert sorted(purposes(ply)) == ["promote-in", "promote-out"]
+    arrived = sim.table.piece_at(layout.square_node(chess.E8))
+    assert arrived is not None and arrived.symbol == promotion.upper()
+    pawn = next(r.piece for r in ply.plan.relocations if r.purpose == "promote-out")
+    assert sim.table.place_of(pawn.id) == "capture"
+
+
+def test_capture_promotion_clears_the_square_before_the_spare_arrives(layout: Layout) -> None:
+    _, (ply,) = play(layout, "3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "e7d8q")
+    order = purposes(ply)
+    assert order.index("capture") < order.index("promote-in")
+
+
+def test_reserve_used_up_takes_a_captured_piece(layout: Layout) -> None:
+    # All three white queens on the board (both spares used); black takes one, then white promotes:
+    # the queen comes back from the capture zone.
+    sim, (capture, promotion) = play(layout, "6k1/4P3/8/8/8/8/1r6/QQQ1K3 b - - 0 1", "b2b1", "e7e8q")
+    taken = next(r.piece for r in capture.plan.relocations if r.purpose == "capture")
+    incoming = next(r for r in promotion.plan.relocations if r.purpose == "promote-in")
+    assert incoming.piece == taken
+    assert sim.table.piece_at(layout.square_node(chess.E8)) == taken
+
+
+def test_no_piece_left_for_a_promotion_is_a_clear_error(layout: Layout) -> None:
+    board = chess.Board("k7/4P3/8/8/8/8/8/QQQ1K3 w - - 0 1")
+    sim = TableSimulator(layout, board)
+    with pytest.raises(NoSparePieceError, match="spare queen"):
+        sim.play(chess.Move.from_uci("e7e8q"))
+
+
+def test_illegal_move_is_refused(layout: Layout) -> None:
+    table = Table.from_board(layout, chess.Board())
+    with pytest.raises(IllegalMoveError, match="e2e5"):
+        Planner(layout).plan_move(table, chess.Board(), chess.Move.from_uci("e2e5"))
+
+
+@pytest.mark.parametrize(
+    ("fen", "uci", "case"),
+    [
+        ("4k3/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQ - 0 1", "e1g1", "standard kingside"),
+        ("4k3/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQ - 0 1", "e1c1", "standard queenside"),
+        ("1k6/pppppppp/8/8/8/8/PPPPPPPP/6KR w H - 0 1", "g1h1", "king already on its target"),
+        ("1k6/pppppppp/8/8/8/8/PPPPPPPP/R1K5 w A - 0 1", "c1a1", "king already on its target, queenside"),
+        (
+            "1k6/pppppppp/8/8/8/8/PPPPPPPP/4KR2 w F - 0 1",
+            "e1f1",
+            "rook already on its target, king passes it",
+        ),
+        ("1k6/pppppppp/8/8/8/8/PPPPPPPP/5KR1 w G - 0 1", "f1g1", "king and rook swap"),
+        ("1k6/pppppppp/8/8/8/8/PPPPPPPP/2RK4 w C - 0 1", "d1c1", "king and rook swap, queenside"),
+        ("1k6/pppppppp/8/8/8/8/PPPPPPPP/1KR5 w C - 0 1", "b1c1", "king's path through the rook's square"),
+        ("1k6/pppppppp/8/8/8/8/PPPPPPPP/1R4K1 w B - 0 1", "g1b1", "rook crosses to the far side"),
+        ("1r4k1/pppppppp/8/8/8/8/PPPPPPPP/4K3 b b - 0 1", "g8b8", "black, long way"),
+    ],
+)
+def test_every_kind_of_castling(layout: Layout, fen: str, uci: str, case: str) -> None:
+    chess960 = not case.startswith("standard")
+    board = chess.Board(fen, chess960=chess960)
+    move = chess.Move.from_uci(uci)
+    assert board.is_castling(move), case
+    sim, (ply,) = play(layout, fen, uci, chess960=chess960)
+    king_from, king_to, rook_from, rook_to = castling_squares(board, move)
+    assert sim.table.piece_at(layout.square_node(king_to)) is not None
+    moved = {r.piece.id for r in ply.plan.relocations}
+    if king_from == king_to or rook_from == rook_to:
+        assert len(moved) == 1, f"{case}: the piece already on its target stays"
+    if case.startswith("king and rook swap"):
+        assert "park" in purposes(ply)
+
+
+def test_the_plan_predicts_the_twins_time(layout: Layout) -> None:
+    _, plies = play(layout, chess.STARTING_FEN, "g1f3", "d7d5", "b1c3", "d5d4", "c3e4")
+    for ply in plies:
+        assert ply.seconds == pytest.approx(ply.plan.seconds, rel=1e-6, abs=1e-6)
+
+
+def test_order_is_the_fastest(layout: Layout) -> None:
+    # En passant: victim and mover can go in either order; the plan takes the faster one.
+    board = chess.Board("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1")
+    table = Table.from_board(layout, board)
+    planner = Planner(layout)
+    move = chess.Move.from_uci("e5d6")
+    plan = planner.plan_move(table, board, move)
+    victim, mover = table.piece_at(layout.square_node(chess.D5)), table.piece_at(layout.square_node(chess.E5))
+    assert isinstance(victim, PhysicalPiece) and isinstance(mover, PhysicalPiece)
+    cell = layout.node_cell(next(r.goal for r in plan.relocations if r.purpose == "capture"))
+    assert cell is not None
+    from chessatron.planner import Task
+
+    both_orders = [
+        [
+            Task(victim.id, layout.cell_node(cell), "capture"),
+            Task(mover.id, layout.square_node(chess.D6), "move"),
+        ]
+    ]
+    for order in ([0, 1], [1, 0]):
+        tasks = [both_orders[0][i] for i in order]
+        fixed = planner._try(table, tasks, layout.home_mm, None)
+        assert fixed is not None and plan.seconds <= fixed.seconds + 1e-9
+
+
+def test_blocker_is_moved_aside_and_back_when_nothing_else_works(layout: Layout) -> None:
+    # A ring of pieces stands on the nodes around a1 (off the square centres), walling it in; the rook
+    # on a1 can only leave if one of them makes way.
+    board = chess.Board("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")
+    table = Table.from_board(layout, board)
+    a1 = layout.square_node(chess.A1)
+    ring = [(a1[0] + dx, a1[1] + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
+    walls = [p for p in table if table.place_of(p.id) == "capture"][: len(ring)]
+    for piece, node in zip(walls, ring, strict=True):
+        table.relocate(piece.id, node)
+    planner = Planner(layout)
+    rook = table.piece_at(a1)
+    assert rook is not None
+    steps = planner.drag(table, rook.id, layout.square_node(chess.A4), "move")
+    assert steps is not None
+    assert [s.purpose for s in steps] == ["aside", "move", "back"]
+    assert steps[0].piece == steps[2].piece and steps[2].goal == steps[0].start
