@@ -78,7 +78,7 @@ class MissingPieceError(PlanningError):
 
 
 class MoveError(PlanningError, ValueError):
-    """A linear move no machine can run: a coordinate that is not finite, or a feed rate that is not positive."""
+    """A linear move no machine can run: a coordinate that is not finite or a feed that is not positive."""
 
 
 class EnvelopeError(PlanningError):
