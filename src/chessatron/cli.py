@@ -15,12 +15,15 @@ from typing import ParamSpec, TypeVar
 
 import click
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from . import __version__
 from .errors import ChessatronError
 from .gcode import program_text
 from .layout import Layout
-from .simulate import game_moves, layout_document, read_game, simulate_game
+from .reset import SetupTarget, chess960_target, parse_target
+from .simstate import SimulatorState, default_state_path, load_state, save_state
+from .simulate import TableSimulator, game_moves, layout_document, read_game, simulate_game
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -77,7 +80,17 @@ def main() -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="Write the whole game as one GRBL program.",
 )
-@click.option("--reset", is_flag=True, help="Append the program that resets the table after the game.")
+@click.option(
+    "--reset",
+    is_flag=True,
+    help="Append the reset to the game's start position after (RESET) (standard or its Chess960 start).",
+)
+@click.option(
+    "--reset-to", "reset_to", metavar="N", help="Reset to Chess960 start N (518: standard); implies --reset."
+)
+@click.option(
+    "--reset-to-fen", "reset_to_fen", metavar="FEN", help="Reset to any legal position; implies --reset."
+)
 @click.option(
     "--game",
     "game_index",
@@ -93,6 +106,8 @@ def simulate(
     layout_out: Path | None,
     gcode_out: Path | None,
     reset: bool,
+    reset_to: str | None,
+    reset_to_fen: str | None,
     game_index: int,
     layout_path: Path | None,
 ) -> None:
@@ -101,17 +116,33 @@ def simulate(
     layout = load_layout(layout_path)
     game = read_game(game_path, game_index)
     board, moves = game_moves(game)
-    if reset:
-        raise ChessatronError("--reset needs the reset planner, which is not built yet")
+    target: SetupTarget | None = None
+    if reset_to is not None and reset_to_fen is not None:
+        raise click.UsageError("give --reset-to or --reset-to-fen, not both")
+    if reset_to is not None:
+        if not reset_to.strip().isdigit():
+            raise click.BadParameter(f"{reset_to!r} is not a number from 0 to 959", param_hint="--reset-to")
+        target = chess960_target(int(reset_to))
+    elif reset_to_fen is not None:
+        target = parse_target(reset_to_fen)
+    elif reset:
+        target = SetupTarget(board.copy(stack=False), "the game's start position")
     sim, run = simulate_game(layout, board, moves)
+    if target is not None:
+        run.setups.append(sim.set_up(target.board))
     if layout_out is not None:
         _write(layout_out, json.dumps(layout_document(layout, sim.start_table), indent=2) + "\n")
     if gcode_out is not None:
         _write(gcode_out, program_text(run.program_lines()))
-    violations = run.violations
+    violations = run.violations + [v for setup in run.setups for v in setup.violations]
     verdict = "ok" if not violations else f"{len(violations)} twin violations"
     console.print(f"plies: {len(run.plies)}")
     console.print(f"simulated seconds: {run.seconds:.1f}")
+    for setup in run.setups:
+        console.print(
+            f"reset to {target.name if target else 'the start'}: {setup.pieces_moved} pieces moved, "
+            f"{setup.seconds:.1f} simulated seconds"
+        )
     console.print(f"verdict: {verdict}")
     for violation in violations[:20]:
         console.print(f"  {violation.kind}: {violation.message}")
@@ -124,3 +155,120 @@ def _write(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
+
+
+@main.command()
+@click.argument("target_text", metavar="N|FEN")
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Simulated table state file (default: $XDG_STATE_HOME/chessatron/simulator.json).",
+)
+@click.option(
+    "--fresh", is_flag=True, help="Forget the saved table and start from a table set up as delivered."
+)
+@click.option(
+    "--from-game",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="First play this PGN's main line on the table (to have something to clear up).",
+)
+@click.option(
+    "--gcode-out", type=click.Path(path_type=Path, dir_okay=False), help="Write the set-up program."
+)
+@layout_option
+@friendly
+def setup(
+    target_text: str,
+    state_path: Path | None,
+    fresh: bool,
+    from_game: Path | None,
+    gcode_out: Path | None,
+    layout_path: Path | None,
+) -> None:
+    """Set the table up: Chess960 start N (518 is the standard one), N:M (Double Fischer Random) or a FEN."""
+    console = Console(highlight=False)
+    layout = load_layout(layout_path)
+    target = parse_target(target_text)
+    path = state_path or default_state_path()
+    state = SimulatorState.fresh(layout) if fresh else load_state(path, layout)
+    sim = TableSimulator(layout, state.board, state.table, state.gantry_mm)
+    if from_game is not None:
+        board, moves = game_moves(read_game(from_game))
+        sim = TableSimulator(layout, board, start_mm=state.gantry_mm)
+        for move in moves:
+            sim.play(move)
+    with _progress(console) as progress:
+        task = progress.add_task(f"setting up {target.name}", total=None)
+
+        def advance(index: int, count: int, relocation: object) -> None:
+            progress.update(task, total=count, completed=index + 1)
+
+        sim.on_step = advance
+        result = sim.set_up(target.board, title="SETUP")
+    save_state(path, SimulatorState(sim.table, sim.board, sim.writer.position))
+    if gcode_out is not None:
+        _write(gcode_out, program_text([*sim.header, *result.lines]))
+    console.print(
+        f"set up {target.name}: {result.pieces_moved} pieces moved "
+        f"({len(result.plan.relocations)} drags) in {result.seconds:.1f} simulated seconds"
+    )
+    if result.violations:
+        for violation in result.violations[:20]:
+            console.print(f"  {violation.kind}: {violation.message}")
+        sys.exit(1)
+    console.print("twin: ok")
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+
+
+def parse_speed(text: str) -> float | None:
+    """``--speed``: a positive factor, or ``max`` (None) for as fast as the host allows."""
+    if text.strip().lower() == "max":
+        return None
+    try:
+        factor = float(text)
+    except ValueError:
+        factor = float("nan")
+    if not factor > 0 or factor == float("inf"):
+        raise click.BadParameter(f"{text!r} is not a positive factor or 'max'", param_hint="--speed")
+    return factor
+
+
+@main.command()
+@click.option(
+    "--speed",
+    "speed_text",
+    metavar="FACTOR|max",
+    default="8",
+    show_default=True,
+    help="Machine time runs this many times faster (or 'max').",
+)
+@click.option(
+    "--picture",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=Path("demo-table.svg"),
+    show_default=True,
+    help="Where to write the picture of the table and every path (an .html page goes beside it).",
+)
+@click.option("--no-reset", is_flag=True, help="Leave the final position on the table instead of resetting.")
+@layout_option
+@friendly
+def demo(speed_text: str, picture: Path, no_reset: bool, layout_path: Path | None) -> None:
+    """Watch the robot play a showcase game on the simulator, then reset the table."""
+    from .demo import run_demo
+
+    speed = parse_speed(speed_text)
+    result = run_demo(load_layout(layout_path), speed=speed, picture=picture, reset=not no_reset)
+    if result.violations:
+        sys.exit(1)

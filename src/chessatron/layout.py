@@ -260,6 +260,21 @@ class Layout:
         y = self.origin_mm[1] + point[0] * sin + point[1] * cos
         return (round(x, 3), round(y, 3))
 
+    def machine_to_table(self, point: MachinePoint) -> tuple[float, float]:
+        """Table millimetres of a machine point: the inverse of :meth:`table_mm`."""
+        angle = math.radians(self.rotation_deg)
+        cos, sin = round(math.cos(angle)), round(math.sin(angle))
+        dx, dy = point[0] - self.origin_mm[0], point[1] - self.origin_mm[1]
+        return (dx * cos + dy * sin, -dx * sin + dy * cos)
+
+    def nearest_node(self, point: MachinePoint) -> Node:
+        """The lattice node closest to a machine point, clamped to the table."""
+        tx, ty = self.machine_to_table(point)
+        width, height = self.node_extent
+        i = min(max(round(tx / self.pitch_mm), 0), width - 1)
+        j = min(max(round(ty / self.pitch_mm), 0), height - 1)
+        return (i, j)
+
     def corners_mm(self) -> tuple[MachinePoint, ...]:
         width, height = self.columns * self.square_mm, self.rows * self.square_mm
         return tuple(self.table_mm(p) for p in ((0, 0), (width, 0), (width, height), (0, height)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,8 +22,9 @@ import chess.pgn
 
 from .errors import GameFileError
 from .gcode import ProgramWriter, comment
-from .layout import Layout
-from .planner import Plan, Planner, straight_line_bound
+from .layout import Layout, MachinePoint
+from .planner import Plan, Planner, Relocation, straight_line_bound
+from .reset import ResetPlanner, arrangement_problems
 from .table import Table
 from .twin import Twin, TwinPiece, Violation
 
@@ -47,6 +48,24 @@ class Ply:
     violations: tuple[Violation, ...]
 
 
+@dataclass(frozen=True)
+class Setup:
+    """One executed set-up (a reset): its plan, G-code, and what the twin saw."""
+
+    target: chess.Board
+    plan: Plan
+    lines: tuple[str, ...]
+    seconds: float
+    bound_seconds: float
+    """The assignment bound (see :meth:`ResetPlanner.assignment_bound`)."""
+    planning_s: float
+    violations: tuple[Violation, ...]
+
+    @property
+    def pieces_moved(self) -> int:
+        return len({r.piece.id for r in self.plan.relocations})
+
+
 @dataclass
 class GameRun:
     """A whole game on the simulated table."""
@@ -54,6 +73,7 @@ class GameRun:
     start_board: chess.Board
     plies: list[Ply] = field(default_factory=list)
     header: tuple[str, ...] = ()
+    setups: list[Setup] = field(default_factory=list)
 
     @property
     def seconds(self) -> float:
@@ -67,29 +87,62 @@ class GameRun:
         yield from self.header
         for ply in self.plies:
             yield from ply.lines
+        for setup in self.setups:
+            yield from setup.lines
+
+
+#: Called after each relocation the twin has executed: index (from 0), count, the relocation.
+StepHook = Callable[[int, int, Relocation], None]
 
 
 class TableSimulator:
-    """The simulated table in one game: physical state, planner, G-code writer and twin, in step."""
+    """The simulated table in one game: physical state, planner, G-code writer and twin, in step.
 
-    def __init__(self, layout: Layout, board: chess.Board) -> None:
+    ``table`` (optional) is the physical state to start from, e.g. one saved after an earlier session;
+    by default the table is set up for ``board``.
+    """
+
+    def __init__(
+        self,
+        layout: Layout,
+        board: chess.Board,
+        table: Table | None = None,
+        start_mm: MachinePoint | None = None,
+    ) -> None:
         self.layout = layout
         self.board = board.copy()
-        self.table = Table.from_board(layout, self.board)
+        self.table = Table.from_board(layout, self.board) if table is None else table.copy()
         self.start_table = self.table.copy()
         self.planner = Planner(layout)
-        self.writer = ProgramWriter(layout)
+        self.resetter = ResetPlanner(self.planner)
+        self.writer = ProgramWriter(layout, start_mm)
         self.twin = Twin(
             twin_pieces(self.table),
             clearance_mm=layout.clearance_mm,
             envelope_mm=layout.envelope_mm,
             profile=layout.profile,
             magnet=layout.magnet.method,
-            start_mm=layout.home_mm,
+            start_mm=self.writer.position,
         )
         self.header = tuple(self.writer.header())
         self.twin.run(self.header, finish=False)
         self.plies_played = 0
+        self.on_step: StepHook | None = None
+
+    def _run_plan(self, title: str, plan: Plan) -> tuple[list[str], list[Violation], float]:
+        """Write and execute a plan one relocation at a time (so watchers see progress)."""
+        lines = [comment(title)]
+        violations: list[Violation] = []
+        before = self.twin.seconds
+        violations += self.twin.run(lines, finish=False).violations
+        count = len(plan.relocations)
+        for index, relocation in enumerate(plan.relocations):
+            chunk = self.writer.relocation(relocation)
+            violations += self.twin.run(chunk, finish=True).violations
+            lines += chunk
+            if self.on_step is not None:
+                self.on_step(index, count, relocation)
+        return lines, violations, self.twin.seconds - before
 
     def play(self, move: chess.Move) -> Ply:
         """Plan, write and execute one legal move; the twin's findings are in the result."""
@@ -98,31 +151,30 @@ class TableSimulator:
         planning_s = time.process_time() - started
         self.plies_played += 1
         uci, san = self.board.uci(move), self.board.san(move)
-        lines = [comment(f"MOVE {self.plies_played} {uci}"), *self.writer.plan(plan)]
-        return self._execute(plan, lines, uci, san, planning_s, move)
-
-    def _execute(
-        self, plan: Plan, lines: list[str], uci: str, san: str, planning_s: float, move: chess.Move | None
-    ) -> Ply:
-        before = self.twin.seconds
-        report = self.twin.run(lines, finish=True)
+        lines, violations, seconds = self._run_plan(f"MOVE {self.plies_played} {uci}", plan)
         plan.apply(self.table)
-        if move is not None:
-            self.board.push(move)
+        self.board.push(move)
         self.table.check_matches(self.board)
-        violations = tuple(report.violations) + tuple(self.compare_twin())
+        violations += self.compare_twin()
         bound = straight_line_bound(plan, self.planner.timer)
         return Ply(
-            self.plies_played,
-            uci,
-            san,
-            plan,
-            tuple(lines),
-            self.twin.seconds - before,
-            bound,
-            planning_s,
-            violations,
+            self.plies_played, uci, san, plan, tuple(lines), seconds, bound, planning_s, tuple(violations)
         )
+
+    def set_up(self, target: chess.Board, title: str = "RESET") -> Setup:
+        """Reset the table to ``target``'s arrangement (reserve refilled, zones holding the rest) and
+        make it the game position. The plan is checked in the twin like a move."""
+        started = time.process_time()
+        bound = self.resetter.assignment_bound(self.table, target)
+        plan = self.resetter.plan(self.table, target, at=self.writer.position)
+        planning_s = time.process_time() - started
+        lines, violations, seconds = self._run_plan(title, plan)
+        plan.apply(self.table)
+        self.board = target.copy()
+        self.plies_played = 0
+        violations += self.compare_twin()
+        violations += [Violation(0, "position", text) for text in arrangement_problems(self.table, target)]
+        return Setup(target.copy(), plan, tuple(lines), seconds, bound, planning_s, tuple(violations))
 
     def compare_twin(self) -> list[Violation]:
         """Where the twin's pieces are not where the physical state says."""

@@ -1,0 +1,141 @@
+"""``make bench``: the figures the issues ask for, over the engine games in ../shared/games.
+
+Robot moves (issue 2): simulated seconds per move (median, 90th percentile); the game's move time over
+the straight-line bound (median over games, target <= 1.05); planning CPU time as a fraction of simulated
+execution time (target < 1 %); and the same games through the classic node-by-node planner, as a ratio.
+
+Reset (issue 3): after every game, seconds to reset to the standard start (median) and the ratio to the
+assignment bound (median over games, target <= 1.5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+
+from chessatron.layout import Layout
+from chessatron.simulate import TableSimulator, game_moves
+from chessatron.table import Table
+
+from .classic import ClassicPlanner
+
+GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "games"
+
+
+def load_games() -> list[tuple[str, chess.pgn.Game]]:
+    games = []
+    for path in sorted(GAMES_DIR.glob("*.pgn")):
+        with path.open(encoding="utf-8") as handle:
+            n = 0
+            while (game := chess.pgn.read_game(handle)) is not None:
+                n += 1
+                games.append((f"{path.stem}#{n}", game))
+    return games
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument("--games", type=int, default=0, help="only the first N games (0: all)")
+    args = parser.parse_args(argv)
+    layout = Layout.default()
+    games = load_games()
+    if args.games:
+        games = games[: args.games]
+    if not games:
+        print(f"no games found in {GAMES_DIR}", file=sys.stderr)
+        return 2
+    move_seconds: list[float] = []
+    game_ratios: list[float] = []
+    classic_ratios: list[float] = []
+    planning_cpu = simulated = 0.0
+    reset_seconds: list[float] = []
+    reset_ratios: list[float] = []
+    reset_cpu: list[float] = []
+    violations = 0
+    for name, game in games:
+        board, moves = game_moves(game)
+        sim = TableSimulator(layout, board)
+        classic = ClassicPlanner(layout)
+        classic_table = Table.from_board(layout, board)
+        classic_board = board.copy()
+        classic_at = layout.home_mm
+        game_time = bound = classic_time = 0.0
+        for move in moves:
+            ply = sim.play(move)
+            violations += len(ply.violations)
+            move_seconds.append(ply.seconds)
+            game_time += ply.seconds
+            bound += ply.bound_seconds
+            planning_cpu += ply.planning_s
+            seconds, classic_at = classic.move_seconds(classic_table, classic_board, move, classic_at)
+            classic_time += seconds
+            classic_board.push(move)
+        simulated += game_time
+        game_ratios.append(game_time / bound)
+        classic_ratios.append(game_time / classic_time)
+        setup = sim.set_up(chess.Board())
+        violations += len(setup.violations)
+        reset_seconds.append(setup.seconds)
+        reset_ratios.append(setup.seconds / setup.bound_seconds)
+        reset_cpu.append(setup.planning_s)
+        print(
+            f"{name:<20} {len(moves):4d} plies  {game_time:7.1f} s  x{game_time / bound:.3f} of bound  "
+            f"x{game_time / classic_time:.3f} of classic  reset {setup.seconds:6.1f} s "
+            f"(x{setup.seconds / setup.bound_seconds:.3f})",
+            flush=True,
+        )
+    figures: dict[str, Any] = {
+        "games": len(games),
+        "moves": len(move_seconds),
+        "seconds_per_move_median": statistics.median(move_seconds),
+        "seconds_per_move_p90": percentile(move_seconds, 0.9),
+        "move_time_over_straight_line_bound_median": statistics.median(game_ratios),
+        "move_time_over_classic_planner_median": statistics.median(classic_ratios),
+        "planning_cpu_fraction": planning_cpu / simulated,
+        "reset_seconds_median": statistics.median(reset_seconds),
+        "reset_over_assignment_bound_median": statistics.median(reset_ratios),
+        "reset_planning_cpu_seconds_median": statistics.median(reset_cpu),
+        "twin_violations": violations,
+    }
+    print()
+    print(f"games {figures['games']}, moves {figures['moves']}, twin violations {violations}")
+    print(
+        f"simulated seconds per move: median {figures['seconds_per_move_median']:.2f}, "
+        f"90th percentile {figures['seconds_per_move_p90']:.2f}"
+    )
+    print(
+        f"move time / straight-line bound: median {figures['move_time_over_straight_line_bound_median']:.3f}"
+        "  (target <= 1.05)"
+    )
+    classic = figures["move_time_over_classic_planner_median"]
+    print(f"move time / classic node-by-node planner: median {classic:.3f}")
+    print(
+        f"planning CPU / simulated execution: {100 * figures['planning_cpu_fraction']:.3f} %  (target < 1 %)"
+    )
+    print(
+        f"reset to the start: median {figures['reset_seconds_median']:.1f} s, "
+        f"/ assignment bound median {figures['reset_over_assignment_bound_median']:.3f}  (target <= 1.5), "
+        f"planning CPU median {figures['reset_planning_cpu_seconds_median']:.2f} s"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    return 1 if violations else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

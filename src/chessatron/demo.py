@@ -1,0 +1,232 @@
+"""The showcase: a short game with every kind of move, played by the robot on the simulator.
+
+The live view shows the whole table (capture zones and reserve included), the piece being dragged along
+its path, the move list, the simulated clock and progress; afterwards the robot clears the table back to
+the start, and a picture of the table with every path driven is written.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import chess
+from rich.console import Console, Group
+from rich.live import Live
+from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from .errors import ChessatronError
+from .layout import Layout, MachinePoint, Node
+from .motion import Block, PlannedBlock, plan_run
+from .planner import Relocation
+from .render import table_html, table_svg, table_text
+from .simulate import TableSimulator, game_moves, parse_game
+from .table import Table
+
+#: Frames per second of the live view.
+FPS = 20
+
+
+def demo_game_text() -> str:
+    return (resources.files("chessatron") / "data" / "demo.pgn").read_text(encoding="utf-8")
+
+
+@dataclass
+class _ViewState:
+    status: str = "setting up"
+    path: tuple[Node, ...] = ()
+    gantry: Node | None = None
+
+
+@dataclass
+class DemoResult:
+    plies: int
+    seconds: float
+    violations: int
+    picture: Path | None
+
+
+#: Redraws the view while a relocation is under way, the magnet nearest to the given node.
+Refresh = Callable[[Relocation, Node], None]
+
+
+class Animator:
+    """Replays relocations on a display copy of the table at ``speed`` times real machine time."""
+
+    def __init__(self, layout: Layout, speed: float | None, refresh: Refresh) -> None:
+        self.layout = layout
+        self.speed = speed
+        self.refresh = refresh
+
+    def drag(self, shown: Table, relocation: Relocation) -> None:
+        """Move the piece across ``shown`` node by node as the machine would, sleeping as it goes."""
+        if self.speed is None:
+            shown.relocate(relocation.piece.id, relocation.goal)
+            return
+        layout = self.layout
+        points = [layout.node_mm(node) for node in relocation.path]
+        blocks = [Block(a, b, layout.carry_feed_mm_min) for a, b in itertools.pairwise(points)]
+        planned = plan_run(blocks, layout.profile)
+        total = sum(p.duration_s for p in planned) + 2 * layout.magnet.settle_s
+        frames = max(1, math.ceil(total / self.speed * FPS))
+        for frame in range(1, frames + 1):
+            t = frame / frames * total - layout.magnet.settle_s
+            node = layout.nearest_node(_position_at(points, planned, t))
+            if node != shown.node_of(relocation.piece.id) and shown.piece_at(node) is None:
+                shown.relocate(relocation.piece.id, node)
+            self.refresh(relocation, node)
+            time.sleep(total / self.speed / frames)
+        if shown.node_of(relocation.piece.id) != relocation.goal:
+            shown.relocate(relocation.piece.id, relocation.goal)
+
+
+def _position_at(points: Sequence[MachinePoint], planned: Sequence[PlannedBlock], t: float) -> MachinePoint:
+    """Where the magnet is ``t`` seconds into a drag (before it: the start; after it: the end)."""
+    if t <= 0 or not planned:
+        return points[0]
+    for block in planned:
+        if t <= block.duration_s:
+            return block.position_at(t)
+        t -= block.duration_s
+    return points[-1]
+
+
+def run_demo(
+    layout: Layout,
+    *,
+    speed: float | None,
+    picture: Path | None,
+    reset: bool = True,
+    console: Console | None = None,
+) -> DemoResult:
+    """Play the showcase game (and the reset after it) on the simulator with a live terminal view."""
+    console = console or Console(highlight=False)
+    game = parse_game(demo_game_text(), source="the demo game")
+    board, moves = game_moves(game)
+    sim = TableSimulator(layout, board)
+    shown = sim.table.copy()
+    sans: list[str] = []
+    all_paths: list[Relocation] = []
+    violations = 0
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    task = progress.add_task("game", total=len(moves))
+    state = _ViewState()
+
+    def view() -> Group:
+        grid = table_text(shown, gantry_node=state.gantry, path=state.path)
+        info = RichTable.grid(padding=(0, 1))
+        info.add_row(Text(state.status, style="bold"))
+        info.add_row(Text(f"machine time {sim.twin.seconds:7.1f} s   (x{speed or 'max'})", style="dim"))
+        info.add_row(Text(_move_list(board, sans)))
+        return Group(Panel(grid, title="chessatron table", expand=False), info, progress)
+
+    live_enabled = console.is_terminal and speed is not None
+    live = Live(view(), console=console, refresh_per_second=FPS, transient=False, auto_refresh=False)
+
+    def refresh(relocation: Relocation, node: Node) -> None:
+        state.gantry = node
+        state.path = relocation.path
+        if live_enabled:
+            live.update(view(), refresh=True)
+
+    animator = Animator(layout, speed if live_enabled else None, refresh)
+    with live if live_enabled else _nothing():
+        for move in moves:
+            san = sim.board.san(move)
+            number = len(sans) // 2 + 1
+            state.status = f"{number}{'.' if sim.board.turn else '...'} {san}"
+            ply = sim.play(move)
+            violations += len(ply.violations)
+            for relocation in ply.plan.relocations:
+                animator.drag(shown, relocation)
+            all_paths.extend(ply.plan.relocations)
+            shown = sim.table.copy()
+            sans.append(san)
+            progress.advance(task)
+            if not live_enabled:
+                notes = "  " + "; ".join(ply.plan.notes) if ply.plan.notes else ""
+                console.print(
+                    f"{state.status:<14} {len(ply.plan.relocations)} drag(s), "
+                    f"{ply.seconds:5.1f} s machine time{notes}"
+                )
+            else:
+                live.update(view(), refresh=True)
+        state.status = f"{game.headers.get('Result', '*')}  {_outcome_text(sim.board)}"
+        end_picture = table_svg(sim.table, all_paths, title=f"chessatron demo: {_outcome_text(sim.board)}")
+        if reset:
+            setup_task = progress.add_task("reset", total=None)
+            state.status = "resetting the table to the start"
+
+            def step(index: int, count: int, relocation: Relocation) -> None:
+                progress.update(setup_task, total=count, completed=index + 1)
+                animator.drag(shown, relocation)
+
+            before = sim.table.copy()
+            shown = before
+            sim.on_step = step
+            setup = sim.set_up(chess.Board())
+            sim.on_step = None
+            violations += len(setup.violations)
+            shown = sim.table.copy()
+            if not live_enabled:
+                console.print(
+                    f"reset: {setup.pieces_moved} pieces back in {setup.seconds:.1f} s machine time "
+                    f"({len(setup.plan.relocations)} drags)"
+                )
+            else:
+                live.update(view(), refresh=True)
+    if picture is not None:
+        try:
+            picture.write_text(end_picture, encoding="utf-8")
+            picture.with_suffix(".html").write_text(
+                table_html(end_picture, "chessatron demo", sans), encoding="utf-8"
+            )
+        except OSError as exc:
+            raise ChessatronError(
+                f"cannot write the picture {str(picture)!r}: {exc.strerror or exc}"
+            ) from exc
+    console.print(
+        f"demo: {len(moves)} plies, {sim.twin.seconds:.1f} s machine time, "
+        f"{'no twin violations' if not violations else f'{violations} twin violations'}"
+    )
+    if picture is not None:
+        console.print(f"picture of the table and every path: {picture} (and {picture.with_suffix('.html')})")
+    return DemoResult(len(moves), sim.twin.seconds, violations, picture)
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _outcome_text(board: chess.Board) -> str:
+    outcome = board.outcome()
+    if outcome is None:
+        return "game over"
+    if outcome.winner is None:
+        return outcome.termination.name.replace("_", " ").lower()
+    return f"{outcome.termination.name.lower()}, {chess.COLOR_NAMES[outcome.winner]} wins"
+
+
+def _move_list(start: chess.Board, sans: Sequence[str], last: int = 8) -> str:
+    pairs = []
+    number = start.fullmove_number
+    tokens = list(sans)
+    if not start.turn and tokens:
+        pairs.append(f"{number}... {tokens.pop(0)}")
+        number += 1
+    for i in range(0, len(tokens), 2):
+        pairs.append(f"{number}. {' '.join(tokens[i : i + 2])}")
+        number += 1
+    return "  ".join(pairs[-last:])

@@ -1,0 +1,317 @@
+"""The table sets itself up: from any physical state to any target arrangement.
+
+A target is a position (the standard start, a Chess960 start by number, a Double Fischer Random start or
+any legal FEN); the arrangement it asks for puts that position on the board, refills the reserve slots
+with their spares and sends every other piece to its colour's capture zone.
+
+Pieces of one type and colour are interchangeable, so who goes where is an optimal assignment
+(:func:`scipy.optimize.linear_sum_assignment`) on drag time. The relocations are then ordered so no
+target is still occupied when its piece arrives: a cycle of pieces waiting on each other is broken by
+parking one on a free cell; among the pieces ready to go the sequencer takes the one that keeps the
+machine busiest dragging rather than travelling empty, then improves the order locally.
+
+>>> layout = Layout.default()
+>>> table = Table.from_board(layout, chess.Board())
+>>> plan = ResetPlanner(Planner(layout)).plan(table, chess.Board())
+>>> len(plan.relocations)
+0
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import chess
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from .errors import ConfigError, MissingPieceError, NoPathError, NoRoomError
+from .layout import Layout, MachinePoint, Node
+from .planner import Plan, Planner, Relocation
+from .table import PieceId, Table
+
+#: Assignment bonuses: a board square must be filled before a reserve slot, a reserve slot before time
+#: is saved. Large against any drag time in seconds.
+_BOARD_BONUS = 1e7
+_RESERVE_BONUS = 1e4
+_FORBIDDEN = 1e12
+
+
+@dataclass(frozen=True)
+class SetupTarget:
+    """A position for the robot to set up, with a name for people."""
+
+    board: chess.Board
+    name: str
+
+
+def parse_target(text: str) -> SetupTarget:
+    """A set-up target from the command line: ``518`` (Chess960 number, 518 is the standard start),
+    ``dfrc:N:M`` or ``N:M`` (Double Fischer Random: white's number, black's number), ``standard``, or a
+    FEN. Raises :class:`ConfigError` with what was wrong."""
+    text = text.strip()
+    if text.lower() in ("standard", "start", "startpos"):
+        return SetupTarget(chess.Board(), "the standard start")
+    if re.fullmatch(r"\d+", text):
+        return chess960_target(int(text))
+    match = re.fullmatch(r"(?:dfrc:)?(\d+):(\d+)", text, flags=re.IGNORECASE)
+    if match:
+        return double_fischer_random_target(int(match[1]), int(match[2]))
+    try:
+        board = chess.Board(text, chess960=True)
+    except ValueError as exc:
+        raise ConfigError(
+            f"{text!r} is neither a Chess960 number (0-959), N:M for Double Fischer Random, nor a FEN: {exc}"
+        ) from exc
+    status = board.status() & ~chess.STATUS_BAD_CASTLING_RIGHTS
+    if status != chess.STATUS_VALID:
+        raise ConfigError(f"the FEN {text!r} is not a legal position ({_status_text(status)})")
+    return SetupTarget(board, f"the position {board.fen()}")
+
+
+def chess960_target(number: int) -> SetupTarget:
+    if not 0 <= number <= 959:
+        raise ConfigError(f"Chess960 start positions are numbered 0 to 959, not {number!r}")
+    board = chess.Board.from_chess960_pos(number)
+    name = "the standard start (Chess960 #518)" if number == 518 else f"Chess960 start #{number}"
+    return SetupTarget(board, name)
+
+
+def double_fischer_random_target(white: int, black: int) -> SetupTarget:
+    """Each side's back rank from its own Chess960 number."""
+    for number in (white, black):
+        if not 0 <= number <= 959:
+            raise ConfigError(f"Chess960 start positions are numbered 0 to 959, not {number!r}")
+    board = chess.Board.empty(chess960=True)
+    white_rank = chess.BaseBoard.from_chess960_pos(white)
+    black_rank = chess.BaseBoard.from_chess960_pos(black)
+    for square in chess.SQUARES:
+        rank = chess.square_rank(square)
+        source = white_rank if rank < 4 else black_rank
+        piece = source.piece_at(square)
+        if piece is not None:
+            board.set_piece_at(square, piece)
+    board.castling_rights = _all_rook_rights(board)
+    return SetupTarget(board, f"Double Fischer Random start #{white}/#{black}")
+
+
+def _all_rook_rights(board: chess.Board) -> int:
+    rights = 0
+    for colour, rank in ((chess.WHITE, 0), (chess.BLACK, 7)):
+        rooks = sorted(s for s in board.pieces(chess.ROOK, colour) if chess.square_rank(s) == rank)
+        if rooks:
+            rights |= chess.BB_SQUARES[rooks[0]] | chess.BB_SQUARES[rooks[-1]]
+    return rights
+
+
+def _status_text(status: int) -> str:
+    found = [
+        name.removeprefix("STATUS_").lower().replace("_", " ")
+        for name, flag in vars(chess).items()
+        if name.startswith("STATUS_") and isinstance(flag, int) and flag and status & flag
+    ]
+    return ", ".join(sorted(found)) or "invalid"
+
+
+# --- the target arrangement ------------------------------------------------------------------------
+
+
+def full_inventory(layout: Layout) -> Counter[str]:
+    """Every piece the table owns: two standard sets and the reserve's spares."""
+    inventory: Counter[str] = Counter("KQRRBBNNPPPPPPPPkqrrbbnnpppppppp")
+    inventory.update(slot.symbol for slot in layout.reserve)
+    return inventory
+
+
+def missing_pieces(table: Table) -> Counter[str]:
+    """Pieces of the full set that are not on the table."""
+    return full_inventory(table.layout) - table.inventory()
+
+
+def describe_pieces(counts: Mapping[str, int]) -> str:
+    parts = []
+    for symbol, count in sorted(counts.items(), key=lambda item: "KQRBNPkqrbnp".index(item[0])):
+        piece = chess.Piece.from_symbol(symbol)
+        name = f"{chess.COLOR_NAMES[piece.color]} {chess.piece_name(piece.piece_type)}"
+        parts.append(f"{count} {name}{'s' if count > 1 else ''} ({symbol})")
+    return ", ".join(parts)
+
+
+class ResetPlanner:
+    """Plans set-ups on one layout, sharing the move planner's paths and timing."""
+
+    def __init__(self, planner: Planner) -> None:
+        self.planner = planner
+        self.layout = planner.layout
+        self.timer = planner.timer
+
+    def assign(self, table: Table, board: chess.BaseBoard) -> dict[PieceId, Node]:
+        """Where each piece goes for ``board``: an optimal assignment on drag time per colour.
+
+        Raises :class:`MissingPieceError` naming the pieces the set-up lacks.
+        """
+        layout = self.layout
+        missing = missing_pieces(table)
+        needed: Counter[str] = Counter(p.symbol() for p in board.piece_map().values())
+        short = needed - table.inventory()
+        if short or missing:
+            lacking = short | missing
+            raise MissingPieceError(
+                f"cannot set up: the table lacks {describe_pieces(lacking)}; put the missing pieces in "
+                "a capture zone and try again"
+            )
+        assignment: dict[PieceId, Node] = {}
+        for colour in chess.COLORS:
+            pieces = [p for p in table if p.color == colour]
+            slots: list[tuple[Node, str | None, float]] = []
+            for square, kind in board.piece_map().items():
+                if kind.color == colour:
+                    slots.append((layout.square_node(square), kind.symbol(), _BOARD_BONUS))
+            for slot in layout.reserve:
+                if slot.piece.color == colour:
+                    slots.append((layout.cell_node(slot.cell), slot.symbol, _RESERVE_BONUS))
+            for cell in layout.capture_cells[colour]:
+                slots.append((layout.cell_node(cell), None, 0.0))
+            if len(slots) < len(pieces):
+                raise NoRoomError(f"{chess.COLOR_NAMES[colour]}'s side of the table has too few places")
+            cost = np.empty((len(pieces), len(slots)))
+            for i, piece in enumerate(pieces):
+                here = table.node_of(piece.id)
+                for j, (node, symbol, bonus) in enumerate(slots):
+                    if symbol is not None and symbol != piece.symbol:
+                        cost[i, j] = _FORBIDDEN
+                    else:
+                        cost[i, j] = self._drag_estimate(here, node) - bonus
+            rows, cols = linear_sum_assignment(cost)
+            for i, j in zip(rows, cols, strict=True):
+                assignment[pieces[i].id] = slots[j][0]
+        return assignment
+
+    def assignment_bound(self, table: Table, board: chess.BaseBoard) -> float:
+        """The yardstick for set-ups: each misplaced piece dragged once, straight, from rest to rest at
+        the carry feed, plus magnet time, and no travel between drags (for the same assignment)."""
+        goals = self.assign(table, board)
+        return sum(self._drag_estimate(table.node_of(pid), node) for pid, node in goals.items())
+
+    def _drag_estimate(self, a: Node, b: Node) -> float:
+        if a == b:
+            return 0.0
+        return self.timer.straight_drag_s(a, b) + self.timer.magnet_s
+
+    def plan(self, table: Table, board: chess.BaseBoard, at: MachinePoint | None = None) -> Plan:
+        """The relocations that turn ``table`` into the arrangement for ``board``, fastest order found."""
+        start = self.layout.home_mm if at is None else at
+        return self._sequence(table, self.assign(table, board), start)
+
+    # --- sequencing --------------------------------------------------------------------------------
+
+    def _sequence(self, table: Table, goals: Mapping[PieceId, Node], at: MachinePoint) -> Plan:
+        planner, timer, layout = self.planner, self.timer, self.layout
+        work = table.copy()
+        pending = {pid: node for pid, node in goals.items() if work.node_of(pid) != node}
+        targets = set(pending.values())
+        relocations: list[Relocation] = []
+        notes: list[str] = []
+        seconds = 0.0
+        position = at
+        while pending:
+            ready = [pid for pid, goal in pending.items() if self._is_vacant(work, goal, pid)]
+            choice: tuple[float, list[Relocation]] | None = None
+            for pid in sorted(ready, key=lambda p: math.dist(layout.node_mm(work.node_of(p)), position))[:8]:
+                steps = planner.drag(work, pid, pending[pid], "setup")
+                if steps is None:
+                    continue
+                score = self._score(position, steps, work, pending)
+                if choice is None or score < choice[0]:
+                    choice = (score, steps)
+            if choice is None:
+                steps = self._break_cycle(work, pending, targets, position)
+                notes.append(f"{steps[0].piece.id} parked to break a cycle of pieces waiting on each other")
+            else:
+                steps = choice[1]
+            for step in steps:
+                seconds += timer.relocation_s(position, step.path)
+                position = layout.node_mm(step.goal)
+                work.relocate(step.piece.id, step.goal)
+                relocations.append(step)
+            for step in steps:
+                if work.node_of(step.piece.id) == pending.get(step.piece.id):
+                    del pending[step.piece.id]
+        return Plan(tuple(relocations), seconds, at, position, tuple(notes))
+
+    def _score(
+        self, position: MachinePoint, steps: list[Relocation], work: Table, pending: Mapping[PieceId, Node]
+    ) -> float:
+        """Greedy choice: empty travel to the piece plus a small share of the drag (long drags first
+        would strand the gantry far away), minus a bonus for freeing a square another piece waits on."""
+        first = steps[0]
+        travel = self.timer.travel_s(position, self.layout.node_mm(first.start))
+        frees = any(goal == first.start for goal in pending.values())
+        return travel - (0.5 if frees else 0.0)
+
+    def _is_vacant(self, work: Table, goal: Node, mover: PieceId) -> bool:
+        others = work.occupied_nodes(excluding=[mover])
+        return self.planner.finder.is_free(goal, others)
+
+    def _break_cycle(
+        self, work: Table, pending: Mapping[PieceId, Node], targets: set[Node], position: MachinePoint
+    ) -> list[Relocation]:
+        """Every pending piece waits on another: park the cheapest one on a free cell no piece needs."""
+        layout = self.layout
+        free_cells = [
+            layout.cell_node(cell)
+            for cell in layout.cells()
+            if layout.cell_kind(cell) != "board" and layout.cell_node(cell) not in targets
+        ]
+        free_cells = [n for n in free_cells if self.planner.finder.is_free(n, work.occupied_nodes())]
+        best: tuple[float, list[Relocation]] | None = None
+        for pid, goal in pending.items():
+            here = work.node_of(pid)
+            for park in sorted(free_cells, key=lambda n: math.dist(n, here) + math.dist(n, goal))[:3]:
+                steps = self.planner.drag(work, pid, park, "park")
+                if steps is None:
+                    continue
+                cost = (
+                    self.timer.travel_s(position, layout.node_mm(here))
+                    + sum(self.timer.drag_s(s.path) for s in steps)
+                    + self._drag_estimate(park, goal)
+                )
+                if best is None or cost < best[0]:
+                    best = (cost, steps)
+        if best is None:
+            raise NoPathError("the set-up is stuck: no piece can move and no free cell is left to park one")
+        return best[1]
+
+
+def arrangement_problems(table: Table, board: chess.BaseBoard) -> list[str]:
+    """What differs from the set-up arrangement for ``board``: the board itself, reserve slots without
+    their spare, pieces outside their colour's capture zone. Empty when the set-up is exact."""
+    layout = table.layout
+    problems = []
+    if table.board_fen() != board.board_fen():
+        problems.append(f"the board shows {table.board_fen()!r} instead of {board.board_fen()!r}")
+    needed: Counter[str] = Counter(p.symbol() for p in board.piece_map().values())
+    spare_room: Counter[str] = Counter(slot.symbol for slot in layout.reserve)
+    expected_in_reserve = {s: min(spare_room[s], table.inventory()[s] - needed[s]) for s in spare_room}
+    in_reserve: Counter[str] = Counter()
+    for slot in layout.reserve:
+        piece = table.piece_at(layout.cell_node(slot.cell))
+        if piece is not None and piece.symbol == slot.symbol:
+            in_reserve[slot.symbol] += 1
+        elif piece is not None:
+            problems.append(f"reserve slot {slot.cell!r} for {slot.symbol!r} holds {piece.symbol!r}")
+    for symbol, count in expected_in_reserve.items():
+        if in_reserve[symbol] < count:
+            problems.append(f"the reserve holds {in_reserve[symbol]} spare {symbol!r}, not {count}")
+    for piece in table:
+        node = table.node_of(piece.id)
+        cell = layout.node_cell(node)
+        kind = "free" if cell is None else layout.cell_kind(cell)
+        zone = "capture-white" if piece.color else "capture-black"
+        if kind not in ("board", "reserve", zone):
+            problems.append(f"{piece.id} ({piece.symbol}) stands on {kind} node {node!r}")
+    return problems
