@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -235,6 +236,8 @@ def parse_game(text: str, index: int = 1, source: str = "the PGN") -> chess.pgn.
     assert game is not None
     if game.errors:
         raise GameFileError(f"{source}: {game.errors[0]}")
+    if game.next() is None and not re.search(r"^\s*\[", text, flags=re.MULTILINE):
+        raise GameFileError(f"{source} holds no tags and no moves; is it a PGN file?")
     return game
 
 
