@@ -26,8 +26,9 @@ from .gcode import ProgramWriter, comment
 from .layout import Layout, MachinePoint
 from .planner import Plan, Planner, Relocation, straight_line_bound
 from .reset import ResetPlanner, arrangement_problems
+from .sim.world import twin_pieces
 from .table import Table
-from .twin import Twin, TwinPiece, Violation
+from .twin import Twin, Violation
 
 
 @dataclass(frozen=True)
@@ -200,11 +201,6 @@ class TableSimulator:
                 Violation(0, "position", f"the twin holds {len(pieces)} pieces, not {len(self.table)}")
             )
         return found
-
-
-def twin_pieces(table: Table) -> list[TwinPiece]:
-    layout = table.layout
-    return [TwinPiece(p.id, p.symbol, *layout.node_mm(table.node_of(p.id))) for p in table]
 
 
 def layout_document(layout: Layout, table: Table) -> dict[str, Any]:
