@@ -169,3 +169,11 @@ def test_blocker_is_moved_aside_and_back_when_nothing_else_works(layout: Layout)
     assert steps is not None
     assert [s.purpose for s in steps] == ["aside", "move", "back"]
     assert steps[0].piece == steps[2].piece and steps[2].goal == steps[0].start
+
+
+def test_captured_pieces_use_their_zone_not_a_spares_slot(layout: Layout) -> None:
+    # White has used a spare queen, so a queen slot in the reserve stands empty and nearer than the
+    # zone's free cells; the captured pawn still goes to the capture zone.
+    _, (ply,) = play(layout, "k7/8/8/8/8/1p6/P7/QQ2K3 b - - 0 1", "b3a2")
+    (capture,) = [r for r in ply.plan.relocations if r.purpose == "capture"]
+    assert layout.node_cell(capture.goal) in layout.capture_cells[chess.WHITE]

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from . import __version__
+from .config import Config, default_config_path, default_config_text
 from .errors import ChessatronError
 from .gcode import program_text
 from .layout import Layout
@@ -272,3 +273,45 @@ def demo(speed_text: str, picture: Path, no_reset: bool, layout_path: Path | Non
     result = run_demo(load_layout(layout_path), speed=speed, picture=picture, reset=not no_reset)
     if result.violations:
         sys.exit(1)
+
+
+config_option = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Machine config TOML (default: $CHESSATRON_CONFIG or ~/.config/chessatron/chessatron.toml).",
+)
+
+
+@main.group()
+def config() -> None:
+    """Check, show or create the machine config."""
+
+
+@config.command("check")
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@friendly
+def config_check(path: Path | None) -> None:
+    """Validate a config file (and its layout); name the first problem plainly."""
+    loaded = Config.load(path)
+    click.echo(f"config ok: {loaded.source}")
+    for line in loaded.summary():
+        click.echo(f"  {line}")
+
+
+@config.command("init")
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+@friendly
+def config_init(path: Path | None, force: bool) -> None:
+    """Write the commented default config (every device simulated)."""
+    target = path or default_config_path()
+    if target.exists() and not force:
+        raise ChessatronError(f"{str(target)!r} exists already; pass --force to overwrite it")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ChessatronError(f"cannot create {str(target.parent)!r}: {exc.strerror or exc}") from exc
+    _write(target, default_config_text())
+    click.echo(f"wrote {target}")

@@ -132,7 +132,7 @@ class Planner:
         reserved: set[Cell] = set()
         if victim_square is not None:
             victim = _piece_on(table, layout, victim_square)
-            cells = self._nearest_cells(table, victim.color, layout.square_node(victim_square), set())
+            cells = self._nearest_cells(table, victim, layout.square_node(victim_square), set())
             victim_options = [
                 [Task(victim.id, layout.cell_node(c), "capture")] for c in cells[:_CELL_CHOICES]
             ]
@@ -147,7 +147,7 @@ class Planner:
         for option in victim_options:
             taken = reserved | {c for t in option for c in [layout.node_cell(t.goal)] if c is not None}
             # The pawn may take the cell the spare leaves if that is nearest: it is free once the spare moves.
-            pawn_cells = self._nearest_cells(table, mover.color, layout.square_node(move.from_square), taken)
+            pawn_cells = self._nearest_cells(table, mover, layout.square_node(move.from_square), taken)
             yield [
                 *option,
                 Task(mover.id, layout.cell_node(pawn_cells[0]), "promote-out"),
@@ -263,10 +263,10 @@ class Planner:
 
     # --- places ------------------------------------------------------------------------------------
 
-    def _nearest_cells(self, table: Table, colour: chess.Color, near: Node, taken: set[Cell]) -> list[Cell]:
-        cells = [c for c in table.free_capture_cells(colour) if c not in taken]
+    def _nearest_cells(self, table: Table, piece: PhysicalPiece, near: Node, taken: set[Cell]) -> list[Cell]:
+        cells = [c for c in table.free_capture_cells(piece.color, piece.symbol) if c not in taken]
         if not cells:
-            raise NoRoomError(f"{chess.COLOR_NAMES[colour]}'s capture zone is full")
+            raise NoRoomError(f"{chess.COLOR_NAMES[piece.color]}'s capture zone is full")
         return sorted(cells, key=lambda c: math.dist(self.layout.cell_node(c), near))
 
     def _parking_nodes(self, table: Table, near: Node, exclude: Sequence[Node]) -> list[Node]:

@@ -177,12 +177,20 @@ class Table:
         """How many pieces of each FEN letter the table holds."""
         return Counter(piece.symbol for piece in self._piece.values())
 
-    def free_capture_cells(self, colour: chess.Color) -> list[Cell]:
-        """Empty cells where a piece of ``colour`` can go off the board: its capture zone, then its own
-        reserve slots that spares have left."""
-        cells = list(self.layout.capture_cells[colour])
-        cells += [slot.cell for slot in self.layout.reserve if slot.piece.color == colour]
-        free = [cell for cell in cells if self.layout.cell_node(cell) not in self._at]
+    def free_capture_cells(self, colour: chess.Color, symbol: str | None = None) -> list[Cell]:
+        """Empty cells where a piece of ``colour`` can go off the board: its capture zone, and the
+        reserve slots that spares of the same letter have left (a captured spare queen may go home).
+        Other reserve slots of that colour only when the zone is full."""
+        layout = self.layout
+
+        def is_empty(cell: Cell) -> bool:
+            return layout.cell_node(cell) not in self._at
+
+        own_reserve = [slot for slot in layout.reserve if slot.piece.color == colour]
+        free = [cell for cell in layout.capture_cells[colour] if is_empty(cell)]
+        free += [slot.cell for slot in own_reserve if slot.symbol == symbol and is_empty(slot.cell)]
+        if not free:
+            free = [slot.cell for slot in own_reserve if is_empty(slot.cell)]
         if not free:
             raise NoRoomError(f"{chess.COLOR_NAMES[colour]}'s capture zone and reserve are full")
         return free
