@@ -39,6 +39,53 @@ class GcodeError(ProtocolError, ValueError):
     """A G-code line that GRBL 1.1 would reject: bad syntax, too long, an unclosed comment."""
 
 
+# --- hardware --------------------------------------------------------------------------------------
+
+
+class HardwareError(ChessatronError):
+    """A device is missing, unplugged or misbehaving."""
+
+
+class SensorError(HardwareError, OSError):
+    """An occupancy sensor could not be read: a bus or serial error, an unplugged cable."""
+
+
+class SensorTimeoutError(SensorError, TimeoutError):
+    """An occupancy sensor did not answer in time."""
+
+
+class SensorReplyError(SensorError, ProtocolError):
+    """An occupancy sensor answered, but with something its protocol does not allow, even on a retry."""
+
+
+class MissingLibraryError(ConfigError, ImportError):
+    """The configuration asks for a backend whose library is not installed (an extra such as ``pi``)."""
+
+
+class OutputDeviceError(HardwareError, OSError):
+    """An output device (LEDs, a display, the buzzer, the host magnet) could not be opened or driven."""
+
+
+class MagnetError(OutputDeviceError):
+    """The host magnet could not be switched: a servo or GPIO pin that refused, a pin already in use."""
+
+
+class DeviceClosedError(HardwareError, RuntimeError):
+    """A device was used after ``close()``; open a new one."""
+
+
+class LedMappingError(ConfigError):
+    """An LED strip mapping that cannot be right: a cell twice, a pixel count that does not match."""
+
+
+class ColourError(ConfigError):
+    """A colour that is not three channels of 0 to 255, or a colour name chessatron does not know."""
+
+
+class NoteError(ConfigError):
+    """A buzzer note that cannot be played: an unknown note name, a negative length, out of range."""
+
+
 # --- chess -----------------------------------------------------------------------------------------
 
 

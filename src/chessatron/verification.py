@@ -84,9 +84,10 @@ def check_table(table: Table, sensed: Iterable[Cell]) -> TableCheck:
         name = f"{piece.id} ({piece.symbol})" if piece else "a piece"
         found = pairs.get(cell)
         if found is not None:
+            where, there = cell_name(layout, cell), cell_name(layout, found)
             text = (
-                f"{name} should be on {cell_name(layout, cell)} but a piece stands on "
-                f"{cell_name(layout, found)}: it did not follow the magnet; put it on {cell_name(layout, cell)}"
+                f"{name} should be on {where} but a piece stands on {there}: "
+                f"it did not follow the magnet; put it on {where}"
             )
         else:
             text = f"{name} should be on {cell_name(layout, cell)} but the sensors see nothing there"
