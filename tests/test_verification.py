@@ -37,3 +37,17 @@ def test_an_unexpected_piece_is_reported() -> None:
     sim = TableSimulator(layout, chess.Board())
     sensed = set(expected_cells(sim.table)) | {layout.square_cell(chess.E4)}
     assert check_table(sim.table, sensed).messages() == ["a piece on e4 should not be there; remove it"]
+
+
+def test_a_slipping_piece_in_the_twin_is_caught_by_the_sensors() -> None:
+    layout = Layout.default()
+    sim = TableSimulator(layout, chess.Board())
+    sim.twin.slip()
+    sim.play(chess.Move.from_uci("b1c3"))
+    from chessatron.sim.world import SimWorld
+
+    world = SimWorld(layout)
+    world.twin = sim.twin
+    check = check_table(sim.table, world.occupied_cells())
+    assert [m.piece.id for m in check.mismatches if m.piece] == ["wN1"]
+    assert "should be on c3" in check.messages()[0] and "b1" in check.messages()[0]

@@ -266,6 +266,7 @@ class Twin:
         self._run: list[Block] = []
         self._seconds = 0.0
         self._violations: list[Violation] = []
+        self._slips: list[str | None] = []
 
     def __repr__(self) -> str:
         return (
@@ -355,6 +356,11 @@ class Twin:
         if piece.id == self._attached:
             self._attached = None
         self._pieces[piece.id] = piece
+
+    def slip(self, piece_id: str | None = None) -> None:
+        """Fault injection: the next grab (of ``piece_id``, or of any piece) fails — the magnet engages
+        but the piece does not follow it, as with a worn felt or a weak magnet."""
+        self._slips.append(piece_id)
 
     def lift(self, piece_id: str) -> TwinPiece:
         """Take a piece off the table by hand and return it.
@@ -485,6 +491,8 @@ class Twin:
                     "empty-grab",
                     f"magnet engaged at ({x:.2f}, {y:.2f}) with no piece within {self.grab_radius_mm:g} mm",
                 )
+            elif self._slips and self._slips[0] in (None, piece.id):
+                self._slips.pop(0)  # a weak grip: the magnet engages but the piece stays behind
             else:
                 self._attached = piece.id
         elif not wanted and self._magnet_on:
