@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
+import chess
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -315,3 +316,66 @@ def config_init(path: Path | None, force: bool) -> None:
         raise ChessatronError(f"cannot create {str(target.parent)!r}: {exc.strerror or exc}") from exc
     _write(target, default_config_text())
     click.echo(f"wrote {target}")
+
+
+@main.command()
+@click.argument("trace_path", metavar="TRACE.jsonl", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--fen",
+    default=chess.STARTING_FEN,
+    show_default="the standard start",
+    help="The position the trace starts from.",
+)
+@click.option("--chess960", is_flag=True, help="Chess960 rules (castling king-onto-rook).")
+@click.option(
+    "--settle",
+    "settle_s",
+    type=click.FloatRange(min=0.0),
+    default=0.3,
+    show_default=True,
+    help="Seconds the board must be still before a move is committed.",
+)
+@click.option("--takebacks", is_flag=True, help="Recognise pieces moved back as takebacks.")
+@click.option(
+    "--promotion",
+    type=click.Choice(["q", "r", "b", "n"]),
+    default="q",
+    show_default=True,
+    help="Promotion piece when none was chosen.",
+)
+@click.option("--events", is_flag=True, help="Also print what the recognizer noticed (to stderr).")
+@layout_option
+@friendly
+def recognize(
+    trace_path: Path,
+    fen: str,
+    chess960: bool,
+    settle_s: float,
+    takebacks: bool,
+    promotion: str,
+    events: bool,
+    layout_path: Path | None,
+) -> None:
+    """Replay a sensor trace through the recognizer; print the final game's moves, one UCI move a line."""
+    from .recognition import Recognizer
+    from .sim.trace import read_trace
+
+    try:
+        board = chess.Board(fen, chess960=chess960)
+    except ValueError as exc:
+        raise click.BadParameter(f"{fen!r} is not a FEN: {exc}", param_hint="--fen") from None
+    recognizer = Recognizer(
+        board,
+        settle_s=settle_s,
+        takebacks=takebacks,
+        promotion_default=promotion,
+        layout=load_layout(layout_path),
+    )
+    for entry in read_trace(trace_path):
+        for event in recognizer.feed(entry):
+            if events:
+                click.echo(f"{event}", err=True)
+    replay = board.copy(stack=False)
+    for move in recognizer.board.move_stack:
+        click.echo(replay.uci(move))
+        replay.push(move)
