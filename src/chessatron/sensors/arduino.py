@@ -1,0 +1,250 @@
+"""An Arduino reading every cell's sensor and reporting on request: ``arduino:///dev/ttyACM0?baud=115200``.
+
+The sketch is ``firmware/chessatron_sensors``. The protocol is lines of ASCII; the host asks, the board
+answers the whole table at once::
+
+    host:  chessatron\\n
+    board: chessatron 1 12 10\\r\\n          protocol version, columns, rows
+           0,1,0,0,0,0,0,0,0,0,1,1\\r\\n     the top row (row 9) first, column 0 first; 1 = a piece
+           …                                one line per row, down to row 0
+           end 42\\r\\n                      how many 1s the rows hold: a check on the rows
+
+The host reads strictly: a line that breaks this grammar, or an ``end`` count that disagrees with the
+rows, makes the reply garbled. A garbled reply is logged and the question asked once more; a second
+garbled reply raises :class:`SensorReplyError`. Silence raises :class:`SensorTimeoutError`. A board that
+reports a grid of another size than the layout's raises :class:`ConfigError`: it runs a sketch built
+for another table.
+
+The protocol logic (:func:`parse_reply` and friends) does no I/O; :class:`ArduinoSensor` is the thin
+driver around it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TypeVar
+
+from ..errors import ConfigError, SensorError, SensorReplyError, SensorTimeoutError
+from ..layout import Cell, Layout
+from ..ports import DeviceUrl, Occupancy
+from .options import check_options, positive_integer, seconds
+from .serialbase import SerialPort, open_port, port_url
+
+LOGGER = logging.getLogger(__name__)
+
+REQUEST = b"chessatron\n"
+PROTOCOL_VERSION = 1
+DEFAULT_BAUD = 115200
+OPTIONS = ("baud", "timeout", "boot")
+
+_HEADER = re.compile(r"chessatron (\d+) (\d+) (\d+)")
+_END = re.compile(r"end (\d+)")
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One answer of the board: its grid size and the cells it reports occupied."""
+
+    columns: int
+    rows: int
+    occupied: frozenset[Cell]
+
+
+def parse_header(line: str) -> tuple[int, int]:
+    """Columns and rows from ``chessatron 1 12 10``; raises :class:`SensorReplyError`."""
+    match = _HEADER.fullmatch(line)
+    if match is None:
+        raise SensorReplyError(f"expected a header like 'chessatron 1 12 10', got {line!r}")
+    version, columns, rows = (int(group) for group in match.groups())
+    if version != PROTOCOL_VERSION:
+        raise SensorReplyError(
+            f"the board speaks protocol version {version}, this host version {PROTOCOL_VERSION}; flash "
+            "firmware/chessatron_sensors from this release"
+        )
+    if not (0 < columns <= 64 and 0 < rows <= 64):
+        raise SensorReplyError(f"the header {line!r} announces a {columns} x {rows} grid")
+    return columns, rows
+
+
+def parse_row(line: str, columns: int) -> tuple[int, ...]:
+    """The 0/1 values of one row line such as ``0,1,1``; raises :class:`SensorReplyError`."""
+    values = line.split(",")
+    if len(values) != columns or any(value not in ("0", "1") for value in values):
+        raise SensorReplyError(f"expected a row of {columns} comma-separated 0s and 1s, got {line!r}")
+    return tuple(int(value) for value in values)
+
+
+def parse_end(line: str) -> int:
+    """The occupied count of the closing ``end 42`` line; raises :class:`SensorReplyError`."""
+    match = _END.fullmatch(line)
+    if match is None:
+        raise SensorReplyError(f"expected the closing line 'end N', got {line!r}")
+    return int(match[1])
+
+
+def parse_reply(lines: Sequence[str]) -> Reply:
+    """A whole reply, line ends removed; raises :class:`SensorReplyError` if any line is garbled."""
+    if not lines:
+        raise SensorReplyError("the reply is empty")
+    columns, rows = parse_header(lines[0])
+    if len(lines) != rows + 2:
+        raise SensorReplyError(f"a {columns} x {rows} reply has {rows + 2} lines, this one {len(lines)}")
+    occupied: list[Cell] = []
+    for offset, line in enumerate(lines[1 : rows + 1]):
+        row = rows - 1 - offset  # the top row comes first
+        values = parse_row(line, columns)
+        occupied.extend((column, row) for column, value in enumerate(values) if value)
+    count = parse_end(lines[-1])
+    if count != len(occupied):
+        raise SensorReplyError(f"the rows hold {len(occupied)} pieces but the board counted {count}")
+    return Reply(columns, rows, frozenset(occupied))
+
+
+class ArduinoSensor:
+    """Occupancy of the whole table from an Arduino running ``firmware/chessatron_sensors``.
+
+    The sensor owns ``port`` and closes it. ``name`` names the port in messages. Raises
+    :class:`SensorError` when the port fails, :class:`SensorTimeoutError` when the board stays silent,
+    :class:`SensorReplyError` when it answers garbled twice running, and :class:`ConfigError` when its
+    grid is not the layout's.
+    """
+
+    def __init__(self, port: SerialPort, layout: Layout, *, name: str = "the sensor board") -> None:
+        self._port: SerialPort | None = port
+        self.name = name
+        self.columns, self.rows = layout.columns, layout.rows
+        self.covered_cells: frozenset[Cell] = frozenset(layout.cells())
+
+    def scan(self) -> Occupancy:
+        """Ask the board once (twice if the first answer is garbled) and return the cells it reports."""
+        try:
+            return self._exchange()
+        except SensorReplyError as exc:
+            LOGGER.warning("garbled reply from %s, asking again: %s", self.name, exc)
+            self.flush()
+        try:
+            return self._exchange()
+        except SensorReplyError as exc:
+            raise SensorReplyError(
+                f"{self.name} answered garbled twice running ({exc}); check that baud= matches the "
+                f"sketch ({DEFAULT_BAUD} unless changed), the USB cable, and that it runs "
+                "firmware/chessatron_sensors"
+            ) from exc
+
+    def _exchange(self) -> Occupancy:
+        port = self._open_port()
+        self._io(lambda: port.write(REQUEST), "could not be written to")
+        lines = [self._line(port, "the header")]
+        try:
+            columns, rows = parse_header(lines[0])
+        except SensorReplyError:
+            if not lines[0].startswith("error"):  # the sketch's error answer is one line
+                self._skip_reply(port)
+            raise
+        if (columns, rows) != (self.columns, self.rows):
+            raise ConfigError(
+                f"{self.name} reports a {columns} x {rows} grid but the layout's table is "
+                f"{self.columns} x {self.rows}; set COLUMNS and ROWS in chessatron_sensors.ino to the "
+                "table's and flash it again"
+            )
+        for row in range(rows):
+            lines.append(self._line(port, f"row {rows - 1 - row}"))
+        lines.append(self._line(port, "the closing 'end' line"))
+        return parse_reply(lines).occupied
+
+    def _line(self, port: SerialPort, what: str) -> str:
+        raw = self._io(port.readline, "could not be read from")
+        if not raw.endswith(b"\n"):
+            seconds_text = "?" if port.timeout is None else f"{port.timeout:g}"
+            got = f"; it sent only {raw!r}" if raw else ""
+            raise SensorTimeoutError(
+                f"{self.name} did not send {what} within {seconds_text} s{got}; check the USB cable and "
+                "that it runs firmware/chessatron_sensors at the same baud rate"
+            )
+        return raw.decode("ascii", errors="replace").rstrip("\r\n")
+
+    def flush(self) -> None:
+        """Drop whatever the board has sent and the host has not read."""
+        port = self._open_port()
+        self._io(port.reset_input_buffer, "could not be flushed")
+
+    def _skip_reply(self, port: SerialPort) -> None:
+        # Out of step: read past the rest of this answer, so the next one starts on its header.
+        while True:
+            raw = self._io(port.readline, "could not be read from")
+            if not raw.endswith(b"\n") or raw.startswith(b"end"):
+                return
+
+    def _io(self, action: Callable[[], _T], what: str) -> _T:
+        try:
+            return action()
+        except OSError as exc:
+            raise SensorError(f"{self.name} {what} ({exc}); check that it is plugged in") from exc
+
+    def _open_port(self) -> SerialPort:
+        if self._port is None:
+            raise SensorError(f"the sensor on {self.name} is closed; open a new one with open_sensor()")
+        return self._port
+
+    def close(self) -> None:
+        """Close the port; calling it again does nothing."""
+        port, self._port = self._port, None
+        if port is not None:
+            port.close()
+
+    def __enter__(self) -> ArduinoSensor:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._port is None else "open"
+        return f"<ArduinoSensor {self.name} {self.columns}x{self.rows} {state}>"
+
+
+def open_arduino(
+    url: DeviceUrl,
+    layout: Layout,
+    *,
+    port: SerialPort | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> ArduinoSensor:
+    """The sensor an ``arduino://PORT?baud=115200&timeout=0.5&boot=3`` URL describes, checked by a first scan.
+
+    ``timeout`` is how long to wait for each line of an answer; ``boot`` how long to keep asking while the
+    board starts (opening the port resets an Uno or Nano, whose bootloader takes up to two seconds). ``port``
+    replaces the serial port, e.g. with a fake in tests; ``boot`` then defaults to 0.
+    """
+    check_options(url, OPTIONS, "arduino:///dev/ttyACM0?baud=115200")
+    baud = positive_integer(url, "baud", DEFAULT_BAUD)
+    timeout = seconds(url, "timeout", 0.5)
+    boot = seconds(url, "boot", 3.0 if port is None else 0.0)
+    target = port_url(url)
+    if port is None:
+        port = open_port(target, baudrate=baud, timeout=timeout, what="arduino sensor board")
+    elif "timeout" in url.params:
+        port.timeout = timeout
+    sensor = ArduinoSensor(port, layout, name=f"the sensor board at {target!r}")
+    try:
+        deadline = clock() + boot
+        while True:
+            try:
+                sensor.scan()
+                break
+            except SensorTimeoutError:
+                if clock() >= deadline:
+                    raise
+                sensor.flush()
+    except BaseException:
+        sensor.close()
+        raise
+    return sensor

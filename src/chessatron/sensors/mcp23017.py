@@ -1,0 +1,248 @@
+"""Hall sensors on MCP23017 I2C port expanders: ``mcp23017://BUS?addresses=0x20,0x21&map=…``.
+
+Each expander has 16 inputs (ports A and B); eight expanders on one bus (addresses 0x20-0x27, set by their
+A0-A2 pins) read up to 128 cells, the whole classic 12 x 10 table. The Hall sensors have open-drain
+outputs that pull low near a magnet, so every pin is an input with the expander's 100 kΩ pull-up and a
+0 bit means a piece. Which pin sees which cell comes from a pin map (:mod:`chessatron.sensors.pinmap`).
+
+This is the only module that imports smbus2 (the ``pi`` extra); tests hand the sensor a fake bus.
+
+>>> from chessatron.sensors.fakes import FakeMcp23017Bus
+>>> from chessatron.sim.world import SimWorld
+>>> world = SimWorld(Layout.default())
+>>> pin_map = PinMap.default(world.layout)
+>>> with Mcp23017Sensor(FakeMcp23017Bus(world, pin_map), world.layout, pin_map) as sensor:
+...     len(sensor.scan())
+42
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Protocol
+
+from ..errors import ConfigError, MissingLibraryError, SensorError
+from ..layout import Cell, Layout
+from ..ports import DeviceUrl, Occupancy
+from .options import check_options
+from .pinmap import PinMap
+
+LOGGER = logging.getLogger(__name__)
+
+# Register addresses with IOCON.BANK = 0, the power-on default (datasheet DS20001952, table 3-1).
+IODIRA, IODIRB = 0x00, 0x01
+IPOLA, IPOLB = 0x02, 0x03
+GPINTENB = 0x05
+IOCON = 0x0A
+GPPUA, GPPUB = 0x0C, 0x0D
+GPIOA, GPIOB = 0x12, 0x13
+
+FIRST_ADDRESS, LAST_ADDRESS = 0x20, 0x27
+OPTIONS = ("addresses", "map")
+
+
+class I2cBus(Protocol):
+    """What the sensor needs of an I2C bus: the subset of ``smbus2.SMBus`` it calls."""
+
+    def read_byte_data(self, i2c_addr: int, register: int) -> int: ...
+
+    def write_byte_data(self, i2c_addr: int, register: int, value: int) -> None: ...
+
+    def read_i2c_block_data(self, i2c_addr: int, register: int, length: int) -> list[int]: ...
+
+    def close(self) -> None: ...
+
+
+class Mcp23017Sensor:
+    """Occupancy from MCP23017 expanders: one two-byte read (GPIOA, GPIOB) per expander per scan.
+
+    ``addresses`` are the expanders' I2C addresses in the order the pin map's indices count them. The
+    sensor configures every expander when it is made and owns ``bus``: :meth:`close` closes it.
+
+    Raises :class:`ConfigError` for addresses outside 0x20-0x27, repeated, or not matching the map, and
+    :class:`SensorError` naming the address when the bus fails.
+    """
+
+    def __init__(
+        self,
+        bus: I2cBus,
+        layout: Layout,
+        pin_map: PinMap,
+        addresses: Sequence[int] | None = None,
+        *,
+        bus_name: str = "1",
+    ) -> None:
+        self._bus: I2cBus | None = bus
+        self.bus_name = bus_name
+        try:
+            _check_cells(pin_map, layout)
+            self.addresses = _check_addresses(pin_map, addresses)
+            self.pin_map = pin_map
+            self.covered_cells: frozenset[Cell] = pin_map.cells()
+            self._decoder = pin_map.decoder()
+            for address in self.addresses:
+                self._configure(bus, address)
+        except BaseException:
+            self.close()
+            raise
+        LOGGER.info("mcp23017 sensor on i2c bus %s: %r at %s", bus_name, pin_map, _hex(self.addresses))
+
+    def _configure(self, bus: I2cBus, address: int) -> None:
+        # IOCON = 0 keeps BANK = 0 (these register addresses) and SEQOP = 0, so one block read from GPIOA
+        # continues to GPIOB. If an earlier program left BANK = 1, address 0x05 is IOCON there; in BANK = 0
+        # it is GPINTENB, harmless to clear. Writing it first brings either state back to BANK = 0.
+        writes = (
+            (GPINTENB, 0x00),
+            (IOCON, 0x00),
+            (IODIRA, 0xFF),  # all inputs
+            (IODIRB, 0xFF),
+            (IPOLA, 0x00),  # no inversion: a magnet reads 0
+            (IPOLB, 0x00),
+            (GPPUA, 0xFF),  # pull-ups: the sensors only ever pull low
+            (GPPUB, 0xFF),
+        )
+        for register, value in writes:
+            try:
+                bus.write_byte_data(address, register, value)
+            except OSError as exc:
+                raise self._error(address, "did not accept its configuration", exc) from exc
+
+    def scan(self) -> Occupancy:
+        """Read every expander once and return the cells whose sensor pulls low."""
+        bus = self._open_bus()
+        readings = []
+        for address in self.addresses:
+            try:
+                data = bus.read_i2c_block_data(address, GPIOA, 2)
+            except OSError as exc:
+                raise self._error(address, "could not be read", exc) from exc
+            if len(data) != 2:
+                raise SensorError(
+                    f"mcp23017 at {address:#04x} on i2c bus {self.bus_name!r} returned {data!r} for GPIOA "
+                    "and GPIOB; expected two bytes. Check the bus wiring and pull-ups"
+                )
+            readings.append((data[0], data[1]))
+        return self._decoder.occupied(readings)
+
+    def _open_bus(self) -> I2cBus:
+        if self._bus is None:
+            raise SensorError("the mcp23017 sensor is closed; open a new one with open_sensor()")
+        return self._bus
+
+    def _error(self, address: int, what: str, exc: OSError) -> SensorError:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        return SensorError(
+            f"mcp23017 at {address:#04x} on i2c bus {self.bus_name!r} {what} ({reason}); check its "
+            f"power, its SDA/SCL wiring and that its A0-A2 pins give address {address:#04x} "
+            f"(i2cdetect -y {self.bus_name})"
+        )
+
+    def close(self) -> None:
+        """Close the bus; calling it again does nothing."""
+        bus, self._bus = self._bus, None
+        if bus is not None:
+            bus.close()
+
+    def __enter__(self) -> Mcp23017Sensor:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._bus is None else "open"
+        cells = len(self.covered_cells)
+        return f"<Mcp23017Sensor bus {self.bus_name!r} {_hex(self.addresses)} {cells} cells {state}>"
+
+
+def open_mcp23017(url: DeviceUrl, layout: Layout, *, bus: I2cBus | None = None) -> Mcp23017Sensor:
+    """The sensor a ``mcp23017://BUS?addresses=…&map=…`` URL describes.
+
+    ``BUS`` is the I2C bus number (``1`` on a Raspberry Pi, the default) or a device path such as
+    ``/dev/i2c-1``. ``addresses`` defaults to 0x20 upwards, as many as the map uses. ``map`` is a pin map
+    file, the map itself (lines separated by ``;``), or ``default`` (:meth:`PinMap.default`, also used
+    when it is left out). ``bus`` replaces the real bus, e.g. with a fake in tests.
+    """
+    check_options(url, OPTIONS, "mcp23017://1?addresses=0x20,0x21&map=pins.txt")
+    pin_map = _pin_map(url.params.get("map", "default"), layout)
+    addresses = url.integers("addresses", []) or None
+    target = url.target or "1"
+    if bus is None:
+        bus = _smbus(target)
+    return Mcp23017Sensor(bus, layout, pin_map, addresses, bus_name=target)
+
+
+def _smbus(target: str) -> I2cBus:
+    try:
+        import smbus2
+    except ImportError as exc:
+        raise MissingLibraryError(
+            "mcp23017:// sensors need the smbus2 library; install chessatron with the pi extra "
+            "(pip install 'chessatron[pi]')"
+        ) from exc
+    where: int | str = int(target) if target.isdigit() else target
+    try:
+        bus: I2cBus = smbus2.SMBus(where)
+    except OSError as exc:
+        raise SensorError(
+            f"cannot open i2c bus {target!r} ({exc.strerror or exc}); enable I2C (raspi-config) and "
+            "check that /dev/i2c-* exists and that you may use it (group i2c)"
+        ) from exc
+    return bus
+
+
+def _pin_map(text: str, layout: Layout) -> PinMap:
+    if text.strip().lower() in ("", "default"):
+        return PinMap.default(layout)
+    if ":" in text.split("#", 1)[0] and not Path(text).exists():
+        return PinMap.parse(text, layout, source="the map= option")
+    try:
+        content = Path(text).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read the pin map file {text!r} ({exc.strerror or exc}); give map= a file, the map "
+            "itself ('0A: a1 b1 …;0B: …') or 'default'"
+        ) from exc
+    return PinMap.parse(content, layout, source=repr(text))
+
+
+def _check_cells(pin_map: PinMap, layout: Layout) -> None:
+    for cell, pin in sorted(pin_map.pins.items()):
+        if not (0 <= cell[0] < layout.columns and 0 <= cell[1] < layout.rows):
+            raise ConfigError(
+                f"pin {pin} is wired to cell {cell!r}, outside the {layout.columns} x {layout.rows} table; "
+                "fix the pin map or the layout"
+            )
+
+
+def _check_addresses(pin_map: PinMap, addresses: Sequence[int] | None) -> tuple[int, ...]:
+    if addresses is None:
+        return tuple(range(FIRST_ADDRESS, FIRST_ADDRESS + pin_map.expanders))
+    for address in addresses:
+        if not FIRST_ADDRESS <= address <= LAST_ADDRESS:
+            raise ConfigError(
+                f"i2c address {address:#04x} is not an mcp23017 address; use 0x20-0x27 (set by pins A0-A2)"
+            )
+    repeated = sorted({a for a in addresses if list(addresses).count(a) > 1})
+    if repeated:
+        raise ConfigError(f"addresses= lists {_hex(repeated)} more than once; give each expander once")
+    if len(addresses) < pin_map.expanders:
+        raise ConfigError(
+            f"the pin map uses {pin_map.expanders} expanders (0-{pin_map.expanders - 1}) but addresses= "
+            f"lists {len(addresses)} ({_hex(addresses)}); add the missing addresses in the map's order"
+        )
+    if len(addresses) > pin_map.expanders:
+        raise ConfigError(
+            f"addresses= lists {len(addresses)} expanders ({_hex(addresses)}) but the pin map uses only "
+            f"{pin_map.expanders}; remove the unused addresses or map their pins"
+        )
+    return tuple(addresses)
+
+
+def _hex(addresses: Sequence[int]) -> str:
+    return ",".join(f"{a:#04x}" for a in addresses)

@@ -1,0 +1,241 @@
+"""The simulated sensor: what Hall sensors under every cell would see in a simulated world, noise included.
+
+``sim://[WORLD]?bounce=K:P&flicker=P&stuck=e4:1,c0r9:0&seed=N&range=12`` reads the world named
+``WORLD`` (``default`` when left out; see :mod:`chessatron.sim.world`). Without options it is perfect.
+The noise options imitate real sensors, deterministically for a given seed:
+
+* ``bounce=K:P`` — a cell whose piece just came or went reads its old value in each of the next ``K``
+  scans with probability ``P`` (``bounce=K`` alone: always, a lag of K scans), as a piece sliding over
+  the sensor's edge does.
+* ``flicker=P`` — in each scan each cell reads wrong with probability ``P``: electrical noise.
+* ``stuck=CELL:V,…`` — these cells always read ``V`` (1 occupied, 0 empty): a dead or shorted sensor.
+* ``seed=N`` — the noise's random seed; without it a fresh seed is drawn and logged.
+* ``range=MM`` — how far from a cell's centre a piece is still seen (12 mm by default).
+
+:class:`NoiseModel` is the noise alone, over plain occupancies; :class:`SimSensor` is the device.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+
+from ..errors import ConfigError, SensorError
+from ..layout import Cell, Layout
+from ..ports import DeviceUrl, Occupancy
+from ..sim.world import SENSOR_RANGE_MM, SimWorld, get_world
+from .names import cell_name, parse_cell
+from .options import check_options
+
+LOGGER = logging.getLogger(__name__)
+
+OPTIONS = ("bounce", "flicker", "stuck", "seed", "range")
+
+
+@dataclass(frozen=True)
+class Noise:
+    """How a simulated sensor misreads: see the module's description of the URL options."""
+
+    bounce_scans: int = 0
+    bounce_p: float = 0.0
+    flicker_p: float = 0.0
+    stuck: Mapping[Cell, bool] = field(default_factory=dict)
+    """Cells that always read True (occupied) or False (empty)."""
+
+    def __post_init__(self) -> None:
+        if self.bounce_scans < 0:
+            raise ConfigError(f"bounce lasts {self.bounce_scans!r} scans; use zero or more")
+        for name, p in (("bounce", self.bounce_p), ("flicker", self.flicker_p)):
+            if not 0.0 <= p <= 1.0:
+                raise ConfigError(f"{name} probability {p!r} is not between 0 and 1")
+
+    @property
+    def is_quiet(self) -> bool:
+        """True if the sensor reads perfectly."""
+        return not (self.bounce_scans and self.bounce_p) and not self.flicker_p and not self.stuck
+
+    @classmethod
+    def from_url(cls, url: DeviceUrl, layout: Layout) -> Noise:
+        """The noise a ``sim://`` URL's bounce, flicker and stuck options describe."""
+        bounce_scans, bounce_p = 0, 0.0
+        bounce = url.params.get("bounce")
+        if bounce is not None:
+            scans_text, colon, p_text = bounce.partition(":")
+            try:
+                bounce_scans = int(scans_text)
+                bounce_p = float(p_text) if colon else 1.0
+            except ValueError:
+                raise ConfigError(
+                    f"option bounce={bounce!r} in a sim:// URL is not SCANS:PROBABILITY, e.g. bounce=2:0.3"
+                ) from None
+        stuck: dict[Cell, bool] = {}
+        for item in url.params.get("stuck", "").split(","):
+            if not item.strip():
+                continue
+            name, colon, value = item.partition(":")
+            if not colon or value.strip() not in ("0", "1"):
+                raise ConfigError(
+                    f"stuck={item!r} in a sim:// URL is not CELL:0 or CELL:1, e.g. stuck=e4:1,c0r9:0"
+                )
+            stuck[parse_cell(name, layout)] = value.strip() == "1"
+        return cls(bounce_scans, bounce_p, url.number("flicker", 0.0), stuck)
+
+
+class NoiseModel:
+    """Applies :class:`Noise` to a sequence of true occupancies, one scan at a time."""
+
+    def __init__(self, noise: Noise, cells: Iterable[Cell], seed: int) -> None:
+        self.noise = noise
+        self.seed = seed
+        self._cells = sorted(cells)
+        self._rng = random.Random(seed)
+        self._truth: Occupancy | None = None
+        self._bouncing: dict[Cell, tuple[bool, int]] = {}  # cell: (value before the change, scans left)
+
+    def apply(self, truth: Occupancy) -> Occupancy:
+        """What the sensor reports this scan when ``truth`` is what lies on the table."""
+        noise = self.noise
+        shown = set(truth)
+        if noise.bounce_scans and noise.bounce_p and self._truth is not None:
+            for cell in sorted(truth ^ self._truth):
+                self._bouncing[cell] = (cell in self._truth, noise.bounce_scans)
+        self._truth = truth
+        for cell in sorted(self._bouncing):
+            old, left = self._bouncing[cell]
+            if self._rng.random() < noise.bounce_p:
+                _set(shown, cell, old)
+            if left > 1:
+                self._bouncing[cell] = (old, left - 1)
+            else:
+                del self._bouncing[cell]
+        if noise.flicker_p:
+            for cell in self._cells:
+                if self._rng.random() < noise.flicker_p:
+                    _set(shown, cell, cell not in shown)
+        for cell, value in noise.stuck.items():
+            _set(shown, cell, value)
+        return frozenset(shown)
+
+
+def _set(cells: set[Cell], cell: Cell, occupied: bool) -> None:
+    if occupied:
+        cells.add(cell)
+    else:
+        cells.discard(cell)
+
+
+class SimSensor:
+    """A sensor under every cell of the simulated table, reading ``world`` through an optional noise.
+
+    World controls: :meth:`unplug` and :meth:`plug` imitate a pulled cable (scans raise
+    :class:`SensorError` meanwhile). Pieces move through ``world.twin`` (``place``, ``lift``).
+    """
+
+    def __init__(
+        self,
+        world: SimWorld,
+        *,
+        noise: Noise | None = None,
+        seed: int | None = None,
+        range_mm: float = SENSOR_RANGE_MM,
+    ) -> None:
+        self.world = world
+        self.layout = world.layout
+        self.range_mm = range_mm
+        self.covered_cells: frozenset[Cell] = frozenset(world.layout.cells())
+        self.noise = noise or Noise()
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**32)
+            if not self.noise.is_quiet:
+                LOGGER.info(
+                    "sim sensor on world %r: noise seed %d (pass seed=%d to repeat)", world.name, seed, seed
+                )
+        for cell in self.noise.stuck:
+            if cell not in self.covered_cells:
+                raise ConfigError(
+                    f"stuck cell {cell!r} is not on the {self.layout.columns} x {self.layout.rows} table"
+                )
+        self._model = NoiseModel(self.noise, self.covered_cells, seed)
+        self.seed = seed
+        self._closed = False
+        self._unplugged = False
+
+    def scan(self) -> Occupancy:
+        """The cells holding a piece now, as the (noisy) sensors report them."""
+        if self._closed:
+            raise SensorError(
+                f"the sim sensor on world {self.world.name!r} is closed; open a new one with open_sensor()"
+            )
+        if self._unplugged:
+            raise SensorError(
+                f"the sim sensor on world {self.world.name!r} is unplugged (a simulated fault); call "
+                "plug() to reconnect it"
+            )
+        return self._model.apply(self.world.occupied_cells(self.range_mm))
+
+    def unplug(self) -> None:
+        """Simulate a pulled cable: scans raise :class:`SensorError` until :meth:`plug`."""
+        self._unplugged = True
+
+    def plug(self) -> None:
+        self._unplugged = False
+
+    def close(self) -> None:
+        """Stop reading; calling it again does nothing. The world lives on."""
+        self._closed = True
+
+    def __enter__(self) -> SimSensor:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        parts = [f"world {self.world.name!r}"]
+        if not self.noise.is_quiet:
+            parts.append(f"noise {self._describe_noise()} seed {self.seed}")
+        if self._closed:
+            parts.append("closed")
+        return f"<SimSensor {' '.join(parts)}>"
+
+    def _describe_noise(self) -> str:
+        noise = self.noise
+        stuck = ",".join(f"{cell_name(c, self.layout)}:{int(v)}" for c, v in sorted(noise.stuck.items()))
+        return (
+            f"bounce={noise.bounce_scans}:{noise.bounce_p:g} flicker={noise.flicker_p:g} stuck={stuck or '-'}"
+        )
+
+
+def open_sim(url: DeviceUrl, layout: Layout, *, world: SimWorld | None = None) -> SimSensor:
+    """The sensor a ``sim://[WORLD]?…`` URL describes, on ``world`` if given, else the world of that name
+    (created with ``layout`` on first use). Raises :class:`ConfigError` if that world's table is not
+    ``layout``'s."""
+    check_options(url, OPTIONS, "sim://?flicker=0.001&seed=1")
+    if world is None:
+        world = get_world(url.target.strip("/") or "default", layout)
+    mine, theirs = (
+        (layout.columns, layout.rows, layout.board_cell),
+        (
+            world.layout.columns,
+            world.layout.rows,
+            world.layout.board_cell,
+        ),
+    )
+    if mine != theirs:
+        raise ConfigError(
+            f"sim world {world.name!r} has a {theirs[0]} x {theirs[1]} table with a1 at {theirs[2]!r}, "
+            f"the layout a {mine[0]} x {mine[1]} one with a1 at {mine[2]!r}; use another world name "
+            "(sim://NAME)"
+        )
+    seed = url.integer("seed", -1) if "seed" in url.params else None
+    range_mm = url.number("range", SENSOR_RANGE_MM)
+    if not range_mm > 0:
+        raise ConfigError(
+            f"option range={url.params['range']!r} in a sim:// URL must be positive millimetres"
+        )
+    return SimSensor(world, noise=Noise.from_url(url, layout), seed=seed, range_mm=range_mm)
