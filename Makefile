@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SPEED ?= 8
 
-.PHONY: demo test bench lint typecheck unit soak clean
+.PHONY: demo test bench lint typecheck unit soak clean firmware system
 
 $(BIN)/chessatron: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,10 +12,14 @@ $(BIN)/chessatron: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-demo: $(BIN)/chessatron
+demo: system $(BIN)/chessatron
 	$(BIN)/chessatron demo --speed $(SPEED) --picture demo-table.svg
 
-test: $(BIN)/chessatron lint typecheck unit
+test: system $(BIN)/chessatron lint typecheck firmware unit
+
+# Debian packages the tests use (Stockfish, the Arduino toolchain), installed where we may.
+system:
+	scripts/debian-packages
 
 lint: $(BIN)/chessatron
 	$(BIN)/ruff check src tests bench
@@ -33,5 +37,13 @@ bench: $(BIN)/chessatron
 soak: $(BIN)/chessatron
 	CHESSATRON_SOAK_GAMES=2000 $(BIN)/pytest -n 2 tests/test_random_games.py
 
+# The Arduino sensor sketch; needs Debian's arduino-core-avr and arduino-mk (`make system` installs them).
+# Without them it is skipped with a warning, except in CI, where it must build.
+firmware: system
+	@if [ -f /usr/share/arduino/Arduino.mk ]; then $(MAKE) -C firmware; \
+	elif [ -n "$$CI" ]; then echo "arduino-mk is missing: cannot build firmware/" >&2; exit 1; \
+	else echo "warning: arduino-mk is missing; firmware/ not built (sudo apt-get install arduino-core-avr arduino-mk)" >&2; fi
+
 clean:
+	$(MAKE) -C firmware clean 2>/dev/null || rm -rf firmware/build-*
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build *.egg-info src/*.egg-info
