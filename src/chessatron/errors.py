@@ -55,7 +55,7 @@ class SensorTimeoutError(SensorError, TimeoutError):
 
 
 class SensorReplyError(SensorError, ProtocolError):
-    """An occupancy sensor answered, but with something its protocol does not allow, even on a retry."""
+    """An occupancy sensor answered with something its protocol does not allow (a garbled line)."""
 
 
 class MissingLibraryError(ConfigError, ImportError):
@@ -101,6 +101,31 @@ class GameFileError(ChessError, ValueError):
     """A PGN or game record that cannot be read."""
 
 
+class JournalError(ChessError, ValueError):
+    """A game-journal entry that does not follow from the game so far: a take-back of moves never played,
+    a robot step out of range, a journal used after ``close()``."""
+
+
+class GameInUseError(ChessError, RuntimeError):
+    """Another session is writing this game's journal; close it before resuming the game here."""
+
+
+class GameSaveError(ChessError, OSError):
+    """A game could not be written to disk: a full disk, a read-only or missing games folder."""
+
+
+class GameNotFoundError(ChessError, LookupError):
+    """No saved game has that id; ``chessatron games`` lists them."""
+
+
+class GameOverError(ChessError, ValueError):
+    """A move was asked for in a position that has none: checkmate or stalemate."""
+
+
+class InvalidPositionError(ChessError, ValueError):
+    """A position no game can reach (a missing king, pawns on a back rank); engines may crash on it."""
+
+
 # --- planning and the physical table ---------------------------------------------------------------
 
 
@@ -138,3 +163,85 @@ class StateError(PlanningError):
 
 class PieceError(StateError, ValueError):
     """A physical piece described inconsistently: an unknown symbol, a duplicate id, a position not finite."""
+
+
+# --- the GRBL link ---------------------------------------------------------------------------------
+
+
+class SerialPortError(HardwareError, OSError):
+    """A serial port or pyserial URL that cannot be opened: a wrong name, a port in use, no permission."""
+
+
+class ConnectionLostError(HardwareError, ConnectionError):
+    """A device stopped answering, or its cable was pulled, while it was in use.
+
+    ``line`` is the program line that was running (the oldest one sent and not acknowledged), or None.
+    """
+
+    def __init__(self, message: str, *, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class GrblError(ProtocolError, RuntimeError):
+    """GRBL rejected a line with ``error:N``: ``line`` is the program line (None outside a program) and
+    ``code`` GRBL's error code."""
+
+    def __init__(self, message: str, *, code: int, line: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.line = line
+
+
+class GrblAlarm(HardwareError, RuntimeError):
+    """GRBL raised ``ALARM:N`` and stopped: ``code`` is the alarm code, ``line`` the program line that was
+    running (None outside a program)."""
+
+    def __init__(self, message: str, *, code: int, line: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.line = line
+
+
+class GrblVersionError(ProtocolError, ValueError):
+    """The device's banner is not GRBL 1.1 (another firmware or another GRBL version)."""
+
+
+class GarbledReplyError(ProtocolError, OSError):
+    """A reply from GRBL arrived corrupted where an ``ok`` or ``error:N`` was due, so the streamer cannot
+    tell which lines GRBL accepted. ``line`` is the oldest program line awaiting its reply."""
+
+    def __init__(self, message: str, *, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class GrblResetError(HardwareError, RuntimeError):
+    """GRBL restarted (its banner arrived) in the middle of a job; the lines it had buffered are lost."""
+
+    def __init__(self, message: str, *, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+# --- the chess engine ------------------------------------------------------------------------------
+
+
+class EngineError(ChessatronError):
+    """The chess engine is missing, cannot play as asked, or misbehaves."""
+
+
+class EngineMissingError(EngineError, FileNotFoundError):
+    """No chess engine program under the given name or path; install one or pass its path."""
+
+
+class EngineSettingsError(EngineError, ConfigError):
+    """An engine level that cannot be right (``engine:25``) or that the engine cannot play (a low Elo)."""
+
+
+class EngineFailedError(EngineError, RuntimeError):
+    """The engine did not start, or crashed or stopped answering again after every restart allowed."""
+
+
+class EngineClosedError(EngineError, RuntimeError):
+    """An engine player was used after ``close()``; open a new one."""

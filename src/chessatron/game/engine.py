@@ -1,0 +1,536 @@
+"""The chess engine as a player: finding it, its level, and a UCI process that survives crashes.
+
+python-chess does the talking (:meth:`chess.engine.SimpleEngine.popen_uci`, ``UCI_Chess960``, the
+position and ``go`` commands); this module adds what a chess computer left running for hours needs: a
+level a person can type (:func:`parse_level`), an Elo checked against the range the engine reports, and a
+watchdog that restarts an engine that crashed or stopped answering and searches again.
+
+The level grammar, case-insensitive, fields separated by ``:`` in any order after the word ``engine``::
+
+    level    = "engine" { ":" field }
+    field    = skill | elo | option
+    skill    = integer 0..20                   Stockfish "Skill Level"            engine:8
+    elo      = integer "elo" | "elo" integer   UCI_LimitStrength + UCI_Elo        engine:1500elo
+    option   = "time=" seconds                 time per move, > 0                 engine:8:time=0.5
+             | "depth=" integer                search depth in plies, >= 1        engine:8:depth=12
+             | "nodes=" integer                nodes per move, >= 1               engine:nodes=20000
+             | "threads=" integer              search threads, >= 1               engine:threads=2
+             | "hash=" integer                 hash table in MiB, >= 1            engine:hash=64
+
+At most one of skill or elo, each option at most once. Without either the engine plays at its full
+strength; without time, depth or nodes it thinks for :data:`DEFAULT_MOVE_TIME_S` per move. Several of
+time, depth and nodes together stop the search at whichever comes first.
+
+>>> parse_level("engine:8:time=0.5")
+EngineSettings(skill=8, elo=None, time_s=0.5, depth=None, nodes=None, threads=1, hash_mb=16)
+>>> parse_level("ENGINE:elo1500").spec()
+'engine:1500elo'
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import math
+import os
+import re
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Final, TypeVar
+
+import chess
+import chess.engine
+
+from ..errors import (
+    EngineClosedError,
+    EngineFailedError,
+    EngineMissingError,
+    EngineSettingsError,
+    GameOverError,
+    InvalidPositionError,
+)
+
+LOGGER = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+DEFAULT_ENGINE: Final = "stockfish"
+GAMES_DIRS: Final = ("/usr/games", "/usr/local/games")
+"""Where Debian and Raspberry Pi OS install engines; not on ``PATH`` for non-login shells and services."""
+
+SKILL_MIN: Final = 0
+SKILL_MAX: Final = 20
+DEFAULT_MOVE_TIME_S: Final = 1.0
+HINT_LIMIT: Final = chess.engine.Limit(time=0.5)
+"""How long a hint or an evaluation searches, always at the engine's full strength."""
+
+STARTUP_TIMEOUT_S: Final = 10.0
+"""Generous: loading the NNUE network takes seconds on a Raspberry Pi Zero."""
+STALL_GRACE_S: Final = 10.0
+"""How much longer than its move time a time-limited search may take before the engine counts as hung."""
+UNTIMED_SEARCH_TIMEOUT_S: Final = 300.0
+"""When a depth- or node-limited search counts as hung; deep searches on a Pi are slow, not stuck."""
+KILL_WAIT_S: Final = 5.0
+MAX_ATTEMPTS: Final = 3
+
+INSTALL_HINT: Final = (
+    "install it with 'sudo apt install stockfish' (debian, raspberry pi os) or pass --engine PATH"
+)
+
+_ENGINE_FAILURES: Final = (
+    chess.engine.EngineTerminatedError,
+    chess.engine.EngineError,
+    TimeoutError,
+    OSError,
+)
+"""What a crashed, hung or garbled engine raises; all of them mean: kill it, start it again, retry."""
+
+
+def find_engine(name_or_path: str = DEFAULT_ENGINE) -> Path:
+    """The engine program: an explicit path, or a name on ``PATH``, or in Debian's ``/usr/games``.
+
+    A name with a directory separator is a path and is used as it is. A bare name is looked up on
+    ``PATH`` and then in :data:`GAMES_DIRS`, because Debian's ``stockfish`` package installs to
+    ``/usr/games``, which services and non-login shells do not have on their ``PATH``.
+
+    Raises :class:`EngineMissingError` saying how to install the engine.
+    """
+    if not name_or_path.strip():
+        raise EngineMissingError(f"no chess engine named {name_or_path!r}; {INSTALL_HINT}")
+    if os.sep in name_or_path or (os.altsep and os.altsep in name_or_path) or name_or_path.startswith("~"):
+        path = Path(name_or_path).expanduser().absolute()
+        if not path.is_file():
+            raise EngineMissingError(f"no chess engine at {str(path)!r}; check the path, or {INSTALL_HINT}")
+        if not os.access(path, os.X_OK):
+            raise EngineMissingError(
+                f"the chess engine {str(path)!r} is not executable; run 'chmod +x {path}'"
+            )
+        return path
+    for search_path in (None, *GAMES_DIRS):
+        found = shutil.which(name_or_path, path=search_path)
+        if found is not None:
+            return Path(found).absolute()
+    raise EngineMissingError(
+        f"chess engine {name_or_path!r} not found on PATH or in {' or '.join(GAMES_DIRS)}; {INSTALL_HINT}"
+    )
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """How the engine plays: its strength, how long it thinks, and its resources.
+
+    ``skill`` is Stockfish's "Skill Level" (0 weakest to 20 strongest); ``elo`` limits the strength with
+    ``UCI_LimitStrength`` and ``UCI_Elo`` instead (the engine's own range is checked when it starts).
+    Give at most one; with neither the engine plays at full strength. ``time_s`` (seconds per move),
+    ``depth`` (plies) and ``nodes`` limit each search; with none of them the engine thinks for
+    :data:`DEFAULT_MOVE_TIME_S`. ``threads`` and ``hash_mb`` (MiB) stay small for a Raspberry Pi.
+
+    Raises :class:`EngineSettingsError` for values no engine can take.
+
+    >>> EngineSettings(skill=5).limit()
+    Limit(time=1.0)
+    """
+
+    skill: int | None = None
+    elo: int | None = None
+    time_s: float | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    threads: int = 1
+    hash_mb: int = 16
+
+    def __post_init__(self) -> None:
+        if self.skill is not None and self.elo is not None:
+            raise EngineSettingsError(
+                f"skill level {self.skill!r} and elo {self.elo!r} both given; "
+                "choose one (engine:8 or engine:1500elo)"
+            )
+        if self.skill is not None and not SKILL_MIN <= self.skill <= SKILL_MAX:
+            raise EngineSettingsError(
+                f"skill level {self.skill!r} is outside {SKILL_MIN} to {SKILL_MAX}; "
+                f"use engine:{SKILL_MIN} (weakest) to engine:{SKILL_MAX} (strongest), "
+                "or an elo like engine:1500elo"
+            )
+        if self.elo is not None and self.elo < 1:
+            raise EngineSettingsError(
+                f"elo {self.elo!r} is not a rating; use a positive number like engine:1500elo"
+            )
+        if self.time_s is not None and not (math.isfinite(self.time_s) and self.time_s > 0):
+            raise EngineSettingsError(f"time per move {self.time_s!r} s must be a positive number of seconds")
+        for name, value in (("depth", self.depth), ("nodes", self.nodes)):
+            if value is not None and value < 1:
+                raise EngineSettingsError(f"{name} {value!r} must be at least 1")
+        for name, value in (("threads", self.threads), ("hash", self.hash_mb)):
+            if value < 1:
+                raise EngineSettingsError(f"{name} {value!r} must be at least 1")
+
+    def limit(self) -> chess.engine.Limit:
+        """The search limit of one move."""
+        if self.time_s is None and self.depth is None and self.nodes is None:
+            return chess.engine.Limit(time=DEFAULT_MOVE_TIME_S)
+        return chess.engine.Limit(time=self.time_s, depth=self.depth, nodes=self.nodes)
+
+    def options(self) -> dict[str, int | bool]:
+        """The UCI options this level sets, by the names Stockfish gives them."""
+        options: dict[str, int | bool] = {"Threads": self.threads, "Hash": self.hash_mb}
+        if self.skill is not None:
+            options["Skill Level"] = self.skill
+        if self.elo is not None:
+            options["UCI_LimitStrength"] = True
+            options["UCI_Elo"] = self.elo
+        return options
+
+    def full_strength_options(self) -> dict[str, int | bool]:
+        """The options a hint or an evaluation overrides so that it searches at full strength."""
+        if self.elo is not None:
+            return {"UCI_LimitStrength": False}
+        if self.skill is not None:
+            return {"Skill Level": SKILL_MAX}
+        return {}
+
+    def spec(self) -> str:
+        """The level as :func:`parse_level` reads it, defaults left out: ``engine:8:time=0.5``."""
+        parts = ["engine"]
+        if self.skill is not None:
+            parts.append(str(self.skill))
+        if self.elo is not None:
+            parts.append(f"{self.elo}elo")
+        defaults = EngineSettings()
+        for key, name in _OPTION_FIELDS.items():
+            value = getattr(self, name)
+            if value != getattr(defaults, name):
+                parts.append(f"{key}={value!r}")
+        return ":".join(parts)
+
+
+_OPTION_FIELDS: Final = {
+    "time": "time_s",
+    "depth": "depth",
+    "nodes": "nodes",
+    "threads": "threads",
+    "hash": "hash_mb",
+}
+_INTEGER: Final = re.compile(r"[0-9]+", re.ASCII)
+_SECONDS: Final = re.compile(r"([0-9]+(\.[0-9]*)?|\.[0-9]+)(e[-+]?[0-9]+)?", re.ASCII)
+_ELO: Final = re.compile(r"([0-9]+)elo|elo([0-9]+)", re.ASCII)
+_LEVEL_HELP: Final = (
+    "use engine, engine:0 to engine:20, engine:1500elo, and options such as engine:8:time=0.5 "
+    "or engine:8:depth=12"
+)
+
+
+def parse_level(text: str) -> EngineSettings:
+    """Read an engine level typed on the command line, in the grammar of this module's docstring.
+
+    Raises :class:`EngineSettingsError` naming the field that is wrong.
+
+    >>> parse_level("engine:1500elo:depth=12")
+    EngineSettings(skill=None, elo=1500, time_s=None, depth=12, nodes=None, threads=1, hash_mb=16)
+    """
+    head, *fields_ = text.strip().lower().split(":")
+    if head.strip() != "engine":
+        raise EngineSettingsError(f"bad engine level {text!r}: it must start with 'engine'; {_LEVEL_HELP}")
+    values: dict[str, float | int] = {}
+    strength: str | None = None
+    for raw in fields_:
+        field = raw.strip()
+        if not field:
+            raise EngineSettingsError(
+                f"bad engine level {text!r}: an empty field between colons; {_LEVEL_HELP}"
+            )
+        key, equals, value = field.partition("=")
+        key, value = key.strip(), value.strip()
+        if equals:
+            name = _OPTION_FIELDS.get(key)
+            if name is None:
+                raise EngineSettingsError(
+                    f"bad engine level {text!r}: unknown option {key!r}; "
+                    f"use {', '.join(f'{k}=' for k in _OPTION_FIELDS)}"
+                )
+            if name in values:
+                raise EngineSettingsError(f"bad engine level {text!r}: {key!r} given twice; give it once")
+            pattern = _SECONDS if key == "time" else _INTEGER
+            if not pattern.fullmatch(value):
+                unit = "a number of seconds like 0.5" if key == "time" else "a whole number"
+                raise EngineSettingsError(f"bad engine level {text!r}: {key}={value!r} must be {unit}")
+            values[name] = float(value) if key == "time" else int(value)
+            continue
+        if strength is not None:
+            raise EngineSettingsError(
+                f"bad engine level {text!r}: strength given twice ({strength!r} and {field!r}); "
+                "give a skill level or an elo, once"
+            )
+        strength = field
+        if _INTEGER.fullmatch(field):
+            values["skill"] = int(field)
+        elif match := _ELO.fullmatch(field):
+            values["elo"] = int(match.group(1) or match.group(2))
+        else:
+            raise EngineSettingsError(
+                f"bad engine level {text!r}: cannot read {field!r}; expected a skill level 0 to 20, "
+                f"an elo like 1500elo, or an option like time=0.5"
+            )
+    try:
+        return EngineSettings(**values)  # type: ignore[arg-type]
+    except EngineSettingsError as exc:
+        raise EngineSettingsError(f"bad engine level {text!r}: {exc}") from exc
+
+
+class EnginePlayer:
+    """A UCI engine process that chooses moves, gives hints and evaluates, and is restarted when it fails.
+
+    ``engine`` is a name or a path for :func:`find_engine`. An engine that crashes or does not answer
+    within ``timeout_s`` (default: :data:`STALL_GRACE_S` plus twice the move time, or
+    :data:`UNTIMED_SEARCH_TIMEOUT_S` for depth- or node-limited searches) is killed, started again with
+    the same settings, and the search repeated, up to ``max_attempts`` times in all; then
+    :class:`EngineFailedError`. Chess960 needs no setting: python-chess sends ``UCI_Chess960`` for every
+    position from ``board.chess960`` and answers castling as king-onto-rook moves there.
+
+    Raises :class:`EngineMissingError`, :class:`EngineSettingsError` when the engine lacks an option or
+    its range (an Elo below its minimum), :class:`EngineFailedError` when it does not start. ``pid`` is
+    the running process, ``restarts`` counts the restarts so far.
+
+    >>> with EnginePlayer(EngineSettings(skill=3, depth=4)) as engine:  # doctest: +SKIP
+    ...     engine.best_move(chess.Board())
+    Move.from_uci('e2e4')
+    """
+
+    def __init__(
+        self,
+        settings: EngineSettings | None = None,
+        *,
+        engine: str | os.PathLike[str] = DEFAULT_ENGINE,
+        hint_limit: chess.engine.Limit = HINT_LIMIT,
+        timeout_s: float | None = None,
+        startup_timeout_s: float = STARTUP_TIMEOUT_S,
+        max_attempts: int = MAX_ATTEMPTS,
+    ) -> None:
+        if max_attempts < 1:
+            raise EngineSettingsError(f"max_attempts {max_attempts!r} must be at least 1")
+        self.settings = settings if settings is not None else EngineSettings()
+        self.path = find_engine(os.fspath(engine))
+        self.hint_limit = hint_limit
+        self.restarts = 0
+        self._timeout_s = timeout_s
+        self._startup_timeout_s = startup_timeout_s
+        self._max_attempts = max_attempts
+        self._engine: chess.engine.SimpleEngine | None = None
+        self._plays_chess960 = True
+        self._closed = False
+        # One worker runs every engine call so that the caller can stop waiting for a hung engine:
+        # SimpleEngine itself has no timeout for depth- or node-limited searches.
+        self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
+        try:
+            self._engine = self._start()
+        except _ENGINE_FAILURES as exc:
+            self.close()
+            raise EngineFailedError(
+                f"the chess engine {str(self.path)!r} did not start ({_describe(exc)}); "
+                f"check that it runs on its own and speaks uci, or {INSTALL_HINT}"
+            ) from exc
+        except BaseException:
+            self.close()
+            raise
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"pid={self.pid}"
+        return f"EnginePlayer({str(self.path)!r}, {self.settings.spec()!r}, {state})"
+
+    def __enter__(self) -> EnginePlayer:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+    @property
+    def pid(self) -> int | None:
+        """The process id of the running engine, None between a crash and its restart."""
+        return None if self._engine is None else self._engine.transport.get_pid()
+
+    def best_move(self, board: chess.Board) -> chess.Move:
+        """The engine's move at its level; castling is king-onto-rook on Chess960 boards.
+
+        Raises :class:`GameOverError`, :class:`InvalidPositionError`, :class:`EngineFailedError`.
+        """
+        self._check_position(board, needs_move=True)
+        limit = self.settings.limit()
+        position = board.copy()
+        result = self._run("choosing a move", lambda engine: engine.play(position, limit), limit)
+        if result.move is None:
+            raise EngineFailedError(f"the engine {str(self.path)!r} gave no move for {board.fen()!r}")
+        return result.move
+
+    def hint(self, board: chess.Board) -> chess.Move:
+        """A move for the player to move, from a short search at full strength (:attr:`hint_limit`)."""
+        self._check_position(board, needs_move=True)
+        options = self.settings.full_strength_options()
+        limit, position = self.hint_limit, board.copy()
+        result = self._run(
+            "finding a hint", lambda engine: engine.play(position, limit, options=options), limit
+        )
+        if result.move is None:
+            raise EngineFailedError(f"the engine {str(self.path)!r} gave no hint for {board.fen()!r}")
+        return result.move
+
+    def evaluate(self, board: chess.Board) -> chess.engine.PovScore | None:
+        """The position's score from a short search at full strength, None when the engine gave none."""
+        self._check_position(board, needs_move=False)
+        options = self.settings.full_strength_options()
+        limit, position = self.hint_limit, board.copy()
+        info = self._run("evaluating", lambda engine: engine.analyse(position, limit, options=options), limit)
+        return info.get("score")
+
+    def close(self) -> None:
+        """Kill the engine process and wait for it to go; safe to call more than once.
+
+        Another thread may call it to stop a search; the search then raises :class:`EngineClosedError`.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        self._kill()
+        self._worker.shutdown(wait=True, cancel_futures=True)
+
+    # --- the process ----------------------------------------------------------------------------
+
+    def _start(self) -> chess.engine.SimpleEngine:
+        engine = chess.engine.SimpleEngine.popen_uci(str(self.path), timeout=self._startup_timeout_s)
+        # The watchdog in _call owns hang detection from here on, for every kind of limit alike.
+        engine.timeout = None
+        self._engine = engine
+        try:
+            available = engine.options
+            self._plays_chess960 = "UCI_Chess960" in available
+            options = self._checked_options(available)
+            self._call(engine, lambda e: e.configure(options), self._startup_timeout_s)
+        except BaseException:
+            self._kill()
+            raise
+        LOGGER.info(
+            "engine %s started (pid %d) at %s", self.path, engine.transport.get_pid(), self.settings.spec()
+        )
+        return engine
+
+    def _checked_options(self, available: Mapping[str, chess.engine.Option]) -> dict[str, int | bool]:
+        wanted = self.settings.options()
+        for name, value in wanted.items():
+            option = available.get(name)
+            if option is None:
+                raise EngineSettingsError(
+                    f"the engine {str(self.path)!r} has no {name!r} option, so it cannot play "
+                    f"{self.settings.spec()!r}; choose another level or another engine with --engine PATH"
+                )
+            if isinstance(value, bool) or option.min is None or option.max is None:
+                continue
+            if not option.min <= value <= option.max:
+                what, example = (
+                    ("elo", f" such as engine:{option.min}elo") if name == "UCI_Elo" else (name, "")
+                )
+                raise EngineSettingsError(
+                    f"{what} {value!r} is outside the range {option.min} to {option.max} that the engine "
+                    f"{str(self.path)!r} supports; choose a value in that range{example}"
+                )
+        return wanted
+
+    def _check_position(self, board: chess.Board, *, needs_move: bool) -> None:
+        if self._closed:
+            raise EngineClosedError(f"{self!r} is closed; open a new EnginePlayer")
+        status = board.status()
+        if status != chess.STATUS_VALID:
+            problems = ", ".join(
+                (flag.name or "").lower().replace("_", " ") for flag in chess.Status if flag & status
+            )
+            raise InvalidPositionError(
+                f"the engine cannot search {board.fen()!r}: {problems}; set up a position a game can reach"
+            )
+        if board.chess960 and not self._plays_chess960:
+            raise EngineSettingsError(
+                f"the engine {str(self.path)!r} does not play chess960; choose another with --engine PATH"
+            )
+        if needs_move and not any(board.generate_legal_moves()):
+            outcome = "checkmate" if board.is_check() else "stalemate"
+            raise GameOverError(
+                f"there is no move to make in {board.fen()!r}: it is {outcome}; "
+                "take a move back or start a new game"
+            )
+
+    def _run(
+        self, what: str, search: Callable[[chess.engine.SimpleEngine], T], limit: chess.engine.Limit
+    ) -> T:
+        """``search`` on a live engine, restarted after a crash or a hang, ``max_attempts`` times at most."""
+        timeout_s = self._timeout_for(limit)
+        last: BaseException | None = None
+        for attempt in range(1, self._max_attempts + 1):
+            try:
+                if self._engine is None:
+                    self.restarts += 1
+                    self._engine = self._start()
+                return self._call(self._engine, search, timeout_s)
+            except _ENGINE_FAILURES as exc:
+                if self._closed:  # closed from another thread to stop the search: no restart
+                    raise EngineClosedError(f"{self!r} was closed while {what}") from exc
+                last = exc
+                self._kill()
+                LOGGER.warning(
+                    "engine %s failed while %s (%s), attempt %d of %d%s",
+                    self.path,
+                    what,
+                    _describe(exc, timeout_s),
+                    attempt,
+                    self._max_attempts,
+                    "; restarting it" if attempt < self._max_attempts else "; giving up",
+                )
+        raise EngineFailedError(
+            f"the chess engine {str(self.path)!r} failed {self._max_attempts} times in a row while {what} "
+            f"(last: {_describe(last, timeout_s)}); check that it runs on its own, "
+            "or choose another with --engine PATH"
+        ) from last
+
+    def _call(
+        self,
+        engine: chess.engine.SimpleEngine,
+        call: Callable[[chess.engine.SimpleEngine], T],
+        timeout_s: float,
+    ) -> T:
+        future = self._worker.submit(call, engine)
+        try:
+            return future.result(timeout=timeout_s)
+        except TimeoutError:
+            if future.done():
+                raise
+            # Killing the engine makes the stuck call fail with EngineTerminatedError, freeing the worker.
+            self._kill()
+            concurrent.futures.wait([future], timeout=KILL_WAIT_S)
+            raise TimeoutError(f"no answer in {timeout_s:g} s") from None
+
+    def _timeout_for(self, limit: chess.engine.Limit) -> float:
+        if self._timeout_s is not None:
+            return self._timeout_s
+        if limit.time is not None:
+            return STALL_GRACE_S + 2 * limit.time
+        return UNTIMED_SEARCH_TIMEOUT_S
+
+    def _kill(self) -> None:
+        engine, self._engine = self._engine, None
+        if engine is None:
+            return
+        engine.close()  # closes the transport, which kills a process still running
+        try:
+            engine.returncode.result(timeout=KILL_WAIT_S)
+        except (TimeoutError, concurrent.futures.CancelledError):
+            LOGGER.warning(
+                "engine %s (pid %d) did not exit after being killed", self.path, engine.transport.get_pid()
+            )
+
+
+def _describe(exc: BaseException | None, timeout_s: float | None = None) -> str:
+    if isinstance(exc, chess.engine.EngineTerminatedError):
+        return "it exited"
+    if isinstance(exc, TimeoutError):
+        return f"no answer in {timeout_s:g} s" if timeout_s is not None else "no answer in time"
+    return f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,304 @@
+"""What a player types, read against the position: moves in every usual spelling, commands, reasons."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import chess
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chessatron.game.keyboard import (
+    HELP_TEXT,
+    MAX_INPUT_CHARS,
+    Command,
+    KeyboardInput,
+    KeyboardPlayer,
+    Rejection,
+    parse_command,
+)
+
+START = chess.STARTING_FEN
+PROMOTION = "8/4P3/8/8/8/8/k7/4K3 w - - 0 1"
+CASTLING = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"
+PINNED = "4k3/8/8/b7/8/8/3N4/4K3 w - - 0 1"
+IN_CHECK = "4k3/8/8/8/8/8/4r3/4K2R w K - 0 1"
+TWO_KNIGHTS = "4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1"
+PAWN_OR_BISHOP = "4k3/8/8/8/8/2p5/1P1P4/2B1K3 w - - 0 1"
+# Chess960: king b1 with a rook on each side; castling long is mate (king c1, rook d1).
+C960 = "2rkr3/2p1p3/8/8/8/8/8/RK5R w AH - 0 1"
+
+MOVES: list[tuple[str, str, str]] = [
+    (START, "e2e4", "e2e4"),
+    (START, "E2E4", "e2e4"),
+    (START, "e4", "e2e4"),
+    (START, "E4", "e2e4"),
+    (START, "Nf3", "g1f3"),
+    (START, "nf3", "g1f3"),
+    (START, "NF3", "g1f3"),
+    (START, "g1f3", "g1f3"),
+    (START, "Ng1-f3", "g1f3"),
+    (START, "e2-e4", "e2e4"),
+    (START, "  e4  ", "e2e4"),
+    (START, "Nf3!?", "g1f3"),
+    (START, "e4!!", "e2e4"),
+    (START, "e4+", "e2e4"),
+    (START, "♘f3", "g1f3"),
+    (START, "Ｎｆ３", "g1f3"),  # full-width letters from an East Asian keyboard
+    ("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", "exd5", "e4d5"),
+    ("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", "e×d5", "e4d5"),
+    (PROMOTION, "e8=Q", "e7e8q"),
+    (PROMOTION, "e8Q", "e7e8q"),
+    (PROMOTION, "e8=N+", "e7e8n"),
+    (PROMOTION, "e7e8q", "e7e8q"),
+    (PROMOTION, "E7E8R", "e7e8r"),
+    (CASTLING, "O-O", "e1g1"),
+    (CASTLING, "o-o", "e1g1"),
+    (CASTLING, "0-0", "e1g1"),
+    (CASTLING, "O–O", "e1g1"),  # an en dash, as word processors make of "O-O"
+    (CASTLING, "O-O-O", "e1c1"),
+    (CASTLING, "0-0-0+", "e1c1"),
+    (CASTLING, "e1g1", "e1g1"),
+    (CASTLING, "e1h1", "e1g1"),  # king onto rook on a standard board
+    (CASTLING, "e1a1", "e1c1"),
+    (PAWN_OR_BISHOP, "bxc3", "b2c3"),  # SAN is case-sensitive: lower-case b is the pawn
+    (PAWN_OR_BISHOP, "dxc3", "d2c3"),
+    (IN_CHECK, "Kxe2", "e1e2"),
+    (TWO_KNIGHTS, "Nbd2", "b1d2"),
+    (TWO_KNIGHTS, "Nfd2", "f1d2"),
+    (TWO_KNIGHTS, "b1d2", "b1d2"),
+]
+
+C960_MOVES: list[tuple[str, str, str]] = [
+    (C960, "O-O-O", "b1a1"),
+    (C960, "b1a1", "b1a1"),  # king onto rook
+    (C960, "O-O", "b1h1"),
+    (C960, "b1h1", "b1h1"),
+    (C960, "b1g1", "b1h1"),  # the king onto its castled square: no plain king move goes there
+    (C960, "b1c1", "b1c1"),  # a plain king step, as UCI says, although castling long also ends there
+    ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "e1g1", "e1h1"),
+    ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "O-O", "e1h1"),
+]
+
+REJECTIONS: list[tuple[str, str, str]] = [
+    (START, "xyz", "unknown input 'xyz'; type a move like e2e4 or Nf3, or 'help'"),
+    (START, "", "type a move like e2e4 or Nf3, or 'help'"),
+    (START, "e2e5", "e2e5 is not legal here"),
+    (START, "e3e4", "there is no piece on e3"),
+    (START, "e7e5", "it is White's move"),
+    (START, "Nf6", "it is White's move"),
+    (START, "Bb5", "Bb5 is not legal here"),
+    (START, "O-O", "O-O is not legal here"),
+    (START, "e1h1", "e1h1 is not legal here"),
+    (START, "e2e2", "e2e2 is not legal here"),
+    (START, "--", "unknown input '--'; type a move like e2e4 or Nf3, or 'help'"),
+    (START, "0000", "unknown input '0000'; type a move like e2e4 or Nf3, or 'help'"),
+    ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "d2d4", "it is Black's move"),
+    (TWO_KNIGHTS, "Nd2", "Nd2 is ambiguous: Nbd2 or Nfd2?"),
+    (PROMOTION, "e7e8", "promotion needs a piece: e7e8q"),
+    (PROMOTION, "e8", "promotion needs a piece: e8=Q"),
+    (PROMOTION, "e8=K", "e8=K is not legal here"),
+    (PINNED, "Nf3", "Nf3 leaves your king in check"),
+    (PINNED, "d2f3", "d2f3 leaves your king in check"),
+    (IN_CHECK, "Rh2", "Rh2 does not get your king out of check"),
+    (IN_CHECK, "h1h2", "h1h2 does not get your king out of check"),
+    (IN_CHECK, "O-O", "O-O is not legal here"),
+    (
+        START,
+        "x" * (MAX_INPUT_CHARS + 1),
+        "that is too long (41 characters); type a move like e2e4 or Nf3, or 'help'",
+    ),
+    (
+        START,
+        "abcdefghijklmnopqrstuvwxyz",
+        "unknown input 'abcdefghijklmno…'; type a move like e2e4 or Nf3, or 'help'",
+    ),
+]
+
+COMMANDS: list[tuple[str, Command]] = [
+    ("hint", Command.HINT),
+    ("H", Command.HINT),
+    ("takeback", Command.TAKEBACK),
+    ("take  back", Command.TAKEBACK),
+    ("Undo", Command.TAKEBACK),
+    ("u", Command.TAKEBACK),
+    ("draw", Command.DRAW),
+    ("draw?", Command.DRAW),
+    ("offer draw", Command.DRAW),
+    ("accept", Command.DRAW),
+    ("d", Command.DRAW),
+    ("resign", Command.RESIGN),
+    ("Give up", Command.RESIGN),
+    ("quit", Command.QUIT),
+    ("q", Command.QUIT),
+    ("EXIT", Command.QUIT),
+    ("help", Command.HELP),
+    ("?", Command.HELP),
+]
+
+
+@pytest.mark.parametrize(("fen", "text", "uci"), MOVES)
+def test_moves_in_every_usual_spelling(fen: str, text: str, uci: str) -> None:
+    assert parse_command(text, chess.Board(fen)) == chess.Move.from_uci(uci)
+
+
+@pytest.mark.parametrize(("fen", "text", "uci"), C960_MOVES)
+def test_chess960_castling_comes_back_king_onto_rook(fen: str, text: str, uci: str) -> None:
+    board = chess.Board(fen, chess960=True)
+    move = parse_command(text, board)
+    assert move == chess.Move.from_uci(uci)
+    assert isinstance(move, chess.Move) and board.is_legal(move)
+
+
+@pytest.mark.parametrize(("fen", "text", "reason"), REJECTIONS)
+def test_rejections_say_why(fen: str, text: str, reason: str) -> None:
+    assert parse_command(text, chess.Board(fen)) == Rejection(text, reason)
+
+
+@pytest.mark.parametrize(("text", "command"), COMMANDS)
+def test_commands_and_their_short_forms(text: str, command: Command) -> None:
+    assert parse_command(text, chess.Board()) is command
+
+
+def test_resign_has_no_one_letter_form() -> None:
+    assert isinstance(parse_command("r", chess.Board()), Rejection)
+
+
+# --- properties ----------------------------------------------------------------------------------
+
+
+@st.composite
+def boards(draw: st.DrawFn) -> chess.Board:
+    """Positions from random games, standard or Chess960, some of them finished."""
+    chess960 = draw(st.booleans())
+    board = chess.Board.from_chess960_pos(draw(st.integers(0, 959))) if chess960 else chess.Board()
+    for _ in range(draw(st.integers(0, 40))):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(draw(st.sampled_from(moves)))
+    return board
+
+
+def check_result(result: KeyboardInput, board: chess.Board) -> None:
+    if isinstance(result, chess.Move):
+        assert board.is_legal(result)
+    elif isinstance(result, Rejection):
+        assert result.reason and len(result.reason) < 120
+    else:
+        assert isinstance(result, Command)
+
+
+@settings(max_examples=150, deadline=None)
+@given(board=boards(), text=st.text())
+def test_any_text_is_a_legal_move_a_command_or_a_rejection(board: chess.Board, text: str) -> None:
+    check_result(parse_command(text, board), board)
+
+
+NOTATION = "abcdefgh12345678KQRBNkqrbnOo0-x=+#!? "
+
+
+@settings(max_examples=150, deadline=None)
+@given(board=boards(), text=st.text(alphabet=NOTATION, max_size=12))
+def test_text_that_looks_like_notation_never_raises(board: chess.Board, text: str) -> None:
+    check_result(parse_command(text, board), board)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    board=boards(),
+    text=st.one_of(
+        st.text(alphabet=st.characters(codec="utf-8"), min_size=MAX_INPUT_CHARS - 5, max_size=5000),
+        st.text(alphabet=st.characters(categories=["Cc", "Cf", "Zs", "Zl", "Zp", "Co"]), max_size=50),
+    ),
+)
+def test_long_lines_and_control_characters_are_rejected(board: chess.Board, text: str) -> None:
+    check_result(parse_command(text, board), board)
+
+
+@settings(max_examples=100, deadline=None)
+@given(board=boards(), data=st.data())
+def test_every_legal_move_reads_back_from_its_san_and_uci(board: chess.Board, data: st.DataObject) -> None:
+    moves = list(board.legal_moves)
+    if not moves:
+        return
+    move = data.draw(st.sampled_from(moves))
+    assert parse_command(board.san(move), board) == move
+    assert parse_command(move.uci(), board) == move
+    assert parse_command(move.uci().upper(), board) == move
+
+
+# --- the player at the keyboard ------------------------------------------------------------------
+
+
+class Terminal:
+    """A scripted keyboard and a screen that records what it showed."""
+
+    def __init__(self, *lines: str | type[BaseException] | None) -> None:
+        self.lines: Iterator[str | type[BaseException] | None] = iter(lines)
+        self.shown: list[str] = []
+        self.prompts: list[str] = []
+
+    def read_line(self, prompt: str) -> str | None:
+        self.prompts.append(prompt)
+        line = next(self.lines)
+        if isinstance(line, type):
+            raise line
+        return line
+
+    def player(self) -> KeyboardPlayer:
+        return KeyboardPlayer(self.read_line, self.shown.append)
+
+
+def test_a_session_reprompts_with_the_reason_until_a_legal_move() -> None:
+    terminal = Terminal("", "xyz", "e2e5", "help", "Nf6", "  E4 ")
+    assert terminal.player().ask(chess.Board()) == chess.Move.from_uci("e2e4")
+    assert terminal.shown == [
+        "type a move like e2e4 or Nf3, or 'help'",
+        "unknown input 'xyz'; type a move like e2e4 or Nf3, or 'help'",
+        "e2e5 is not legal here",
+        HELP_TEXT,
+        "it is White's move",
+    ]
+    assert terminal.prompts == ["White to move: "] * 6
+
+
+def test_a_session_returns_commands_to_the_caller() -> None:
+    board = chess.Board()
+    board.push_san("e4")
+    terminal = Terminal("e5?!", "hint", "takeback", "draw", "resign")
+    player = terminal.player()
+    assert player.ask(board) == chess.Move.from_uci("e7e5")
+    assert [player.ask(board) for _ in range(4)] == [
+        Command.HINT,
+        Command.TAKEBACK,
+        Command.DRAW,
+        Command.RESIGN,
+    ]
+    assert terminal.prompts == ["Black to move: "] * 5
+    assert terminal.shown == []
+
+
+@pytest.mark.parametrize("end", [None, EOFError, KeyboardInterrupt])
+def test_end_of_input_and_ctrl_c_quit_without_a_traceback(end: type[BaseException] | None) -> None:
+    terminal = Terminal("e2e5", end)
+    assert terminal.player().ask(chess.Board()) is Command.QUIT
+    assert terminal.shown == ["e2e5 is not legal here", ""]
+
+
+def test_the_default_keyboard_reads_stdin_and_quits_at_its_end(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("Nc3\n"))
+    player = KeyboardPlayer()
+    assert player.ask(chess.Board()) == chess.Move.from_uci("b1c3")
+    assert player.ask(chess.Board()) is Command.QUIT
+    assert capsys.readouterr().out == "White to move: White to move: \n"
+
+
+def test_a_prompt_function_may_be_any_callable() -> None:
+    replies: Callable[[str], str | None] = {"White to move: ": "d4"}.get
+    assert KeyboardPlayer(replies, print).ask(chess.Board()) == chess.Move.from_uci("d2d4")
