@@ -84,9 +84,17 @@ def test_a_nudged_piece_does_not_become_a_capture() -> None:
 
 
 def test_capture_by_displacement() -> None:
-    # the victim is pushed off as the mover arrives: its square never reads empty
-    s = script(AFTER_E4_D5).lift("e4").settle()
+    # the victim is pushed off as the mover arrives: its square never reads empty. Until the board has
+    # been still for long, that looks exactly like a piece held in the air: no move yet.
+    s = script(AFTER_E4_D5).lift("e4").settle(1.5)
+    assert s.moves() == [] and not s.of(Illegal)
+    s.settle(1.5)
     assert s.moves() == ["e4d5"]
+
+
+def test_a_piece_held_in_the_air_is_no_capture() -> None:
+    s = script(AFTER_E4_D5).lift("e4", 2.0).place("e5").settle()
+    assert s.moves() == ["e4e5"]
 
 
 def test_abandoned_capture_is_no_move_and_a_missing_victim_gets_guidance() -> None:
@@ -175,6 +183,13 @@ def test_promotion_chosen_at_a_prompt() -> None:
     s.events += s.recognizer.choose_promotion(s.t, "r")
     s.place("e8").settle()
     assert s.moves() == ["e7e8r"]
+
+
+def test_a_prompt_answered_after_the_board_settled_changes_the_piece() -> None:
+    s = script(PROMOTE).move("e7", "e8").settle()
+    assert s.moves() == ["e7e8q"]
+    s.events += s.recognizer.choose_promotion(s.t, "n")
+    assert s.moves() == ["e7e8n"] and s.of(Revised)
 
 
 def test_promotion_piece_taken_from_a_sensed_reserve_slot() -> None:

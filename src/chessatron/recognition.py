@@ -147,6 +147,9 @@ class Recognizer:
     illegal_after_s: float = 1.0
     """A still board that matches nothing is reported only after this long: a player pausing halfway
     through castling or a capture is not shown an error."""
+    displacement_after_s: float = 2.5
+    """A capture whose victim was never seen leaving (pushed off by the mover) looks exactly like a
+    piece held in the air over its square, so it is committed only after the board is still this long."""
 
     history: list[SquareEvent] = field(default_factory=list)
     stable: int = 0
@@ -157,9 +160,12 @@ class Recognizer:
     _error: Illegal | None = None
     _revisable: tuple[chess.Board, tuple[chess.Move, ...]] | None = None
     _revision_history: list[SquareEvent] = field(default_factory=list)
-    _unmatched: tuple[int, int] | None = None
+    _cache_key: tuple[int, int] | None = None
+    _cached: dict[str, list[_Candidate]] = field(default_factory=dict)
+    _reserve_empty_since: dict[Cell, float] = field(default_factory=dict)
+    _reserve_baseline: frozenset[Cell] = frozenset()
+    _now: float = 0.0
     _promotion_choice: str | None = None
-    _reserve_taken: list[str] = field(default_factory=list)
     _table_cells: frozenset[Cell] | None = None
     _started: bool = False
 
@@ -185,6 +191,14 @@ class Recognizer:
         """The player picked a promotion piece (at a prompt)."""
         if piece.lower() not in PROMOTIONS:
             raise ValueError(f"promotion piece {piece!r} is not one of q, r, b, n")
+        wanted = PROMOTIONS[piece.lower()]
+        if self._revisable is not None and not self.history:
+            # The answer came after the board settled and a default was committed: change the piece.
+            moves = self._revisable[1]
+            last = moves[-1]
+            if last.promotion is not None and last.promotion != wanted:
+                fixed = chess.Move(last.from_square, last.to_square, wanted)
+                return self._commit(t, _Candidate((*moves[:-1], fixed), (0.0,), "revision", len(moves)))
         self._promotion_choice = piece.lower()
         return self._tick(t)
 
@@ -195,10 +209,11 @@ class Recognizer:
             raise ValueError("whole-table snapshots need the layout: Recognizer(..., layout=layout)")
         layout = self.layout
         now = frozenset(cells)
-        if self._table_cells is not None:
-            for slot in layout.reserve:
-                if slot.cell in self._table_cells and slot.cell not in now:
-                    self._reserve_taken.append(slot.symbol)
+        for slot in layout.reserve:
+            if slot.cell in now:
+                self._reserve_empty_since.pop(slot.cell, None)
+            else:
+                self._reserve_empty_since.setdefault(slot.cell, t)
         self._table_cells = now
         bits = 0
         for square in chess.SQUARES:
@@ -263,6 +278,7 @@ class Recognizer:
     # --- evaluation --------------------------------------------------------------------------------
 
     def _tick(self, t: float) -> list[RecognizerEvent]:
+        self._now = t
         if self._evaluated or self._pending or t - self._last_event_t < self.settle_s:
             return []
         self._evaluated = True
@@ -279,21 +295,21 @@ class Recognizer:
 
     def _evaluate(self, t: float) -> list[RecognizerEvent]:
         occupied = self.stable
-        touched = self._touched()
+        still = t - self._last_event_t
         if occupied == self.expected:
-            swap = self._best(self._forward_candidates(occupied, touched, plies=1), need_touch=True)
+            swap = self._best(self._candidates("forward1", occupied), need_touch=True)
             if swap is not None:
                 return self._commit(t, swap)
             return self._settle_clean(t)
-        if self._unmatched == (occupied, len(self.history)):
-            return self._unmatched_result(t, occupied)
-        candidates = self._forward_candidates(occupied, touched, plies=1)
-        candidates += self._revision_candidates(occupied)
-        best = self._best(candidates)
+        best = self._best(self._candidates("forward1", occupied) + self._candidates("revision", occupied))
         if best is None:
-            best = self._best(self._forward_candidates(occupied, touched, plies=2))
+            best = self._best(self._candidates("forward2", occupied))
+        if best is None:
+            # the opponent's move completing a second ply is evidence that the first, a capture by
+            # displacement, was done: no need to wait for a piece that might be held in the air
+            best = self._best(self._candidates("forward2", occupied), displaced=True)
         if best is None and self.takebacks:
-            best = self._takeback_candidate(occupied)
+            best = next(iter(self._candidates("takeback", occupied)), None)
         if (
             best is None
             and self.board.is_game_over()
@@ -303,16 +319,39 @@ class Recognizer:
             self.board = self.start_board.copy()
             self._reset_window()
             return [NewGame(t)]
+        displaced = (
+            None if best is not None else self._best(self._candidates("forward1", occupied), displaced=True)
+        )
+        if displaced is not None:
+            held = t - self._lifted_at(displaced.moves[0].from_square)
+            if held >= self.displacement_after_s - 1e-9:
+                best = displaced
         if best is not None:
             return self._commit(t, best)
-        self._unmatched = (occupied, len(self.history))
-        return self._unmatched_result(t, occupied)
-
-    def _unmatched_result(self, t: float, occupied: int) -> list[RecognizerEvent]:
-        if t - self._last_event_t < self.illegal_after_s:
+        if still < self.illegal_after_s or displaced is not None:
             self._evaluated = False  # look again later: the player may be in the middle of something
             return []
         return self._illegal(t, occupied)
+
+    def _candidates(self, kind: str, occupied: int) -> list[_Candidate]:
+        """Candidates of one kind for the current board and history, computed once per change."""
+        key = (occupied, len(self.history))
+        if self._cache_key != key:
+            self._cache_key = key
+            self._cached = {}
+        if kind not in self._cached:
+            touched = self._touched()
+            if kind == "forward1":
+                found = self._forward_candidates(occupied, touched, plies=1)
+            elif kind == "forward2":
+                found = self._forward_candidates(occupied, touched, plies=2)
+            elif kind == "revision":
+                found = self._revision_candidates(occupied)
+            else:
+                takeback = self._takeback_candidate(occupied)
+                found = [] if takeback is None else [takeback]
+            self._cached[kind] = found
+        return self._cached[kind]
 
     def _settle_clean(self, t: float) -> list[RecognizerEvent]:
         """The board matches the position: nudges and abandoned captures leave no move."""
@@ -324,11 +363,17 @@ class Recognizer:
 
     def _reset_window(self, keep_revision: bool = False) -> None:
         self.history.clear()
-        self._unmatched = None
+        self._cache_key = None
+        self._reserve_baseline = frozenset(self._reserve_empty_since)
         self._promotion_choice = None
-        self._reserve_taken.clear()
         if not keep_revision:
             self._revisable = None
+
+    def _lifted_at(self, square: chess.Square) -> float:
+        """When ``square`` last went empty (the mover left it)."""
+        return max(
+            (e.t for e in self.history if e.square == square and not e.occupied), default=self._last_event_t
+        )
 
     def _touched(self) -> dict[chess.Square, list[SquareEvent]]:
         by_square: dict[chess.Square, list[SquareEvent]] = {}
@@ -405,8 +450,10 @@ class Recognizer:
         captures: list[tuple[chess.Square, chess.Square]] = []
         for move in moves:
             if work.is_castling(move):
-                king_from, _, rook_from, _ = _castling_from(work, move)
-                required |= {king_from, rook_from}
+                king_from, king_to, rook_from, rook_to = _castling_from(work, move)
+                required |= {
+                    origin for origin, goal in ((king_from, king_to), (rook_from, rook_to)) if origin != goal
+                }
             else:
                 required.add(move.from_square)
                 if work.is_en_passant(move):
@@ -436,8 +483,12 @@ class Recognizer:
         nudges = len(lifted - required)
         return (float(missing), float(nudges), float(displaced), timing)
 
-    def _best(self, candidates: list[_Candidate], need_touch: bool = False) -> _Candidate | None:
-        viable = [c for c in candidates if c.score[0] == 0]
+    def _best(
+        self, candidates: list[_Candidate], need_touch: bool = False, displaced: bool = False
+    ) -> _Candidate | None:
+        """The best explained candidate; ``displaced`` chooses among those that need a capture by
+        displacement (and only those), otherwise they are left out."""
+        viable = [c for c in candidates if c.score[0] == 0 and (c.score[2] > 0) == displaced]
         if need_touch:
             viable = [c for c in viable if c.moves and self._all_castling(c.moves)]
         if not viable:
@@ -453,10 +504,25 @@ class Recognizer:
     def _all_castling(self, moves: Sequence[chess.Move]) -> bool:
         return all(self.board.is_castling(m) for m in moves[:1])
 
+    def _reserve_taken(self) -> list[str]:
+        """Letters of spares whose reserve slot emptied (for longer than a flicker) since the last move."""
+        assert self.layout is not None or not self._reserve_empty_since
+        taken = []
+        for slot in self.layout.reserve if self.layout else ():
+            since = self._reserve_empty_since.get(slot.cell)
+            if (
+                since is not None
+                and slot.cell not in self._reserve_baseline
+                and self._now - since >= self.debounce_s
+            ):
+                taken.append((since, slot.symbol))
+        return [symbol for _, symbol in sorted(taken)]
+
     def _pick_promotion(self, candidates: list[_Candidate]) -> _Candidate:
         wanted = None
-        if self._reserve_taken:
-            wanted = self._reserve_taken[-1].lower()
+        taken = [symbol for symbol in self._reserve_taken() if symbol.isupper() == self.board.turn]
+        if taken:
+            wanted = taken[-1].lower()
         elif self._promotion_choice is not None:
             wanted = self._promotion_choice
         else:
