@@ -1,0 +1,247 @@
+"""Saved games: one folder of journals for games played here and PGNs for games imported or archived.
+
+The folder is the ``games_dir`` argument, else ``$CHESSATRON_GAMES``, else
+``$XDG_DATA_HOME/chessatron/games`` (``~/.local/share/chessatron/games``). Every game is one file named
+``<UTC start stamp>-<id>``: ``.jsonl`` for a journal (see :mod:`.journal`), ``.pgn`` for a single PGN
+game. When both exist the journal is the game; :func:`archive_pgn` writes the PGN of a finished one.
+
+>>> with tempfile.TemporaryDirectory() as folder:
+...     game_id = save_record(from_pgn("1. f3 e5 2. g4 Qh4# 0-1"), Path(folder))
+...     [(game.plies, game.result, game.in_progress) for game in list_games(Path(folder))]
+...     export_pgn([game_id], Path(folder)).splitlines()[-1]
+[(4, '0-1', False)]
+'1. f3 e5 2. g4 Qh4# 0-1'
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import GameFileError, GameNotFoundError, GameSaveError
+from .journal import SUFFIX, Clock, game_stem, new_game_id, read_journal, utc_now
+from .record import (
+    GameRecord,
+    Player,
+    Result,
+    Variant,
+    decode_compact,
+    encode_compact,
+    from_pgn,
+    read_pgn_games,
+    to_pgn,
+)
+
+LOGGER = logging.getLogger(__name__)
+
+ENV_VAR = "CHESSATRON_GAMES"
+_NAME = re.compile(r"(?P<stamp>\d{8}T\d{6}Z)-(?P<id>[0-9a-z]{1,32})\.(?P<ext>jsonl|pgn)")
+
+
+def default_games_dir() -> Path:
+    """``$CHESSATRON_GAMES`` or ``$XDG_DATA_HOME/chessatron/games``."""
+    explicit = os.environ.get(ENV_VAR)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "chessatron" / "games"
+
+
+def resolve_games_dir(games_dir: Path | None = None) -> Path:
+    return default_games_dir() if games_dir is None else games_dir
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """One saved game, as ``chessatron games`` lists it."""
+
+    game_id: str
+    path: Path
+    #: When the game started (a journal) or entered the store (a PGN), UTC.
+    stored: dt.datetime
+    #: The date the game was played, if known.
+    date: dt.date | None
+    white: Player
+    black: Player
+    variant: Variant
+    result: Result
+    plies: int
+
+    @property
+    def is_finished(self) -> bool:
+        return self.result != "*"
+
+    @property
+    def is_journal(self) -> bool:
+        """Played here, so it can be resumed while unfinished."""
+        return self.path.suffix == SUFFIX
+
+    @property
+    def in_progress(self) -> bool:
+        return self.is_journal and not self.is_finished
+
+    @property
+    def moves(self) -> int:
+        """Full moves begun: 1. e4 is one, 1. e4 e5 too."""
+        return (self.plies + 1) // 2
+
+
+def _entries(directory: Path) -> dict[str, Path]:
+    """Each game's file by id; a journal wins over a PGN of the same game."""
+    try:
+        names = sorted(os.listdir(directory))
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise GameFileError(
+            f"cannot list the games folder {str(directory)!r}: {exc.strerror or exc}"
+        ) from exc
+    found: dict[str, Path] = {}
+    for name in names:
+        match = _NAME.fullmatch(name)
+        if match is not None and (match["id"] not in found or match["ext"] == "jsonl"):
+            found[match["id"]] = directory / name
+    return found
+
+
+def _stamp(path: Path) -> dt.datetime:
+    return dt.datetime.strptime(path.name.split("-", 1)[0], "%Y%m%dT%H%M%SZ").replace(tzinfo=dt.UTC)
+
+
+def _summary(game_id: str, path: Path) -> GameSummary:
+    if path.suffix == SUFFIX:
+        state = read_journal(path)
+        record = state.to_record()
+        stored = state.metadata.started
+    else:
+        record = _read_pgn(path)
+        stored = _stamp(path)
+    return GameSummary(
+        game_id,
+        path,
+        stored,
+        record.date,
+        record.white,
+        record.black,
+        record.variant,
+        record.result,
+        record.plies,
+    )
+
+
+def list_games(games_dir: Path | None = None) -> list[GameSummary]:
+    """Every saved game, oldest first; damaged files are skipped with a logged warning."""
+    summaries = []
+    for game_id, path in _entries(resolve_games_dir(games_dir)).items():
+        try:
+            summaries.append(_summary(game_id, path))
+        except GameFileError as exc:
+            LOGGER.warning("skipping a damaged saved game: %s", exc)
+    return sorted(summaries, key=lambda s: (s.stored, s.path.name))
+
+
+def latest_unfinished(games_dir: Path | None = None) -> GameSummary | None:
+    """The most recently started game played here and not finished, for ``--resume``; open it with
+    ``Journal.open(summary.path)``."""
+    unfinished = [s for s in list_games(games_dir) if s.in_progress]
+    return unfinished[-1] if unfinished else None
+
+
+def find_game(game_id: str, games_dir: Path | None = None) -> Path:
+    """The file holding game ``game_id``; :class:`GameNotFoundError` if there is none."""
+    directory = resolve_games_dir(games_dir)
+    path = _entries(directory).get(game_id)
+    if path is None:
+        raise GameNotFoundError(
+            f"no saved game {game_id!r} in {str(directory)!r}; `chessatron games` lists them"
+        )
+    return path
+
+
+def load_game(game_id: str, games_dir: Path | None = None) -> GameRecord:
+    path = find_game(game_id, games_dir)
+    return read_journal(path).to_record() if path.suffix == SUFFIX else _read_pgn(path)
+
+
+def export_pgn(ids: Iterable[str], games_dir: Path | None = None) -> str:
+    """The games as one PGN text, in the order given."""
+    return "\n".join(to_pgn(load_game(game_id, games_dir)) for game_id in ids)
+
+
+def export_compact(game_id: str, games_dir: Path | None = None) -> bytes:
+    """The game in the compact form (see :mod:`.record`); players, dates and clocks are dropped."""
+    return encode_compact(load_game(game_id, games_dir))
+
+
+def save_record(record: GameRecord, games_dir: Path | None = None, *, now: Clock = utc_now) -> str:
+    """Store ``record`` as a new PGN game; returns its id."""
+    game_id = new_game_id()
+    _write_atomically(resolve_games_dir(games_dir), f"{game_stem(now(), game_id)}.pgn", to_pgn(record))
+    return game_id
+
+
+def import_pgn(path: Path, games_dir: Path | None = None, *, now: Clock = utc_now) -> list[str]:
+    """Store every game of the PGN file at ``path``; returns their ids. Nothing is stored if any game is
+    unreadable (:class:`GameFileError`)."""
+    records = read_pgn_games(_read_text(path), repr(str(path)))
+    return [save_record(record, games_dir, now=now) for record in records]
+
+
+def import_compact(path: Path, games_dir: Path | None = None, *, now: Clock = utc_now) -> str:
+    """Store the compact record at ``path`` (players unknown); returns its id."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise GameFileError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from exc
+    try:
+        record = decode_compact(data)
+    except GameFileError as exc:
+        raise GameFileError(f"{str(path)!r}: {exc}") from exc
+    return save_record(record, games_dir, now=now)
+
+
+def archive_pgn(game_id: str, games_dir: Path | None = None) -> Path:
+    """Write the PGN of a journalled game beside its journal (same name, ``.pgn``); returns its path."""
+    path = find_game(game_id, games_dir)
+    if path.suffix != SUFFIX:
+        return path
+    target = path.with_suffix(".pgn")
+    _write_atomically(path.parent, target.name, to_pgn(read_journal(path).to_record()))
+    return target
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GameFileError(f"cannot read {str(path)!r} as UTF-8 text: {exc}") from exc
+
+
+def _read_pgn(path: Path) -> GameRecord:
+    return from_pgn(_read_text(path), repr(str(path)))
+
+
+def _write_atomically(directory: Path, name: str, text: str) -> None:
+    """A temporary file in the same folder, flushed, then renamed into place (as :mod:`..simstate`)."""
+    path = directory / name
+    temporary: str | None = None
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", dir=directory, delete=False, suffix=".tmp", encoding="utf-8"
+        ) as f:
+            temporary = f.name
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(f.name, path)
+    except OSError as exc:
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)
+        raise GameSaveError(f"cannot save the game to {str(path)!r}: {exc.strerror or exc}") from exc

@@ -1,0 +1,455 @@
+"""The game journal survives a power cut at any byte, and the saved-games folder lists, resumes, exports
+and imports games."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import chess
+import pytest
+
+from chessatron.errors import (
+    GameFileError,
+    GameInUseError,
+    GameNotFoundError,
+    GameSaveError,
+    IllegalMoveError,
+    JournalError,
+)
+from chessatron.game import store
+from chessatron.game.journal import (
+    GameMetadata,
+    Journal,
+    JournalState,
+    RobotProgress,
+    parse_journal,
+    read_journal,
+)
+from chessatron.game.record import ClockSettings, GameRecord, Player, encode_compact, read_pgn_games, to_pgn
+
+M = chess.Move.from_uci
+START = dt.datetime(2024, 5, 12, 15, 30, 12, tzinfo=dt.UTC)
+
+
+def ticking(start: dt.datetime = START) -> Callable[[], dt.datetime]:
+    """A fake clock that moves on a second at every reading."""
+    seconds = iter(range(1, 10**6))
+    return lambda: start + dt.timedelta(seconds=next(seconds))
+
+
+def metadata(**fields: object) -> GameMetadata:
+    defaults: dict[str, object] = {
+        "white": Player("Ann", "board"),
+        "black": Player("Stockfish", "engine", "8"),
+        "clock": ClockSettings(300, 2),
+        "config": {"table": "default", "magnet": "grbl://"},
+        "game_id": "3fa2b1c4",
+        "started": START,
+    }
+    return GameMetadata(**{**defaults, **fields})  # type: ignore[arg-type]
+
+
+def play(journal: Journal, *moves: str, who: str = "board") -> None:
+    """Journal each move, then the robot's two relocations for it, as a session does."""
+    for uci in moves:
+        journal.record_move(M(uci), who, clock_ms=290_000)
+        journal.robot_begin([f"lift {uci[:2]}", f"drop {uci[2:4]}"])
+        journal.robot_done(0)
+        journal.robot_done(1)
+
+
+SCHOLARS_MATE = ("e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7")
+
+
+@pytest.fixture
+def finished(tmp_path: Path) -> Iterator[tuple[Path, list[JournalState]]]:
+    """A finished game's journal, and the state after each of its lines."""
+    states = []
+    with Journal.create(tmp_path, metadata(), now=ticking()) as journal:
+        states.append(journal.state)
+        for uci in SCHOLARS_MATE:
+            journal.record_move(M(uci), "board")
+            states.append(journal.state)
+            journal.robot_begin([f"lift {uci[:2]}", f"drop {uci[2:4]}"])
+            states.append(journal.state)
+            for index in (0, 1):
+                journal.robot_done(index)
+                states.append(journal.state)
+        journal.finish("1-0", "checkmate")
+        states.append(journal.state)
+    yield journal.path, states
+
+
+# --- writing and reading ---------------------------------------------------------------------------
+
+
+def test_a_journal_reads_back_as_it_was_written(finished: tuple[Path, list[JournalState]]) -> None:
+    path, states = finished
+    state = read_journal(path)
+    assert state == states[-1]
+    assert [entry.move.uci() for entry in state.moves] == list(SCHOLARS_MATE)
+    assert [entry.san for entry in state.moves][-1] == "Qxf7#"
+    assert state.result == "1-0" and state.termination == "checkmate" and state.is_finished
+    assert state.metadata == metadata()
+    assert state.robot == RobotProgress(7, ("lift h5", "drop f7"), (0, 1)) and state.pending_robot is None
+    assert path.name == "20240512T153012Z-3fa2b1c4.jsonl"
+    record = state.to_record()
+    assert record.board().is_checkmate() and record.date == dt.date(2024, 5, 12)
+    assert record.white == Player("Ann", "board") and record.clock == ClockSettings(300, 2)
+
+
+def test_every_line_is_one_json_record_of_the_documented_shape(
+    finished: tuple[Path, list[JournalState]],
+) -> None:
+    lines = [json.loads(line) for line in finished[0].read_text(encoding="utf-8").splitlines()]
+    assert [line["type"] for line in lines[:5]] == [
+        "start",
+        "move",
+        "robot-begin",
+        "robot-done",
+        "robot-done",
+    ]
+    assert lines[0]["format"] == "chessatron-journal/1" and lines[0]["number"] == 518
+    assert lines[0]["black"] == {"name": "Stockfish", "kind": "engine", "level": "8"}
+    assert lines[1] == {
+        "type": "move",
+        "time": "2024-05-12T15:30:13+00:00",
+        "ply": 1,
+        "uci": "e2e4",
+        "san": "e4",
+        "who": "board",
+    }
+    assert lines[2]["operations"] == ["lift e2", "drop e4"]
+    assert lines[-1] == {
+        "type": "result",
+        "time": lines[-1]["time"],
+        "result": "1-0",
+        "termination": "checkmate",
+    }
+
+
+def test_a_power_cut_at_any_byte_loses_at_most_the_line_being_written(
+    finished: tuple[Path, list[JournalState]], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path, states = finished
+    data = path.read_bytes()
+    first_line = data.index(b"\n") + 1
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(data)
+    for offset in range(len(data), -1, -1):
+        os.truncate(cut, offset)  # as the disk holds it after the power cut
+        if offset < first_line:
+            with pytest.raises(GameFileError, match="no complete start line"):
+                read_journal(cut)
+            continue
+        with caplog.at_level(logging.WARNING):
+            caplog.clear()
+            state = read_journal(cut)
+        whole = data[:offset].count(b"\n")
+        torn = not data[:offset].endswith(b"\n")
+        assert dataclasses.replace(state, torn=False) == states[whole - 1]
+        assert state.torn == torn and ("torn last line" in caplog.text) == torn
+        played = [entry.move.uci() for entry in state.moves]
+        assert played == list(SCHOLARS_MATE[: len(played)])
+
+
+def test_a_crash_with_takebacks_and_draw_offers_still_reads_as_some_earlier_moment(tmp_path: Path) -> None:
+    with Journal.create(tmp_path, metadata(), now=ticking()) as journal:
+        states = [journal.state]
+        steps: list[Callable[[], object]] = [
+            lambda: journal.record_move(M("e2e4"), "board"),
+            lambda: journal.offer_draw(chess.BLACK),
+            lambda: journal.record_move(M("e7e5"), "engine:8"),
+            lambda: journal.take_back(2),
+            lambda: journal.robot_begin(["e5 to e7", "e4 to e2"]),
+            lambda: journal.robot_done(1),
+            lambda: journal.record_move(M("d2d4"), "keyboard"),
+            lambda: journal.resign(chess.BLACK),
+        ]
+        for step in steps:
+            step()
+            states.append(journal.state)
+    data = journal.path.read_bytes()
+    ends = [i + 1 for i, byte in enumerate(data) if byte == ord("\n")]
+    for offset in range(ends[0], len(data) + 1):
+        state = parse_journal(data[:offset])
+        whole = sum(end <= offset for end in ends)
+        assert dataclasses.replace(state, torn=False) == states[whole - 1]
+    final = states[-1]
+    assert (
+        [e.san for e in final.moves] == ["d4"]
+        and final.result == "1-0"
+        and final.termination == "resignation"
+    )
+
+
+def test_damage_before_the_last_line_is_an_error_naming_the_line(
+    finished: tuple[Path, list[JournalState]],
+) -> None:
+    path = finished[0]
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join([*lines[:2], b'{"type": "move", "ply"', *lines[3:]]))
+    with pytest.raises(GameFileError, match="line 3 is damaged"):
+        read_journal(path)
+    illegal = lines[1].replace(b'"uci":"e2e4","san":"e4"', b'"uci":"e2e5","san":"e5"')
+    path.write_bytes(b"\n".join([lines[0], illegal, *lines[2:]]))
+    with pytest.raises(GameFileError, match="line 2: move 'e2e5' is illegal"):
+        read_journal(path)
+
+
+def test_a_last_line_whose_pages_never_reached_the_disk_is_ignored(
+    finished: tuple[Path, list[JournalState]],
+) -> None:
+    path, states = finished
+    data = path.read_bytes()
+    last = data.rstrip(b"\n").rsplit(b"\n", 1)[1]
+    path.write_bytes(data[: -len(last) - 1] + b"\0" * len(last) + b"\n")
+    state = read_journal(path)
+    assert state.torn and dataclasses.replace(state, torn=False) == states[-2]
+
+
+def test_opening_a_torn_journal_cuts_the_tear_off_before_appending(tmp_path: Path) -> None:
+    with Journal.create(tmp_path, metadata(), now=ticking()) as journal:
+        play(journal, "e2e4")
+    path = journal.path
+    path.write_bytes(path.read_bytes() + b'{"type":"move","time":"2024-05-12T1')
+    with Journal.open(path, now=ticking()) as journal:
+        assert not journal.state.torn
+        play(journal, "e7e5")
+    state = read_journal(path)
+    assert not state.torn and [e.san for e in state.moves] == ["e4", "e5"]
+
+
+def test_every_line_is_fsynced_before_the_call_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[tuple[int, int]] = []  # (inode, size) of every file fsynced, when it was
+    real_fsync = os.fsync
+
+    def spy(fd: int) -> None:
+        real_fsync(fd)
+        synced.append((os.fstat(fd).st_ino, os.fstat(fd).st_size))
+
+    monkeypatch.setattr(os, "fsync", spy)
+    with Journal.create(tmp_path, metadata(), now=ticking()) as journal:
+        inode = journal.path.stat().st_ino
+        assert synced[0][0] == inode  # the start line, before the file got its name
+        actions: list[Callable[[], object]] = [
+            lambda: journal.record_move(M("e2e4"), "board"),
+            lambda: journal.robot_begin(["lift e2"]),
+            lambda: journal.robot_done(0),
+        ]
+        for step, action in enumerate(actions):
+            before = len(synced)
+            action()
+            # exactly one fsync, of the journal, with the whole new line already written
+            assert synced[before:] == [(inode, journal.path.stat().st_size)], step
+
+
+def test_a_failed_write_leaves_the_journal_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Journal.create(tmp_path, metadata(), now=ticking()) as journal:
+        play(journal, "e2e4")
+        before, state = journal.path.read_bytes(), journal.state
+
+        def full_disk(fd: int) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(os, "fsync", full_disk)
+        with pytest.raises(GameSaveError, match="No space left on device"):
+            journal.record_move(M("e7e5"), "engine:8")
+        monkeypatch.undo()
+        assert journal.path.read_bytes() == before and journal.state == state
+        journal.record_move(M("e7e5"), "engine:8")
+    assert [e.san for e in read_journal(journal.path).moves] == ["e4", "e5"]
+
+
+def test_one_writer_at_a_time(tmp_path: Path) -> None:
+    with Journal.create(tmp_path, metadata(), now=ticking()) as journal:
+        with pytest.raises(GameInUseError, match="open in another session"):
+            Journal.open(journal.path)
+        # Threads of the one writer share it safely.
+        journal.robot_begin([f"step {i}" for i in range(40)])
+        threads = [threading.Thread(target=journal.robot_done, args=(i,)) for i in range(40)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    state = read_journal(journal.path)
+    assert sorted(state.robot.completed if state.robot else ()) == list(range(40))
+    with Journal.open(journal.path) as again:
+        assert again.state.robot == state.robot
+
+
+def test_the_writer_refuses_entries_that_do_not_follow_and_writes_nothing(tmp_path: Path) -> None:
+    with Journal.create(tmp_path, metadata(), now=ticking()) as journal:
+        size = journal.path.stat().st_size
+        with pytest.raises(IllegalMoveError, match="illegal in"):
+            journal.record_move(M("e2e5"), "board")
+        with pytest.raises(JournalError, match="take-back of 1 plies; 0 were played"):
+            journal.take_back(1)
+        with pytest.raises(JournalError, match="robot step 0 of ply -1"):
+            journal.robot_done(0)
+        with pytest.raises(JournalError, match="accepts a draw nobody offered"):
+            journal.accept_draw(chess.WHITE)
+        assert journal.path.stat().st_size == size
+        journal.resign(chess.WHITE)
+        assert journal.state.result == "0-1"
+        with pytest.raises(IllegalMoveError, match="after the game ended 0-1"):
+            journal.record_move(M("e2e4"), "board")
+    journal.close()  # twice is fine
+    with pytest.raises(JournalError, match="is closed"):
+        journal.resign(chess.BLACK)
+
+
+def test_draw_offers_stand_until_the_opponent_moves_and_takebacks_reopen_a_game(tmp_path: Path) -> None:
+    with Journal.create(tmp_path, metadata(), now=ticking()) as journal:
+        journal.offer_draw(chess.WHITE)
+        journal.record_move(M("e2e4"), "board")
+        assert journal.state.draw_offer == chess.WHITE
+        journal.record_move(M("e7e5"), "engine:8")
+        assert journal.state.draw_offer is None
+        journal.offer_draw(chess.WHITE)
+        journal.accept_draw(chess.BLACK)
+        assert (journal.state.result, journal.state.termination) == ("1/2-1/2", "agreed draw")
+        journal.take_back(1)
+        assert journal.state.result == "*" and journal.board().move_stack == [M("e2e4")]
+
+
+def test_a_half_done_robot_move_is_what_a_resumed_session_must_finish(tmp_path: Path) -> None:
+    with Journal.create(
+        tmp_path, GameMetadata.numbered(412, game_id="abc", started=START), now=ticking()
+    ) as journal:
+        entry = journal.record_move(M("e1f3"), "board")
+        journal.robot_begin(["capture nothing", "e1 to f3", "tidy"])
+        journal.robot_done(0)
+    assert entry.san == "Nf3" and entry.ply == 1
+    state = read_journal(journal.path)
+    assert state.metadata.chess960 and state.metadata.start_number == 412
+    assert state.pending_robot == RobotProgress(1, ("capture nothing", "e1 to f3", "tidy"), (0,))
+    assert state.pending_robot.remaining == (1, 2)
+
+
+def test_bad_metadata_is_refused() -> None:
+    with pytest.raises(JournalError, match="bad game id 'A-1'"):
+        metadata(game_id="A-1")
+    with pytest.raises(JournalError, match="no timezone"):
+        metadata(started=dt.datetime(2024, 1, 1))
+    with pytest.raises(JournalError, match="not JSON data"):
+        metadata(config={"f": object()})
+
+
+# --- the saved-games folder ------------------------------------------------------------------------
+
+
+def test_the_games_folder_comes_from_the_argument_the_environment_or_xdg(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CHESSATRON_GAMES", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert store.resolve_games_dir() == tmp_path / "data" / "chessatron" / "games"
+    monkeypatch.setenv("CHESSATRON_GAMES", str(tmp_path / "mine"))
+    assert store.resolve_games_dir() == tmp_path / "mine"
+    assert store.resolve_games_dir(tmp_path / "arg") == tmp_path / "arg"
+
+
+def test_listing_shows_every_game_and_resume_picks_the_latest_unfinished(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert store.list_games(tmp_path / "nothing-yet") == [] and store.latest_unfinished(tmp_path) is None
+    day = dt.timedelta(days=1)
+    with Journal.create(tmp_path, metadata(game_id="old", started=START), now=ticking()) as journal:
+        play(journal, "e2e4")
+    with Journal.create(tmp_path, metadata(game_id="newer", started=START + day), now=ticking()) as journal:
+        play(journal, "d2d4", "d7d5", "c2c4")
+    with Journal.create(
+        tmp_path, metadata(game_id="done", started=START + 2 * day), now=ticking()
+    ) as journal:
+        play(journal, *SCHOLARS_MATE)
+        journal.finish("1-0", "checkmate")
+    store.save_record(GameRecord(moves=(M("g1f3"),)), tmp_path, now=lambda: START + 3 * day)
+    (tmp_path / "20240520T000000Z-broken.jsonl").write_text("not json\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("not a game", encoding="utf-8")
+
+    with caplog.at_level(logging.WARNING):
+        games = store.list_games(tmp_path)
+    assert "skipping a damaged saved game" in caplog.text and "broken" in caplog.text
+    assert [(g.game_id, g.plies, g.moves, g.result, g.in_progress) for g in games] == [
+        ("old", 1, 1, "*", True),
+        ("newer", 3, 2, "*", True),
+        ("done", 7, 4, "1-0", False),
+        (games[3].game_id, 1, 1, "*", False),  # imported, so not resumable
+    ]
+    assert games[0].white == Player("Ann", "board") and games[0].variant == "standard"
+    assert games[0].date == dt.date(2024, 5, 12)
+    latest = store.latest_unfinished(tmp_path)
+    assert latest is not None and latest.game_id == "newer"
+    with Journal.open(latest.path) as resumed:
+        assert [e.san for e in resumed.state.moves] == ["d4", "d5", "c4"]
+
+
+def test_pgn_import_and_export_round_trip(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    records = [
+        GameRecord(
+            moves=(M("e2e4"), M("e7e5")),
+            white=Player("A"),
+            black=Player("B"),
+            result="1/2-1/2",
+            termination="agreed draw",
+        ),
+        GameRecord(chess.Board.from_chess960_pos(7).fen(), True, (M("d1e3"),), date=dt.date(2023, 1, 2)),
+    ]
+    source = tmp_path / "club.pgn"
+    source.write_text("\n".join(to_pgn(r) for r in records), encoding="utf-8")
+    ids = store.import_pgn(source, games)
+    assert len(ids) == 2 and sorted(g.game_id for g in store.list_games(games)) == sorted(ids)
+    assert read_pgn_games(store.export_pgn(ids, games)) == records
+    assert read_pgn_games(store.export_pgn(reversed(ids), games)) == records[::-1]
+    bad = tmp_path / "bad.pgn"
+    bad.write_text(to_pgn(records[0]) + "\n1. e4 e5 2. Ke3 *\n", encoding="utf-8")
+    with pytest.raises(GameFileError, match=r"game 2 of .*bad\.pgn"):
+        store.import_pgn(bad, games)
+    assert len(store.list_games(games)) == 2  # nothing of the bad file was stored
+
+
+def test_compact_import_and_export_round_trip(tmp_path: Path) -> None:
+    with Journal.create(
+        tmp_path, GameMetadata.numbered(100, game_id="c960", started=START), now=ticking()
+    ) as journal:
+        board = journal.board()
+        for _ in range(12):
+            journal.record_move(sorted(board.legal_moves, key=lambda m: m.uci())[0], "board")
+            board = journal.board()
+        journal.finish("0-1", "time forfeit")
+    data = store.export_compact("c960", tmp_path)
+    assert data[:2] == (100).to_bytes(2, "big") and len(data) == 2 + 2 * 12 + 2
+    compact = tmp_path / "game.bin"
+    compact.write_bytes(data)
+    game_id = store.import_compact(compact, tmp_path)
+    assert store.export_compact(game_id, tmp_path) == data
+    imported = store.load_game(game_id, tmp_path)
+    assert imported.white == Player() and imported.termination == "time forfeit"
+    assert encode_compact(imported) == data
+    compact.write_bytes(data[:-3])
+    with pytest.raises(GameFileError, match=r"game\.bin.*truncated at byte"):
+        store.import_compact(compact, tmp_path)
+
+
+def test_a_finished_journal_is_archived_as_pgn_and_still_listed_once(tmp_path: Path) -> None:
+    with Journal.create(tmp_path, metadata(game_id="mate"), now=ticking()) as journal:
+        play(journal, *SCHOLARS_MATE)
+        journal.finish("1-0", "checkmate")
+    pgn = store.archive_pgn("mate", tmp_path)
+    assert pgn.name == "20240512T153012Z-mate.pgn"
+    assert "4. Qxf7# { [%clk 0:04:50] } 1-0" in pgn.read_text(encoding="utf-8")
+    assert [g.game_id for g in store.list_games(tmp_path)] == ["mate"]
+    assert store.find_game("mate", tmp_path).suffix == ".jsonl"
+    with pytest.raises(GameNotFoundError, match="no saved game 'nope'"):
+        store.load_game("nope", tmp_path)
