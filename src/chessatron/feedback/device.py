@@ -1,0 +1,104 @@
+"""What every output device shares: context management, an idempotent ``close()``, and the friendly
+message when a backend's vendor library is missing.
+
+The host magnet (:mod:`chessatron.magnet`) uses these too: it is an output device like the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from types import TracebackType
+from typing import Protocol, Self, runtime_checkable
+
+from ..errors import ConfigError, DeviceClosedError, MissingLibraryError
+from ..ports import DeviceUrl
+
+#: What to install when a vendor library is missing: the ``pi`` extra of pyproject.toml.
+PI_EXTRA = "pip install 'chessatron[pi]'"
+
+
+@runtime_checkable
+class Closing(Protocol):
+    """What every device an ``open_*`` function returns offers besides its port: ``with``, and whether
+    it is closed. The ports (:mod:`chessatron.ports`) only promise ``close()``."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+
+class OutputDevice:
+    """A device with an idempotent :meth:`close`, usable as a context manager.
+
+    Subclasses put their teardown in :meth:`_close`, which runs at most once, and call
+    :meth:`_check_open` before touching the hardware. A constructor that fails half-way calls
+    :meth:`close` itself, so :meth:`_close` must cope with a half-built device.
+    """
+
+    _closed: bool = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Release the device (idempotent: a second call does nothing)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._close()
+
+    def _close(self) -> None:
+        """Teardown; runs once."""
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise DeviceClosedError(f"{self!r} is closed; open the device again to use it")
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def missing_library(library: str, url: str) -> MissingLibraryError:
+    """The error for a backend whose vendor library is not installed; raise it ``from`` the ImportError.
+
+    >>> print(missing_library("gpiozero", "buzzer://12"))  # doctest: +NORMALIZE_WHITESPACE
+    the device 'buzzer://12' needs the 'gpiozero' library, which is not installed;
+    run pip install 'chessatron[pi]'
+    """
+    return MissingLibraryError(
+        f"the device {url!r} needs the {library!r} library, which is not installed; run {PI_EXTRA}"
+    )
+
+
+def check_options(url: DeviceUrl, known: Collection[str]) -> None:
+    """Raise :class:`ConfigError` for an option the backend does not know (most often a typo)."""
+    for key in url.params:
+        if key not in known:
+            wanted = ", ".join(sorted(known)) or "none"
+            raise ConfigError(f"unknown option {key!r} in a {url.scheme}:// URL; the options are: {wanted}")
+
+
+def pin_number(url: DeviceUrl, example: str) -> int:
+    """The GPIO number a ``scheme://PIN`` URL names (BCM numbering)."""
+    text = url.target.strip("/")
+    if not text.isdigit():
+        raise ConfigError(
+            f"a {url.scheme}:// URL needs a GPIO (BCM) pin number, as in {example}; got {text!r}"
+        )
+    return int(text)
