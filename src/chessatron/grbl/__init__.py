@@ -1,0 +1,36 @@
+"""Talk to GRBL 1.1: parse what it says, stream programs with character counting, drive it over any port.
+
+* :mod:`~chessatron.grbl.codes`: what ``error:N`` and ``ALARM:N`` mean;
+* :mod:`~chessatron.grbl.protocol`: every message GRBL 1.1 sends, as values (no I/O);
+* :mod:`~chessatron.grbl.stream`: the streaming bookkeeping (no I/O);
+* :mod:`~chessatron.grbl.settings`: ``$$`` settings against a table layout (no I/O);
+* :mod:`~chessatron.grbl.link`: :class:`GrblLink`, the driver over a pyserial port;
+* :mod:`~chessatron.grbl.pty`: the simulated GRBL on a pseudo-terminal, for other programs;
+* :mod:`~chessatron.grbl.run`: run a program file with a progress bar (the ``run`` command).
+
+Importing this package registers the ``sim://`` URL scheme with pyserial (it appends ``chessatron.sim``
+to ``serial.protocol_handler_packages``, where :mod:`chessatron.sim.protocol_sim` lives), so
+``serial.serial_for_url("sim://")`` and ``GrblLink("sim://")`` open the simulated GRBL.
+"""
+
+from __future__ import annotations
+
+import serial
+
+from .link import GrblLink
+from .protocol import Status, parse_message
+from .stream import StreamProgress, StreamResult
+
+__all__ = ["GrblLink", "Status", "StreamProgress", "StreamResult", "parse_message", "register_sim_scheme"]
+
+#: The package pyserial searches for ``protocol_sim``.
+SIM_HANDLER_PACKAGE = "chessatron.sim"
+
+
+def register_sim_scheme() -> None:
+    """Let pyserial open ``sim://`` URLs (done on import; calling it again does nothing)."""
+    if SIM_HANDLER_PACKAGE not in serial.protocol_handler_packages:
+        serial.protocol_handler_packages.append(SIM_HANDLER_PACKAGE)
+
+
+register_sim_scheme()

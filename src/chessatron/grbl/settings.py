@@ -1,0 +1,148 @@
+"""GRBL 1.1 settings (``$$``) and how they should agree with a table layout. No I/O.
+
+>>> settings = layout_settings(Layout.default())
+>>> settings[110], settings[130]
+('12000.000', '630.000')
+>>> for warning in check_settings({110: 5000.0, 32: 1.0}, Layout.default()):
+...     print(warning.split(":")[0].split(" is ")[0])
+laser mode
+$110 (x maximum rate, mm/min)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from ..layout import Layout
+from .codes import SETTINGS
+
+__all__ = ["INTEGER_SETTINGS", "check_settings", "format_setting", "layout_settings"]
+
+#: Settings GRBL 1.1 prints as whole numbers; the rest get three decimals.
+INTEGER_SETTINGS = frozenset({0, 1, 2, 3, 4, 5, 6, 10, 13, 20, 21, 22, 23, 26, 30, 31, 32})
+
+# GRBL 1.1's compiled-in defaults (defaults.h, the generic machine) for what a layout does not decide.
+_DEFAULTS: dict[int, float] = {
+    0: 10,
+    1: 25,
+    2: 0,
+    3: 0,
+    4: 0,
+    5: 0,
+    6: 0,
+    10: 1,
+    11: 0.010,
+    12: 0.002,
+    13: 0,
+    20: 0,
+    21: 0,
+    22: 0,
+    23: 0,
+    24: 25.0,
+    25: 500.0,
+    26: 250,
+    27: 1.0,
+    30: 1000,
+    31: 0,
+    32: 0,
+    100: 250.0,
+    101: 250.0,
+    102: 250.0,
+    110: 500.0,
+    111: 500.0,
+    112: 500.0,
+    120: 10.0,
+    121: 10.0,
+    122: 10.0,
+    130: 200.0,
+    131: 200.0,
+    132: 200.0,
+}
+
+
+def format_setting(number: int, value: float) -> str:
+    """A setting's value as GRBL 1.1 prints it."""
+    return f"{value:.0f}" if number in INTEGER_SETTINGS else f"{value:.3f}"
+
+
+def layout_settings(layout: Layout, *, homing: bool = True, soft_limits: bool = False) -> dict[int, str]:
+    """The ``$$`` report of a GRBL configured for ``layout``: rates, accelerations and junction deviation
+    from its machine profile, travel from its envelope, 80 steps/mm (GT2 belt, 20-tooth pulley), status
+    reports with machine position and buffer state (``$10=3``) and GRBL's defaults for the rest."""
+    profile = layout.profile
+    xmin, ymin, xmax, ymax = layout.envelope_mm
+    values = dict(_DEFAULTS)
+    values.update(
+        {
+            10: 3,
+            11: profile.junction_deviation_mm,
+            20: 1 if soft_limits else 0,
+            22: 1 if homing else 0,
+            25: 3000.0,
+            30: max(1000.0, layout.magnet.spindle_speed),
+            100: 80.0,
+            101: 80.0,
+            110: profile.max_rate_mm_min[0],
+            111: profile.max_rate_mm_min[1],
+            120: profile.acceleration_mm_s2[0],
+            121: profile.acceleration_mm_s2[1],
+            130: xmax - xmin,
+            131: ymax - ymin,
+        }
+    )
+    return {number: format_setting(number, value) for number, value in sorted(values.items())}
+
+
+def _differs(actual: float, expected: float) -> bool:
+    return not math.isclose(actual, expected, rel_tol=5e-3, abs_tol=1e-6)
+
+
+def check_settings(settings: Mapping[int, float], layout: Layout | None) -> list[str]:
+    """Warnings where GRBL's settings disagree with the layout (or, without one, with any magnet table).
+
+    Checks travel (``$130``/``$131`` shorter than the envelope), laser mode (``$32=1`` switches the spindle
+    output off whenever motion stops: a spindle magnet would drop its piece at every stop), homing off
+    (``$22=0`` while the layout homes to ``home_mm``) and the motion settings the planner's time model
+    uses (``$110``/``$111``, ``$120``/``$121``, ``$11``). Whether the firmware was built for Core-XY
+    cannot be read from the settings. Missing settings are not checked.
+    """
+    warnings: list[str] = []
+    if settings.get(32) == 1 and (layout is None or layout.magnet.method == "spindle"):
+        warnings.append(
+            "laser mode is on ($32=1): grbl switches the spindle output off whenever motion stops, so a "
+            "magnet on the spindle output would drop its piece at every stop; set $32=0"
+        )
+    if layout is None:
+        return warnings
+    xmin, ymin, xmax, ymax = layout.envelope_mm
+    for number, axis, size in ((130, "x", xmax - xmin), (131, "y", ymax - ymin)):
+        travel = settings.get(number)
+        if travel is not None and travel < size - 1e-3:
+            warnings.append(
+                f"${number} ({axis} maximum travel) is {travel:g} mm but the layout's envelope is "
+                f"{size:g} mm along {axis}; set ${number}={size:g} or shrink envelope_mm, or homing and soft "
+                "limits will stop moves the planner makes"
+            )
+    if settings.get(22) == 0:
+        warnings.append(
+            f"homing is off ($22=0) but the layout homes the magnet to home_mm {layout.home_mm!r}; set $22=1 "
+            "(with limit switches fitted) or place the gantry at home_mm by hand before every run"
+        )
+    profile = layout.profile
+    expected = {
+        110: (profile.max_rate_mm_min[0], "max_rate_mm_min"),
+        111: (profile.max_rate_mm_min[1], "max_rate_mm_min"),
+        120: (profile.acceleration_mm_s2[0], "acceleration_mm_s2"),
+        121: (profile.acceleration_mm_s2[1], "acceleration_mm_s2"),
+        11: (profile.junction_deviation_mm, "junction_deviation_mm"),
+    }
+    for number, (value, key) in expected.items():
+        actual = settings.get(number)
+        if actual is not None and _differs(actual, value):
+            warnings.append(
+                f"${number} ({SETTINGS[number]}) is {actual:g} but the layout's machine profile says "
+                f"{value:g}; set ${number}={value:g} or change {key} in the layout, or the planner's timing "
+                "will be wrong"
+            )
+    return warnings

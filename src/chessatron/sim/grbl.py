@@ -1,0 +1,1187 @@
+"""A simulated GRBL 1.1 on a serial port: the firmware, byte for byte, driving the simulated world's twin.
+
+:class:`SimGrbl` is a pyserial-compatible object (``read``, ``write``, ``in_waiting``, ``timeout``,
+``reset_input_buffer``, ``close``, ``is_open``…) with GRBL 1.1 behind it:
+
+* the banner at power-up and after a soft reset (control-x), ``ok`` and ``error:N`` for every line,
+  ``ALARM:N``, real-time ``?`` status reports (``<Idle|MPos:…|Bf:15,128|FS:…>``), ``!`` feed hold, ``~``
+  resume, and the ``$`` commands a sender uses: ``$$``, ``$N=value``, ``$G``, ``$I``, ``$#``, ``$N``,
+  ``$H``, ``$X``, ``$J=`` (``$C``, ``$SLP`` and ``$RST`` answer ``error:3``);
+* a 128-byte receive buffer (bytes beyond it are lost, as on the real board: the host must count
+  characters) and a 15-block planner: a line leaves the buffer when the parser is free, a motion line is
+  answered once its block is queued, and a line that switches the spindle or coolant, dwells (``G4``) or
+  ends the program waits until every queued block has run, as GRBL's ``protocol_buffer_synchronize``
+  does;
+* motion timed with GRBL's planner model (:func:`chessatron.motion.plan_run`): a block starts when the
+  planner is full, when a sync command waits behind it, or when no new line has come for
+  ``idle_grace_s`` (then it plans to stop at the last block it knows, as a starved GRBL does). Time runs
+  ``speed`` times faster than the wall clock, or with ``speed=None`` as fast as the host feeds it; either
+  way :attr:`SimGrbl.machine_s` counts *machine* seconds, to compare with the planner's prediction;
+* G-code as this table uses it: G0, G1, G4, G17, G20/G21, G54, G90/G91, G94, M2/M30, M3/M4/M5, M8/M9
+  (other codes answer ``error:20``, as they would on a GRBL built without them); soft limits (``$20=1``)
+  check targets against the layout's envelope (machine coordinates are the layout's, as with
+  ``HOMING_FORCE_SET_ORIGIN``): a g-code target outside raises ``ALARM:2``, a jog answers ``error:15``.
+
+Every line runs through the world's twin (``world.twin.run([line], finish=False)`` under
+``world.lock``) when it physically happens: a motion line when its block has run, others when GRBL
+executes them, so the twin's magnet drags the pieces and an alarm leaves them where the machine stopped.
+
+Faults (:class:`SimFaults` given to the constructor or to :meth:`SimGrbl.inject`, or the methods
+:meth:`SimGrbl.raise_alarm`, :meth:`SimGrbl.pull_cable`, :meth:`SimGrbl.freeze`) make it misbehave the
+ways hardware does. The recorder: :attr:`SimGrbl.received`
+(every line as received), :attr:`SimGrbl.flags` (protocol misuse by the host: ``\\r`` line ends, buffer
+overruns) and :meth:`SimGrbl.assert_clean`.
+
+>>> from chessatron.layout import Layout
+>>> from chessatron.sim.world import SimWorld
+>>> with SimGrbl(SimWorld(Layout.default()), speed=None, timeout=1.0, homing=False) as grbl:
+...     _ = grbl.write(b"G0 X10 Y5\\n?")
+...     for _ in range(4):
+...         print(repr(grbl.readline().decode()))
+'\\r\\n'
+"Grbl 1.1h ['$' for help]\\r\\n"
+'<Idle|MPos:0.000,0.000,0.000|Bf:15,118|FS:0,0|WCO:0.000,0.000,0.000>\\r\\n'
+'ok\\r\\n'
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import serial
+
+from ..errors import ConfigError
+from ..grbl.codes import SETTINGS
+from ..grbl.protocol import RX_BUFFER_BYTES, WELCOME, MachineState, Status, format_status
+from ..grbl.settings import format_setting, layout_settings
+from ..grbl.stream import strip_line
+from ..motion import Block, MachineProfile, PlannedBlock, plan_run
+from ..ports import DeviceUrl
+from .world import SimWorld, get_world
+
+__all__ = ["PLANNER_BLOCKS", "SimFaults", "SimGrbl", "SimHostMagnet", "sim_grbl_for_url"]
+
+LOGGER = logging.getLogger(__name__)
+
+#: Blocks GRBL 1.1's planner holds on an Arduino Uno.
+PLANNER_BLOCKS = 15
+# GRBL's line buffer: 79 characters and the line end.
+_LINE_CHARS = 79
+# Earlier blocks of a run the planner model looks back at; a longer run is planned from this far back.
+_LOOKBACK_BLOCKS = 48
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)")
+_SUPPORTED_G = {0: "motion", 1: "motion", 4: "dwell", 17: "plane", 20: "units", 21: "units"}
+_SUPPORTED_G |= {54: "coordinates", 90: "distance", 91: "distance", 94: "feed-mode"}
+_SUPPORTED_M = {2: "stop", 30: "stop", 3: "spindle", 4: "spindle", 5: "spindle", 8: "coolant", 9: "coolant"}
+_VALUE_LETTERS = frozenset("FSPXYZNT")
+_ARC_LETTERS = frozenset("IJKR")
+_INCH_MM = 25.4
+
+
+@dataclass(frozen=True)
+class SimFaults:
+    """Faults to inject; line numbers count the g-code lines received since power-up (from 1; ``$``
+    commands and blank lines do not count).
+
+    ``error_line``: answer ``error:<error_code>`` to that line instead of running it. ``alarm_line``:
+    raise ``ALARM:<alarm_code>`` when that line starts to run; ``alarm_at_s``: when the machine clock
+    passes that many seconds (mid-move if a move is running). ``pull_cable_line``: the cable comes out
+    when that line arrives (reads and writes raise :class:`serial.SerialException`); ``freeze_line``: the
+    firmware hangs there (the port stays open, nothing answers). ``reply_delay_s``: every ``ok``/``error``
+    leaves that many (wall) seconds late. ``garble_rate``: the chance that a line sent to the host has a
+    byte corrupted (``seed`` makes it repeatable).
+    """
+
+    error_line: int | None = None
+    error_code: int = 20
+    alarm_line: int | None = None
+    alarm_at_s: float | None = None
+    alarm_code: int = 1
+    pull_cable_line: int | None = None
+    freeze_line: int | None = None
+    reply_delay_s: float = 0.0
+    garble_rate: float = 0.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not (0.0 <= self.garble_rate <= 1.0):
+            raise ConfigError(f"garble_rate must be between 0 and 1, got {self.garble_rate!r}")
+        if not (math.isfinite(self.reply_delay_s) and self.reply_delay_s >= 0.0):
+            raise ConfigError(f"reply_delay_s must be zero or positive seconds, got {self.reply_delay_s!r}")
+
+
+@dataclass
+class _Run:
+    """Blocks the machine runs without stopping; ``closed`` once no block may join it any more."""
+
+    blocks: list[Block]
+    done: int = 0
+    closed: bool = False
+
+
+@dataclass
+class _Line:
+    """A g-code line the parser accepted, decoded against the modal state at that point."""
+
+    number: int
+    text: str
+    sync: bool = False
+    dwell_s: float = 0.0
+    block: Block | None = None
+    jog: bool = False
+    output: tuple[int, bool, float] | None = None
+    run: _Run | None = None
+    run_index: int = -1
+    executing: bool = False
+    on_done: Callable[[], None] | None = None
+
+
+@dataclass
+class _Running:
+    """What the machine is doing now: a block of the planner, a dwell or a homing cycle."""
+
+    kind: Literal["block", "dwell", "home"]
+    duration_s: float
+    start_clock: float
+    start_wall: float
+    line: _Line
+    planned: PlannedBlock | None = None
+    paused_at: float | None = None
+
+
+class _Reject(Exception):
+    """A line GRBL rejects with ``error:code``."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class SimGrbl:
+    """A simulated GRBL 1.1 behind a pyserial-like port (see the module docs).
+
+    ``world`` is the table it drives (default: the ``default`` world). ``speed``: machine seconds per wall
+    second, or None for virtual time. ``timeout``: seconds :meth:`read` waits (None: for ever; 0: not at
+    all). ``homing`` and ``soft_limits`` set ``$22`` and ``$20`` (with homing on, GRBL starts in the alarm
+    state until ``$H`` or ``$X``, as real GRBL with its homing lock). The port opens on construction
+    unless ``do_not_open``.
+
+    Raises :class:`~chessatron.errors.ConfigError` for a speed that is not positive.
+    """
+
+    def __init__(
+        self,
+        world: SimWorld | None = None,
+        *,
+        speed: float | None = 1.0,
+        timeout: float | None = None,
+        homing: bool = True,
+        soft_limits: bool = False,
+        faults: SimFaults | None = None,
+        idle_grace_s: float = 0.03,
+        port: str = "sim://",
+        do_not_open: bool = False,
+    ) -> None:
+        if speed is not None and not (math.isfinite(speed) and speed > 0.0):
+            raise ConfigError(f"speed must be a positive factor or None (as fast as possible), got {speed!r}")
+        self.world = world if world is not None else get_world()
+        self.layout = self.world.layout
+        self.speed = speed
+        self.timeout = timeout
+        self.write_timeout: float | None = None
+        self.baudrate = 115200
+        self.port = port
+        self.faults = faults or SimFaults()
+        self.idle_grace_s = idle_grace_s
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._random = random.Random(self.faults.seed)
+        self._settings = layout_settings(self.layout, homing=homing, soft_limits=soft_limits)
+        self._profile = self.layout.profile
+        #: Every line received, as received (without its line end), ``$`` commands and blank lines too.
+        self.received: list[str] = []
+        #: Protocol misuse by the host: ``\\r`` line ends, receive-buffer overruns.
+        self.flags: list[str] = []
+        self._is_open = False
+        self._closing = False
+        with self._cond:
+            self._power_on()
+        if not do_not_open:
+            self.open()
+
+    # --- state -------------------------------------------------------------------------------------
+
+    def _power_on(self) -> None:
+        self._rx = bytearray()
+        self._line = bytearray()
+        self._out: deque[tuple[float, bytes]] = deque()
+        self._ready = bytearray()
+        self._last_release = 0.0
+        self._last_rx = time.monotonic()
+        self._gcode_lines = 0
+        self._parser: _Line | None = None
+        self._queue: deque[_Line] = deque()
+        self._blocks_queued = 0
+        self._running: _Running | None = None
+        self._run = _Run([], closed=True)
+        self._clock = 0.0
+        self._alarm_time_passed = False
+        self._xy: tuple[float, float] = self.world.twin.magnet_xy
+        self._planned_xy = self._xy
+        self._modal_reset()
+        # The spindle (M3 M4 M5), coolant and spindle speed at the outputs: what the parser decided
+        # (above) reaches them only when GRBL executes the line, after the motion queued before it.
+        self._output: tuple[int, bool, float] = (5, False, 0.0)
+        self._alarm = self._settings[22] == "1"
+        self._critical = False
+        self._hold = False
+        self._homed = False
+        self._unplugged = False
+        self._frozen = False
+        self._overrun = 0
+        self._reports = 0
+        self._emit("")
+        self._emit(WELCOME)
+        if self._alarm:
+            self._emit("[MSG:'$H'|'$X' to unlock]")
+
+    def _modal_reset(self) -> None:
+        self._rapid = True
+        self._absolute = True
+        self._inches = False
+        self._feed: float | None = None
+        self._speed = 0.0
+        self._spindle = 5
+        self._coolant = False
+
+    # --- pyserial interface ----------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Open the port (power the board up) and start the firmware's thread."""
+        with self._cond:
+            if self._is_open:
+                raise serial.SerialException(f"the simulated grbl {self.port!r} is already open")
+            self._is_open = True
+            self._closing = False
+        self._thread = threading.Thread(target=self._work, name=f"sim-grbl {self.port}", daemon=True)
+        self._thread.start()
+
+    @property
+    def is_open(self) -> bool:
+        return self._is_open
+
+    def close(self) -> None:
+        """Close the port and stop the firmware's thread; closing twice is fine."""
+        with self._cond:
+            if not self._is_open:
+                return
+            self._is_open = False
+            self._closing = True
+            self._cond.notify_all()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5.0)
+        self._thread = None
+
+    def __enter__(self) -> SimGrbl:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check(self) -> None:
+        if not self._is_open:
+            raise serial.PortNotOpenError()
+        if self._unplugged:
+            raise serial.SerialException(
+                f"device reports readiness to read but returned no data ({self.port})"
+            )
+
+    def _release(self, now: float) -> float | None:
+        """Move replies whose time has come to the readable buffer; the time of the next, if any."""
+        while self._out and self._out[0][0] <= now:
+            self._ready += self._out.popleft()[1]
+        return self._out[0][0] if self._out else None
+
+    @property
+    def in_waiting(self) -> int:
+        """Bytes ready to read."""
+        with self._cond:
+            self._check()
+            self._release(time.monotonic())
+            return len(self._ready)
+
+    def read(self, size: int = 1) -> bytes:
+        """Up to ``size`` bytes: waits until there are that many or :attr:`timeout` passes."""
+        with self._cond:
+            self._check()
+            deadline = None if self.timeout is None else time.monotonic() + self.timeout
+            while True:
+                now = time.monotonic()
+                next_release = self._release(now)
+                if len(self._ready) >= size or (deadline is not None and now >= deadline):
+                    break
+                waits = [t - now for t in (deadline, next_release) if t is not None]
+                self._cond.wait(min(waits) if waits else None)
+                self._check()
+            data = bytes(self._ready[:size])
+            del self._ready[:size]
+            return data
+
+    def readline(self) -> bytes:
+        """Bytes up to and including ``\\n``, or what came before :attr:`timeout`."""
+        line = bytearray()
+        while not line.endswith(b"\n"):
+            byte = self.read(1)
+            if not byte:
+                break
+            line += byte
+        return bytes(line)
+
+    def write(self, data: bytes) -> int:
+        """Send bytes to the board: real-time commands act at once, the rest go to the receive buffer."""
+        with self._cond:
+            self._check()
+            if self._frozen:
+                return len(data)
+            now = time.monotonic()
+            for byte in data:
+                if byte == 0x3F:  # ?
+                    if not self._critical:
+                        self._emit(self._status_text(now))
+                elif byte == 0x21:  # !
+                    self._feed_hold(now)
+                elif byte == 0x7E:  # ~
+                    self._cycle_start(now)
+                elif byte == 0x18:
+                    self._soft_reset(now)
+                elif byte >= 0x80:
+                    pass  # overrides, jog cancel, safety door: not simulated, never buffered (as in GRBL)
+                elif len(self._rx) < RX_BUFFER_BYTES:
+                    self._rx.append(byte)
+                    self._last_rx = now
+                else:
+                    self._overrun += 1
+            if self._overrun:
+                self.flags.append(f"receive buffer overrun: {self._overrun} bytes lost; count characters")
+                self._overrun = 0
+            self._cond.notify_all()
+            return len(data)
+
+    def flush(self) -> None:
+        """Nothing to wait for: writes reach the board at once."""
+
+    def reset_input_buffer(self) -> None:
+        """Drop what the board sent and the host has not read."""
+        with self._cond:
+            self._check()
+            self._out.clear()
+            self._ready.clear()
+
+    def reset_output_buffer(self) -> None:
+        """Nothing is ever waiting to leave the host."""
+
+    # --- world controls and the recorder ------------------------------------------------------------
+
+    @property
+    def machine_s(self) -> float:
+        """Machine seconds of motion and dwells run since power-up (the virtual clock)."""
+        with self._cond:
+            return self._clock
+
+    @property
+    def position(self) -> tuple[float, float]:
+        """Machine x, y (mm) now."""
+        with self._cond:
+            return self._position(time.monotonic())
+
+    @property
+    def state(self) -> MachineState:
+        with self._cond:
+            return self._state()
+
+    @property
+    def planner_blocks(self) -> int:
+        """Motion blocks queued in the planner, the running one included."""
+        with self._cond:
+            return self._blocks_queued
+
+    @property
+    def settings(self) -> dict[int, str]:
+        with self._cond:
+            return dict(self._settings)
+
+    def inject(self, faults: SimFaults) -> None:
+        """Replace the faults to inject from now on (line numbers still count from power-up)."""
+        with self._cond:
+            self.faults = faults
+            self._random = random.Random(faults.seed)
+            self._alarm_time_passed = False
+
+    def raise_alarm(self, code: int = 1) -> None:
+        """Raise ``ALARM:code`` now, as a limit switch would (codes 1 and 2 then wait for a reset)."""
+        with self._cond:
+            self._raise_alarm(code, time.monotonic())
+            self._cond.notify_all()
+
+    def pull_cable(self) -> None:
+        """Pull the USB cable: the board (powered by USB) stops dead with its outputs off, so a magnet
+        on them drops its piece; reads and writes raise :class:`serial.SerialException`."""
+        with self._cond:
+            self._unplug(time.monotonic())
+            self._cond.notify_all()
+
+    def _unplug(self, now: float) -> None:
+        if not self._unplugged:
+            self._flush_machine(now)
+            self._unplugged = True
+
+    def freeze(self) -> None:
+        """Hang the firmware: the port stays open but nothing is answered or run any more."""
+        with self._cond:
+            self._frozen = True
+            self._cond.notify_all()
+
+    def assert_clean(self) -> None:
+        """Raise AssertionError if the host misused the protocol (see :attr:`flags`)."""
+        if self.flags:
+            raise AssertionError(f"the host misused grbl's protocol: {self.flags!r}")
+
+    def __repr__(self) -> str:
+        return (
+            f"<SimGrbl {self.port!r} world={self.world.name!r} state={self._state()} "
+            f"machine_s={self._clock:.3f} open={self._is_open}>"
+        )
+
+    # --- output ------------------------------------------------------------------------------------
+
+    def _emit(self, text: str, *, reply: bool = False) -> None:
+        data = bytearray(text.encode("ascii") + b"\r\n")
+        if text and self.faults.garble_rate and self._random.random() < self.faults.garble_rate:
+            data[self._random.randrange(len(text))] = self._random.choice(b"#%&*Zq\x7f\xa5\xfe")
+        now = time.monotonic()
+        at = now + (self.faults.reply_delay_s if reply else 0.0)
+        at = max(at, self._last_release)
+        self._last_release = at
+        self._out.append((at, bytes(data)))
+        self._cond.notify_all()
+
+    def _reply(self, code: int = 0) -> None:
+        self._emit("ok" if code == 0 else f"error:{code}", reply=True)
+
+    # --- real-time commands ------------------------------------------------------------------------
+
+    def _state(self) -> MachineState:
+        if self._alarm or self._critical:
+            return "Alarm"
+        if self._hold:
+            return "Hold"
+        running = self._running
+        if running is not None and running.kind == "home":
+            return "Home"
+        if running is not None and running.kind == "block" and running.line.jog:
+            return "Jog"
+        if self._blocks_queued:
+            return "Run"
+        return "Idle"  # also during a dwell, as GRBL reports it
+
+    def _position(self, now: float) -> tuple[float, float]:
+        running = self._running
+        if running is None or running.planned is None or self.speed is None:
+            return self._xy
+        return running.planned.position_at(self._elapsed(running, now))
+
+    def _elapsed(self, running: _Running, now: float) -> float:
+        """Machine seconds into the running activity."""
+        if self.speed is None:
+            return 0.0
+        wall = (running.paused_at if running.paused_at is not None else now) - running.start_wall
+        return max(0.0, wall * self.speed)
+
+    def _status_text(self, now: float) -> str:
+        mask = int(self._settings[10])
+        x, y = self._position(now)
+        position = (x, y, 0.0)
+        running = self._running
+        feed = 0.0
+        if running is not None and running.planned is not None:
+            block = running.planned.block
+            feed = block.feed_mm_min if block.feed_mm_min is not None else max(self._profile.max_rate_mm_min)
+        out_spindle, out_coolant, out_speed = self._output
+        spindle = out_speed if out_spindle in (3, 4) else 0.0
+        status = Status(
+            self._state(),
+            0 if self._hold and not self._alarm else None,
+            mpos=position if mask & 1 else None,
+            wpos=None if mask & 1 else position,
+            feed=feed,
+            spindle=spindle,
+            planner_free=PLANNER_BLOCKS - self._blocks_queued if mask & 2 else None,
+            rx_free=RX_BUFFER_BYTES - len(self._rx) if mask & 2 else None,
+        )
+        # GRBL adds the work offset and the overrides every few reports, not every time.
+        if self._reports % 10 == 0:
+            status = replace(status, wco=(0.0, 0.0, 0.0))
+        elif self._reports % 10 == 5:
+            accessories = ("S" if out_spindle == 3 else "C" if out_spindle == 4 else "") + (
+                "F" if out_coolant else ""
+            )
+            status = replace(status, overrides=(100, 100, 100), accessories=accessories or None)
+        self._reports += 1
+        return format_status(status)
+
+    def _feed_hold(self, now: float) -> None:
+        if self._alarm or self._critical or self._hold:
+            return
+        self._hold = True
+        if self._running is not None:
+            self._running.paused_at = now
+
+    def _cycle_start(self, now: float) -> None:
+        if not self._hold:
+            return
+        self._hold = False
+        running = self._running
+        if running is not None and running.paused_at is not None:
+            running.start_wall += now - running.paused_at
+            running.paused_at = None
+
+    def _soft_reset(self, now: float) -> None:
+        moving = self._running is not None or bool(self._queue) or self._parser is not None
+        if moving and not (self._alarm or self._critical):
+            self._raise_alarm(3, now)  # reset while moving: the position may be lost
+            return
+        self._flush_machine(now)
+        self._critical = False
+        self._restart()
+
+    def _restart(self) -> None:
+        """What GRBL does after every reset: empty buffers, default modal state, the banner."""
+        self._hold = False
+        self._rx.clear()
+        self._line.clear()
+        self._modal_reset()
+        self._twin("G0 G90")
+        self._emit("")
+        self._emit(WELCOME)
+        if self._alarm:
+            self._emit("[MSG:'$H'|'$X' to unlock]")
+
+    def _flush_machine(self, now: float, machine_t: float | None = None) -> None:
+        """Stop dead: drop the planner and the parser, switch spindle and coolant off (as GRBL's reset).
+
+        ``machine_t`` is how many machine seconds of the running move or dwell had passed (default: what
+        the wall clock says).
+        """
+        running = self._running
+        if running is not None:
+            t = min(self._elapsed(running, now) if machine_t is None else machine_t, running.duration_s)
+            self._clock = running.start_clock + t
+            if running.planned is not None:
+                # The machine stops where it is; the twin sees the part of the move that happened.
+                x, y = running.planned.position_at(t)
+                if (x, y) != self._xy:
+                    feed = running.planned.block.feed_mm_min or max(self._profile.max_rate_mm_min)
+                    self._twin(f"G90 G1 X{x:.3f} Y{y:.3f} F{feed:g}")
+                self._xy = (x, y)
+        self._running = None
+        self._parser = None
+        self._queue.clear()
+        self._blocks_queued = 0
+        self._run = _Run([], closed=True)
+        self._planned_xy = self._xy
+        if self._output[0] != 5 or self._output[1]:
+            self._twin("M5 M9")
+        self._output = (5, False, self._output[2])
+
+    def _raise_alarm(self, code: int, now: float, machine_t: float | None = None) -> None:
+        if self._critical:
+            return
+        self._flush_machine(now, machine_t)
+        self._alarm = True
+        self._emit(f"ALARM:{code}")
+        if code in (1, 2):
+            # Limit alarms block everything but a reset, so a host that keeps streaming cannot crash.
+            self._critical = True
+            self._hold = False
+            self._rx.clear()
+            self._line.clear()
+            self._emit("[MSG:Reset to continue]")
+        else:
+            self._restart()  # GRBL raises the other alarms through a reset
+
+    # --- the twin ----------------------------------------------------------------------------------
+
+    def _twin(self, text: str) -> None:
+        with self.world.lock:
+            report = self.world.twin.run([text], finish=False)
+        for violation in report.violations:
+            LOGGER.debug("twin: %s: %s", text, violation)
+
+    def _modal_line(self) -> str:
+        line = f"G{0 if self._rapid else 1} G{90 if self._absolute else 91}"
+        return line if self._feed is None else f"{line} F{self._feed:g}"
+
+    # --- the firmware's main loop ----------------------------------------------------------------------
+
+    def _work(self) -> None:
+        with self._cond:
+            while not self._closing:
+                try:
+                    wait = self._step(time.monotonic())
+                except Exception:  # a bug in the simulator: fail loudly on the host side, not silently
+                    LOGGER.exception("the simulated grbl crashed")
+                    self._unplugged = True
+                    self._cond.notify_all()
+                    return
+                if wait is None:
+                    self._cond.wait()
+                elif wait > 0:
+                    self._cond.wait(wait)
+
+    def _step(self, now: float) -> float | None:
+        """Do one thing; return 0 to go on at once, seconds to wait, or None to wait for the host."""
+        if self._unplugged or self._frozen or self._critical:
+            return None
+        running = self._running
+        if running is not None:
+            if self._hold and running.kind != "home":
+                return 0.0 if self._parse_step(now) else None
+            elapsed = self._elapsed(running, now)
+            alarm_t = self._alarm_time(running)
+            if alarm_t is not None and (self.speed is None or elapsed >= alarm_t):
+                self._alarm_time_passed = True
+                self._raise_alarm(self.faults.alarm_code, now, alarm_t)
+                return 0.0
+            if self.speed is not None and elapsed < running.duration_s:
+                if self._parse_step(now):
+                    return 0.0
+                until = running.duration_s if alarm_t is None else alarm_t
+                return max((until - elapsed) / self.speed, 1e-4)
+            self._finish_running()
+            return 0.0
+        if self._parse_step(now):
+            return 0.0
+        if self._queue:
+            head = self._queue[0]
+            if head.block is None:
+                self._queue.popleft()
+                self._run_line(head)
+                return 0.0
+            if self._hold:
+                return None
+            wait = self._may_start(head, now)
+            if wait is None:
+                self._start_block(head, now)
+                return 0.0
+            return wait
+        return None
+
+    def _alarm_time(self, running: _Running) -> float | None:
+        """Machine seconds into ``running`` at which the timed alarm fires, if it falls inside it."""
+        at = self.faults.alarm_at_s
+        if at is None or self._alarm_time_passed:
+            return None
+        if running.start_clock <= at < running.start_clock + running.duration_s:
+            return at - running.start_clock
+        return None
+
+    def _may_start(self, head: _Line, now: float) -> float | None:
+        """None if the head block may start now, else seconds to wait for more lines first."""
+        run = head.run
+        assert run is not None
+        if self._blocks_queued >= PLANNER_BLOCKS or run.closed or self._parser is not None:
+            run.closed = True  # a sync command waits behind it, or the plan is final anyway
+            return None
+        idle = now - self._last_rx
+        if idle >= self.idle_grace_s:
+            # Starved: plan to stop at the last block known; a later block starts a new run.
+            run.closed = True
+            return None
+        return self.idle_grace_s - idle
+
+    def _start_block(self, head: _Line, now: float) -> None:
+        if head.number == self.faults.alarm_line:
+            self._raise_alarm(self.faults.alarm_code, now)
+            return
+        run = head.run
+        assert run is not None
+        # A block's speed profile depends only on the blocks before it and the planner's window after it,
+        # all known now: the planner is full or the run is closed.
+        lo = max(0, head.run_index - _LOOKBACK_BLOCKS)
+        planned = plan_run(run.blocks[lo:], self._profile)[head.run_index - lo]
+        self._running = _Running("block", planned.duration_s, self._clock, now, head, planned)
+
+    def _finish_running(self) -> None:
+        running = self._running
+        assert running is not None
+        self._running = None
+        self._clock += running.duration_s
+        line = running.line
+        if running.kind == "block":
+            assert running.planned is not None and line.run is not None
+            self._xy = running.planned.block.end
+            self._queue.popleft()
+            self._blocks_queued -= 1
+            line.run.done += 1
+            if line.run.done >= len(line.run.blocks):
+                line.run.closed = True  # the machine has stopped
+            self._run_line(line)
+        elif running.kind == "home":
+            assert line.on_done is not None
+            line.on_done()
+        else:
+            self._complete(line)
+
+    def _run_line(self, line: _Line) -> None:
+        """A line has physically happened: the twin runs it."""
+        self._twin(line.text)
+        if line.on_done is not None:
+            line.on_done()
+
+    # --- the parser --------------------------------------------------------------------------------
+
+    def _next_line(self) -> str | None:
+        """Move bytes from the receive buffer to the line buffer; a complete line, if one ends."""
+        while self._rx:
+            byte = self._rx.pop(0)
+            if byte in (0x0A, 0x0D):
+                text = self._line.decode("ascii", errors="replace")
+                self._line.clear()
+                if byte == 0x0D:
+                    self.flags.append(
+                        f"line {len(self.received) + 1} {text!r} ends in '\\r': grbl takes '\\r' and '\\n' "
+                        "each as a line end and answers twice; end lines in '\\n' only"
+                    )
+                self.received.append(text)
+                return text
+            self._line.append(byte)
+        return None
+
+    def _parse_step(self, now: float) -> bool:
+        """Read or run the next line if the parser can; True if it did something."""
+        parsed = self._parser
+        if parsed is None:
+            text = self._next_line()
+            if text is None:
+                return False
+            self._accept(text, now)
+            return True
+        if parsed.executing:
+            return False
+        if parsed.sync and (self._queue or self._running is not None):
+            return False  # GRBL's protocol_buffer_synchronize: wait for the planner to empty
+        if parsed.block is not None and self._blocks_queued >= PLANNER_BLOCKS:
+            return False
+        if parsed.sync and parsed.number == self.faults.alarm_line:
+            self._raise_alarm(self.faults.alarm_code, now)
+            return True
+        self._execute(parsed, now)
+        return True
+
+    def _accept(self, text: str, now: float) -> None:
+        block, _ = strip_line(text)
+        if len(block) > _LINE_CHARS:
+            self._reply(11)
+            return
+        if not block:
+            self._reply()  # blank and comment-only lines are answered, for syncing
+            return
+        if block.startswith("$"):
+            try:
+                self._system(block, now)
+            except _Reject as exc:
+                self._reply(exc.code)
+            return
+        self._gcode_lines += 1
+        number = self._gcode_lines
+        if number == self.faults.pull_cable_line:
+            self._unplug(now)
+            return
+        if number == self.faults.freeze_line:
+            self._frozen = True
+            return
+        if number == self.faults.error_line:
+            self._reply(self.faults.error_code)
+            return
+        if self._alarm:
+            self._reply(9)
+            return
+        try:
+            self._parser = self._decode(number, block, now)
+        except _Reject as exc:
+            self._reply(exc.code)
+
+    def _words(self, block: str) -> list[tuple[str, float]]:
+        words: list[tuple[str, float]] = []
+        i = 0
+        while i < len(block):
+            letter = block[i]
+            if not ("A" <= letter <= "Z"):
+                raise _Reject(1)
+            match = _NUMBER.match(block, i + 1)
+            if match is None:
+                raise _Reject(2)
+            words.append((letter, float(match.group())))
+            i = match.end()
+        return words
+
+    def _decode(self, number: int, block: str, now: float) -> _Line | None:
+        """Check a line as GRBL's gc_execute_line does and update the modal state; None if it is done."""
+        words = self._words(block)
+        groups: set[str] = set()
+        g_codes: set[int] = set()
+        m_codes: set[int] = set()
+        values: dict[str, float] = {}
+        for letter, value in words:
+            if letter in "GM":
+                table = _SUPPORTED_G if letter == "G" else _SUPPORTED_M
+                if value != int(value) or int(value) not in table:
+                    raise _Reject(20)
+                group = f"{letter}-{table[int(value)]}"
+                if group in groups:
+                    raise _Reject(21)
+                groups.add(group)
+                (g_codes if letter == "G" else m_codes).add(int(value))
+            elif letter in _VALUE_LETTERS:
+                if letter in values:
+                    raise _Reject(25)
+                if value < 0 and letter in "FSPNT":
+                    raise _Reject(4)
+                values[letter] = value
+            elif letter in _ARC_LETTERS:
+                raise _Reject(36)  # arc words without an arc
+            else:
+                raise _Reject(20)
+        if "P" in values and 4 not in g_codes:
+            raise _Reject(36)
+        if 4 in g_codes and "P" not in values:
+            raise _Reject(28)
+        inches = (20 in g_codes) if g_codes & {20, 21} else self._inches
+        scale = _INCH_MM if inches else 1.0
+        rapid = (0 in g_codes) if g_codes & {0, 1} else self._rapid
+        absolute = (90 in g_codes) if g_codes & {90, 91} else self._absolute
+        feed = values["F"] * scale if "F" in values else self._feed
+        axes = [a for a in "XYZ" if a in values]
+        target = None
+        if axes:
+            if not rapid and not feed:
+                raise _Reject(22)
+            x0, y0 = self._planned_xy
+            if absolute:
+                target = (values.get("X", x0 / scale) * scale, values.get("Y", y0 / scale) * scale)
+            else:
+                target = (x0 + values.get("X", 0.0) * scale, y0 + values.get("Y", 0.0) * scale)
+            if self._settings[20] == "1" and not self._in_envelope(target):
+                self._raise_alarm(2, now)  # soft limit: nothing moves, GRBL waits for a reset
+                return None
+        # Accepted: the modal state changes now, in parse order, as in GRBL.
+        self._inches, self._rapid, self._absolute = inches, rapid, absolute
+        if "F" in values:
+            self._feed = feed
+        line = _Line(number, block)
+        new_speed = values.get("S", self._speed)
+        spindle = next((c for c in m_codes if c in (3, 4, 5)), self._spindle)
+        coolant = (8 in m_codes) if m_codes & {8, 9} else self._coolant
+        line.sync = (
+            spindle != self._spindle
+            or coolant != self._coolant
+            or (new_speed != self._speed and self._spindle != 5)
+            or 4 in g_codes
+            or bool(m_codes & {2, 30})
+        )
+        self._speed = new_speed
+        self._spindle, self._coolant = spindle, coolant
+        if m_codes & {2, 30}:
+            self._spindle, self._coolant = 5, False
+            self._rapid, self._absolute = False, True
+        line.output = (self._spindle, self._coolant, self._speed)
+        if 4 in g_codes:
+            line.dwell_s = values["P"]
+        if target is not None:
+            line.block = self._queue_block(target, None if rapid else feed)
+        return line
+
+    def _in_envelope(self, xy: tuple[float, float]) -> bool:
+        xmin, ymin, xmax, ymax = self.layout.envelope_mm
+        return xmin - 1e-6 <= xy[0] <= xmax + 1e-6 and ymin - 1e-6 <= xy[1] <= ymax + 1e-6
+
+    def _queue_block(self, target: tuple[float, float], feed: float | None) -> Block | None:
+        """The block a move makes (None for one too short to step), planned position updated."""
+        start = self._planned_xy
+        self._planned_xy = target
+        dx, dy = self._profile.to_planner(target[0] - start[0], target[1] - start[1])
+        if math.hypot(dx, dy) < 1e-9:
+            return None
+        return Block(start, target, feed)
+
+    def _execute(self, parsed: _Line, now: float) -> None:
+        """Run a decoded line whose turn has come (planner room, or the planner empty for a sync)."""
+        if parsed.output is not None:
+            self._output = parsed.output
+        if parsed.dwell_s > 0:
+            parsed.executing = True
+            self._running = _Running("dwell", parsed.dwell_s, self._clock, now, parsed)
+            return
+        self._complete(parsed)
+
+    def _complete(self, parsed: _Line) -> None:
+        """Queue a line's motion (or hand it to the twin) and answer it."""
+        self._parser = None
+        if parsed.block is not None:
+            if self._run.closed:
+                self._run = _Run([])
+            parsed.run, parsed.run_index = self._run, len(self._run.blocks)
+            self._run.blocks.append(parsed.block)
+            self._queue.append(parsed)
+            self._blocks_queued += 1
+        elif self._queue:
+            self._queue.append(parsed)  # keeps its place in line for the twin
+        else:
+            self._run_line(parsed)
+        self._reply()
+
+    # --- system commands ---------------------------------------------------------------------------
+
+    def _busy(self) -> bool:
+        return self._running is not None or bool(self._queue) or self._hold
+
+    def _system(self, block: str, now: float) -> None:
+        command = block[1:]
+        if command == "":
+            self._emit("[HLP:$$ $# $G $I $N $x=val $Nx=line $J=line $SLP $C $X $H ~ ! ? ctrl-x]")
+        elif command == "$":
+            if self._busy():
+                raise _Reject(8)
+            for number, value in self._settings.items():
+                self._emit(f"${number}={value}")
+        elif command == "G":
+            motion = "G0" if self._rapid else "G1"
+            words = [
+                motion,
+                "G54",
+                "G17",
+                "G20" if self._inches else "G21",
+                "G90" if self._absolute else "G91",
+            ]
+            words += ["G94", f"M{self._spindle}", "M8" if self._coolant else "M9", "T0"]
+            self._emit(f"[GC:{' '.join(words)} F{self._feed or 0:g} S{self._speed:g}]")
+        elif command == "I":
+            self._emit("[VER:1.1h.20190830:]")
+            self._emit(f"[OPT:V,{PLANNER_BLOCKS},{RX_BUFFER_BYTES}]")
+        elif command == "#":
+            for name in ("G54", "G55", "G56", "G57", "G58", "G59", "G28", "G30", "G92"):
+                self._emit(f"[{name}:0.000,0.000,0.000]")
+            self._emit("[TLO:0.000]")
+            self._emit("[PRB:0.000,0.000,0.000:0]")
+        elif command == "N":
+            self._emit("$N0=")
+            self._emit("$N1=")
+        elif command == "X":
+            if self._alarm:
+                self._alarm = False
+                self._emit("[MSG:Caution: Unlocked]")
+        elif command == "H":
+            self._home(now)
+            return
+        elif command.startswith("J="):
+            self._jog(command[2:], now)
+            return
+        elif "=" in command:
+            self._write_setting(command)
+        else:
+            raise _Reject(3)
+        self._reply()
+
+    def _write_setting(self, command: str) -> None:
+        name, _, text = command.partition("=")
+        if not name.isdigit() or int(name) not in SETTINGS:
+            raise _Reject(3)
+        if not _NUMBER.fullmatch(text):
+            raise _Reject(2)
+        if self._busy():
+            raise _Reject(8)
+        number, value = int(name), float(text)
+        if value < 0:
+            raise _Reject(4)
+        if number == 20 and value and self._settings[22] != "1":
+            raise _Reject(10)
+        self._settings[number] = format_setting(number, value)
+        s = {n: float(v) for n, v in self._settings.items()}
+        try:
+            self._profile = MachineProfile(
+                max_rate_mm_min=(s[110], s[111]),
+                acceleration_mm_s2=(s[120], s[121]),
+                junction_deviation_mm=s[11],
+                kinematics=self.layout.profile.kinematics,
+                planner_blocks=PLANNER_BLOCKS,
+            )
+        except ConfigError:
+            raise _Reject(4) from None
+
+    def _home(self, now: float) -> None:
+        if self._settings[22] != "1":
+            raise _Reject(5)
+        if self._busy() or self._parser is not None:
+            raise _Reject(8)
+        home = self.layout.home_mm
+        line = _Line(0, f"G90 G0 X{home[0]:.3f} Y{home[1]:.3f}")
+
+        def homed() -> None:
+            self._alarm = False
+            self._homed = True
+            self._xy = self._planned_xy = home
+            self._parser = None
+            self._reply()
+
+        line.on_done = homed
+        line.executing = True
+        self._parser = line
+        self._twin(line.text)  # the twin's gantry goes home at once; the clock takes the time below
+        self._twin(self._modal_line())
+        seconds = math.fsum(p.duration_s for p in plan_run([Block(self._xy, home, None)], self._profile))
+        self._running = _Running("home", seconds, self._clock, now, line)
+
+    def _jog(self, body: str, now: float) -> None:
+        if self._alarm:
+            raise _Reject(9)
+        words = self._words(body)
+        values = {letter: value for letter, value in words if letter not in "G"}
+        g_codes = {int(value) for letter, value in words if letter == "G"}
+        if not g_codes <= {20, 21, 53, 90, 91} or "F" not in values or set(values) - set("XYZF"):
+            raise _Reject(16)
+        if values["F"] <= 0:
+            raise _Reject(16)
+        scale = _INCH_MM if (20 in g_codes or (self._inches and 21 not in g_codes)) else 1.0
+        absolute = 90 in g_codes or (self._absolute and 91 not in g_codes)
+        x0, y0 = self._planned_xy
+        if absolute:
+            target = (values.get("X", x0 / scale) * scale, values.get("Y", y0 / scale) * scale)
+        else:
+            target = (x0 + values.get("X", 0.0) * scale, y0 + values.get("Y", 0.0) * scale)
+        if self._settings[20] == "1" and not self._in_envelope(target):
+            raise _Reject(15)
+        feed = values["F"] * scale
+        line = _Line(0, f"G90 G1 X{target[0]:.3f} Y{target[1]:.3f} F{feed:g}", jog=True)
+        line.block = self._queue_block(target, feed)
+
+        def restore_modal() -> None:
+            self._twin(self._modal_line())
+
+        line.on_done = restore_modal
+        if self._queue or self._running is not None or self._blocks_queued >= PLANNER_BLOCKS:
+            self._parser = line
+        else:
+            self._complete(line)
+
+
+class SimHostMagnet:
+    """The host magnet of a servo layout, in the simulated world: engaging and releasing feed the
+    ``(MAGNET ON)`` and ``(MAGNET OFF)`` markers to the twin (after a ``G4 P0``, which the twin wants
+    before a marker). :attr:`actions` records what it was told to do."""
+
+    def __init__(self, world: SimWorld) -> None:
+        self.world = world
+        self.actions: list[str] = []
+        self._closed = False
+
+    def _switch(self, marker: str) -> None:
+        if self._closed:
+            from ..errors import DeviceClosedError
+
+            raise DeviceClosedError("the simulated host magnet is closed; open a new one")
+        with self.world.lock:
+            self.world.twin.run(["G4 P0", f"({marker})"], finish=False)
+        self.actions.append(marker)
+
+    def engage(self) -> None:
+        self._switch("MAGNET ON")
+
+    def release(self) -> None:
+        self._switch("MAGNET OFF")
+
+    def close(self) -> None:
+        self._closed = True
+
+    def __enter__(self) -> SimHostMagnet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<SimHostMagnet world={self.world.name!r} actions={len(self.actions)}>"
+
+
+_URL_OPTIONS = frozenset(
+    {
+        "speed",
+        "homing",
+        "soft_limits",
+        "idle_grace_s",
+        "error_line",
+        "error_code",
+        "alarm_line",
+        "alarm_at_s",
+        "alarm_code",
+        "pull_cable_line",
+        "freeze_line",
+        "reply_delay_s",
+        "garble_rate",
+        "seed",
+    }
+)
+
+
+def sim_grbl_for_url(url: str, *, timeout: float | None = None, do_not_open: bool = False) -> SimGrbl:
+    """A :class:`SimGrbl` for ``sim://[world][?speed=F|max&homing=0&soft_limits=1&error_line=N&…]``.
+
+    Options: ``speed`` (a factor, or ``max`` for virtual time; default 1), ``homing``, ``soft_limits``,
+    ``idle_grace_s`` and every field of :class:`SimFaults`. The world is looked up by name (created with
+    the default layout if there is none yet). Raises :class:`~chessatron.errors.ConfigError` for an
+    unknown option or a bad value.
+    """
+    parsed = DeviceUrl.parse(url)
+    if parsed.scheme != "sim":
+        raise ConfigError(f"{url!r} is not a sim:// URL")
+    unknown = sorted(set(parsed.params) - _URL_OPTIONS)
+    if unknown:
+        raise ConfigError(f"unknown option {unknown[0]!r} in {url!r}; use {', '.join(sorted(_URL_OPTIONS))}")
+    speed_text = parsed.params.get("speed", "1")
+    speed = None if speed_text.lower() in ("max", "none") else parsed.number("speed", 1.0)
+
+    def optional(key: str) -> int | None:
+        return parsed.integer(key, 0) if key in parsed.params else None
+
+    faults = SimFaults(
+        error_line=optional("error_line"),
+        error_code=parsed.integer("error_code", 20),
+        alarm_line=optional("alarm_line"),
+        alarm_at_s=parsed.number("alarm_at_s", 0.0) if "alarm_at_s" in parsed.params else None,
+        alarm_code=parsed.integer("alarm_code", 1),
+        pull_cable_line=optional("pull_cable_line"),
+        freeze_line=optional("freeze_line"),
+        reply_delay_s=parsed.number("reply_delay_s", 0.0),
+        garble_rate=parsed.number("garble_rate", 0.0),
+        seed=parsed.integer("seed", 0),
+    )
+    world = get_world(parsed.target.strip("/") or "default")
+    return SimGrbl(
+        world,
+        speed=speed,
+        timeout=timeout,
+        homing=parsed.flag("homing", True),
+        soft_limits=parsed.flag("soft_limits", False),
+        faults=faults,
+        idle_grace_s=parsed.number("idle_grace_s", 0.03),
+        port=url,
+        do_not_open=do_not_open,
+    )

@@ -1,0 +1,710 @@
+"""The GRBL link against the simulated GRBL (and scripted peers): connect, stream whole games, faults.
+
+Every wait in the code under test has a deadline; the tests check the deadlines rather than lean on a
+pytest timeout plugin.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+
+import chess
+import pytest
+import serial
+
+from chessatron.errors import (
+    ConfigError,
+    ConnectionLostError,
+    DeviceClosedError,
+    GarbledReplyError,
+    GcodeError,
+    GrblAlarm,
+    GrblError,
+    GrblResetError,
+    GrblVersionError,
+)
+from chessatron.gcode import comment
+from chessatron.grbl.link import GrblLink
+from chessatron.grbl.protocol import Status
+from chessatron.grbl.stream import StreamProgress, StreamResult, strip_line
+from chessatron.layout import Layout, MagnetConfig
+from chessatron.planner import Relocation
+from chessatron.sim.grbl import SimFaults, SimGrbl, SimHostMagnet
+from chessatron.sim.protocol_sim import Serial as SimSerial
+from chessatron.sim.world import SimWorld, forget_world, register_world
+from chessatron.simulate import TableSimulator, game_moves, simulate_game
+from chessatron.table import Table
+
+from .conftest import shared_games
+
+# --- a game to stream --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game and the reset after it, as one program, with what the table should look like after it."""
+
+    layout: Layout
+    lines: list[str]
+    start: Table
+    sim: TableSimulator
+    relocations: list[tuple[Relocation, range]]
+    """Each relocation with the program lines (1-based) that carry it out."""
+    predicted_s: float
+
+    def sent_line(self, n: int) -> int:
+        """The program line of the n-th g-code line the link sends (comments are not sent)."""
+        sent = [number for number, text in enumerate(self.lines, start=1) if strip_line(text)[0]]
+        return sent[n - 1]
+
+
+def _make_game(layout: Layout) -> Game:
+    _, first = shared_games()[0]
+    board, moves = game_moves(first)
+    sim, run = simulate_game(layout, board, moves)
+    run.setups.append(sim.set_up(chess.Board()))
+    lines = list(run.program_lines())
+    relocations: list[tuple[Relocation, range]] = []
+    at = len(run.header)
+    for chunk_lines, plan in [(p.lines, p.plan) for p in run.plies] + [(s.lines, s.plan) for s in run.setups]:
+        starts = []
+        cursor = 0
+        for relocation in plan.relocations:
+            marker = comment(f"{relocation.purpose} {relocation.piece.id} {relocation.piece.symbol}")
+            cursor = chunk_lines.index(marker, cursor)
+            starts.append(cursor)
+            cursor += 1
+        ends = [*starts[1:], len(chunk_lines)]
+        for relocation, start, end in zip(plan.relocations, starts, ends, strict=True):
+            relocations.append((relocation, range(at + start + 1, at + end + 1)))
+        at += len(chunk_lines)
+    assert at == len(lines)
+    predicted = run.seconds + sum(setup.seconds for setup in run.setups)
+    return Game(layout, lines, sim.start_table, sim, relocations, predicted)
+
+
+@pytest.fixture(scope="module")
+def game() -> Game:
+    return _make_game(Layout.default())
+
+
+@pytest.fixture(scope="module")
+def servo_game() -> Game:
+    return _make_game(replace(Layout.default(), magnet=MagnetConfig(method="servo")))
+
+
+@pytest.fixture
+def world(request: pytest.FixtureRequest) -> Iterator[SimWorld]:
+    name = f"test-{request.node.name}"
+    yield register_world(SimWorld(Layout.default(), name=name))
+    forget_world(name)
+
+
+def _fresh_world(layout: Layout, table: Table | None) -> SimWorld:
+    return SimWorld(layout, table, name="game")
+
+
+@dataclass
+class Bench:
+    world: SimWorld
+    grbl: SimGrbl
+    link: GrblLink
+
+
+@pytest.fixture
+def bench_factory() -> Iterator[Callable[..., Bench]]:
+    made: list[Bench] = []
+
+    def make(
+        game: Game | None = None, *, host_magnet: bool = False, timeout_s: float = 1.0, **sim: object
+    ) -> Bench:
+        layout = Layout.default() if game is None else game.layout
+        world = _fresh_world(layout, None if game is None else game.start)
+        grbl = SimGrbl(world, speed=None, **sim)  # type: ignore[arg-type]
+        magnet = SimHostMagnet(world) if host_magnet else None
+        link = GrblLink.over(grbl, layout=layout, host_magnet=magnet, timeout_s=timeout_s)
+        made.append(Bench(world, grbl, link))
+        return made[-1]
+
+    yield make
+    for bench in made:
+        bench.link.close()
+
+
+def _assert_table(game: Game, world: SimWorld, result: StreamResult) -> None:
+    """Pieces whose last started relocation completed are at its goal; none is left on the magnet; with a
+    complete run, every piece is where the simulator's table says."""
+    twin = world.twin
+    assert not twin.magnet_on, "a piece was left hanging on the magnet"
+    layout = game.layout
+    if result.ok:
+        for piece in game.sim.table:
+            expected = layout.node_mm(game.sim.table.node_of(piece.id))
+            assert math.dist(expected, twin.pieces[piece.id].xy) < 0.01, piece.id
+        assert len(twin.pieces) == len(game.sim.table)
+        return
+    last_started: dict[str, tuple[Relocation, bool]] = {}
+    for relocation, lines in game.relocations:
+        codes = [n for n in lines if strip_line(game.lines[n - 1])[0]]
+        started = any(result.state(n) != "pending" for n in codes)
+        if started:
+            done = all(result.state(n) == "ok" for n in lines)
+            last_started[relocation.piece.id] = (relocation, done)
+    checked = 0
+    for piece_id, (relocation, done) in last_started.items():
+        if done:
+            assert math.dist(twin.pieces[piece_id].xy, layout.node_mm(relocation.goal)) < 0.01, relocation
+            checked += 1
+    assert checked > 0
+
+
+def _stream(bench: Bench, game: Game, **kwargs: object) -> StreamResult:
+    bench.link.connect()
+    bench.link.home()
+    return bench.link.stream(game.lines, **kwargs)  # type: ignore[arg-type]
+
+
+# --- connecting --------------------------------------------------------------------------------------
+
+
+def test_connect_reads_the_banner_and_settings(bench_factory: Callable[..., Bench]) -> None:
+    bench = bench_factory()
+    assert bench.link.connect() == []
+    assert bench.link.version == "1.1h"
+    assert bench.link.settings[110] == 12000.0 and bench.link.settings[130] == 630.0
+    assert bench.link.last_status is not None and bench.link.last_status.is_alarm  # homing lock
+    bench.link.home()
+    status = bench.link.status(fresh=True)
+    assert (status.state, status.mpos) == ("Idle", (0.0, 0.0, 0.0))
+    assert bench.link.status() is status  # polled at most status_hz times a second
+    bench.grbl.assert_clean()
+
+
+def test_connect_warns_where_settings_disagree_with_the_layout(bench_factory: Callable[..., Bench]) -> None:
+    bench = bench_factory(homing=False)
+    (warning,) = bench.link.connect()
+    assert "homing is off ($22=0)" in warning
+    for setting in ("$110=6000", "$32=1", "$131=300"):
+        bench.link.command(setting)
+    warnings = bench.link.connect()
+    assert len(warnings) == 4
+    assert any(w.startswith("laser mode is on ($32=1)") for w in warnings)
+    assert any(w.startswith("$110 (x maximum rate, mm/min) is 6000") for w in warnings)
+    assert any(w.startswith("$131 (y maximum travel) is 300 mm") for w in warnings)
+
+
+def test_a_device_that_is_not_grbl_1_1_is_refused() -> None:
+    peer = ScriptedPeer({b"\x18": b"ok\r\nok\r\n\r\nGrbl 0.9j ['$' for help]\r\n"})
+    with GrblLink.over(peer, timeout_s=0.3) as link, pytest.raises(GrblVersionError, match=r"0\.9j"):
+        link.connect()
+
+
+def test_stray_answers_before_the_banner_are_dropped() -> None:
+    settings = b"".join(b"$%d=%s\r\n" % (n, v) for n, v in ((22, b"1"), (110, b"12000.000"))) + b"ok\r\n"
+    peer = ScriptedPeer(
+        {
+            b"\x18": b"ok\r\nok\r\nerror:2\r\n\r\nGrbl 1.1h ['$' for help]\r\n",
+            b"$$\n": settings,
+            b"?": b"<Idle|MPos:0.000,0.000,0.000|FS:0,0>\r\n",
+        }
+    )
+    with GrblLink.over(peer, timeout_s=0.3) as link:
+        assert link.connect() == []
+        assert link.settings == {22: 1.0, 110: 12000.0}
+
+
+@pytest.mark.parametrize("url", ["loop://", "silent"])
+def test_no_banner_is_a_lost_connection_not_a_hang(url: str) -> None:
+    started = time.monotonic()
+    link = GrblLink(url, timeout_s=0.2) if url != "silent" else GrblLink.over(ScriptedPeer({}), timeout_s=0.2)
+    with link, pytest.raises(ConnectionLostError, match="no grbl banner"):
+        link.connect()
+    assert time.monotonic() - started < 1.0
+
+
+def test_a_port_that_cannot_be_opened_is_named() -> None:
+    from chessatron.errors import SerialPortError
+
+    with pytest.raises(SerialPortError, match="/dev/no-such-grbl"):
+        GrblLink("/dev/no-such-grbl").open()
+
+
+def test_sim_urls_open_the_simulated_grbl(world: SimWorld) -> None:
+    with serial.serial_for_url(f"sim://{world.name}?speed=max&homing=0", timeout=0.5) as port:
+        assert isinstance(port, SimSerial) and port.grbl is not None and port.grbl.world is world
+        assert port.grbl.settings[22] == "0"
+    with GrblLink(f"sim://{world.name}?speed=max&homing=0", layout=world.layout) as link:
+        assert "homing is off" in link.connect()[0]
+        assert link.stream(["G0 X100 Y100"]).ok
+    assert world.twin.magnet_xy == (100.0, 100.0)
+    with pytest.raises(ConfigError, match="unknown option 'bogus'"):
+        GrblLink(f"sim://{world.name}?bogus=1").open()
+
+
+def test_the_link_closes_once_and_then_refuses(bench_factory: Callable[..., Bench]) -> None:
+    link = bench_factory().link
+    link.close()
+    link.close()
+    with pytest.raises(DeviceClosedError):
+        link.open()
+
+
+# --- streaming whole games ---------------------------------------------------------------------------
+
+
+def test_a_whole_game_ends_with_the_simulators_table(game: Game, bench_factory: Callable[..., Bench]) -> None:
+    bench = bench_factory(game)
+    progress: list[StreamProgress] = []
+    before = bench.grbl.machine_s
+    result = _stream(bench, game, on_progress=progress.append)
+    assert result.ok, result.error
+    assert result.completed_through == len(game.lines) and result.unfinished_from is None
+    assert bench.world.twin.violations == ()
+    _assert_table(game, bench.world, result)
+    bench.grbl.assert_clean()  # \n endings only, never more than the buffer holds
+    assert all(not line.endswith("\r") for line in bench.grbl.received)
+    # The planner was never starved: the machine took the time the planner model predicts.
+    assert 0.999 <= (bench.grbl.machine_s - before) / game.predicted_s <= 1.02
+    assert (
+        progress[-1].answered
+        == progress[-1].total
+        == len([line for line in game.lines if strip_line(line)[0]])
+    )
+
+
+class RecordingMagnet:
+    """The simulated host magnet, noting what the board was doing when each action ran."""
+
+    def __init__(self, inner: SimHostMagnet, grbl: SimGrbl) -> None:
+        self.inner, self.grbl = inner, grbl
+        self.events: list[tuple[str, str, int, str, int]] = []
+
+    def _note(self, what: str) -> None:
+        grbl = self.grbl
+        self.events.append((what, grbl.received[-1], grbl.planner_blocks, grbl.state, len(grbl.received)))
+
+    def engage(self) -> None:
+        self._note("engage")
+        self.inner.engage()
+
+    def release(self) -> None:
+        self._note("release")
+        self.inner.release()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_servo_game_switches_the_host_magnet_exactly_at_the_syncs(
+    servo_game: Game, bench_factory: Callable[..., Bench]
+) -> None:
+    bench = bench_factory(servo_game, host_magnet=True)
+    assert isinstance(bench.link.host_magnet, SimHostMagnet)
+    recorder = RecordingMagnet(bench.link.host_magnet, bench.grbl)
+    bench.link.host_magnet = recorder
+    result = _stream(bench, servo_game)
+    assert result.ok, result.error
+    markers = [line.strip("()") for line in servo_game.lines if line in ("(MAGNET ON)", "(MAGNET OFF)")]
+    assert [what for what, *_ in recorder.events] == [
+        "engage" if m == "MAGNET ON" else "release" for m in markers
+    ]
+    for _, last_received, planner_blocks, state, _ in recorder.events:
+        # GRBL has answered the G4 P0 (the machine stands still) and nothing after it has been sent.
+        assert (last_received, planner_blocks, state) == ("G4P0", 0, "Idle")
+    assert len({received for *_, received in recorder.events}) == len(recorder.events)
+    assert bench.world.twin.violations == ()
+    _assert_table(servo_game, bench.world, result)
+
+
+# --- faults -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("faults", "expected"),
+    [
+        (SimFaults(error_line=700, error_code=33), GrblError),
+        (SimFaults(alarm_line=800), GrblAlarm),
+        (SimFaults(alarm_at_s=400.0, alarm_code=9), GrblAlarm),
+        (SimFaults(pull_cable_line=900), ConnectionLostError),
+        (SimFaults(freeze_line=600), ConnectionLostError),
+    ],
+    ids=["error", "alarm-at-line", "alarm-at-time", "cable-pulled", "firmware-hangs"],
+)
+def test_each_fault_is_reported_with_its_line_and_the_piece_dropped(
+    game: Game, bench_factory: Callable[..., Bench], faults: SimFaults, expected: type[Exception]
+) -> None:
+    bench = bench_factory(game, timeout_s=0.5, faults=faults)
+    started = time.monotonic()
+    result = _stream(bench, game)
+    assert time.monotonic() - started < 5.0
+    assert isinstance(result.error, expected)
+    with pytest.raises(expected):
+        result.raise_for_error()
+    line = result.failed_line
+    assert line is not None and line == getattr(result.error, "line", None)
+    if faults.error_line or faults.alarm_line:
+        assert line == game.sent_line(faults.error_line or faults.alarm_line or 0)
+    gone = faults.pull_cable_line or faults.freeze_line
+    if gone:
+        # The line that met the fault never ran; the report names the first one that may not have finished.
+        assert line <= game.sent_line(gone) and result.state(game.sent_line(gone)) != "ok"
+    if isinstance(result.error, GrblError):
+        assert result.error.code == 33
+        assert result.state(line) == "error" and f"program line {line} " in str(result.error)
+        assert result.completed_through == line - 1
+    else:
+        assert result.unfinished_from == line
+    if faults.alarm_at_s is not None:
+        assert bench.grbl.machine_s == pytest.approx(faults.alarm_at_s)
+        assert isinstance(result.error, GrblAlarm) and result.error.code == 9
+    assert result.completed and max(result.completed) < len(game.lines)
+    if not isinstance(result.error, ConnectionLostError) or faults.pull_cable_line:
+        _assert_table(game, bench.world, result)  # a frozen board keeps its outputs as they were
+
+
+def test_an_error_on_a_servo_table_releases_the_host_magnet(
+    servo_game: Game, bench_factory: Callable[..., Bench]
+) -> None:
+    # The first drag: its G1 lines come after the first (MAGNET ON).
+    first_drag = next(n for n, text in enumerate(servo_game.lines, start=1) if text.startswith("G1 "))
+    nth = [n for n, text in enumerate(servo_game.lines, start=1) if strip_line(text)[0]].index(first_drag) + 1
+    bench = bench_factory(servo_game, host_magnet=True, faults=SimFaults(error_line=nth))
+    result = _stream(bench, servo_game)
+    assert isinstance(result.error, GrblError) and result.failed_line == first_drag
+    assert not bench.world.twin.magnet_on
+    magnet = bench.link.host_magnet
+    assert isinstance(magnet, SimHostMagnet) and magnet.actions == ["MAGNET ON", "MAGNET OFF"]
+
+
+def test_slow_replies_only_slow_the_stream(game: Game, bench_factory: Callable[..., Bench]) -> None:
+    bench = bench_factory(game, faults=SimFaults(reply_delay_s=0.001))
+    result = _stream(bench, game)
+    assert result.ok, result.error
+    _assert_table(game, bench.world, result)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_garbled_replies_stop_the_stream_safely(
+    game: Game, bench_factory: Callable[..., Bench], seed: int
+) -> None:
+    bench = bench_factory(game, timeout_s=0.5)
+    bench.link.connect()
+    bench.link.home()
+    bench.grbl.inject(SimFaults(garble_rate=0.01, seed=seed))
+    started = time.monotonic()
+    result = bench.link.stream(game.lines)
+    assert time.monotonic() - started < 5.0
+    assert isinstance(result.error, GarbledReplyError)
+    assert result.failed_line is not None and "garbled" in str(result.error)
+    assert not bench.world.twin.magnet_on
+
+
+def test_a_grbl_reset_in_the_middle_is_reported(world: SimWorld) -> None:
+    grbl = SimGrbl(world, speed=20.0, homing=False)
+    with GrblLink.over(grbl, layout=world.layout, timeout_s=1.0) as link:
+        link.connect()
+        threading.Timer(0.1, lambda: grbl.write(b"\x18")).start()
+        result = link.stream(["G1 X300 F6000", "G1 X0"])
+    assert isinstance(result.error, (GrblResetError, GrblAlarm))
+    assert result.failed_line == 1
+
+
+def _real_time_fault(
+    world: SimWorld, fault: Callable[[SimGrbl], None], timeout_s: float
+) -> tuple[StreamResult, float]:
+    grbl = SimGrbl(world, speed=1.0, homing=False)
+    with GrblLink.over(grbl, layout=world.layout, timeout_s=timeout_s) as link:
+        link.connect()
+        at: list[float] = []
+
+        def strike() -> None:
+            at.append(time.monotonic())
+            fault(grbl)
+
+        threading.Timer(0.2, strike).start()
+        result = link.stream(["M3 S1000", "G1 X600 F600", "M5"])  # a minute of motion
+        return result, time.monotonic() - at[0]
+
+
+@pytest.mark.parametrize(
+    ("fault", "expected"),
+    [
+        (lambda grbl: grbl.raise_alarm(1), GrblAlarm),
+        (lambda grbl: grbl.pull_cable(), ConnectionLostError),
+        (lambda grbl: grbl.freeze(), ConnectionLostError),
+    ],
+    ids=["alarm", "cable-pulled", "firmware-hangs"],
+)
+def test_faults_during_a_long_move_are_detected_within_two_seconds(
+    world: SimWorld, fault: Callable[[SimGrbl], None], expected: type[Exception]
+) -> None:
+    result, delay = _real_time_fault(world, fault, timeout_s=1.0)
+    assert isinstance(result.error, expected)
+    assert delay < 2.0
+    assert result.failed_line == 2 and result.state(1) == "ok" and result.state(3) != "ok"
+
+
+def test_soft_limits_alarm_on_gcode_and_refuse_jogs(bench_factory: Callable[..., Bench]) -> None:
+    bench = bench_factory(soft_limits=True)
+    bench.link.connect()
+    bench.link.home()
+    with pytest.raises(GrblError, match="error:15") as refused:
+        bench.link.command("$J=G91 X1000 F1000")
+    assert refused.value.code == 15
+    result = bench.link.stream(["G0 X100", "G0 X1000 Y10", "G0 X0"])
+    assert isinstance(result.error, GrblAlarm) and result.error.code == 2
+    assert "soft limit" in str(result.error)
+    bench.link.soft_reset()
+    bench.link.unlock()
+    assert bench.link.stream(["G0 X50 Y50"]).ok
+    assert bench.world.twin.magnet_xy == (50.0, 50.0)
+
+
+def test_homing_without_switches_is_a_clear_error(bench_factory: Callable[..., Bench]) -> None:
+    bench = bench_factory(homing=False)
+    bench.link.connect()
+    with pytest.raises(GrblError, match=r"homing is off \(\$22=0\)") as failed:
+        bench.link.home()
+    assert failed.value.code == 5
+
+
+def test_feed_hold_and_resume(world: SimWorld) -> None:
+    grbl = SimGrbl(world, speed=10.0, homing=False)
+    with GrblLink.over(grbl, layout=world.layout) as link:
+        link.connect()
+        states: list[str] = []
+        threading.Timer(0.1, link.feed_hold).start()
+        threading.Timer(0.6, link.resume).start()
+
+        def note(progress: StreamProgress) -> None:
+            if progress.status is not None:
+                states.append(progress.status.state)
+
+        started = time.monotonic()
+        result = link.stream(["G1 X300 F6000"], on_progress=note)  # under half a second unheld
+    assert result.ok and "Hold" in states
+    assert time.monotonic() - started >= 0.5
+
+
+def test_lines_grbl_would_take_as_real_time_commands_are_refused(bench_factory: Callable[..., Bench]) -> None:
+    bench = bench_factory()
+    with pytest.raises(GcodeError, match="real-time"):
+        bench.link.stream(["G0 X10", "G0 X20 ?"])
+    assert bench.grbl.received == []
+
+
+def test_host_markers_need_a_host_magnet(bench_factory: Callable[..., Bench]) -> None:
+    bench = bench_factory()
+    with pytest.raises(ConfigError, match="host magnet"):
+        bench.link.stream(["G4 P0", "(MAGNET ON)"])
+    with pytest.raises(ConfigError, match="on_host"):
+        bench.link.stream(["G4 P0", "(HOST beep)"])
+    bench.link.connect()
+    bench.link.unlock()
+    names: list[str] = []
+    assert bench.link.stream(["G0 X5", "G4 P0", "(HOST beep)"], on_host=names.append).ok
+    assert names == ["BEEP"] and bench.grbl.received[-1] == "G4P0"
+
+
+# --- the simulated board itself ----------------------------------------------------------------------
+
+
+def _lines(grbl: SimGrbl, count: int) -> list[bytes]:
+    return [grbl.readline() for _ in range(count)]
+
+
+def test_the_simulator_answers_crlf_twice_and_flags_it(world: SimWorld) -> None:
+    with SimGrbl(world, speed=None, timeout=1.0, homing=False) as grbl:
+        _lines(grbl, 2)
+        grbl.write(b"G0 X1\r\n")
+        assert _lines(grbl, 2) == [b"ok\r\n", b"ok\r\n"]
+        assert "'\\r'" in grbl.flags[0]
+        with pytest.raises(AssertionError):
+            grbl.assert_clean()
+
+
+def test_the_simulator_loses_what_overflows_its_buffer(world: SimWorld) -> None:
+    with SimGrbl(world, speed=None, timeout=1.0, homing=False) as grbl:
+        grbl.write(b"G0 X1\n" * 40)  # 240 bytes at once: the board cannot read them that fast
+        assert "overrun: 112 bytes lost" in grbl.flags[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "answer"),
+    [
+        ("G0 X10", b"ok"),
+        ("G5 X1", b"error:20"),
+        ("X1.2.3", b"error:1"),
+        ("G0 X", b"error:2"),
+        ("1 G0", b"error:1"),
+        ("G0 G1 X1", b"error:21"),
+        ("G0 X1 X2", b"error:25"),
+        ("G1 X10", b"error:22"),
+        ("G4", b"error:28"),
+        ("G0 P1", b"error:36"),
+        ("S-1", b"error:4"),
+        ("M7", b"error:20"),
+        ("G1 X" + "1" * 80, b"error:11"),
+        ("$Q", b"error:3"),
+        ("$H", b"error:5"),
+        ("(just a comment)", b"ok"),
+        ("", b"ok"),
+    ],
+)
+def test_the_simulator_answers_like_grbl(world: SimWorld, line: str, answer: bytes) -> None:
+    with SimGrbl(world, speed=None, timeout=1.0, homing=False) as grbl:
+        _lines(grbl, 2)
+        grbl.write(line.encode() + b"\n")
+        assert grbl.readline() == answer + b"\r\n"
+
+
+def test_the_simulator_reports_help_state_and_settings(world: SimWorld) -> None:
+    with SimGrbl(world, speed=None, timeout=1.0) as grbl:
+        _lines(grbl, 3)
+        grbl.write(b"G0 X1\n")
+        assert _lines(grbl, 1) == [b"error:9\r\n"]  # locked until homed or unlocked
+        grbl.write(b"$X\n$G\n$I\n$\n")
+        replies = [line.decode().strip() for line in _lines(grbl, 9)]
+        assert replies[:2] == ["[MSG:Caution: Unlocked]", "ok"]
+        assert replies[2] == "[GC:G0 G54 G17 G21 G90 G94 M5 M9 T0 F0 S0]"
+        assert replies[4:6] == ["[VER:1.1h.20190830:]", "[OPT:V,15,128]"]
+        assert replies[7].startswith("[HLP:")
+
+
+def test_the_simulator_refuses_everything_after_a_limit_alarm_until_reset(world: SimWorld) -> None:
+    with SimGrbl(world, speed=None, timeout=0.3, homing=False) as grbl:
+        _lines(grbl, 2)
+        grbl.raise_alarm(1)
+        assert _lines(grbl, 2) == [b"ALARM:1\r\n", b"[MSG:Reset to continue]\r\n"]
+        grbl.write(b"G0 X1\n?")
+        assert grbl.readline() == b""  # nothing, not even a status report
+        grbl.write(b"\x18")
+        assert _lines(grbl, 3)[1:] == [b"Grbl 1.1h ['$' for help]\r\n", b"[MSG:'$H'|'$X' to unlock]\r\n"]
+        assert grbl.state == "Alarm"
+
+
+def test_the_simulators_status_reports_parse(world: SimWorld) -> None:
+    from chessatron.grbl.protocol import parse_message
+
+    with SimGrbl(world, speed=None, timeout=1.0, homing=False) as grbl:
+        _lines(grbl, 2)
+        for _ in range(12):
+            grbl.write(b"?")
+            assert isinstance(parse_message(grbl.readline()), Status)
+
+
+# --- the pseudo-terminal ----------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="pseudo-terminals are POSIX only")
+def test_the_simulator_serves_a_pseudo_terminal() -> None:
+    code = (
+        "from chessatron.grbl.pty import serve_pty; from chessatron.sim.world import get_world; "
+        "serve_pty(get_world('pty'), speed=None)"
+    )
+    with (
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) as server,
+        selectors.DefaultSelector() as selector,
+    ):
+        try:
+            assert server.stdout is not None
+            selector.register(server.stdout, selectors.EVENT_READ)
+            assert selector.select(timeout=20.0), "the server printed no path"
+            path = server.stdout.readline().strip()
+            assert path.startswith("/dev/")
+            with GrblLink(path, layout=Layout.default(), timeout_s=2.0) as link:
+                link.connect()
+                link.home()
+                assert link.stream(["G0 X100 Y50", "G1 X120 F3000"]).ok
+                assert link.status(fresh=True).mpos == (120.0, 50.0, 0.0)
+            server.send_signal(signal.SIGTERM)
+            assert server.wait(timeout=5.0) == 0
+        finally:
+            if server.poll() is None:
+                server.kill()
+
+
+# --- a scripted peer ---------------------------------------------------------------------------------
+
+
+class ScriptedPeer:
+    """A fake port, like pyserial's ``loop://`` but answering from a script: bytes written that match a
+    key (a whole write) queue its answer."""
+
+    def __init__(self, script: dict[bytes, bytes]) -> None:
+        self.script = script
+        self.timeout: float | None = None
+        self.written: list[bytes] = []
+        self._out = bytearray()
+        self._cond = threading.Condition()
+
+    @property
+    def in_waiting(self) -> int:
+        return len(self._out)
+
+    def write(self, data: bytes, /) -> int:
+        with self._cond:
+            self.written.append(data)
+            self._out += self.script.get(data, b"")
+            self._cond.notify_all()
+        return len(data)
+
+    def read(self, size: int = 1, /) -> bytes:
+        with self._cond:
+            if not self._out:
+                self._cond.wait(self.timeout)
+            data = bytes(self._out[:size])
+            del self._out[:size]
+            return data
+
+    def reset_input_buffer(self) -> None:
+        self._out.clear()
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_restart_of_grbl_in_the_middle_of_a_program_is_reported() -> None:
+    peer = ScriptedPeer(
+        {
+            b"\x18": b"\r\nGrbl 1.1h ['$' for help]\r\n",
+            b"$$\n": b"$22=0\r\nok\r\n",
+            b"?": b"<Idle|MPos:0.000,0.000,0.000|FS:0,0>\r\n",
+            b"G0X1\n": b"ok\r\n",
+            b"G0X2\n": b"\r\nGrbl 1.1h ['$' for help]\r\n",
+        }
+    )
+    with GrblLink.over(peer, timeout_s=0.5) as link:
+        link.connect()
+        result = link.stream(["G0 X1", "G0 X2", "G0 X3"])
+    assert isinstance(result.error, GrblResetError) and result.failed_line == 1
+    assert result.states == ("ok", "sent", "sent")
+
+
+def test_an_answer_lost_without_a_trace_stops_the_stream() -> None:
+    idle = b"<Idle|MPos:0.000,0.000,0.000|Bf:15,128|FS:0,0>\r\n"
+    peer = ScriptedPeer(
+        {
+            b"\x18": b"\r\nGrbl 1.1h ['$' for help]\r\n",
+            b"$$\n": b"$22=0\r\nok\r\n",
+            b"?": idle,
+            b"M8\n": b"ok\r\n",
+            b"G1X1F100\n": b"",  # noise ate the "ok"
+        }
+    )
+    with GrblLink.over(peer, timeout_s=0.3, status_hz=20.0) as link:
+        link.connect()
+        started = time.monotonic()
+        result = link.stream(["M8", "G1 X1 F100", "M9"])
+    assert time.monotonic() - started < 1.5
+    assert isinstance(result.error, GarbledReplyError) and result.failed_line == 2
+    assert b"M9\n" in peer.written  # the magnet (on the coolant output) was released
