@@ -1,0 +1,194 @@
+"""``chessatron hw test``: walk a maker through their build, one device at a time.
+
+Connect to GRBL (banner, settings checked against the layout), home when homing is on, move the magnet to
+each corner of the table, engage and release the magnet, light each LED, show the sensor matrix live,
+show a line on the display and play a tune. On the simulator every step checks itself against the digital
+twin; on hardware the maker answers whether it looked right.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import chess
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
+from .config import Config
+from .errors import ChessatronError
+from .layout import Cell, Layout
+from .ports import DeviceUrl, OccupancySensor
+from .verification import cell_name
+
+Ask = Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class StepResult:
+    name: str
+    ok: bool
+    detail: str
+
+
+def _corners(layout: Layout) -> list[tuple[str, tuple[float, float]]]:
+    width, height = layout.node_extent
+    named = [("near left", (0, 0)), ("near right", (width - 1, 0)), ("far right", (width - 1, height - 1))]
+    named.append(("far left", (0, height - 1)))
+    return [(name, layout.node_mm(node)) for name, node in named]
+
+
+def sensor_matrix(layout: Layout, cells: frozenset[Cell]) -> Text:
+    """The whole table as a grid of ● (occupied) and · (empty), top row first."""
+    text = Text()
+    for row in reversed(range(layout.rows)):
+        for column in range(layout.columns):
+            on = (column, row) in cells
+            style = "bold green" if on else "dim"
+            if layout.cell_kind((column, row)) == "board":
+                style += " on grey15"
+            text.append(" ● " if on else " · ", style=style)
+        text.append("\n")
+    return text
+
+
+def hardware_test(
+    config: Config, *, console: Console, ask: Ask, sensor_seconds: float = 3.0, only: set[str] | None = None
+) -> list[StepResult]:
+    """Run the walk-through; returns one result per step (a failed step does not stop the others)."""
+    layout = config.layout
+    results: list[StepResult] = []
+
+    def step(name: str, action: Callable[[], tuple[bool, str]]) -> None:
+        if only is not None and name not in only:
+            return
+        console.rule(name)
+        try:
+            ok, detail = action()
+        except ChessatronError as exc:
+            ok, detail = False, str(exc)
+        results.append(StepResult(name, ok, detail))
+        console.print(("[green]ok[/green] " if ok else "[red]failed[/red] ") + detail)
+
+    simulated = {kind: DeviceUrl.parse(url).scheme == "sim" for kind, url in config.urls.items()}
+
+    def gantry() -> tuple[bool, str]:
+        from .grbl.link import GrblLink
+        from .sim.world import get_world
+
+        with GrblLink(config.urls["grbl"], layout=layout, baudrate=config.baudrate) as link:
+            warnings = link.connect()
+            for warning in warnings:
+                console.print(f"[yellow]warning:[/yellow] {warning}")
+            if config.home or link.status(fresh=True).state.lower().startswith("alarm"):
+                console.print("homing ($H)…")
+                link.home()
+            missed = []
+            for name, (x, y) in _corners(layout):
+                console.print(f"magnet to the {name} corner of the table: X{x:g} Y{y:g}")
+                result = link.stream([f"G0 X{x:.3f} Y{y:.3f}", "G4 P0"])
+                result.raise_for_error()
+                if simulated["grbl"]:
+                    world = get_world(DeviceUrl.parse(config.urls["grbl"]).target or "default", layout)
+                    at = world.twin.magnet_xy
+                    if abs(at[0] - x) > 0.01 or abs(at[1] - y) > 0.01:
+                        missed.append(name)
+                elif not ask(f"is the magnet under the {name} corner?"):
+                    missed.append(name)
+            if missed:
+                return (
+                    False,
+                    f"the magnet did not reach: {', '.join(missed)}; check $100/$101 steps/mm and $3",
+                )
+            return True, f"grbl answered, {len(warnings)} settings warnings, all four corners reached"
+
+    def magnet() -> tuple[bool, str]:
+        from .magnet import open_magnet
+
+        url = config.urls["magnet"]
+        if DeviceUrl.parse(url).scheme == "grbl":
+            return True, f"the magnet is switched by GRBL ({layout.magnet.method}); the game programs test it"
+        with open_magnet(url) as device:
+            device.engage()
+            engaged = simulated["magnet"] or ask("is the magnet up (engaged)?")
+            device.release()
+            released = simulated["magnet"] or ask("is the magnet down (released)?")
+        return engaged and released, "engaged and released" if engaged and released else "check the wiring"
+
+    def leds() -> tuple[bool, str]:
+        from .feedback.leds import open_leds
+
+        with open_leds(config.urls["leds"], layout) as strip:
+            for square in chess.SQUARES:
+                strip.show({layout.square_cell(square): (0, 80, 255)})
+                time.sleep(0 if simulated["leds"] else 0.05)
+            strip.show({})
+        ok = simulated["leds"] or ask("did the LEDs light one after another from a1 to h8?")
+        return ok, "64 squares lit in turn" if ok else "check the mapping (order=, origin=) and the data pin"
+
+    def sensors() -> tuple[bool, str]:
+        from .sensors import open_sensor
+        from .sim.world import get_world
+
+        url = config.urls["sensors"]
+        scheme = DeviceUrl.parse(url).scheme
+        if scheme == "none":
+            return True, "no sensors configured"
+        world = get_world(DeviceUrl.parse(url).target or "default", layout) if scheme == "sim" else None
+        device: OccupancySensor
+        with open_sensor(url, layout, world=world) as device:
+            cells = device.scan()
+            deadline = time.monotonic() + (0 if scheme == "sim" else sensor_seconds)
+            with Live(sensor_matrix(layout, cells), console=console, auto_refresh=False) as live:
+                while time.monotonic() < deadline:
+                    cells = device.scan()
+                    live.update(sensor_matrix(layout, cells), refresh=True)
+                    time.sleep(0.1)
+        if world is not None:
+            expected = world.occupied_cells()
+            wrong = sorted(cells ^ expected)
+            if wrong:
+                return False, "sensors disagree with the table at " + ", ".join(
+                    cell_name(layout, c) for c in wrong
+                )
+            return True, f"{len(cells)} occupied cells, as on the table"
+        ok = ask("does the matrix show exactly where pieces stand?")
+        return ok, f"{len(cells)} occupied cells" if ok else "check the pin map (map=) and the wiring"
+
+    def display() -> tuple[bool, str]:
+        from .feedback.display import open_display
+
+        with open_display(config.urls["display"]) as screen:
+            screen.show(["chessatron", "hw test"])
+        ok = (
+            simulated["display"]
+            or config.urls["display"].startswith(("terminal", "none"))
+            or ask("does the display show 'chessatron / hw test'?")
+        )
+        return ok, "status shown" if ok else "check the LCD address (i2cdetect -y 1)"
+
+    def buzzer() -> tuple[bool, str]:
+        from .feedback.buzzer import open_buzzer
+        from .feedback.tunes import TUNES
+
+        with open_buzzer(config.urls["buzzer"], muted=config.muted) as device:
+            device.play(TUNES["robot-start"])
+        ok = (
+            simulated["buzzer"]
+            or config.urls["buzzer"].startswith("none")
+            or ask("did you hear a short tune?")
+        )
+        return ok, "tune played" if ok else "check the buzzer pin (a passive piezo needs PWM)"
+
+    for name, action in (
+        ("gantry", gantry),
+        ("magnet", magnet),
+        ("leds", leds),
+        ("sensors", sensors),
+        ("display", display),
+        ("buzzer", buzzer),
+    ):
+        step(name, action)
+    return results
