@@ -31,8 +31,11 @@ typecheck: $(BIN)/chessatron
 unit: $(BIN)/chessatron
 	$(BIN)/pytest -n 2
 
+# Issue figures: robot moves and resets, streaming to the simulated GRBL, recognition of human traces.
 bench: $(BIN)/chessatron
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.stream
+	$(BIN)/python -m bench.recognition
 
 soak: $(BIN)/chessatron
 	CHESSATRON_SOAK_GAMES=2000 $(BIN)/pytest -n 2 tests/test_random_games.py
