@@ -75,8 +75,10 @@ def test_sim_grbl_on_a_pty_speaks_grbl_to_any_sender() -> None:
             process.wait(timeout=10)
 
 
-def test_hw_test_passes_on_the_simulator() -> None:
-    result = CliRunner().invoke(main, ["hw", "test", "--yes", "--seconds", "0"])
+def test_hw_test_passes_on_the_simulator(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[grbl]\nurl = "sim://hwtest?speed=max"\n')
+    result = CliRunner().invoke(main, ["hw", "test", "--yes", "--seconds", "0", "--config", str(config)])
     assert result.exit_code == 0, result.output
     assert "6 of 6 steps ok" in result.output
 
