@@ -340,7 +340,11 @@ def test_a_magnet_is_switched_on_only_after_every_line_before_is_accepted() -> N
     streamer = Streamer(["G0 X10", "M8", "G1 X20 F4000", "M9"])
     assert [item.data for item in _drain(streamer)] == [b"G0X10\n"]
     streamer.acknowledge(Ok())
-    assert [item.data for item in _drain(streamer)] == [b"M8\n", b"G1X20F4000\n", b"M9\n", b"G4P0\n"]
+    assert [item.data for item in _drain(streamer)] == [b"M8\n", b"G1X20F4000\n", b"M9\n"]
+    # nothing goes past a release until GRBL has accepted it (a refused M9 leaves the magnet on)
+    for _ in range(3):
+        streamer.acknowledge(Ok())
+    assert [item.data for item in _drain(streamer)] == [b"G4P0\n"]
 
 
 def test_after_a_halt_only_the_release_goes_out() -> None:
@@ -479,3 +483,29 @@ def test_settings_that_disagree_with_the_layout_are_named(number: int, value: fl
 def test_without_a_layout_only_laser_mode_is_checked() -> None:
     assert check_settings({32: 1.0, 110: 1.0}, None)[0].startswith("laser mode")
     assert check_settings({32: 0.0, 110: 1.0}, None) == []
+
+
+def test_a_rejected_release_still_gets_the_magnet_released() -> None:
+    """GRBL refusing the M5 that ends a drag leaves the magnet on: halting must queue a release."""
+    from chessatron.grbl.protocol import Error, Ok
+    from chessatron.grbl.stream import Streamer
+
+    streamer = Streamer(["G0 X10 Y10", "M3 S1000", "G1 X20 Y10 F4000", "M5", "G4 P0.2"])
+    sent_after_halt: list[bytes] = []
+    halted = False
+    for _ in range(20):
+        item = streamer.next_item()
+        if item is not None:
+            streamer.mark_sent(item)
+            if halted:
+                sent_after_halt.append(item.data)
+            continue
+        if not streamer.in_flight:
+            break
+        oldest = streamer.in_flight[0]
+        refused = oldest.data == b"M5\n" and not halted
+        streamer.acknowledge(Error(20) if refused else Ok())
+        if refused:
+            streamer.halt()
+            halted = True
+    assert halted and sent_after_halt[:1] == [b"M5\n"]

@@ -149,11 +149,20 @@ def strip_line(text: str) -> tuple[str, tuple[str, ...]]:
 
 def _engages(block: str) -> bool:
     """True for a block that switches the spindle or coolant output on."""
+    return _has_m_code(block, (3.0, 4.0, 7.0, 8.0))
+
+
+def _releases(block: str) -> bool:
+    """True for a block that switches the spindle or coolant output off (ends a drag)."""
+    return _has_m_code(block, (5.0, 9.0, 2.0, 30.0))
+
+
+def _has_m_code(block: str, codes: tuple[float, ...]) -> bool:
     try:
         line = parse_line(block)
     except GcodeError:
         return False
-    return any(code in (3.0, 4.0, 7.0, 8.0) for code in line.m_codes)
+    return any(code in codes for code in line.m_codes)
 
 
 def dwell_s(block: str) -> float:
@@ -200,6 +209,7 @@ class Outgoing:
     send_response: bool = False
     action: HostAction | None = None
     engages: bool = False
+    releases: bool = False
 
     @property
     def block(self) -> str:
@@ -324,6 +334,7 @@ class Streamer:
         self._spindle_on = False
         self._coolant_on = False
         self._host_magnet_on = False
+        self._before_switch: dict[int, tuple[bool, bool]] = {}
         self._sent_lines = self._answered_lines = self._last_line = 0
         self._synced = 0  # items before this index have physically finished
         # Items that switched the spindle or coolant as sent: GRBL answers them after the motion before.
@@ -348,7 +359,8 @@ class Streamer:
                     since_sync = False
                 else:
                     data = f"{line.block}\n".encode("ascii")
-                    self._add(Outgoing(data, line.number, engages=_engages(line.block)))
+                    block = line.block
+                    self._add(Outgoing(data, line.number, engages=_engages(block), releases=_releases(block)))
                     since_sync = not _is_dwell(line.block)
             if line.action is not None:
                 last = self._items[-1] if self._items else None
@@ -455,6 +467,10 @@ class Streamer:
             last = self._items[self._in_flight[-1]] if self._in_flight else None
         if last is not None and (last.send_response or last.action is not None or item.send_response):
             return False  # wait for the answer (and the host action) before anything else
+        if any(self._items[index].releases for index in self._in_flight):
+            # Nothing moves on until GRBL has accepted the release: if it refused it, the magnet is
+            # still on, and a travel move sent behind it would drag the piece along at rapid.
+            return False
         if last is not None and item.engages:
             # Pick a piece up only once GRBL has accepted every line before: after an error nothing new is
             # picked up. It costs nothing, as GRBL waits for the motion to end before switching anyway.
@@ -485,6 +501,7 @@ class Streamer:
             self._track_magnet(item.block)
             if (self._spindle_on, self._coolant_on) != before:
                 self._switches.add(self._next)
+                self._before_switch[self._next] = before
             self._item_states[self._next] = "sent"
             self._in_flight.append(self._next)
             self._next += 1
@@ -518,6 +535,10 @@ class Streamer:
             index = self._in_flight.popleft()
             item = self._items[index]
             self._item_states[index] = "error" if error else "ok"
+            if error is not None and index in self._before_switch:
+                # GRBL rejected the switch, so it never happened: a refused M5 leaves the magnet on,
+                # and halt() must still release it.
+                self._spindle_on, self._coolant_on = self._before_switch[index]
             self._answered = index + 1
             if error is None and (index in self._switches or _is_dwell(item.block)):
                 self._synced = index + 1
