@@ -471,5 +471,179 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
         sys.exit(1)
 
 
+@main.command()
+@click.option(
+    "--white",
+    "white_text",
+    default="keyboard",
+    show_default=True,
+    help="engine[:LEVEL], keyboard or script:FILE.",
+)
+@click.option(
+    "--black",
+    "black_text",
+    default="engine",
+    show_default=True,
+    help="engine[:LEVEL], keyboard or script:FILE.",
+)
+@click.option(
+    "--chess960",
+    "chess960",
+    is_flag=False,
+    flag_value="random",
+    default=None,
+    metavar="[N|N:M]",
+    help="Chess960: start N (0-959), random when no N, or N:M for Double Fischer Random.",
+)
+@click.option(
+    "--pgn-out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the finished game here."
+)
+@click.option("--resume", is_flag=True, help="Continue the last unfinished game after a crash or power cut.")
+@click.option(
+    "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help="Simulator speed."
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print machine-readable events, one JSON object a line."
+)
+@click.option(
+    "--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine name or path."
+)
+@click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
+@click.option(
+    "--max-plies",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop after this many plies (the game stays open).",
+)
+@config_option
+@friendly
+def play(
+    white_text: str,
+    black_text: str,
+    chess960: str | None,
+    pgn_out: Path | None,
+    resume: bool,
+    speed_text: str,
+    as_json: bool,
+    engine_path: str,
+    games_dir: Path | None,
+    max_plies: int | None,
+    config_path: Path | None,
+) -> None:
+    """Play a game: engines, keyboard or scripted players; the robot moves the pieces."""
+    import random
+
+    from .game.session import PlayerSpec, Session, write_pgn
+    from .game.store import latest_unfinished, resolve_games_dir
+    from .simstate import SimulatorState, default_state_path, load_state, save_state
+
+    settings = Config.load(config_path)
+    directory = resolve_games_dir(games_dir)
+    speed = parse_speed(speed_text)
+    console = Console(highlight=False)
+
+    def emit(event: dict[str, object]) -> None:
+        if as_json:
+            click.echo(json.dumps(event, default=str))
+        elif event["event"] == "move":
+            click.echo(f"{event['ply']:>4}. {event['san']:<8} {event['who']}")
+        elif event["event"] in ("result", "game", "resumed", "warning", "notice"):
+            details = ", ".join(f"{k}: {v}" for k, v in event.items() if k != "event")
+            click.echo(f"{event['event']}: {details}")
+
+    simulated = settings.urls["grbl"].startswith("sim")
+    state = load_state(default_state_path(), settings.layout) if simulated else None
+    with Session(
+        settings,
+        games_dir=directory,
+        speed=speed,
+        emit=emit,
+        engine_path=engine_path,
+        table=state.table if state else None,
+    ) as session:
+        if resume:
+            summary = latest_unfinished(directory)
+            if summary is None:
+                raise ChessatronError(f"no unfinished game in {str(directory)!r} to resume")
+            journal, white, black = session.resume(summary.path)
+            session.connect()
+        else:
+            white, black = PlayerSpec.parse(white_text), PlayerSpec.parse(black_text)
+            if chess960 is None:
+                start = chess.Board()
+            else:
+                target = parse_target(str(random.randrange(960)) if chess960 == "random" else chess960)
+                start = target.board
+                start.chess960 = True
+            session.connect()
+            journal = session.new_game(white, black, start)
+        with journal:
+            record = session.play(journal, white, black, max_plies=max_plies)
+        if simulated:
+            save_state(default_state_path(), SimulatorState(session.table, record.board(), session.gantry))
+    if not as_json:
+        console.print(f"{record.result} ({record.termination or 'unfinished'}), {len(record.moves)} plies")
+    if pgn_out is not None and record.result != "*":
+        write_pgn(record, pgn_out)
+
+
+@main.command()
+@click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
+@click.option("--export", "export_ids", multiple=True, metavar="ID", help="Print these games as PGN.")
+@click.option("--export-compact", metavar="ID", help="Write this game's compact record to --out.")
+@click.option(
+    "--import",
+    "import_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Import a PGN (or .bin compact record).",
+)
+@click.option(
+    "--out", type=click.Path(path_type=Path, dir_okay=False), help="Output file for --export-compact."
+)
+@friendly
+def games(
+    games_dir: Path | None,
+    export_ids: tuple[str, ...],
+    export_compact: str | None,
+    import_path: Path | None,
+    out: Path | None,
+) -> None:
+    """List saved games; export them as PGN or compact records; import PGN or compact records."""
+    from .game import store
+
+    directory = store.resolve_games_dir(games_dir)
+    if import_path is not None:
+        if import_path.suffix in (".bin", ".cgr"):
+            ids = [store.import_compact(import_path, directory)]
+        else:
+            ids = store.import_pgn(import_path, directory)
+        click.echo(f"imported {len(ids)} game(s): {', '.join(ids)}")
+        return
+    if export_ids:
+        click.echo(store.export_pgn(export_ids, directory), nl=False)
+        return
+    if export_compact is not None:
+        if out is None:
+            raise click.UsageError("--export-compact needs --out FILE")
+        _write_bytes(out, store.export_compact(export_compact, directory))
+        return
+    summaries = store.list_games(directory)
+    if not summaries:
+        click.echo(f"no saved games in {directory}")
+    for summary in summaries:
+        state = summary.result if summary.is_finished else "in progress"
+        players = f"{summary.white.name or summary.white.kind} - {summary.black.name or summary.black.kind}"
+        click.echo(
+            f"{summary.game_id}  {summary.date}  {players}  {summary.variant}  {summary.plies} plies  {state}"
+        )
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
+
+
 if __name__ == "__main__":
     main()

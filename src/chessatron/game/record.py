@@ -79,7 +79,7 @@ Termination = Literal[
 #: Every termination; the compact end word stores 1 + the index, so only ever append to this.
 TERMINATIONS: tuple[Termination, ...] = get_args(Termination)
 
-PlayerKind = Literal["engine", "keyboard", "board", "web", "unknown"]
+PlayerKind = Literal["engine", "keyboard", "board", "web", "script", "unknown"]
 PLAYER_KINDS: tuple[PlayerKind, ...] = get_args(PlayerKind)
 
 Variant = Literal["standard", "chess960"]

@@ -1,0 +1,416 @@
+"""A game session: players, the robot, the journal, the result.
+
+One loop ties the pieces together: the side to move chooses (an engine, a keyboard, a script), the move is
+journaled and flushed **before** the robot touches a piece, the robot carries it out through the GRBL link
+(relocation by relocation, each one journaled as done), and the game ends on mate, stalemate, repetition,
+the fifty/seventy-five-move rules, insufficient material, resignation or an agreed draw. A crash or a pulled
+plug loses nothing: ``resume`` replays the journal, rebuilds the physical table and finishes a robot move
+that was cut short.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import chess
+
+from ..config import Config
+from ..errors import ChessatronError, ConfigError, HardwareError
+from ..grbl.link import GrblLink
+from ..layout import Layout, MachinePoint, Node
+from ..planner import Plan, Planner, Relocation
+from ..reset import ResetPlanner
+from ..robot import Robot
+from ..sim.world import SimWorld, register_world
+from ..simulate import read_game
+from ..table import Table
+from .engine import EnginePlayer, parse_level
+from .journal import GameMetadata, Journal, JournalState, read_journal
+from .keyboard import Command, KeyboardPlayer
+from .record import GameRecord, Player, Result, Termination, termination_of, to_pgn
+
+LOGGER = logging.getLogger(__name__)
+
+Emit = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A player from the command line: ``engine[:LEVEL]``, ``keyboard`` or ``script:FILE``."""
+
+    kind: Literal["engine", "keyboard", "script"]
+    level: str | None = None
+    path: Path | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> PlayerSpec:
+        text = text.strip()
+        if text == "keyboard":
+            return cls("keyboard")
+        if text.startswith("script:") and len(text) > len("script:"):
+            return cls("script", path=Path(text[len("script:") :]))
+        if text == "engine" or text.startswith("engine:"):
+            parse_level(text)  # validate now, with the level grammar's own message
+            return cls("engine", level=text[len("engine:") :] or None)
+        raise ConfigError(
+            f"unknown player {text!r}; use engine[:LEVEL] (e.g. engine:5, engine:1500elo), keyboard or "
+            "script:FILE.pgn"
+        )
+
+    @property
+    def spec(self) -> str:
+        if self.kind == "engine":
+            return f"engine:{self.level}" if self.level else "engine"
+        if self.kind == "script":
+            return f"script:{self.path}"
+        return self.kind
+
+    def player(self) -> Player:
+        name = {"engine": "Stockfish", "keyboard": "keyboard", "script": f"script {self.path}"}[self.kind]
+        return Player(name=name, kind=self.kind, level=self.level)
+
+
+# --- robot operations in the journal ---------------------------------------------------------------
+
+
+def encode_relocation(relocation: Relocation) -> str:
+    """A relocation as the journal keeps it: purpose and path by nodes (pieces are found by position)."""
+    path = " ".join(f"{i},{j}" for i, j in relocation.path)
+    return f"{relocation.purpose} {relocation.piece.id} {path}"
+
+
+def decode_relocation(text: str, table: Table) -> Relocation:
+    match = re.fullmatch(r"(\S+) (\S+) ((?:-?\d+,-?\d+ ?)+)", text.strip())
+    if match is None:
+        raise ChessatronError(f"the journal holds a robot operation it cannot read: {text!r}")
+    nodes: tuple[Node, ...] = tuple(
+        (int(a), int(b)) for a, b in (part.split(",") for part in match[3].split())
+    )
+    piece = table.piece_at(nodes[0])
+    if piece is None:
+        raise ChessatronError(f"no piece stands where the journal's operation {text!r} starts")
+    return Relocation(piece, nodes, match[1])  # type: ignore[arg-type]
+
+
+# --- movers ----------------------------------------------------------------------------------------
+
+
+class ScriptMover:
+    """Plays the moves of a PGN's main line, in order."""
+
+    def __init__(self, path: Path) -> None:
+        game = read_game(path)
+        self.moves = list(game.mainline_moves())
+
+    def choose(self, board: chess.Board) -> chess.Move | Command:
+        ply = len(board.move_stack)
+        if ply >= len(self.moves):
+            return Command.RESIGN
+        move = self.moves[ply]
+        if not board.is_legal(move):
+            raise ChessatronError(f"the script's move {move.uci()!r} is not legal in {board.fen()!r}")
+        return move
+
+
+class EngineMover:
+    def __init__(self, engine: EnginePlayer) -> None:
+        self.engine = engine
+
+    def choose(self, board: chess.Board) -> chess.Move | Command:
+        return self.engine.best_move(board)
+
+
+class KeyboardMover:
+    def __init__(self, keyboard: KeyboardPlayer) -> None:
+        self.keyboard = keyboard
+
+    def choose(self, board: chess.Board) -> chess.Move | Command:
+        return self.keyboard.ask(board)
+
+
+Mover = ScriptMover | EngineMover | KeyboardMover
+
+
+# --- the session -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    result: Result
+    termination: Termination | None
+
+
+class Session:
+    """Plays games on one machine (or the simulator), journaling everything."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        games_dir: Path,
+        speed: float | None = 1.0,
+        emit: Emit | None = None,
+        engine_path: str = "stockfish",
+        keyboard: KeyboardPlayer | None = None,
+        table: Table | None = None,
+    ) -> None:
+        self.config = config
+        self.layout: Layout = config.layout
+        self.games_dir = games_dir
+        self.speed = speed
+        self.emit: Emit = emit or (lambda event: None)
+        self.engine_path = engine_path
+        self.keyboard = keyboard or KeyboardPlayer()
+        self.planner = Planner(self.layout)
+        self.resetter = ResetPlanner(self.planner)
+        self.table = table if table is not None else Table.from_board(self.layout, chess.Board())
+        self._stack = ExitStack()
+        self.robot: Robot | None = None
+        self.world: SimWorld | None = None
+        # after a resume: the last move, its unfinished relocations, and whether none were planned yet
+        self._pending: tuple[chess.Move, list[tuple[int, Relocation]], bool] | None = None
+
+    # --- machine -----------------------------------------------------------------------------------
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._stack.close()
+
+    def connect(self) -> None:
+        """Open the GRBL link (on the simulator: a simulated table holding this session's pieces)."""
+        url = self.config.urls["grbl"]
+        if url.startswith("sim"):
+            name = url.split("://", 1)[1].split("?", 1)[0] or "default"
+            self.world = register_world(SimWorld(self.layout, self.table, name=name))
+            speed = "max" if self.speed is None else f"{self.speed:g}"
+            joiner = "&" if "?" in url else "?"
+            url = f"{url}{joiner}speed={speed}&homing=0" if "speed=" not in url else url
+        link = self._stack.enter_context(GrblLink(url, layout=self.layout, baudrate=self.config.baudrate))
+        for warning in link.connect():
+            self.emit({"event": "warning", "message": warning})
+        if self.config.home:
+            link.home()
+        self.robot = Robot(self.layout, link, self.table)
+        self.emit({"event": "connected", "url": url})
+
+    def _run_plan(
+        self, plan: Plan, title: str, journal: Journal | None, indices: list[int] | None = None
+    ) -> None:
+        """Execute a plan, journaling it first (unless ``indices`` says it is the rest of a journaled
+        one: then each relocation is journaled as done under its original index)."""
+        robot = self.robot
+        if robot is None:
+            raise HardwareError("the robot is not connected; call connect() first")
+        if journal is not None and plan.relocations and indices is None:
+            journal.robot_begin([encode_relocation(r) for r in plan.relocations])
+
+        def step(index: int, relocation: Relocation) -> None:
+            if journal is not None:
+                journal.robot_done(index if indices is None else indices[index])
+            total = len(plan.relocations)
+            self.emit({"event": "relocation", "index": index, "of": total, "what": str(relocation)})
+
+        execution = robot.execute(plan, title, on_step=step)
+        if not execution.ok:
+            problems = "; ".join(execution.problems()) or "the machine stopped"
+            raise HardwareError(f"{title}: {problems}; fix it and continue with `chessatron play --resume`")
+
+    @property
+    def gantry(self) -> MachinePoint:
+        return self.robot.writer.position if self.robot is not None else self.layout.home_mm
+
+    # --- games -------------------------------------------------------------------------------------
+
+    def new_game(self, white: PlayerSpec, black: PlayerSpec, start: chess.Board) -> Journal:
+        """Journal a new game and set the table up for it."""
+        metadata = GameMetadata(
+            white=white.player(),
+            black=black.player(),
+            start_fen=start.fen(),
+            chess960=start.chess960,
+            config={"white": white.spec, "black": black.spec},
+        )
+        journal = Journal.create(self.games_dir, metadata)
+        self.emit({"event": "game", "id": metadata.game_id, "fen": start.fen(), "chess960": start.chess960})
+        plan = self.resetter.plan(self.table, start, at=self.gantry)
+        self.emit({"event": "setup", "relocations": len(plan.relocations)})
+        self._run_plan(plan, "SETUP", journal)
+        return journal
+
+    def resume(self, path: Path) -> tuple[Journal, PlayerSpec, PlayerSpec]:
+        """Rebuild the table from the journal (set-up arrangement, then every move's plan) and finish a
+        robot move that was cut short."""
+        state = read_journal(path)
+        if state.is_finished:
+            raise ChessatronError(f"the game in {str(path)!r} is finished; start a new one")
+        white = PlayerSpec.parse(str(state.metadata.config.get("white", "engine")))
+        black = PlayerSpec.parse(str(state.metadata.config.get("black", "engine")))
+        self._rebuild_table(state, path)
+        journal = Journal.open(path)
+        self.emit({"event": "resumed", "id": state.metadata.game_id, "plies": len(state.moves)})
+        return journal, white, black
+
+    def _rebuild_table(self, state: JournalState, path: Path) -> None:
+        """The physical table as the journal says the robot left it: the set-up arrangement, then every
+        move's journaled relocations (only the finished ones of a move that was cut short)."""
+        start = chess.Board(state.metadata.start_fen, chess960=state.metadata.chess960)
+        table = Table.from_board(self.layout, start)
+        robot = _robot_entries(path)
+        moves = [entry.move for entry in state.moves]
+        self._pending = None
+        board = start.copy()
+        for ply, move in enumerate(moves, start=1):
+            operations, done = robot.get(ply, ([], set()))
+            decoded = []
+            scratch = table.copy()
+            for index, text in enumerate(operations):
+                relocation = decode_relocation(text, scratch)
+                scratch.relocate(relocation.piece.id, relocation.goal)
+                decoded.append((index, relocation))
+            finished = [(i, r) for i, r in decoded if i in done]
+            for _, relocation in finished:
+                table.relocate(relocation.piece.id, relocation.goal)
+            if ply == len(moves) and (not operations or len(finished) < len(decoded)):
+                remaining = [(i, r) for i, r in decoded if i not in done]
+                self._pending = (move, remaining, not operations)
+            elif len(finished) < len(decoded) or not operations:
+                raise ChessatronError(
+                    f"the journal lacks the robot's work for ply {ply}; it cannot be resumed"
+                )
+            board.push(move)
+        self.table = table
+
+    def play(
+        self, journal: Journal, white: PlayerSpec, black: PlayerSpec, *, max_plies: int | None = None
+    ) -> GameRecord:
+        """Play the journaled game to its end."""
+        board = journal.board()
+        with ExitStack() as stack:
+            movers = {
+                chess.WHITE: self._mover(white, stack),
+                chess.BLACK: self._mover(black, stack),
+            }
+            if self._pending is not None:
+                move, remaining, unplanned = self._pending
+                self._pending = None
+                title = f"MOVE {len(board.move_stack)} {move.uci()} (resumed)"
+                if unplanned:
+                    # journaled, but the robot had not begun: plan it now from the table as it stands
+                    before = board.copy()
+                    before.pop()
+                    self._run_plan(
+                        self.planner.plan_move(self.table, before, move, at=self.gantry), title, journal
+                    )
+                elif remaining:
+                    relocations = tuple(relocation for _, relocation in remaining)
+                    plan = Plan(relocations, 0.0, self.gantry, self.layout.node_mm(relocations[-1].goal))
+                    self._run_plan(plan, title, journal, indices=[index for index, _ in remaining])
+                self.table.check_matches(board)
+            outcome = self._outcome(board, journal)
+            plies = 0
+            while outcome is None:
+                choice = movers[board.turn].choose(board)
+                if isinstance(choice, Command):
+                    outcome = self._command(choice, board, journal)
+                    if outcome is None:
+                        board = journal.board()
+                    continue
+                who = (white if board.turn == chess.WHITE else black).spec
+                uci = board.uci(choice)
+                entry = journal.record_move(choice, who=who)
+                self.emit({"event": "move", "ply": entry.ply, "uci": uci, "san": entry.san, "who": who})
+                plan = self.planner.plan_move(self.table, board, choice, at=self.gantry)
+                self._run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
+                board.push(choice)
+                self.table.check_matches(board)
+                plies += 1
+                outcome = self._outcome(board, journal)
+                if outcome is None and max_plies is not None and plies >= max_plies:
+                    break
+        record = journal.state.to_record()
+        if outcome is not None:
+            self.emit({"event": "result", "result": outcome.result, "termination": outcome.termination})
+        return record
+
+    def _mover(self, spec: PlayerSpec, stack: ExitStack) -> Mover:
+        if spec.kind == "engine":
+            settings = parse_level(spec.spec)
+            return EngineMover(stack.enter_context(EnginePlayer(settings, engine=self.engine_path)))
+        if spec.kind == "script":
+            assert spec.path is not None
+            return ScriptMover(spec.path)
+        return KeyboardMover(self.keyboard)
+
+    def _command(self, command: Command, board: chess.Board, journal: Journal) -> Outcome | None:
+        if command in (Command.RESIGN,):
+            journal.resign(board.turn)
+            result: Result = "0-1" if board.turn == chess.WHITE else "1-0"
+            return self._finish(journal, Outcome(result, "resignation"))
+        if command == Command.DRAW:
+            journal.offer_draw(board.turn)
+            return None
+        if command == Command.QUIT:
+            raise KeyboardInterrupt
+        if command == Command.TAKEBACK:
+            self.emit({"event": "notice", "message": "takebacks on the robot board come in a later version"})
+            return None
+        return None
+
+    def _outcome(self, board: chess.Board, journal: Journal) -> Outcome | None:
+        state = journal.state
+        if state.is_finished:
+            return Outcome(state.result, state.termination)
+        outcome = board.outcome(claim_draw=True)
+        if outcome is None:
+            return None
+        return self._finish(journal, Outcome(outcome.result(), termination_of(outcome)))  # type: ignore[arg-type]
+
+    def _finish(self, journal: Journal, outcome: Outcome) -> Outcome:
+        journal.finish(outcome.result, outcome.termination)
+        return outcome
+
+
+def _robot_entries(path: Path) -> dict[int, tuple[list[str], set[int]]]:
+    """Each ply's journaled robot operations and the indices finished, from the journal's lines (a torn
+    last line is skipped, as the journal reader does)."""
+    found: dict[int, tuple[list[str], set[int]]] = {}
+    for raw in path.read_bytes().split(b"\n"):
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("type") == "robot-begin":
+            found[int(entry["ply"])] = (list(entry["operations"]), set())
+        elif entry.get("type") == "robot-done" and int(entry["ply"]) in found:
+            found[int(entry["ply"])][1].add(int(entry["index"]))
+        elif entry.get("type") == "takeback":
+            found.clear()  # takebacks are not played on the robot board yet
+    return found
+
+
+def write_pgn(record: GameRecord, path: Path) -> None:
+    try:
+        path.write_text(to_pgn(record), encoding="utf-8")
+    except OSError as exc:
+        raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
+
+
+def json_emitter(write: Callable[[str], None]) -> Emit:
+    def emit(event: dict[str, Any]) -> None:
+        write(json.dumps(event, default=str))
+
+    return emit

@@ -1,0 +1,142 @@
+"""Game sessions end to end on the simulator: players, robot through the simulated GRBL, journal, resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import pytest
+from click.testing import CliRunner
+
+from chessatron.cli import main
+from chessatron.config import Config
+from chessatron.game.session import PlayerSpec, Session
+from chessatron.game.store import latest_unfinished, list_games
+
+from .conftest import GAMES_DIR
+
+SCRIPT = GAMES_DIR / "engine-standard.pgn"
+
+
+def script_moves() -> list[str]:
+    with SCRIPT.open() as handle:
+        game = chess.pgn.read_game(handle)
+    assert game is not None
+    return [m.uci() for m in game.mainline_moves()]
+
+
+def env(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "CHESSATRON_STATE": str(tmp_path / "sim.json"),
+        "CHESSATRON_GAMES": str(tmp_path / "games"),
+    }
+
+
+@pytest.mark.parametrize("chess960", [None, "123"])
+def test_engine_against_engine_plays_to_the_end(tmp_path: Path, chess960: str | None) -> None:
+    pgn = tmp_path / "game.pgn"
+    args = ["play", "--white", "engine:1:depth=1", "--black", "engine:4:depth=1", "--pgn-out", str(pgn)]
+    args += ["--chess960", chess960] if chess960 else []
+    result = CliRunner(env=env(tmp_path)).invoke(main, args)
+    assert result.exit_code == 0, result.output
+    with pgn.open() as handle:
+        game = chess.pgn.read_game(handle)
+    assert game is not None and game.headers["Result"] in ("1-0", "0-1", "1/2-1/2")
+    if chess960:
+        start = chess.Board.from_chess960_pos(int(chess960)).board_fen()
+        assert game.headers["Variant"] == "Chess960" and game.headers["FEN"].startswith(start)
+    board = game.end().board()
+    assert board.is_game_over(claim_draw=True)
+    (summary,) = list_games(tmp_path / "games")
+    assert summary.is_finished
+
+
+class Crash(Exception):
+    pass
+
+
+def test_a_crash_in_the_middle_of_a_robot_move_resumes_with_the_same_moves(tmp_path: Path) -> None:
+    config = Config.default()
+    spec = PlayerSpec.parse(f"script:{SCRIPT}")
+    events: list[dict[str, Any]] = []
+
+    def crash_mid_move(event: dict[str, Any]) -> None:
+        events.append(event)
+        moves = sum(1 for e in events if e["event"] == "move")
+        if event["event"] == "relocation" and moves >= 10 and event["of"] > 1 and event["index"] == 0:
+            raise Crash  # power cut after the first relocation of a capture, mid-move
+
+    with Session(config, games_dir=tmp_path, speed=None, emit=crash_mid_move) as session:
+        session.connect()
+        journal = session.new_game(spec, spec, chess.Board())
+        with journal, pytest.raises(Crash):
+            session.play(journal, spec, spec)
+    summary = latest_unfinished(tmp_path)
+    assert summary is not None
+    with Session(config, games_dir=tmp_path, speed=None) as session:
+        journal, white, black = session.resume(summary.path)
+        session.connect()
+        with journal:
+            record = session.play(journal, white, black)
+        assert session.world is not None and not session.world.twin.violations
+    assert [m.uci() for m in record.moves] == script_moves()
+
+
+def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
+    """The whole process killed at random moments; --resume always continues the same game."""
+    rng = random.Random(7)
+    expected = script_moves()
+    command = [sys.executable, "-m", "chessatron.cli", "play", "--json"]
+    players = ["--white", f"script:{SCRIPT}", "--black", f"script:{SCRIPT}"]
+    kills = 0
+    first = True
+    while True:
+        args = command + (players if first else ["--resume"])
+        with subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(tmp_path)
+        ) as process:
+            assert process.stdout is not None and process.stderr is not None
+            limit = rng.randrange(5, 60)
+            seen = 0
+            killed = False
+            for raw in process.stdout:
+                event = json.loads(raw)
+                seen += event["event"] in ("move", "relocation")
+                if kills < 4 and seen >= limit:
+                    process.send_signal(signal.SIGKILL)
+                    killed = True
+                    break
+            process.wait(timeout=60)
+            errors = process.stderr.read().decode()
+        first = False
+        if killed:
+            kills += 1
+            continue
+        assert process.returncode == 0, errors
+        break
+    assert kills == 4
+    (summary,) = list_games(tmp_path / "games")
+    assert summary.is_finished
+    from chessatron.game.store import load_game
+
+    assert [m.uci() for m in load_game(summary.game_id, tmp_path / "games").moves] == expected
+
+
+def test_bad_players_are_refused_plainly(tmp_path: Path) -> None:
+    result = CliRunner(env=env(tmp_path)).invoke(main, ["play", "--white", "robot", "--black", "engine"])
+    assert (
+        result.exit_code != 0
+        and "unknown player 'robot'" in result.output
+        and "Traceback" not in result.output
+    )
+    result = CliRunner(env=env(tmp_path)).invoke(main, ["play", "--resume"])
+    assert result.exit_code != 0 and "no unfinished game" in result.output
