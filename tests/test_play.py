@@ -140,3 +140,58 @@ def test_bad_players_are_refused_plainly(tmp_path: Path) -> None:
     )
     result = CliRunner(env=env(tmp_path)).invoke(main, ["play", "--resume"])
     assert result.exit_code != 0 and "no unfinished game" in result.output
+
+
+def keyboard(lines: list[str], said: list[str]) -> Any:
+    from chessatron.game.keyboard import KeyboardPlayer
+
+    queue = list(lines)
+
+    def read_line(prompt: str) -> str | None:
+        return queue.pop(0) if queue else None
+
+    return KeyboardPlayer(read_line=read_line, write=said.append)
+
+
+def test_keyboard_commands_hint_takeback_draw_resign(tmp_path: Path) -> None:
+    said: list[str] = []
+    events: list[dict[str, Any]] = []
+    player = keyboard(["e4", "hint", "Nf3", "takeback", "d4", "nonsense", "Ke2", "draw", "resign"], said)
+    white, black = PlayerSpec.parse("keyboard"), PlayerSpec.parse("engine:0:depth=1")
+    with Session(
+        Config.default(), games_dir=tmp_path, speed=None, emit=events.append, keyboard=player
+    ) as session:
+        session.connect()
+        with session.new_game(white, black, chess.Board()) as journal:
+            record = session.play(journal, white, black)
+        assert session.world is not None and not session.world.twin.violations
+        session.table.check_matches(record.board())
+    kinds = [e["event"] for e in events]
+    assert "hint" in kinds and "takeback" in kinds
+    moves = [m.uci() for m in record.moves]
+    assert moves[0] == "e2e4" and moves[2] == "d2d4"  # Nf3 and the engine's answer were taken back
+    assert record.result in ("0-1", "1/2-1/2")
+    assert any("unknown input" in line or "nonsense" in line for line in said)
+
+
+def test_resume_after_a_takeback(tmp_path: Path) -> None:
+    said: list[str] = []
+    player = keyboard(["e4", "Nf3", "takeback", "d4", "quit"], said)
+    white, black = PlayerSpec.parse("keyboard"), PlayerSpec.parse("engine:0:depth=1")
+    with Session(Config.default(), games_dir=tmp_path, speed=None, keyboard=player) as session:
+        session.connect()
+        with session.new_game(white, black, chess.Board()) as journal, pytest.raises(KeyboardInterrupt):
+            session.play(journal, white, black)
+        before = {p.id: session.table.node_of(p.id) for p in session.table}
+    summary = latest_unfinished(tmp_path)
+    assert summary is not None
+    with Session(
+        Config.default(), games_dir=tmp_path, speed=None, keyboard=keyboard(["resign"], said)
+    ) as session:
+        journal, white, black = session.resume(summary.path)
+        symbols = {session.table.node_of(p.id): p.symbol for p in session.table}
+        assert symbols == {node: session.table.piece(pid).symbol for pid, node in before.items()}
+        session.connect()
+        with journal:
+            record = session.play(journal, white, black)
+    assert [m.uci() for m in record.moves][:1] == ["e2e4"] and record.result == "0-1"

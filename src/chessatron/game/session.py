@@ -176,6 +176,8 @@ class Session:
         self.world: SimWorld | None = None
         # after a resume: the last move, its unfinished relocations, and whether none were planned yet
         self._pending: tuple[chess.Move, list[tuple[int, Relocation]], bool] | None = None
+        self._hints: EnginePlayer | None = None
+        self._specs: dict[chess.Color, PlayerSpec] = {}
 
     # --- machine -----------------------------------------------------------------------------------
 
@@ -263,33 +265,36 @@ class Session:
         return journal, white, black
 
     def _rebuild_table(self, state: JournalState, path: Path) -> None:
-        """The physical table as the journal says the robot left it: the set-up arrangement, then every
-        move's journaled relocations (only the finished ones of a move that was cut short)."""
+        """The physical table as the journal says the robot left it: the set-up arrangement, then all
+        journaled robot work in order (moves, takebacks), only the finished part of the last one."""
         start = chess.Board(state.metadata.start_fen, chess960=state.metadata.chess960)
         table = Table.from_board(self.layout, start)
-        robot = _robot_entries(path)
-        moves = [entry.move for entry in state.moves]
+        work = _robot_entries(path)
+        if work and work[0][0] == 0 and not state.moves:
+            work = work[1:] if len(work[0][2]) == len(work[0][1]) else []  # a finished set-up
+        elif work and work[0][0] == 0:
+            work = work[1:]  # the set-up ended in the arrangement the table starts from
         self._pending = None
-        board = start.copy()
-        for ply, move in enumerate(moves, start=1):
-            operations, done = robot.get(ply, ([], set()))
-            decoded = []
+        for number, (ply, operations, done) in enumerate(work):
             scratch = table.copy()
+            decoded = []
             for index, text in enumerate(operations):
                 relocation = decode_relocation(text, scratch)
                 scratch.relocate(relocation.piece.id, relocation.goal)
                 decoded.append((index, relocation))
-            finished = [(i, r) for i, r in decoded if i in done]
-            for _, relocation in finished:
-                table.relocate(relocation.piece.id, relocation.goal)
-            if ply == len(moves) and (not operations or len(finished) < len(decoded)):
+            for index, relocation in decoded:
+                if index in done:
+                    table.relocate(relocation.piece.id, relocation.goal)
+            if len(done) < len(decoded):
+                if number != len(work) - 1:
+                    raise ChessatronError(
+                        f"the journal's robot work for ply {ply} is incomplete; it cannot be resumed"
+                    )
                 remaining = [(i, r) for i, r in decoded if i not in done]
-                self._pending = (move, remaining, not operations)
-            elif len(finished) < len(decoded) or not operations:
-                raise ChessatronError(
-                    f"the journal lacks the robot's work for ply {ply}; it cannot be resumed"
-                )
-            board.push(move)
+                self._pending = (state.moves[-1].move if state.moves else chess.Move.null(), remaining, False)
+        planned_through = work[-1][0] if work else 0
+        if state.moves and planned_through < len(state.moves) and self._pending is None:
+            self._pending = (state.moves[-1].move, [], True)  # journaled, the robot had not begun
         self.table = table
 
     def play(
@@ -297,6 +302,7 @@ class Session:
     ) -> GameRecord:
         """Play the journaled game to its end."""
         board = journal.board()
+        self._specs = {chess.WHITE: white, chess.BLACK: black}
         with ExitStack() as stack:
             movers = {
                 chess.WHITE: self._mover(white, stack),
@@ -354,19 +360,66 @@ class Session:
         return KeyboardMover(self.keyboard)
 
     def _command(self, command: Command, board: chess.Board, journal: Journal) -> Outcome | None:
-        if command in (Command.RESIGN,):
-            journal.resign(board.turn)
+        """A keyboard command; returns the outcome when it ends the game."""
+        if command == Command.RESIGN:
+            journal.resign(board.turn)  # the journal records the resignation as the result
             result: Result = "0-1" if board.turn == chess.WHITE else "1-0"
-            return self._finish(journal, Outcome(result, "resignation"))
-        if command == Command.DRAW:
-            journal.offer_draw(board.turn)
-            return None
+            return Outcome(result, "resignation")
         if command == Command.QUIT:
-            raise KeyboardInterrupt
-        if command == Command.TAKEBACK:
-            self.emit({"event": "notice", "message": "takebacks on the robot board come in a later version"})
+            raise KeyboardInterrupt  # the game stays journaled: `play --resume` continues it
+        if command == Command.HINT:
+            hint = self._adviser().hint(board)
+            self.emit({"event": "hint", "uci": board.uci(hint), "san": board.san(hint)})
             return None
+        if command == Command.DRAW:
+            return self._draw(board, journal)
+        if command == Command.TAKEBACK:
+            self._take_back(board, journal)
         return None
+
+    def _adviser(self) -> EnginePlayer:
+        if self._hints is None:
+            self._hints = self._stack.enter_context(
+                EnginePlayer(parse_level("engine"), engine=self.engine_path)
+            )
+        return self._hints
+
+    def _draw(self, board: chess.Board, journal: Journal) -> Outcome | None:
+        state = journal.state
+        if state.draw_offer is not None and state.draw_offer != board.turn:
+            journal.accept_draw(board.turn)  # the journal records the agreed draw as the result
+            return Outcome("1/2-1/2", "agreed draw")
+        journal.offer_draw(board.turn)
+        opponent = self._specs[not board.turn]
+        if opponent.kind == "engine":
+            score = self._adviser().evaluate(board)
+            # the engine accepts unless it thinks it is better by more than a third of a pawn
+            engine_view = None if score is None else score.pov(not board.turn).score(mate_score=100000)
+            if engine_view is not None and engine_view <= 30:
+                journal.accept_draw(not board.turn)
+                return Outcome("1/2-1/2", "agreed draw")
+            self.emit({"event": "notice", "message": "the engine declines the draw"})
+        else:
+            self.emit(
+                {"event": "notice", "message": "draw offered; the other player may type 'draw' to accept"}
+            )
+        return None
+
+    def _take_back(self, board: chess.Board, journal: Journal) -> None:
+        """Take back the player's last move (and the engine's answer): the robot puts the pieces back."""
+        opponent = self._specs[not board.turn]
+        plies = 2 if opponent.kind != "keyboard" else 1
+        plies = min(plies, len(board.move_stack))
+        if plies == 0:
+            self.emit({"event": "notice", "message": "there is no move to take back"})
+            return
+        target = board.copy()
+        for _ in range(plies):
+            target.pop()
+        journal.take_back(plies)
+        self.emit({"event": "takeback", "plies": plies})
+        self._run_plan(self.resetter.plan(self.table, target, at=self.gantry), f"TAKEBACK {plies}", journal)
+        self.table.check_matches(target)
 
     def _outcome(self, board: chess.Board, journal: Journal) -> Outcome | None:
         state = journal.state
@@ -382,10 +435,10 @@ class Session:
         return outcome
 
 
-def _robot_entries(path: Path) -> dict[int, tuple[list[str], set[int]]]:
-    """Each ply's journaled robot operations and the indices finished, from the journal's lines (a torn
-    last line is skipped, as the journal reader does)."""
-    found: dict[int, tuple[list[str], set[int]]] = {}
+def _robot_entries(path: Path) -> list[tuple[int, list[str], set[int]]]:
+    """The journal's robot work in order: the ply each began at, its operations, the indices finished
+    (a torn last line is skipped, as the journal reader does)."""
+    found: list[tuple[int, list[str], set[int]]] = []
     for raw in path.read_bytes().split(b"\n"):
         try:
             entry = json.loads(raw)
@@ -394,11 +447,9 @@ def _robot_entries(path: Path) -> dict[int, tuple[list[str], set[int]]]:
         if not isinstance(entry, dict):
             continue
         if entry.get("type") == "robot-begin":
-            found[int(entry["ply"])] = (list(entry["operations"]), set())
-        elif entry.get("type") == "robot-done" and int(entry["ply"]) in found:
-            found[int(entry["ply"])][1].add(int(entry["index"]))
-        elif entry.get("type") == "takeback":
-            found.clear()  # takebacks are not played on the robot board yet
+            found.append((int(entry["ply"]), list(entry["operations"]), set()))
+        elif entry.get("type") == "robot-done" and found and int(entry["ply"]) == found[-1][0]:
+            found[-1][2].add(int(entry["index"]))
     return found
 
 
