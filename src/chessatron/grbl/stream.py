@@ -26,7 +26,9 @@ its planner never starves between short moves.
   answer means the machine has stopped;
 * after :meth:`Streamer.halt` (an error, a stop) no more program lines go out; what is already in
   GRBL's buffer runs anyway (GRBL cannot take lines back without a reset that loses the position), so the
-  streamer then sends whatever releases the magnet as the lines *sent* left it.
+  streamer then sends whatever releases the magnet, as the lines GRBL *accepted* left it (a refused
+  release does not count). Nothing is sent past a release until GRBL has
+  accepted it, or a travel move behind a refused one would drag the piece along at rapid.
 
 >>> streamer = Streamer(["G0 X10 Y10", "(pick up)", "M3 S1000", "G1 X20 F4000", "M5"])
 >>> def send_what_fits():
@@ -41,8 +43,8 @@ its planner never starves between short moves.
 1
 >>> streamer.state(2)  # the comment after line 1 has been passed
 'ok'
->>> send_what_fits(), streamer.in_flight_bytes
-([b'M3S1000\\n', b'G1X20F4000\\n', b'M5\\n', b'G4P0\\n'], 27)
+>>> send_what_fits(), streamer.in_flight_bytes  # the final sync waits for the release's answer
+([b'M3S1000\\n', b'G1X20F4000\\n', b'M5\\n'], 22)
 """
 
 from __future__ import annotations
