@@ -195,3 +195,20 @@ def test_resume_after_a_takeback(tmp_path: Path) -> None:
         with journal:
             record = session.play(journal, white, black)
     assert [m.uci() for m in record.moves][:1] == ["e2e4"] and record.result == "0-1"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_simulated_hand_plays_the_engine_on_the_board(tmp_path: Path, seed: int) -> None:
+    """The hand moves pieces in the twin, the simulated sensors see them, the recognizer commits the
+    move, the robot answers; a complete game."""
+    events: list[dict[str, Any]] = []
+    hand, engine = PlayerSpec.parse(f"hand:{seed}:depth=1"), PlayerSpec.parse("engine:2:depth=1")
+    white, black = (hand, engine) if seed == 0 else (engine, hand)
+    with Session(Config.default(), games_dir=tmp_path, speed=None, emit=events.append) as session:
+        session.connect()
+        with session.new_game(white, black, chess.Board()) as journal:
+            record = session.play(journal, white, black)
+        assert session.world is not None and not session.world.twin.violations
+        session.table.check_matches(record.board())
+    assert record.result != "*" and len(record.moves) > 10
+    assert record.board().is_game_over(claim_draw=True)

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import re
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -26,8 +28,11 @@ from ..errors import ChessatronError, ConfigError, HardwareError
 from ..grbl.link import GrblLink
 from ..layout import Layout, MachinePoint, Node
 from ..planner import Plan, Planner, Relocation
+from ..ports import OccupancySensor
+from ..recognition import Committed, Recognizer
 from ..reset import ResetPlanner
 from ..robot import Robot
+from ..sim.hand import HandStyle, SimulatedHand, perform
 from ..sim.world import SimWorld, register_world
 from ..simulate import read_game
 from ..table import Table
@@ -45,36 +50,53 @@ Emit = Callable[[dict[str, Any]], None]
 class PlayerSpec:
     """A player from the command line: ``engine[:LEVEL]``, ``keyboard`` or ``script:FILE``."""
 
-    kind: Literal["engine", "keyboard", "script"]
+    kind: Literal["engine", "keyboard", "script", "board", "hand"]
     level: str | None = None
     path: Path | None = None
 
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:
         text = text.strip()
-        if text == "keyboard":
-            return cls("keyboard")
+        if text in ("keyboard", "board"):
+            return cls(text)  # type: ignore[arg-type]
+        if text == "hand" or text.startswith("hand:"):
+            # a simulated person at the simulated table, choosing with an engine of that level
+            level = text[len("hand:") :] or None
+            parse_level(f"engine:{level}" if level else "engine")
+            return cls("hand", level=level)
         if text.startswith("script:") and len(text) > len("script:"):
             return cls("script", path=Path(text[len("script:") :]))
         if text == "engine" or text.startswith("engine:"):
             parse_level(text)  # validate now, with the level grammar's own message
             return cls("engine", level=text[len("engine:") :] or None)
         raise ConfigError(
-            f"unknown player {text!r}; use engine[:LEVEL] (e.g. engine:5, engine:1500elo), keyboard or "
-            "script:FILE.pgn"
+            f"unknown player {text!r}; use engine[:LEVEL] (e.g. engine:5, engine:1500elo), keyboard, board, "
+            "script:FILE.pgn, or on the simulator hand[:LEVEL]"
         )
 
     @property
     def spec(self) -> str:
-        if self.kind == "engine":
-            return f"engine:{self.level}" if self.level else "engine"
+        if self.kind in ("engine", "hand"):
+            return f"{self.kind}:{self.level}" if self.level else self.kind
         if self.kind == "script":
             return f"script:{self.path}"
         return self.kind
 
     def player(self) -> Player:
-        name = {"engine": "Stockfish", "keyboard": "keyboard", "script": f"script {self.path}"}[self.kind]
-        return Player(name=name, kind=self.kind, level=self.level)
+        names = {
+            "engine": "Stockfish",
+            "keyboard": "keyboard",
+            "script": f"script {self.path}",
+            "board": "board",
+        }
+        if self.kind == "hand":
+            return Player(name="simulated hand", kind="board")
+        return Player(name=names[self.kind], kind=self.kind, level=self.level)
+
+    @property
+    def moves_pieces(self) -> bool:
+        """A person moving the pieces on the table (the robot must not)."""
+        return self.kind in ("board", "hand")
 
 
 # --- robot operations in the journal ---------------------------------------------------------------
@@ -135,7 +157,71 @@ class KeyboardMover:
         return self.keyboard.ask(board)
 
 
-Mover = ScriptMover | EngineMover | KeyboardMover
+class BoardMover:
+    """A person at the table: the sensors see pieces leave and arrive, the recognizer names the move.
+
+    With a simulated ``hand`` (and a brain to choose its moves), the hand moves the pieces in the
+    simulated world the way people do, in simulated time; otherwise this waits for a real person.
+    """
+
+    def __init__(
+        self,
+        layout: Layout,
+        sensors: OccupancySensor,
+        board: chess.Board,
+        *,
+        hand: SimulatedHand | None = None,
+        brain: EnginePlayer | None = None,
+        world: SimWorld | None = None,
+        scan_s: float = 0.02,
+        give_up_s: float = 120.0,
+    ) -> None:
+        self.layout = layout
+        self.sensors = sensors
+        self.recognizer = Recognizer(board.copy(), layout=layout)
+        self.hand = hand
+        self.brain = brain
+        self.world = world
+        self.scan_s = scan_s
+        self.give_up_s = give_up_s
+        self.t = 0.0
+        self.events: list[object] = []
+
+    def apply(self, move: chess.Move) -> None:
+        """The robot (or a typed move) changed the board: the next scan is the new baseline."""
+        self.recognizer.apply(move)
+
+    def choose(self, board: chess.Board) -> chess.Move | Command:
+        found: list[chess.Move] = []
+
+        def watch(seconds: float) -> None:
+            """Let ``seconds`` pass, scanning the sensors every scan period."""
+            end = self.t + seconds
+            while self.t < end and not found:
+                self.t += self.scan_s
+                if self.hand is None:
+                    time.sleep(self.scan_s)
+                for event in self.recognizer.feed_table(self.t, self.sensors.scan()):
+                    self.events.append(event)
+                    if isinstance(event, Committed) and len(self.recognizer.board.move_stack) > len(
+                        board.move_stack
+                    ):
+                        found.append(event.moves[0])
+
+        watch(self.scan_s)  # the board as it stands before anyone touches it
+        if self.hand is not None and self.brain is not None and self.world is not None:
+            actions = self.hand.play(board, self.brain.best_move(board), self.t + 0.3).actions
+            # the hand moves in simulated time; the sensors are read while it does
+            perform(self.world, actions, realtime=True, sleep=watch)
+        deadline = self.t + self.give_up_s
+        while not found and self.t < deadline:
+            watch(self.scan_s)
+        if found:
+            return found[0]
+        raise HardwareError("no move was recognised on the board; check the sensors (chessatron hw test)")
+
+
+Mover = ScriptMover | EngineMover | KeyboardMover | BoardMover
 
 
 # --- the session -----------------------------------------------------------------------------------
@@ -177,6 +263,7 @@ class Session:
         # after a resume: the last move, its unfinished relocations, and whether none were planned yet
         self._pending: tuple[chess.Move, list[tuple[int, Relocation]], bool] | None = None
         self._hints: EnginePlayer | None = None
+        self._board_movers: list[BoardMover] = []
         self._specs: dict[chess.Color, PlayerSpec] = {}
 
     # --- machine -----------------------------------------------------------------------------------
@@ -305,8 +392,8 @@ class Session:
         self._specs = {chess.WHITE: white, chess.BLACK: black}
         with ExitStack() as stack:
             movers = {
-                chess.WHITE: self._mover(white, stack),
-                chess.BLACK: self._mover(black, stack),
+                chess.WHITE: self._mover(white, stack, board),
+                chess.BLACK: self._mover(black, stack, board),
             }
             if self._pending is not None:
                 move, remaining, unplanned = self._pending
@@ -337,8 +424,18 @@ class Session:
                 uci = board.uci(choice)
                 entry = journal.record_move(choice, who=who)
                 self.emit({"event": "move", "ply": entry.ply, "uci": uci, "san": entry.san, "who": who})
-                plan = self.planner.plan_move(self.table, board, choice, at=self.gantry)
-                self._run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
+                mover = movers[board.turn]
+                if isinstance(mover, BoardMover):
+                    if mover.hand is None:
+                        # a real person moved the pieces; where a captured piece went only the zone
+                        # sensors can tell: assume the place the robot would have used, verified later
+                        self.planner.plan_move(self.table, board, choice, at=self.gantry).apply(self.table)
+                else:
+                    plan = self.planner.plan_move(self.table, board, choice, at=self.gantry)
+                    self._run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
+                for other in {id(m): m for m in movers.values()}.values():
+                    if isinstance(other, BoardMover) and other is not mover:
+                        other.apply(choice)
                 board.push(choice)
                 self.table.check_matches(board)
                 plies += 1
@@ -350,7 +447,9 @@ class Session:
             self.emit({"event": "result", "result": outcome.result, "termination": outcome.termination})
         return record
 
-    def _mover(self, spec: PlayerSpec, stack: ExitStack) -> Mover:
+    def _mover(self, spec: PlayerSpec, stack: ExitStack, board: chess.Board) -> Mover:
+        if spec.moves_pieces:
+            return self._board_mover(spec, stack, board)
         if spec.kind == "engine":
             settings = parse_level(spec.spec)
             return EngineMover(stack.enter_context(EnginePlayer(settings, engine=self.engine_path)))
@@ -376,6 +475,26 @@ class Session:
         if command == Command.TAKEBACK:
             self._take_back(board, journal)
         return None
+
+    def _board_mover(self, spec: PlayerSpec, stack: ExitStack, board: chess.Board) -> BoardMover:
+        from ..sensors import open_sensor
+
+        for mover in self._board_movers:
+            return mover  # one table, one recognizer: both sides at the board share it
+        url = self.config.urls["sensors"]
+        sim = url.startswith("sim")
+        if spec.kind == "hand" and (not sim or self.world is None):
+            raise ConfigError("the hand player needs the simulator (sim:// GRBL and sensors)")
+        world = self.world if sim else None
+        sensors = stack.enter_context(open_sensor(url, self.layout, world=world))
+        hand = brain = None
+        if spec.kind == "hand":
+            hand = SimulatedHand(random.Random(len(board.move_stack)), HandStyle.calm(), table=self.table)
+            level = f"engine:{spec.level}" if spec.level else "engine"
+            brain = stack.enter_context(EnginePlayer(parse_level(level), engine=self.engine_path))
+        mover = BoardMover(self.layout, sensors, board, hand=hand, brain=brain, world=world)
+        self._board_movers.append(mover)
+        return mover
 
     def _adviser(self) -> EnginePlayer:
         if self._hints is None:
