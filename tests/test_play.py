@@ -44,7 +44,7 @@ def env(tmp_path: Path) -> dict[str, str]:
 @pytest.mark.parametrize("chess960", [None, "123"])
 def test_engine_against_engine_plays_to_the_end(tmp_path: Path, chess960: str | None) -> None:
     pgn = tmp_path / "game.pgn"
-    args = ["play", "--white", "engine:1:depth=1", "--black", "engine:4:depth=1", "--pgn-out", str(pgn)]
+    args = ["play", "--white", "engine:20:depth=1", "--black", "engine:20:depth=2", "--pgn-out", str(pgn)]
     args += ["--chess960", chess960] if chess960 else []
     result = CliRunner(env=env(tmp_path)).invoke(main, args)
     assert result.exit_code == 0, result.output
@@ -157,7 +157,7 @@ def test_keyboard_commands_hint_takeback_draw_resign(tmp_path: Path) -> None:
     said: list[str] = []
     events: list[dict[str, Any]] = []
     player = keyboard(["e4", "hint", "Nf3", "takeback", "d4", "nonsense", "Ke2", "draw", "resign"], said)
-    white, black = PlayerSpec.parse("keyboard"), PlayerSpec.parse("engine:0:depth=1")
+    white, black = PlayerSpec.parse("keyboard"), PlayerSpec.parse("engine:20:depth=1")
     with Session(
         Config.default(), games_dir=tmp_path, speed=None, emit=events.append, keyboard=player
     ) as session:
@@ -177,7 +177,7 @@ def test_keyboard_commands_hint_takeback_draw_resign(tmp_path: Path) -> None:
 def test_resume_after_a_takeback(tmp_path: Path) -> None:
     said: list[str] = []
     player = keyboard(["e4", "Nf3", "takeback", "d4", "quit"], said)
-    white, black = PlayerSpec.parse("keyboard"), PlayerSpec.parse("engine:0:depth=1")
+    white, black = PlayerSpec.parse("keyboard"), PlayerSpec.parse("engine:20:depth=1")
     with Session(Config.default(), games_dir=tmp_path, speed=None, keyboard=player) as session:
         session.connect()
         with session.new_game(white, black, chess.Board()) as journal, pytest.raises(KeyboardInterrupt):
@@ -202,7 +202,8 @@ def test_a_simulated_hand_plays_the_engine_on_the_board(tmp_path: Path, seed: in
     """The hand moves pieces in the twin, the simulated sensors see them, the recognizer commits the
     move, the robot answers; a complete game."""
     events: list[dict[str, Any]] = []
-    hand, engine = PlayerSpec.parse(f"hand:{seed}:depth=1"), PlayerSpec.parse("engine:2:depth=1")
+    # full strength at a fixed depth: deterministic (lower skill levels choose at random)
+    hand, engine = PlayerSpec.parse("hand:20:depth=1"), PlayerSpec.parse(f"engine:20:depth={seed + 1}")
     white, black = (hand, engine) if seed == 0 else (engine, hand)
     with Session(Config.default(), games_dir=tmp_path, speed=None, emit=events.append) as session:
         session.connect()
@@ -210,5 +211,24 @@ def test_a_simulated_hand_plays_the_engine_on_the_board(tmp_path: Path, seed: in
             record = session.play(journal, white, black)
         assert session.world is not None and not session.world.twin.violations
         session.table.check_matches(record.board())
+        leds = session._board_movers[0].leds
+        frames = getattr(leds, "frames", [])
+        # when the hand lifted a piece, its legal destinations lit up (more than the piece's own square)
+        assert any(len(frame) > 1 for frame in frames)
     assert record.result != "*" and len(record.moves) > 10
     assert record.board().is_game_over(claim_draw=True)
+
+
+def test_a_promotion_to_a_piece_the_table_lacks_becomes_one_it_has(tmp_path: Path) -> None:
+    """Four white rooks do not exist: an engine (or script) asking for one gets the nearest piece there is."""
+    script = tmp_path / "rooks.pgn"
+    script.write_text('[FEN "6k1/4P3/8/8/8/8/8/RR1RK3 w - - 0 1"]\n[SetUp "1"]\n\n1. e8=R+ Kg7 *\n')
+    events: list[dict[str, Any]] = []
+    spec = PlayerSpec.parse(f"script:{script}")
+    start = chess.Board("6k1/4P3/8/8/8/8/8/RR1RK3 w - - 0 1")
+    with Session(Config.default(), games_dir=tmp_path, speed=None, emit=events.append) as session:
+        session.connect()
+        with session.new_game(spec, spec, start) as journal:
+            record = session.play(journal, spec, spec, max_plies=1)
+    assert [m.uci() for m in record.moves] == ["e7e8q"]
+    assert any("no spare rook" in str(e.get("message")) for e in events)

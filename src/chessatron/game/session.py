@@ -24,12 +24,13 @@ from typing import Any, Literal
 import chess
 
 from ..config import Config
-from ..errors import ChessatronError, ConfigError, HardwareError
+from ..errors import ChessatronError, ConfigError, HardwareError, NoSparePieceError
+from ..feedback.signals import LedSignals, combine
 from ..grbl.link import GrblLink
 from ..layout import Layout, MachinePoint, Node
 from ..planner import Plan, Planner, Relocation
-from ..ports import OccupancySensor
-from ..recognition import Committed, Recognizer
+from ..ports import LedStrip, OccupancySensor
+from ..recognition import Committed, Illegal, NewGame, PieceLifted, Recognizer, Resolved, Revised, TookBack
 from ..reset import ResetPlanner
 from ..robot import Robot
 from ..sim.hand import HandStyle, SimulatedHand, perform
@@ -175,8 +176,11 @@ class BoardMover:
         world: SimWorld | None = None,
         scan_s: float = 0.02,
         give_up_s: float = 120.0,
+        leds: LedStrip | None = None,
     ) -> None:
         self.layout = layout
+        self.leds = leds
+        self.signals = LedSignals(layout)
         self.sensors = sensors
         self.recognizer = Recognizer(board.copy(), layout=layout)
         self.hand = hand
@@ -190,6 +194,22 @@ class BoardMover:
     def apply(self, move: chess.Move) -> None:
         """The robot (or a typed move) changed the board: the next scan is the new baseline."""
         self.recognizer.apply(move)
+        self._light(None)
+
+    def _light(self, event: object) -> None:
+        """Guidance under the squares: legal destinations of a lifted piece, red for an illegal
+        action, violet for check."""
+        if self.leds is None:
+            return
+        board = self.recognizer.board
+        check = self.signals.show_check(board) if board.is_check() else {}
+        if isinstance(event, PieceLifted):
+            self.leds.show(combine(check, self.signals.show_legal_moves(board, event.square)))
+        elif isinstance(event, Illegal):
+            squares = [*event.guidance.missing, *event.guidance.extra]
+            self.leds.show(combine(check, self.signals.show_illegal(squares)))
+        elif event is None or isinstance(event, Committed | Revised | Resolved | TookBack | NewGame):
+            self.leds.show(check)
 
     def choose(self, board: chess.Board) -> chess.Move | Command:
         found: list[chess.Move] = []
@@ -203,6 +223,7 @@ class BoardMover:
                     time.sleep(self.scan_s)
                 for event in self.recognizer.feed_table(self.t, self.sensors.scan()):
                     self.events.append(event)
+                    self._light(event)
                     if isinstance(event, Committed) and len(self.recognizer.board.move_stack) > len(
                         board.move_stack
                     ):
@@ -210,9 +231,15 @@ class BoardMover:
 
         watch(self.scan_s)  # the board as it stands before anyone touches it
         if self.hand is not None and self.brain is not None and self.world is not None:
-            actions = self.hand.play(board, self.brain.best_move(board), self.t + 0.3).actions
+            step = self.hand.play(board, self.brain.best_move(board), self.t + 0.3)
             # the hand moves in simulated time; the sensors are read while it does
-            perform(self.world, actions, realtime=True, sleep=watch)
+            perform(self.world, step.actions, realtime=True, sleep=watch)
+            if step.promotion_choice is not None:
+                # the player answers the promotion prompt (the sensors cannot tell a knight from a queen)
+                for event in self.recognizer.choose_promotion(self.t, step.promotion_choice.piece):
+                    self.events.append(event)
+                    if isinstance(event, Committed | Revised):
+                        found[:] = [event.moves[-1]]
         deadline = self.t + self.give_up_s
         while not found and self.t < deadline:
             watch(self.scan_s)
@@ -420,6 +447,10 @@ class Session:
                     if outcome is None:
                         board = journal.board()
                     continue
+                playable = self._playable(choice, board, movers[board.turn])
+                if playable is None:
+                    continue
+                choice = playable
                 who = (white if board.turn == chess.WHITE else black).spec
                 uci = board.uci(choice)
                 entry = journal.record_move(choice, who=who)
@@ -476,6 +507,33 @@ class Session:
             self._take_back(board, journal)
         return None
 
+    def _playable(self, move: chess.Move, board: chess.Board, mover: Mover) -> chess.Move | None:
+        """The move, or for a promotion to a piece the table does not have (a fourth rook) the nearest
+        piece it has; a keyboard player is asked again instead (None)."""
+        if move.promotion is None or isinstance(mover, BoardMover):
+            return move
+        for piece_type in (move.promotion, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT):
+            try:
+                self.table.spares(chess.Piece(piece_type, board.turn).symbol())
+            except NoSparePieceError:
+                continue
+            if piece_type == move.promotion:
+                return move
+            name = chess.piece_name(move.promotion)
+            if isinstance(mover, KeyboardMover):
+                self.emit(
+                    {"event": "notice", "message": f"the table has no spare {name}; choose another piece"}
+                )
+                return None
+            self.emit(
+                {
+                    "event": "notice",
+                    "message": f"no spare {name} on the table: promoting to a {chess.piece_name(piece_type)}",
+                }
+            )
+            return chess.Move(move.from_square, move.to_square, piece_type)
+        raise NoSparePieceError(f"the table has no piece left to promote to in {board.fen()!r}")
+
     def _board_mover(self, spec: PlayerSpec, stack: ExitStack, board: chess.Board) -> BoardMover:
         from ..sensors import open_sensor
 
@@ -489,10 +547,15 @@ class Session:
         sensors = stack.enter_context(open_sensor(url, self.layout, world=world))
         hand = brain = None
         if spec.kind == "hand":
-            hand = SimulatedHand(random.Random(len(board.move_stack)), HandStyle.calm(), table=self.table)
+            hand = SimulatedHand(
+                random.Random(len(board.move_stack)), HandStyle.calm(), table=self.table, table_visible=True
+            )
             level = f"engine:{spec.level}" if spec.level else "engine"
             brain = stack.enter_context(EnginePlayer(parse_level(level), engine=self.engine_path))
-        mover = BoardMover(self.layout, sensors, board, hand=hand, brain=brain, world=world)
+        from ..feedback.leds import open_leds
+
+        leds = stack.enter_context(open_leds(self.config.urls["leds"], self.layout))
+        mover = BoardMover(self.layout, sensors, board, hand=hand, brain=brain, world=world, leds=leds)
         self._board_movers.append(mover)
         return mover
 
