@@ -217,6 +217,12 @@ def test_a_simulated_hand_plays_the_engine_on_the_board(tmp_path: Path, seed: in
         assert any(len(frame) > 1 for frame in frames)
     assert record.result != "*" and len(record.moves) > 10
     assert record.board().is_game_over(claim_draw=True)
+    # the game's sensor log replays offline to the same moves
+    (log,) = tmp_path.glob("*.sensors.jsonl")
+    replay = CliRunner().invoke(main, ["recognize", str(log)])
+    assert replay.exit_code == 0, replay.output
+    board = chess.Board()
+    assert replay.output.split() == [board.uci(m) for m in _pushed(board, record.moves)]
 
 
 def test_a_promotion_to_a_piece_the_table_lacks_becomes_one_it_has(tmp_path: Path) -> None:
@@ -232,3 +238,9 @@ def test_a_promotion_to_a_piece_the_table_lacks_becomes_one_it_has(tmp_path: Pat
             record = session.play(journal, spec, spec, max_plies=1)
     assert [m.uci() for m in record.moves] == ["e7e8q"]
     assert any("no spare rook" in str(e.get("message")) for e in events)
+
+
+def _pushed(board: chess.Board, moves: Any) -> Any:
+    for move in moves:
+        yield move
+        board.push(move)

@@ -15,11 +15,11 @@ import logging
 import random
 import re
 import time
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import chess
 
@@ -27,13 +27,14 @@ from ..config import Config
 from ..errors import ChessatronError, ConfigError, HardwareError, NoSparePieceError
 from ..feedback.signals import LedSignals, combine
 from ..grbl.link import GrblLink
-from ..layout import Layout, MachinePoint, Node
+from ..layout import Cell, Layout, MachinePoint, Node
 from ..planner import Plan, Planner, Relocation
 from ..ports import LedStrip, OccupancySensor
 from ..recognition import Committed, Illegal, NewGame, PieceLifted, Recognizer, Resolved, Revised, TookBack
 from ..reset import ResetPlanner
 from ..robot import Robot
 from ..sim.hand import HandStyle, SimulatedHand, perform
+from ..sim.trace import PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld, register_world
 from ..simulate import read_game
 from ..table import Table
@@ -177,9 +178,11 @@ class BoardMover:
         scan_s: float = 0.02,
         give_up_s: float = 120.0,
         leds: LedStrip | None = None,
+        log: IO[str] | None = None,
     ) -> None:
         self.layout = layout
         self.leds = leds
+        self.log = log
         self.signals = LedSignals(layout)
         self.sensors = sensors
         self.recognizer = Recognizer(board.copy(), layout=layout)
@@ -190,11 +193,31 @@ class BoardMover:
         self.give_up_s = give_up_s
         self.t = 0.0
         self.events: list[object] = []
+        self._logged_scan()  # the log starts from the position the player sits down to
 
     def apply(self, move: chess.Move) -> None:
         """The robot (or a typed move) changed the board: the next scan is the new baseline."""
         self.recognizer.apply(move)
+        if move.promotion is not None:
+            # the log alone must replay: say which piece the coming promotion brings
+            self._log_promotion(chess.piece_symbol(move.promotion))
         self._light(None)
+
+    def _logged_scan(self) -> frozenset[Cell]:
+        cells = frozenset(self.sensors.scan())
+        if self.log is not None:
+            self.log.write(entry_line(TableSnapshot(round(self.t, 4), cells)) + "\n")
+        return cells
+
+    def observe(self, seconds: float) -> None:
+        """The robot is at work: record what the sensors see (for the log only; the recognizer learns
+        the robot's move from :meth:`apply`)."""
+        self.t += seconds
+        self._logged_scan()
+
+    def _log_promotion(self, piece: str) -> None:
+        if self.log is not None:
+            self.log.write(entry_line(PromotionChoice(round(self.t, 4), piece)) + "\n")
 
     def _light(self, event: object) -> None:
         """Guidance under the squares: legal destinations of a lifted piece, red for an illegal
@@ -221,7 +244,8 @@ class BoardMover:
                 self.t += self.scan_s
                 if self.hand is None:
                     time.sleep(self.scan_s)
-                for event in self.recognizer.feed_table(self.t, self.sensors.scan()):
+                cells = self._logged_scan()
+                for event in self.recognizer.feed_table(self.t, cells):
                     self.events.append(event)
                     self._light(event)
                     if isinstance(event, Committed) and len(self.recognizer.board.move_stack) > len(
@@ -229,13 +253,16 @@ class BoardMover:
                     ):
                         found.append(event.moves[0])
 
-        watch(self.scan_s)  # the board as it stands before anyone touches it
+        # the board as it stands before anyone touches it, still long enough that the log alone shows the
+        # robot's last move as a move (a person does not start the instant the robot stops, either)
+        watch(self.recognizer.settle_s + 0.1)
         if self.hand is not None and self.brain is not None and self.world is not None:
             step = self.hand.play(board, self.brain.best_move(board), self.t + 0.3)
             # the hand moves in simulated time; the sensors are read while it does
             perform(self.world, step.actions, realtime=True, sleep=watch)
             if step.promotion_choice is not None:
                 # the player answers the promotion prompt (the sensors cannot tell a knight from a queen)
+                self._log_promotion(step.promotion_choice.piece)
                 for event in self.recognizer.choose_promotion(self.t, step.promotion_choice.piece):
                     self.events.append(event)
                     if isinstance(event, Committed | Revised):
@@ -291,6 +318,8 @@ class Session:
         self._pending: tuple[chess.Move, list[tuple[int, Relocation]], bool] | None = None
         self._hints: EnginePlayer | None = None
         self._board_movers: list[BoardMover] = []
+        self._sensors: OccupancySensor | None = None
+        self._journal_stem: str | None = None
         self._specs: dict[chess.Color, PlayerSpec] = {}
 
     # --- machine -----------------------------------------------------------------------------------
@@ -318,8 +347,22 @@ class Session:
             self.emit({"event": "warning", "message": warning})
         if self.config.home:
             link.home()
-        self.robot = Robot(self.layout, link, self.table)
+        self.robot = Robot(self.layout, link, self.table, sensors=self._table_sensors())
         self.emit({"event": "connected", "url": url})
+
+    def _table_sensors(self) -> OccupancySensor | None:
+        """The table's sensors, shared by the robot (to verify its moves) and a board player."""
+        if self._sensors is None:
+            from ..sensors import open_sensor
+
+            url = self.config.urls["sensors"]
+            if url.startswith("none"):
+                return None
+            world = self.world if url.startswith("sim") else None
+            if url.startswith("sim") and world is None:
+                return None
+            self._sensors = self._stack.enter_context(open_sensor(url, self.layout, world=world))
+        return self._sensors
 
     def _run_plan(
         self, plan: Plan, title: str, journal: Journal | None, indices: list[int] | None = None
@@ -335,6 +378,8 @@ class Session:
         def step(index: int, relocation: Relocation) -> None:
             if journal is not None:
                 journal.robot_done(index if indices is None else indices[index])
+            for mover in self._board_movers:
+                mover.observe(0.25)
             total = len(plan.relocations)
             self.emit({"event": "relocation", "index": index, "of": total, "what": str(relocation)})
 
@@ -417,6 +462,7 @@ class Session:
         """Play the journaled game to its end."""
         board = journal.board()
         self._specs = {chess.WHITE: white, chess.BLACK: black}
+        self._journal_stem = journal.path.name.removesuffix(".jsonl")
         with ExitStack() as stack:
             movers = {
                 chess.WHITE: self._mover(white, stack, board),
@@ -535,7 +581,6 @@ class Session:
         raise NoSparePieceError(f"the table has no piece left to promote to in {board.fen()!r}")
 
     def _board_mover(self, spec: PlayerSpec, stack: ExitStack, board: chess.Board) -> BoardMover:
-        from ..sensors import open_sensor
 
         for mover in self._board_movers:
             return mover  # one table, one recognizer: both sides at the board share it
@@ -544,7 +589,9 @@ class Session:
         if spec.kind == "hand" and (not sim or self.world is None):
             raise ConfigError("the hand player needs the simulator (sim:// GRBL and sensors)")
         world = self.world if sim else None
-        sensors = stack.enter_context(open_sensor(url, self.layout, world=world))
+        sensors = self._table_sensors()
+        if sensors is None:
+            raise ConfigError(f"a board player needs sensors; [sensors] url is {url!r}")
         hand = brain = None
         if spec.kind == "hand":
             hand = SimulatedHand(
@@ -555,9 +602,21 @@ class Session:
         from ..feedback.leds import open_leds
 
         leds = stack.enter_context(open_leds(self.config.urls["leds"], self.layout))
-        mover = BoardMover(self.layout, sensors, board, hand=hand, brain=brain, world=world, leds=leds)
+        log = stack.enter_context(self._sensor_log())
+        mover = BoardMover(
+            self.layout, sensors, board, hand=hand, brain=brain, world=world, leds=leds, log=log
+        )
         self._board_movers.append(mover)
         return mover
+
+    @contextmanager
+    def _sensor_log(self) -> Iterator[IO[str]]:
+        """Every game with a board player records its raw snapshots (JSON lines, ``recognize`` replays
+        them) beside its journal."""
+        self.games_dir.mkdir(parents=True, exist_ok=True)
+        name = self._journal_stem or "session"
+        with (self.games_dir / f"{name}.sensors.jsonl").open("a", encoding="utf-8") as handle:
+            yield handle
 
     def _adviser(self) -> EnginePlayer:
         if self._hints is None:
