@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import chess
 
 from chessatron.recognition import Committed, Recognizer, RecognizerEvent, Revised, TookBack
 
 SCAN_S = 0.02
+
+E = TypeVar("E")
 
 
 class Script:
@@ -53,7 +57,8 @@ class Script:
         """The moves of the game as it stands now (revisions and takebacks applied)."""
         return [m.uci() for m in self.recognizer.board.move_stack]
 
-    def of(self, kind: type) -> list[RecognizerEvent]:
+    def of(self, kind: type[E]) -> list[E]:
+        """The events of one kind so far."""
         return [e for e in self.events if isinstance(e, kind)]
 
     @property

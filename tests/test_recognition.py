@@ -25,7 +25,7 @@ def test_commit_waits_for_the_settle_time_and_no_longer() -> None:
     placed_at = s.t - 0.02
     s.settle(1.0)
     (commit,) = s.of(Committed)
-    assert commit.t - placed_at == pytest.approx(0.3, abs=0.021)  # type: ignore[attr-defined]
+    assert commit.t - placed_at == pytest.approx(0.3, abs=0.021)
 
 
 def test_a_slide_that_paused_on_a_legal_square_is_revised() -> None:
@@ -46,8 +46,8 @@ def test_a_piece_lifted_and_put_back_is_no_move() -> None:
     s = script().lift("g1", 0.5).place("g1").settle()
     assert s.moves() == [] and not s.of(Illegal)
     lifted = s.of(PieceLifted)
-    assert lifted and lifted[0].square == chess.G1  # type: ignore[attr-defined]
-    assert lifted[0].destinations == {chess.F3, chess.H3}  # type: ignore[attr-defined]
+    assert lifted and lifted[0].square == chess.G1
+    assert lifted[0].destinations == {chess.F3, chess.H3}
 
 
 def test_one_scan_flicker_is_ignored() -> None:
@@ -102,7 +102,7 @@ def test_abandoned_capture_is_no_move_and_a_missing_victim_gets_guidance() -> No
     assert s.moves() == [] and not s.of(Illegal)
     s = script(TWO_TARGETS).lift("e5").settle(1.5)
     (error,) = s.of(Illegal)
-    assert error.guidance.missing == (chess.E5,)  # type: ignore[attr-defined]
+    assert error.guidance.missing == (chess.E5,)
     s.place("e5").settle()
     assert s.of(Resolved) and s.moves() == []
 
@@ -270,12 +270,12 @@ def test_illegal_actions_get_guidance_until_the_board_matches(
         getattr(s, action)(*squares)
     s.settle(1.5)
     (error,) = s.of(Illegal)
-    assert reason in error.reason  # type: ignore[attr-defined]
+    assert reason in error.reason
     assert s.moves() == []
     if actions[0][0] == "move":
         assert error.guidance.pairs == (
             (chess.parse_square(actions[0][2]), chess.parse_square(actions[0][1])),
-        )  # type: ignore[attr-defined]
+        )
 
 
 def test_into_check_is_explained() -> None:
@@ -283,4 +283,4 @@ def test_into_check_is_explained() -> None:
     s.events.clear()
     s = script("4k3/8/8/8/8/8/3r4/4K3 w - - 0 1").move("e1", "d1").settle(1.5)  # d1 is attacked by the rook
     errors = s.of(Illegal)
-    assert errors and "check" in errors[0].reason  # type: ignore[attr-defined]
+    assert errors and "check" in errors[0].reason
