@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import chess
@@ -20,6 +21,7 @@ from chessatron.sim.hand import (
     IllegalKind,
     Scenario,
     SimulatedHand,
+    displacement_is_decidable,
     trace_for_illegal,
     trace_for_moves,
     trace_for_new_game_after,
@@ -276,6 +278,32 @@ def test_mover_first_lifts_the_mover_before_the_victim(layout: Layout) -> None:
     start = result.plies[2].start_t
     mover_up, victim_up = first(result, "e4", False, start), first(result, "d5", False, start)
     assert mover_up < victim_up < first(result, "d5", True, victim_up)
+
+
+def test_mover_first_after_a_slide_leaves_the_victim_square_empty_long_enough_to_sense(
+    layout: Layout,
+) -> None:
+    # the rook slides a1-a2-a3 and takes on a4: the pawn must be cleared before the rook comes down,
+    # or the scans (every 20 ms) would see no gap and the capture would read as a displacement
+    style = replace(HandStyle.only("capture-mover-first"), slide=1.0)
+    for seed in range(5):
+        result = play(ucis("a1a4"), style, layout, seed=seed, fen="4k3/8/8/8/p7/8/8/R3K3 w - - 0 1")
+        assert "slide" in result.plies[0].behaviours
+        empty = [s.t for s in snaps(result) if not shows(s, "a4")]
+        assert len(empty) >= 3  # past a 30 ms debounce at 20 ms scans
+
+
+def test_displacement_only_where_occupancy_can_tell_the_victim(layout: Layout) -> None:
+    # the pawn on d4 can take on c5 or e5: pushed off, either victim leaves the same board behind
+    fen = "4k3/8/8/2p1p3/3P4/8/8/4K3 w - - 0 1"
+    for seed in range(5):
+        result = play(ucis("d4e5"), HandStyle.only("displacement"), layout, seed=seed, fen=fen)
+        assert "displacement" not in result.plies[0].behaviours
+        assert set(result.plies[0].behaviours) & {"capture-victim-first", "capture-mover-first"}
+    assert displacement_is_decidable(chess.Board(fen), chess.Move.from_uci("d4e5")) is False
+    assert displacement_is_decidable(chess.Board(), chess.Move.from_uci("e2e4")) is False
+    single = chess.Board("4k3/8/8/4p3/3P4/8/8/4K3 w - - 0 1")
+    assert displacement_is_decidable(single, chess.Move.from_uci("d4e5"))
 
 
 def test_captured_pieces_go_to_their_colours_zone(layout: Layout) -> None:

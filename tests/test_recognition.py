@@ -6,7 +6,16 @@ import chess
 import pytest
 
 from chessatron.layout import Layout
-from chessatron.recognition import Committed, Illegal, NewGame, PieceLifted, Recognizer, Resolved, Revised
+from chessatron.recognition import (
+    Ambiguous,
+    Committed,
+    Illegal,
+    NewGame,
+    PieceLifted,
+    Recognizer,
+    Resolved,
+    Revised,
+)
 
 from .recognition_script import Script
 
@@ -284,3 +293,160 @@ def test_into_check_is_explained() -> None:
     s = script("4k3/8/8/8/8/8/3r4/4K3 w - - 0 1").move("e1", "d1").settle(1.5)  # d1 is attacked by the rook
     errors = s.of(Illegal)
     assert errors and "check" in errors[0].reason
+
+
+# --- whole windows: several plies, revisions, displacement, ambiguity ------------------------------
+
+
+def test_three_plies_inside_one_settle_window() -> None:
+    s = script().move("e2", "e4", 0.06).move("e7", "e5", 0.06).move("g1", "f3", 0.06).settle()
+    assert s.moves() == ["e2e4", "e7e5", "g1f3"]
+
+
+def test_a_paused_slide_goes_on_and_the_reply_comes_inside_the_settle_window() -> None:
+    s = script("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").lift("a1").place("a3").settle(0.6)
+    assert s.moves() == ["a1a3"]
+    s.lift("a3", 0.04).place("a4", 0.04).lift("a4", 0.04).place("a6", 0.06).move("e8", "d7").settle()
+    assert s.moves() == ["a1a6", "e8d7"]
+    (revised,) = s.of(Revised)
+    assert revised.undone == chess.Move.from_uci("a1a3")
+
+
+def test_a_paused_slide_revised_into_a_capture_beyond() -> None:
+    s = script("4k3/8/8/8/6q1/8/4P3/K7 b - - 0 1").lift("g4").place("f3").settle(0.6)
+    assert s.moves() == ["g4f3"]
+    s.lift("f3").lift("e2").place("e2").settle()  # the queen goes on and takes, mover first
+    assert s.moves() == ["g4e2"] and s.of(Revised)
+
+
+def test_the_reply_confirms_a_capture_by_displacement_without_the_long_wait() -> None:
+    s = script(AFTER_E4_D5).lift("e4", 0.5).move("g8", "f6").settle()
+    assert s.moves() == ["e4d5", "g8f6"]
+    assert s.of(Committed)[0].t < 1.5
+
+
+def test_a_reply_that_begins_with_a_piece_held_is_no_capture_by_displacement() -> None:
+    # black's pawn on d5 could take on e4; lifted inside the settle window after Nf3 and held, it is a
+    # piece in the air, not a capture whose victim was pushed off
+    s = script(AFTER_E4_D5).move("g1", "f3", 0.06).lift("d5", 1.0).place("d4").settle()
+    assert s.moves() == ["g1f3", "d5d4"]
+    assert "d5e4" not in s.committed
+
+
+def test_a_displacement_that_could_have_taken_either_piece_is_asked_not_guessed() -> None:
+    # the knight on f3 can take on e5 or d4; pushed off, either victim leaves the same board behind
+    s = script(TWO_TARGETS).lift("f3").settle(3.0)
+    assert s.moves() == [] and not s.of(Illegal)
+    (asked,) = s.of(Ambiguous)
+    assert set(asked.candidates) == {
+        (chess.Move.from_uci("f3e5"),),
+        (chess.Move.from_uci("f3d4"),),
+    }
+    s.lift("e5").place("e5").settle()  # the player lifts the capturing piece to show where it stands
+    assert s.moves() == ["f3e5"]
+
+
+def test_the_opponent_lifting_the_piece_just_moved_does_not_revise_it() -> None:
+    # Nd4 is committed; white takes the knight victim first and pauses the bishop's slide on e3: until
+    # the bishop lands, that must not read as the knight having taken on f4 by displacement
+    s = script("4k3/8/4n3/8/5P2/8/5B2/4K3 b - - 0 1").move("e6", "d4").settle(0.5)
+    s.lift("d4", 0.6).lift("f2").place("e3", 0.6).lift("e3", 0.04).place("d4").settle()
+    assert s.moves() == ["e6d4", "f2d4"]
+    assert not s.of(Revised) and s.committed == ["e6d4", "f2d4"]
+
+
+def test_a_neighbour_nudged_after_the_capture_is_not_the_victim() -> None:
+    # mover first onto e5, then the pawn on d4 (which the knight could also have taken) is straightened
+    s = script(TWO_TARGETS).lift("f3").lift("e5").place("e5").lift("d4", 0.1).place("d4").settle()
+    assert s.moves() == ["f3e5"]
+
+
+def test_the_promotion_piece_decides_whether_the_reply_is_legal() -> None:
+    # a queen on d8 would give check, so Bg5 only follows an under-promotion to a rook
+    fen = "3r4/2P1k3/5b2/8/8/8/8/7K w - - 0 1"
+    s = script(fen).lift("d8").lift("c7")
+    s.events += s.recognizer.choose_promotion(s.t, "r")
+    s.place("d8", 0.06).move("f6", "g5").settle()
+    assert s.moves() == ["c7d8r", "f6g5"]
+    # the pawn set down first and exchanged after the default was committed, answered late, then Bg5
+    s = script(fen).lift("d8").lift("c7").place("d8").settle(0.5)
+    assert s.moves() == ["c7d8q"]
+    s.lift("d8").place("d8")
+    s.events += s.recognizer.choose_promotion(s.t, "r")
+    s.move("f6", "g5").settle()
+    assert s.moves() == ["c7d8r", "f6g5"]
+
+
+def test_a_flicker_inside_a_lift_keeps_the_slide_in_order() -> None:
+    # the rook leaves f1, f1 flickers back for one scan, and the rook shows on e1 in the same scan as f1
+    # empties again: the lift must still come before the landing
+    s = script("k7/8/8/8/8/8/8/5R1K w - - 0 1")
+    s.occupied &= ~chess.BB_F1
+    s.scan()
+    s.scan(s.occupied | chess.BB_F1)
+    s.occupied |= chess.BB_E1
+    s.hold(0.08).lift("e1", 0.04).place("d1", 0.06).lift("d1", 0.04).place("b1").settle()
+    assert s.moves() == ["f1b1"] and not s.of(Illegal)
+
+
+def test_thinking_with_a_piece_in_hand_is_no_error() -> None:
+    s = script().lift("g1", 3.0).place("g1").settle()
+    assert s.moves() == [] and not s.of(Illegal)
+    s = script().lift("g1", 3.0).place("f3").settle()
+    assert s.moves() == ["g1f3"] and not s.of(Illegal)
+
+
+def test_a_capture_with_check_then_a_reply_paused_mid_slide_is_not_another_capture() -> None:
+    # Nxd3+ is seen landing; white's queen then pauses on d2 on its way to take back on d3. Nxd3+ and Qd2
+    # is no legal pair (check), but Nxa2 pushing the pawn off unseen and Qd2 would be: not to be believed
+    # while the events up to the knight's landing fit a capture nobody had to imagine
+    s = script("4k3/8/8/8/1n6/3B4/P7/3QK3 b - - 0 1").lift("b4").lift("d3").place("d3", 0.06)
+    s.lift("d1").place("d2", 0.6).lift("d2").settle(3.0)  # the queen pushes the knight off d3
+    assert s.moves() == ["b4d3", "d1d3"]
+    assert "b4a2" not in s.committed
+
+
+def test_the_opponent_taking_a_rook_that_slid_in_does_not_revise_its_move() -> None:
+    # Rd4 is committed; white lifts the rook to take it with the bishop, which pauses on e3: the rook
+    # sliding on over d4 to push the pawn off d2 unseen would fit, but only by revising Rd4
+    s = script("3rk3/8/8/8/8/8/3P1B2/4K3 b - - 0 1").move("d8", "d4").settle(0.5)
+    s.lift("d4", 0.6).lift("f2").place("e3", 0.6).lift("e3", 0.04).place("d4").settle()
+    assert s.moves() == ["d8d4", "f2d4"] and not s.of(Revised)
+
+
+def test_a_square_the_mover_passed_is_not_visited_after_it_landed() -> None:
+    # Qf3+ and a nudge of the pawn on e3; then white lifts the queen on f3 to take it. Qxe3 (passing f3,
+    # e3 lifted and refilled) would fit the squares, but f3 empties after e3 was filled: not the queen
+    s = script("7k/8/8/8/4Q3/4P1q1/8/5K2 b - - 0 1").lift("g3").place("f3").lift("e3", 0.1).place("e3")
+    s.settle(0.5)
+    assert s.moves() == ["g3f3"]
+    s.lift("f3", 0.6).lift("e4").place("f3").settle()
+    assert s.moves() == ["g3f3", "e4f3"] and not s.of(Revised)
+
+
+def test_a_piece_taken_off_inside_the_settle_window_is_not_a_detour() -> None:
+    # Nf3, and black at once lifts the knight to take it with the bishop, which pauses on e4: the knight
+    # set down on f3, lifted again and pushing the pawn off h3 unseen would fit, and is not to be believed
+    s = script("4k3/8/2b5/8/8/7p/8/4K1N1 w - - 0 1").move("g1", "f3", 0.06)
+    s.lift("f3", 0.5).lift("c6").place("e4", 0.6).lift("e4", 0.04).place("f3").settle()
+    assert s.moves() == ["g1f3", "c6f3"]
+    assert "g1h3" not in s.committed
+
+
+def test_after_freeze_the_last_move_is_no_longer_revised() -> None:
+    s = script("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").lift("a1").place("a3").settle(0.6)
+    s.recognizer.freeze()  # the robot has started answering
+    s.lift("a3").place("a6").settle(1.5)
+    assert s.moves() == ["a1a3"] and not s.of(Revised)
+    (error,) = s.of(Illegal)
+    assert "black's move" in error.reason
+
+
+def test_a_move_applied_for_the_robot_is_the_new_baseline() -> None:
+    s = script().move("e2", "e4").settle()
+    s.recognizer.apply(chess.Move.from_uci("e7e5"))  # the robot moves its pawn
+    s.occupied = int(s.recognizer.board.occupied)
+    s.settle()
+    assert s.moves() == ["e2e4", "e7e5"] and not s.of(Illegal)
+    s.move("g1", "f3").settle()
+    assert s.moves() == ["e2e4", "e7e5", "g1f3"]

@@ -9,7 +9,9 @@ Sensors see which cells hold a piece, never which piece, so what a recognizer mu
   **pause** mid-slide (0.1–1.5 s, often longer than a recognizer's settle time);
 * captures take the **victim first**, the **mover first**, or by **displacement** (the victim is pushed
   off as the mover arrives; the target never reads empty); captured pieces go to their colour's
-  capture zone, promoted pawns too;
+  capture zone, promoted pawns too. Displacement is used only when the mover has no other capture
+  (see :func:`displacement_is_decidable`): otherwise the board shows just the mover's square emptied,
+  which fits every capture it could make, and a real board would have to ask which piece was taken;
 * **nudges** (a nearby piece lifted and put back, before or after the move) and **touches** (an own
   piece lifted, held, put back);
 * castling **king first**, **rook first** or **both in hand**; en passant with the victim removed
@@ -133,6 +135,9 @@ class HandStyle:
     """A slide paused over one intermediate square."""
     push_s: Span = (0.0, 0.04)
     """Displacement: both pieces on the target before the victim is pushed off."""
+    swap_s: Span = (0.08, 0.25)
+    """Mover first after a slide: from the victim leaving its square to the mover set down there (the
+    hand must clear the victim out of the way first; a shorter gap would read like a displacement)."""
     nudge_s: Span = (0.06, 0.25)
     """A nudged piece off its sensor."""
     touch_s: Span = (0.4, 2.0)
@@ -426,7 +431,9 @@ class _Plan:
         if victim is not None and order == "mover-first":
             self.pick(victim, "capture: the victim is taken off with the mover in hand")
             victim_in_hand = True
-        if path:
+        if path and victim is not None and order == "mover-first":
+            self.wait(self.style.swap_s)
+        elif path:
             self.wait(self.style.slide_gap_s)
         else:
             self.wait(self.style.carry_s, self.style.carry_per_square_s * _distance(self.came_from[pid], to))
@@ -512,6 +519,34 @@ _CAPTURE_ORDER: dict[Behaviour, Literal["victim-first", "mover-first", "displace
 }
 
 
+def displacement_is_decidable(board: chess.Board, move: chess.Move) -> bool:
+    """Whether a capture by displacement can be told from occupancy alone.
+
+    The victim is pushed off as the mover arrives, so its square never reads empty: all the sensors see
+    is the mover's square emptied, which fits every capture that piece could make (and, for a while, the
+    piece held in the air). Only when ``move`` is its single capture can a recognizer name it.
+
+    >>> two_targets = chess.Board("4k3/8/8/2p1p3/3P4/8/8/4K3 w - - 0 1")
+    >>> displacement_is_decidable(two_targets, chess.Move.from_uci("d4e5"))
+    False
+    """
+    targets = {
+        m.to_square
+        for m in board.legal_moves
+        if m.from_square == move.from_square and board.is_capture(m) and not board.is_en_passant(m)
+    }
+    return targets == {move.to_square}
+
+
+def _capture_orders(board: chess.Board, move: chess.Move) -> tuple[Behaviour, ...]:
+    """The capture orders a player may use for ``move``: an undecidable displacement would leave the
+    board asking which piece was taken (and a trace has no way to answer), so the victim is taken off
+    in view instead."""
+    if displacement_is_decidable(board, move):
+        return GROUPS["capture"]
+    return tuple(b for b in GROUPS["capture"] if b != "displacement")
+
+
 class SimulatedHand:
     """A player's hand on a table: turns moves into timed :class:`HandAction` events and keeps the
     :class:`~chessatron.table.Table` in step (captured pieces to their zone, promotion pieces from the
@@ -590,7 +625,7 @@ class SimulatedHand:
         elif move.promotion is not None:
             choice = self._promote(plan, board, move, mover, victim)
         elif victim is not None:
-            group = GROUPS["en passant"] if board.is_en_passant(move) else GROUPS["capture"]
+            group = GROUPS["en passant"] if board.is_en_passant(move) else _capture_orders(board, move)
             order = plan.choose(group)
             plan.behaviours.append(order)
             plan.travel(mover, square_cell(move.to_square), "the move", victim, _CAPTURE_ORDER[order])
@@ -688,7 +723,7 @@ class SimulatedHand:
         plan.behaviours.append(mode)
         order: Literal["victim-first", "mover-first", "displacement", "after"] = "victim-first"
         if victim is not None:
-            capture = plan.choose(GROUPS["capture"])
+            capture = plan.choose(_capture_orders(board, move))
             plan.behaviours.append(capture)
             order = _CAPTURE_ORDER[capture]
         target = self.layout.square_cell(move.to_square)
