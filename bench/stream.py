@@ -26,20 +26,7 @@ from chessatron.sim.world import SimWorld
 from chessatron.simulate import game_moves, simulate_game
 from chessatron.table import Table
 
-GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "games"
-TARGET = 1.02
-
-
-def load_games() -> list[tuple[str, chess.pgn.Game]]:
-    """Every game of every PGN in ../shared/games, named ``file#n``."""
-    games = []
-    for path in sorted(GAMES_DIR.glob("*.pgn")):
-        with path.open(encoding="utf-8") as handle:
-            n = 0
-            while (game := chess.pgn.read_game(handle)) is not None:
-                n += 1
-                games.append((f"{path.stem}#{n}", game))
-    return games
+from .__main__ import GAMES_DIR, load_games
 
 
 def stream_game(layout: Layout, name: str, game: chess.pgn.Game) -> dict[str, float]:
