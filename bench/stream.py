@@ -28,6 +28,8 @@ from chessatron.table import Table
 
 from .__main__ import GAMES_DIR, load_games
 
+TARGET = 1.02
+
 
 def stream_game(layout: Layout, name: str, game: chess.pgn.Game) -> dict[str, float]:
     """Plan a game, stream its program to a fresh simulated table; the figures of the run."""
