@@ -7,6 +7,7 @@ the start, and a picture of the table with every path driven is written.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import time
@@ -138,7 +139,7 @@ def run_demo(
             live.update(view(), refresh=True)
 
     animator = Animator(layout, speed if live_enabled else None, refresh)
-    with live if live_enabled else _nothing():
+    with live if live_enabled else contextlib.nullcontext():
         for move in moves:
             san = sim.board.san(move)
             number = len(sans) // 2 + 1
@@ -200,14 +201,6 @@ def run_demo(
     if picture is not None:
         console.print(f"picture of the table and every path: {picture} (and {picture.with_suffix('.html')})")
     return DemoResult(len(moves), sim.twin.seconds, violations, picture)
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def _outcome_text(board: chess.Board) -> str:
