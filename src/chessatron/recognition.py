@@ -58,8 +58,9 @@ LOGGER = logging.getLogger(__name__)
 #: Promotion pieces by letter.
 PROMOTIONS = {"q": chess.QUEEN, "r": chess.ROOK, "b": chess.BISHOP, "n": chess.KNIGHT}
 
-#: Plies one explanation may hold: quick replies seldom chain more than three in one settle window.
-MAX_PLIES = 6
+#: Plies one explanation may hold: quick replies seldom chain more than three in one settle window; a
+#: board never still for longer is reported as illegal rather than searched without end.
+MAX_PLIES = 8
 #: Segment fits tried per search: a player fiddling for minutes must not stall the recognizer.
 SEARCH_BUDGET = 3000
 
