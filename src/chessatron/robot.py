@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from .gcode import ProgramWriter, comment
 from .grbl.link import GrblLink
-from .grbl.stream import StreamResult
+from .grbl.stream import StreamProgress, StreamResult
 from .layout import Layout
 from .planner import Plan, Relocation
 from .ports import OccupancySensor
@@ -73,8 +73,15 @@ class Robot:
         self.sensors = sensors
         self.writer = ProgramWriter(layout)
 
-    def execute(self, plan: Plan, title: str, on_step: StepCallback | None = None) -> Execution:
-        """Stream ``plan``; apply each relocation to the table once GRBL has finished it."""
+    def execute(
+        self,
+        plan: Plan,
+        title: str,
+        on_step: StepCallback | None = None,
+        on_progress: Callable[[StreamProgress], None] | None = None,
+    ) -> Execution:
+        """Stream ``plan``; apply each relocation to the table once GRBL has finished it (``on_step``
+        hears of each); ``on_progress`` gets the stream's progress, status reports included."""
         lines = [comment(title)]
         ends: list[int] = []  # program line (from 1) that finishes each relocation
         start_position = self.writer.position
@@ -94,7 +101,12 @@ class Robot:
 
         # While streaming, a line counts as finished once a later one was answered (the answered line
         # itself might be the one that failed); the result settles the rest.
-        result = self.link.stream(lines, on_progress=lambda progress: advance(progress.line - 1))
+        def progress(report: StreamProgress) -> None:
+            advance(report.line - 1)
+            if on_progress is not None:
+                on_progress(report)
+
+        result = self.link.stream(lines, on_progress=progress)
         advance(result.completed_through)
         interrupted = None
         if done < len(ends) and not result.ok:

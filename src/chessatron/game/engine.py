@@ -314,6 +314,8 @@ class EnginePlayer:
         self.path = find_engine(os.fspath(engine))
         self.hint_limit = hint_limit
         self.restarts = 0
+        #: What the engine said about its last move's search (``score``, ``pv``, ``depth``).
+        self.last_info: dict[str, object] = {}
         self._timeout_s = timeout_s
         self._startup_timeout_s = startup_timeout_s
         self._max_attempts = max_attempts
@@ -360,9 +362,11 @@ class EnginePlayer:
         self._check_position(board, needs_move=True)
         limit = self.settings.limit()
         position = board.copy()
-        result = self._run("choosing a move", lambda engine: engine.play(position, limit), limit)
+        info = chess.engine.INFO_SCORE | chess.engine.INFO_PV
+        result = self._run("choosing a move", lambda engine: engine.play(position, limit, info=info), limit)
         if result.move is None:
             raise EngineFailedError(f"the engine {str(self.path)!r} gave no move for {board.fen()!r}")
+        self.last_info = dict(result.info)
         return result.move
 
     def hint(self, board: chess.Board) -> chess.Move:

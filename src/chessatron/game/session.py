@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
+import queue
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -22,12 +24,15 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 import chess
+import chess.engine
 
 from ..config import Config
 from ..errors import ChessatronError, ConfigError, HardwareError, NoSparePieceError
 from ..feedback.signals import LedSignals, combine
 from ..grbl.link import GrblLink
+from ..grbl.stream import StreamProgress
 from ..layout import Cell, Layout, MachinePoint, Node
+from ..live import LiveLeds, LiveSensors, LiveState, colour_name
 from ..planner import Plan, Planner, Relocation
 from ..ports import LedStrip, OccupancySensor
 from ..recognition import Committed, Illegal, NewGame, PieceLifted, Recognizer, Resolved, Revised, TookBack
@@ -52,14 +57,14 @@ Emit = Callable[[dict[str, Any]], None]
 class PlayerSpec:
     """A player from the command line: ``engine[:LEVEL]``, ``keyboard`` or ``script:FILE``."""
 
-    kind: Literal["engine", "keyboard", "script", "board", "hand"]
+    kind: Literal["engine", "keyboard", "script", "board", "hand", "web"]
     level: str | None = None
     path: Path | None = None
 
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:
         text = text.strip()
-        if text in ("keyboard", "board"):
+        if text in ("keyboard", "board", "web"):
             return cls(text)  # type: ignore[arg-type]
         if text == "hand" or text.startswith("hand:"):
             # a simulated person at the simulated table, choosing with an engine of that level
@@ -73,7 +78,7 @@ class PlayerSpec:
             return cls("engine", level=text[len("engine:") :] or None)
         raise ConfigError(
             f"unknown player {text!r}; use engine[:LEVEL] (e.g. engine:5, engine:1500elo), keyboard, board, "
-            "script:FILE.pgn, or on the simulator hand[:LEVEL]"
+            "script:FILE.pgn, web (moves clicked on the web page), or on the simulator hand[:LEVEL]"
         )
 
     @property
@@ -90,6 +95,7 @@ class PlayerSpec:
             "keyboard": "keyboard",
             "script": f"script {self.path}",
             "board": "board",
+            "web": "web page",
         }
         if self.kind == "hand":
             return Player(name="simulated hand", kind="board")
@@ -275,7 +281,29 @@ class BoardMover:
         raise HardwareError("no move was recognised on the board; check the sensors (chessatron hw test)")
 
 
-Mover = ScriptMover | EngineMover | KeyboardMover | BoardMover
+class InboxMover:
+    """A player whose moves and commands arrive from elsewhere (the web page): ``choose`` shows the legal
+    moves on the live state and waits for the next item in the ``inbox``."""
+
+    def __init__(self, colour: chess.Color, live: LiveState) -> None:
+        self.colour = colour
+        self.live = live
+        self.inbox: queue.Queue[chess.Move | Command] = queue.Queue()
+
+    def choose(self, board: chess.Board) -> chess.Move | Command:
+        legal: dict[str, list[str]] = {}
+        for move in board.legal_moves:
+            targets = legal.setdefault(chess.square_name(move.from_square), [])
+            if chess.square_name(move.to_square) not in targets:
+                targets.append(chess.square_name(move.to_square))
+        self.live.update(prompt={"colour": colour_name(self.colour), "legal": legal})
+        try:
+            return self.inbox.get()
+        finally:
+            self.live.update(prompt=None)
+
+
+Mover = ScriptMover | EngineMover | KeyboardMover | BoardMover | InboxMover
 
 
 # --- the session -----------------------------------------------------------------------------------
@@ -300,12 +328,19 @@ class Session:
         engine_path: str = "stockfish",
         keyboard: KeyboardPlayer | None = None,
         table: Table | None = None,
+        live: LiveState | None = None,
     ) -> None:
         self.config = config
         self.layout: Layout = config.layout
         self.games_dir = games_dir
         self.speed = speed
-        self.emit: Emit = emit or (lambda event: None)
+        self._emit_out: Emit = emit or (lambda event: None)
+        #: What watchers see (the terminal view, the web page); fed from the game thread.
+        self.live = live if live is not None else LiveState(self.layout)
+        #: Set from another thread to stop the game at the next move (it stays journaled).
+        self.stop_requested = threading.Event()
+        #: The players whose moves arrive from elsewhere (the web page), by colour, while a game runs.
+        self.inboxes: dict[chess.Color, InboxMover] = {}
         self.engine_path = engine_path
         self.keyboard = keyboard or KeyboardPlayer()
         self.planner = Planner(self.layout)
@@ -321,6 +356,15 @@ class Session:
         self._sensors: OccupancySensor | None = None
         self._journal_stem: str | None = None
         self._specs: dict[chess.Color, PlayerSpec] = {}
+
+    def emit(self, event: dict[str, Any]) -> None:
+        """Tell the caller (and the watchers) what happened."""
+        kind = event.get("event")
+        if kind in ("notice", "warning"):
+            self.live.notice(str(event.get("message")), "warning" if kind == "warning" else "info")
+        elif kind == "hint":
+            self.live.update(hint={"uci": event["uci"], "san": event["san"]})
+        self._emit_out(event)
 
     # --- machine -----------------------------------------------------------------------------------
 
@@ -348,6 +392,8 @@ class Session:
         if self.config.home:
             link.home()
         self.robot = Robot(self.layout, link, self.table, sensors=self._table_sensors())
+        self.live.show_table(self.table, ())
+        self.live.show_gantry(self.gantry, state="Idle")
         self.emit({"event": "connected", "url": url})
 
     def _table_sensors(self) -> OccupancySensor | None:
@@ -361,7 +407,8 @@ class Session:
             world = self.world if url.startswith("sim") else None
             if url.startswith("sim") and world is None:
                 return None
-            self._sensors = self._stack.enter_context(open_sensor(url, self.layout, world=world))
+            sensor = self._stack.enter_context(open_sensor(url, self.layout, world=world))
+            self._sensors = LiveSensors(self.live, sensor)
         return self._sensors
 
     def _run_plan(
@@ -375,15 +422,37 @@ class Session:
         if journal is not None and plan.relocations and indices is None:
             journal.robot_begin([encode_relocation(r) for r in plan.relocations])
 
+        total = len(plan.relocations)
+        live = self.live
+
         def step(index: int, relocation: Relocation) -> None:
             if journal is not None:
                 journal.robot_done(index if indices is None else indices[index])
             for mover in self._board_movers:
                 mover.observe(0.25)
-            total = len(plan.relocations)
+            live.show_table(self.table)
+            following = plan.relocations[index + 1].path if index + 1 < total else ()
+            live.show_gantry(
+                self.layout.node_mm(relocation.goal),
+                path=following,
+                work={"title": title, "index": index + 1, "of": total},
+            )
             self.emit({"event": "relocation", "index": index, "of": total, "what": str(relocation)})
 
-        execution = robot.execute(plan, title, on_step=step)
+        def progress(report: StreamProgress) -> None:
+            status = report.status
+            if status is not None and status.mpos is not None:
+                live.show_gantry((status.mpos[0], status.mpos[1]), state=status.state)
+
+        if total:
+            live.show_table(self.table, plan.relocations)
+            live.show_gantry(
+                self.gantry, path=plan.relocations[0].path, work={"title": title, "index": 0, "of": total}
+            )
+        try:
+            execution = robot.execute(plan, title, on_step=step, on_progress=progress)
+        finally:
+            live.show_gantry(self.gantry, path=(), work=None)
         if not execution.ok:
             problems = "; ".join(execution.problems()) or "the machine stopped"
             raise HardwareError(f"{title}: {problems}; fix it and continue with `chessatron play --resume`")
@@ -404,6 +473,8 @@ class Session:
             config={"white": white.spec, "black": black.spec},
         )
         journal = Journal.create(self.games_dir, metadata)
+        self.live.show_board(start, game_id=metadata.game_id, players=(white.spec, black.spec))
+        self.live.update(status="setting up", hint=None, evaluation=None)
         self.emit({"event": "game", "id": metadata.game_id, "fen": start.fen(), "chess960": start.chess960})
         plan = self.resetter.plan(self.table, start, at=self.gantry)
         self.emit({"event": "setup", "relocations": len(plan.relocations)})
@@ -420,6 +491,9 @@ class Session:
         black = PlayerSpec.parse(str(state.metadata.config.get("black", "engine")))
         self._rebuild_table(state, path)
         journal = Journal.open(path)
+        self.live.show_board(
+            journal.board(), game_id=state.metadata.game_id, players=(white.spec, black.spec)
+        )
         self.emit({"event": "resumed", "id": state.metadata.game_id, "plies": len(state.moves)})
         return journal, white, black
 
@@ -464,9 +538,10 @@ class Session:
         self._specs = {chess.WHITE: white, chess.BLACK: black}
         self._journal_stem = journal.path.name.removesuffix(".jsonl")
         with ExitStack() as stack:
+            self.inboxes = {}
             movers = {
-                chess.WHITE: self._mover(white, stack, board),
-                chess.BLACK: self._mover(black, stack, board),
+                chess.WHITE: self._mover(white, chess.WHITE, stack, board),
+                chess.BLACK: self._mover(black, chess.BLACK, stack, board),
             }
             if self._pending is not None:
                 move, remaining, unplanned = self._pending
@@ -487,7 +562,12 @@ class Session:
             outcome = self._outcome(board, journal)
             plies = 0
             while outcome is None:
+                if self.stop_requested.is_set():
+                    raise KeyboardInterrupt  # stopped from elsewhere: the game stays journaled
+                self.live.update(status=f"{colour_name(board.turn)} to move")
                 choice = movers[board.turn].choose(board)
+                if self.stop_requested.is_set():
+                    raise KeyboardInterrupt
                 if isinstance(choice, Command):
                     outcome = self._command(choice, board, journal)
                     if outcome is None:
@@ -502,6 +582,8 @@ class Session:
                 entry = journal.record_move(choice, who=who)
                 self.emit({"event": "move", "ply": entry.ply, "uci": uci, "san": entry.san, "who": who})
                 mover = movers[board.turn]
+                if isinstance(mover, EngineMover):
+                    self._show_evaluation(board, mover.engine.last_info)
                 if isinstance(mover, BoardMover):
                     if mover.hand is None:
                         # a real person moved the pieces; where a captured piece went only the zone
@@ -509,22 +591,47 @@ class Session:
                         self.planner.plan_move(self.table, board, choice, at=self.gantry).apply(self.table)
                 else:
                     plan = self.planner.plan_move(self.table, board, choice, at=self.gantry)
+                    self.live.update(status="robot moving")
                     self._run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
                 for other in {id(m): m for m in movers.values()}.values():
                     if isinstance(other, BoardMover) and other is not mover:
                         other.apply(choice)
                 board.push(choice)
                 self.table.check_matches(board)
+                self.live.show_board(board)
+                self.live.show_table(self.table, ())
                 plies += 1
                 outcome = self._outcome(board, journal)
                 if outcome is None and max_plies is not None and plies >= max_plies:
                     break
+            self._board_movers.clear()  # their LEDs and logs close with this game
+            self.inboxes = {}
         record = journal.state.to_record()
         if outcome is not None:
+            self.live.show_board(board, result=outcome.result, termination=outcome.termination)
+            self.live.update(status=f"{outcome.result} ({outcome.termination or 'game over'})", prompt=None)
             self.emit({"event": "result", "result": outcome.result, "termination": outcome.termination})
         return record
 
-    def _mover(self, spec: PlayerSpec, stack: ExitStack, board: chess.Board) -> Mover:
+    def _show_evaluation(self, board: chess.Board, info: dict[str, object]) -> None:
+        """The engine's view of the position it moved in, from White's side, its line in SAN."""
+        score = info.get("score")
+        if not isinstance(score, chess.engine.PovScore):
+            return
+        white = score.white()
+        pv = info.get("pv")
+        line: list[str] = []
+        if isinstance(pv, list):
+            replay = board.copy(stack=False)
+            for move in pv[:8]:
+                if not isinstance(move, chess.Move) or not replay.is_legal(move):
+                    break
+                line.append(replay.san(move))
+                replay.push(move)
+        depth = info.get("depth")
+        self.live.update(evaluation={"cp": white.score(), "mate": white.mate(), "depth": depth, "pv": line})
+
+    def _mover(self, spec: PlayerSpec, colour: chess.Color, stack: ExitStack, board: chess.Board) -> Mover:
         if spec.moves_pieces:
             return self._board_mover(spec, stack, board)
         if spec.kind == "engine":
@@ -533,6 +640,10 @@ class Session:
         if spec.kind == "script":
             assert spec.path is not None
             return ScriptMover(spec.path)
+        if spec.kind == "web":
+            inbox = InboxMover(colour, self.live)
+            self.inboxes[colour] = inbox
+            return inbox
         return KeyboardMover(self.keyboard)
 
     def _command(self, command: Command, board: chess.Board, journal: Journal) -> Outcome | None:
@@ -601,7 +712,7 @@ class Session:
             brain = stack.enter_context(EnginePlayer(parse_level(level), engine=self.engine_path))
         from ..feedback.leds import open_leds
 
-        leds = stack.enter_context(open_leds(self.config.urls["leds"], self.layout))
+        leds = LiveLeds(self.live, stack.enter_context(open_leds(self.config.urls["leds"], self.layout)))
         log = stack.enter_context(self._sensor_log())
         mover = BoardMover(
             self.layout, sensors, board, hand=hand, brain=brain, world=world, leds=leds, log=log
@@ -649,7 +760,7 @@ class Session:
     def _take_back(self, board: chess.Board, journal: Journal) -> None:
         """Take back the player's last move (and the engine's answer): the robot puts the pieces back."""
         opponent = self._specs[not board.turn]
-        plies = 2 if opponent.kind != "keyboard" else 1
+        plies = 2 if opponent.kind not in ("keyboard", "web") else 1
         plies = min(plies, len(board.move_stack))
         if plies == 0:
             self.emit({"event": "notice", "message": "there is no move to take back"})
@@ -661,6 +772,8 @@ class Session:
         self.emit({"event": "takeback", "plies": plies})
         self._run_plan(self.resetter.plan(self.table, target, at=self.gantry), f"TAKEBACK {plies}", journal)
         self.table.check_matches(target)
+        self.live.show_board(target)
+        self.live.show_table(self.table, ())
 
     def _outcome(self, board: chess.Board, journal: Journal) -> Outcome | None:
         state = journal.state
