@@ -244,3 +244,40 @@ def _pushed(board: chess.Board, moves: Any) -> Any:
     for move in moves:
         yield move
         board.push(move)
+
+
+def test_several_games_in_a_row_the_robot_resetting_between_them(tmp_path: Path) -> None:
+    pgn = tmp_path / "games.pgn"
+    args = [
+        "play",
+        "--white",
+        "engine:20:depth=1",
+        "--black",
+        "engine:20:depth=2",
+        "--chess960",
+        "--games",
+        "2",
+    ]
+    result = CliRunner(env=env(tmp_path)).invoke(main, [*args, "--pgn-out", str(pgn)])
+    assert result.exit_code == 0, result.output
+    summaries = list_games(tmp_path / "games")
+    assert len(summaries) == 2 and all(summary.is_finished for summary in summaries)
+    games = []
+    with pgn.open(encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            games.append(game)
+    assert len(games) == 2
+    # each game began from its own set-up position, which the robot built from the last game's end
+    assert all(game.headers["Variant"] == "Chess960" for game in games)
+
+
+def test_a_keyboard_player_is_offered_another_game(tmp_path: Path) -> None:
+    # fool's mate for black, then "y": a second game starts, which the player leaves with end of input
+    lines = "f3\ne5\ng4\nQh4\ny\ne4\n"
+    args = ["play", "--white", "keyboard", "--black", "keyboard"]
+    result = CliRunner(env=env(tmp_path)).invoke(main, args, input=lines)
+    assert result.exit_code == 130, result.output  # the end of input left the second game unfinished
+    assert "Another game?" in result.output and "play --resume" in result.output
+    summaries = sorted(list_games(tmp_path / "games"), key=lambda summary: summary.plies)
+    assert [summary.plies for summary in summaries] == [1, 4]
+    assert summaries[1].result == "0-1" and summaries[0].in_progress

@@ -515,6 +515,15 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
     default=None,
     help="Stop after this many plies (the game stays open).",
 )
+@click.option(
+    "--games",
+    "game_count",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Play this many games in a row, the robot setting the table up again between them "
+    "(with a keyboard player, each game ends with 'another game?').",
+)
 @config_option
 @friendly
 def play(
@@ -528,11 +537,13 @@ def play(
     engine_path: str,
     games_dir: Path | None,
     max_plies: int | None,
+    game_count: int,
     config_path: Path | None,
 ) -> None:
     """Play a game: engines, keyboard or scripted players; the robot moves the pieces."""
     import random
 
+    from .game.record import GameRecord
     from .game.session import PlayerSpec, Session, write_pgn
     from .game.store import latest_unfinished, resolve_games_dir
     from .simstate import SimulatorState, default_state_path, load_state, save_state
@@ -561,30 +572,54 @@ def play(
         engine_path=engine_path,
         table=state.table if state else None,
     ) as session:
-        if resume:
-            summary = latest_unfinished(directory)
-            if summary is None:
-                raise ChessatronError(f"no unfinished game in {str(directory)!r} to resume")
-            journal, white, black = session.resume(summary.path)
-            session.connect()
-        else:
-            white, black = PlayerSpec.parse(white_text), PlayerSpec.parse(black_text)
+        def start_position() -> chess.Board:
             if chess960 is None:
-                start = chess.Board()
+                return chess.Board()
+            target = parse_target(str(random.randrange(960)) if chess960 == "random" else chess960)
+            start = target.board
+            start.chess960 = True
+            return start
+
+        white, black = PlayerSpec.parse(white_text), PlayerSpec.parse(black_text)
+        finished: list[GameRecord] = []
+        played = 0
+        while True:
+            if resume and played == 0:
+                summary = latest_unfinished(directory)
+                if summary is None:
+                    raise ChessatronError(f"no unfinished game in {str(directory)!r} to resume")
+                journal, white, black = session.resume(summary.path)
+                session.connect()
             else:
-                target = parse_target(str(random.randrange(960)) if chess960 == "random" else chess960)
-                start = target.board
-                start.chess960 = True
-            session.connect()
-            journal = session.new_game(white, black, start)
-        with journal:
-            record = session.play(journal, white, black, max_plies=max_plies)
-        if simulated:
-            save_state(default_state_path(), SimulatorState(session.table, record.board(), session.gantry))
-    if not as_json:
-        console.print(f"{record.result} ({record.termination or 'unfinished'}), {len(record.moves)} plies")
-    if pgn_out is not None and record.result != "*":
-        write_pgn(record, pgn_out)
+                start = start_position()
+                if played == 0:
+                    session.connect()
+                journal = session.new_game(white, black, start)  # the robot resets the table for it
+            try:
+                with journal:
+                    record = session.play(journal, white, black, max_plies=max_plies)
+            except KeyboardInterrupt:
+                click.echo("the game is saved: `chessatron play --resume` continues it", err=True)
+                raise
+            played += 1
+            if simulated:
+                snapshot = SimulatorState(session.table, record.board(), session.gantry)
+                save_state(default_state_path(), snapshot)
+            if not as_json:
+                ending = record.termination or "unfinished"
+                console.print(f"{record.result} ({ending}), {len(record.moves)} plies")
+            if record.result == "*":
+                break
+            finished.append(record)
+            if pgn_out is not None:
+                write_pgn(finished, pgn_out)
+            if played < game_count:
+                continue
+            typing = "keyboard" in (white.kind, black.kind)
+            if game_count == 1 and typing and not as_json and session.keyboard.confirm("Another game?"):
+                game_count += 1
+                continue
+            break
 
 
 @main.command()

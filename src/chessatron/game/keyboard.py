@@ -269,6 +269,18 @@ class KeyboardPlayer:
         self._read_line = read_line
         self._write = write
 
+    def confirm(self, question: str) -> bool:
+        """A yes/no question (``"Another game?"``): True for y/yes; no, anything else, the end of input
+        or Ctrl-C is False."""
+        try:
+            line = self._read_line(f"{question} [y/N] ")
+        except (KeyboardInterrupt, EOFError):
+            line = None
+        if line is None:
+            self._write("")
+            return False
+        return line.strip().lower() in ("y", "yes")
+
     def ask(self, board: chess.Board) -> chess.Move | Command:
         """The legal move or the command (never :attr:`Command.HELP`) of the player to move on ``board``."""
         prompt = f"{chess.COLOR_NAMES[board.turn].capitalize()} to move: "

@@ -17,7 +17,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -807,9 +807,11 @@ def _robot_entries(path: Path) -> list[tuple[int, list[str], set[int]]]:
     return found
 
 
-def write_pgn(record: GameRecord, path: Path) -> None:
+def write_pgn(records: GameRecord | Sequence[GameRecord], path: Path) -> None:
+    """Write one game, or several one after another, as PGN."""
+    games = [records] if isinstance(records, GameRecord) else list(records)
     try:
-        path.write_text(to_pgn(record), encoding="utf-8")
+        path.write_text("\n".join(to_pgn(record) for record in games), encoding="utf-8")
     except OSError as exc:
         raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
 
