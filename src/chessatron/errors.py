@@ -118,6 +118,11 @@ class GameNotFoundError(ChessError, LookupError):
     """No saved game has that id; ``chessatron games`` lists them."""
 
 
+class ClockError(ChessError, ValueError):
+    """A chess clock used out of turn (a press for the side whose time is not running), resumed before it
+    was ever started, or given a negative time."""
+
+
 class GameOverError(ChessError, ValueError):
     """A move was asked for in a position that has none: checkmate or stalemate."""
 
