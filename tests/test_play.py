@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -281,3 +282,21 @@ def test_a_keyboard_player_is_offered_another_game(tmp_path: Path) -> None:
     summaries = sorted(list_games(tmp_path / "games"), key=lambda summary: summary.plies)
     assert [summary.plies for summary in summaries] == [1, 4]
     assert summaries[1].result == "0-1" and summaries[0].in_progress
+
+
+def test_a_clock_is_kept_for_every_move_and_saved_with_the_game(tmp_path: Path) -> None:
+    pgn = tmp_path / "game.pgn"
+    args = ["play", "--white", "engine:20:depth=1", "--black", "engine:20:depth=1", "--clock", "5+3"]
+    result = CliRunner(env=env(tmp_path)).invoke(main, [*args, "--pgn-out", str(pgn)])
+    assert result.exit_code == 0, result.output
+    game = chess.pgn.read_game(io.StringIO(pgn.read_text(encoding="utf-8")))
+    assert game is not None and game.headers["TimeControl"] == "300+3"
+    clocks = [node.clock() for node in game.mainline()]
+    # the increment keeps every reading near the initial five minutes; none is missing
+    assert clocks and all(c is not None and 290 < c <= 300 + 3 * len(clocks) for c in clocks)
+
+
+def test_a_malformed_clock_is_refused_before_anything_moves(tmp_path: Path) -> None:
+    result = CliRunner(env=env(tmp_path)).invoke(main, ["play", "--black", "engine", "--clock", "five"])
+    assert result.exit_code != 0 and "five" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "games").exists() or not list_games(tmp_path / "games")

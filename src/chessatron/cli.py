@@ -516,6 +516,14 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
     help="Stop after this many plies (the game stays open).",
 )
 @click.option(
+    "--clock",
+    "clock_text",
+    metavar="MIN+INC",
+    default=None,
+    help="A chess clock: minutes for the game plus seconds a move (5+3, 90+30, 3m+2s, 45s+1s); "
+    "a flag that falls ends the game.",
+)
+@click.option(
     "--games",
     "game_count",
     type=click.IntRange(min=1),
@@ -538,11 +546,13 @@ def play(
     games_dir: Path | None,
     max_plies: int | None,
     game_count: int,
+    clock_text: str | None,
     config_path: Path | None,
 ) -> None:
     """Play a game: engines, keyboard or scripted players; the robot moves the pieces."""
     import random
 
+    from .game.clock import parse_clock
     from .game.record import GameRecord
     from .game.session import PlayerSpec, Session, write_pgn
     from .game.store import latest_unfinished, resolve_games_dir
@@ -550,6 +560,7 @@ def play(
 
     settings = Config.load(config_path)
     directory = resolve_games_dir(games_dir)
+    time_control = parse_clock(clock_text) if clock_text is not None else None
     speed = parse_speed(speed_text)
     console = Console(highlight=False)
 
@@ -594,7 +605,7 @@ def play(
                 start = start_position()
                 if played == 0:
                     session.connect()
-                journal = session.new_game(white, black, start)  # the robot resets the table for it
+                journal = session.new_game(white, black, start, time_control)  # the robot resets the table
             try:
                 with journal:
                     record = session.play(journal, white, black, max_plies=max_plies)

@@ -27,7 +27,9 @@ from ..errors import ChessatronError, ConfigError, IllegalMoveError
 from ..live import LiveState, colour_name
 from ..reset import parse_target
 from ..simstate import SimulatorState, default_state_path, load_state, save_state
+from .clock import parse_clock
 from .keyboard import Command
+from .record import ClockSettings
 from .session import InboxMover, PlayerSpec, Session
 from .store import latest_unfinished
 
@@ -40,6 +42,9 @@ COMMANDS: dict[str, Command] = {
     "draw": Command.DRAW,
     "resign": Command.RESIGN,
 }
+
+#: The players a game started from elsewhere (the web page) may have.
+REMOTE_PLAYERS = ("web", "engine", "board", "hand")
 
 
 class BusyError(ChessatronError, RuntimeError):
@@ -62,9 +67,19 @@ class GameRequest:
     black: str = "engine"
     chess960: str | None = None
     fen: str | None = None
+    #: A chess clock as for ``play --clock`` (``"5+3"``), None for none.
+    clock: str | None = None
 
     def players(self) -> tuple[PlayerSpec, PlayerSpec]:
-        return PlayerSpec.parse(self.white), PlayerSpec.parse(self.black)
+        """The players; only those that need no file or terminal on this machine (``web``, ``engine``,
+        ``board``, ``hand``): a request from a page must not name the server's files."""
+        players = PlayerSpec.parse(self.white), PlayerSpec.parse(self.black)
+        for player in players:
+            if player.kind not in REMOTE_PLAYERS:
+                raise ConfigError(
+                    f"a {player.kind!r} player cannot be chosen here; use one of {', '.join(REMOTE_PLAYERS)}"
+                )
+        return players
 
     def start(self, rng: random.Random | None = None) -> chess.Board:
         """The start position; raises :class:`ConfigError` for a bad number or FEN."""
@@ -156,11 +171,12 @@ class GameRunner:
         :class:`ConfigError` for a bad player or start."""
         white, black = request.players()
         start = request.start()
+        clock = parse_clock(request.clock) if request.clock is not None else None
         if not start.is_valid():
             raise ConfigError(f"the position {start.fen()!r} is not a legal chess position")
         if start.is_game_over():
             raise ConfigError(f"the position {start.fen()!r} is already over; choose another")
-        self._spawn("game", lambda: self._play_new(white, black, start))
+        self._spawn("game", lambda: self._play_new(white, black, start, clock))
 
     def resume_game(self) -> None:
         """Continue the latest unfinished game in the background."""
@@ -207,8 +223,10 @@ class GameRunner:
         finally:
             self._save()
 
-    def _play_new(self, white: PlayerSpec, black: PlayerSpec, start: chess.Board) -> None:
-        journal = self.session.new_game(white, black, start)
+    def _play_new(
+        self, white: PlayerSpec, black: PlayerSpec, start: chess.Board, clock: ClockSettings | None
+    ) -> None:
+        journal = self.session.new_game(white, black, start, clock)
         self.last_game = journal.path.name.removesuffix(".jsonl")
         with journal:
             record = self.session.play(journal, white, black)

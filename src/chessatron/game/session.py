@@ -43,10 +43,11 @@ from ..sim.trace import PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld, register_world
 from ..simulate import read_game
 from ..table import Table
+from .clock import ChessClock, flag_outcome
 from .engine import EnginePlayer, parse_level
 from .journal import GameMetadata, Journal, JournalState, read_journal
 from .keyboard import Command, KeyboardPlayer
-from .record import GameRecord, Player, Result, Termination, termination_of, to_pgn
+from .record import ClockSettings, GameRecord, Player, Result, Termination, termination_of, to_pgn
 
 LOGGER = logging.getLogger(__name__)
 
@@ -199,6 +200,8 @@ class BoardMover:
         self.give_up_s = give_up_s
         self.t = 0.0
         self.events: list[object] = []
+        #: Whether the player's time is up (the session sets it when a clock runs).
+        self.expired: Callable[[], bool] = lambda: False
         self._logged_scan()  # the log starts from the position the player sits down to
 
     def apply(self, move: chess.Move) -> None:
@@ -240,7 +243,7 @@ class BoardMover:
         elif event is None or isinstance(event, Committed | Revised | Resolved | TookBack | NewGame):
             self.leds.show(check)
 
-    def choose(self, board: chess.Board) -> chess.Move | Command:
+    def choose(self, board: chess.Board) -> chess.Move | Command | None:
         found: list[chess.Move] = []
 
         def watch(seconds: float) -> None:
@@ -274,7 +277,9 @@ class BoardMover:
                     if isinstance(event, Committed | Revised):
                         found[:] = [event.moves[-1]]
         deadline = self.t + self.give_up_s
-        while not found and self.t < deadline:
+        while not found and (self.t < deadline or self.hand is None):
+            if self.hand is None and self.expired():
+                return None  # the flag fell while the player thought
             watch(self.scan_s)
         if found:
             return found[0]
@@ -289,8 +294,10 @@ class InboxMover:
         self.colour = colour
         self.live = live
         self.inbox: queue.Queue[chess.Move | Command] = queue.Queue()
+        #: Whether the player's time is up (the session sets it when a clock runs).
+        self.expired: Callable[[], bool] = lambda: False
 
-    def choose(self, board: chess.Board) -> chess.Move | Command:
+    def choose(self, board: chess.Board) -> chess.Move | Command | None:
         legal: dict[str, list[str]] = {}
         for move in board.legal_moves:
             targets = legal.setdefault(chess.square_name(move.from_square), [])
@@ -298,7 +305,12 @@ class InboxMover:
                 targets.append(chess.square_name(move.to_square))
         self.live.update(prompt={"colour": colour_name(self.colour), "legal": legal})
         try:
-            return self.inbox.get()
+            while True:
+                try:
+                    return self.inbox.get(timeout=0.05)
+                except queue.Empty:
+                    if self.expired():
+                        return None  # the flag fell while the player thought
         finally:
             self.live.update(prompt=None)
 
@@ -339,6 +351,9 @@ class Session:
         self.live = live if live is not None else LiveState(self.layout)
         #: Set from another thread to stop the game at the next move (it stays journaled).
         self.stop_requested = threading.Event()
+        #: The game's chess clock while one runs (None: no clock); ``clock_now`` is its time source.
+        self.clock: ChessClock | None = None
+        self.clock_now: Callable[[], float] = time.monotonic
         #: The players whose moves arrive from elsewhere (the web page), by colour, while a game runs.
         self.inboxes: dict[chess.Color, InboxMover] = {}
         self.engine_path = engine_path
@@ -463,13 +478,16 @@ class Session:
 
     # --- games -------------------------------------------------------------------------------------
 
-    def new_game(self, white: PlayerSpec, black: PlayerSpec, start: chess.Board) -> Journal:
-        """Journal a new game and set the table up for it."""
+    def new_game(
+        self, white: PlayerSpec, black: PlayerSpec, start: chess.Board, clock: ClockSettings | None = None
+    ) -> Journal:
+        """Journal a new game (with a chess clock of ``clock`` if given) and set the table up for it."""
         metadata = GameMetadata(
             white=white.player(),
             black=black.player(),
             start_fen=start.fen(),
             chess960=start.chess960,
+            clock=clock,
             config={"white": white.spec, "black": black.spec},
         )
         journal = Journal.create(self.games_dir, metadata)
@@ -560,18 +578,35 @@ class Session:
                     self._run_plan(plan, title, journal, indices=[index for index, _ in remaining])
                 self.table.check_matches(board)
             outcome = self._outcome(board, journal)
+            clock = self.clock = self._clock_for(journal)
+            for mover in movers.values():
+                if isinstance(mover, InboxMover | BoardMover):
+                    mover.expired = self._flag_fell
             plies = 0
             while outcome is None:
                 if self.stop_requested.is_set():
                     raise KeyboardInterrupt  # stopped from elsewhere: the game stays journaled
                 self.live.update(status=f"{colour_name(board.turn)} to move")
+                if clock is not None:
+                    clock.resume()
+                    self.live.update(clock=clock.to_dict())
                 choice = movers[board.turn].choose(board)
                 if self.stop_requested.is_set():
                     raise KeyboardInterrupt
+                if clock is not None and (flagged := clock.flagged()) is not None:
+                    result, termination = flag_outcome(board, flagged)
+                    outcome = self._finish(journal, Outcome(result, termination))
+                    break
+                if choice is None:
+                    continue
                 if isinstance(choice, Command):
+                    if clock is not None and choice == Command.TAKEBACK:
+                        clock.pause()
                     outcome = self._command(choice, board, journal)
                     if outcome is None:
                         board = journal.board()
+                        if clock is not None and choice == Command.TAKEBACK:
+                            self.clock = clock = self._clock_for(journal)
                     continue
                 playable = self._playable(choice, board, movers[board.turn])
                 if playable is None:
@@ -579,7 +614,12 @@ class Session:
                 choice = playable
                 who = (white if board.turn == chess.WHITE else black).spec
                 uci = board.uci(choice)
-                entry = journal.record_move(choice, who=who)
+                # the mover's clock stops with the decision: the robot's work is charged to nobody
+                clock_ms = clock.press(board.turn) if clock is not None else None
+                if clock is not None:
+                    clock.pause()
+                    self.live.update(clock=clock.to_dict())
+                entry = journal.record_move(choice, who=who, clock_ms=clock_ms)
                 self.emit({"event": "move", "ply": entry.ply, "uci": uci, "san": entry.san, "who": who})
                 mover = movers[board.turn]
                 if isinstance(mover, EngineMover):
@@ -604,6 +644,9 @@ class Session:
                 outcome = self._outcome(board, journal)
                 if outcome is None and max_plies is not None and plies >= max_plies:
                     break
+            if clock is not None:
+                clock.pause()
+                self.live.update(clock=clock.to_dict())
             self._board_movers.clear()  # their LEDs and logs close with this game
             self.inboxes = {}
         record = journal.state.to_record()
@@ -612,6 +655,19 @@ class Session:
             self.live.update(status=f"{outcome.result} ({outcome.termination or 'game over'})", prompt=None)
             self.emit({"event": "result", "result": outcome.result, "termination": outcome.termination})
         return record
+
+    def _clock_for(self, journal: Journal) -> ChessClock | None:
+        """The game's clock as the journal left it (paused), None for a game without one."""
+        if journal.state.metadata.clock is None:
+            return None
+        clock = ChessClock.from_journal(journal.state, now=self.clock_now)
+        self.live.update(clock=clock.to_dict())
+        return clock
+
+    def _flag_fell(self) -> bool:
+        """Whether a waiting player must stop waiting: the flag fell, or the game is being stopped."""
+        clock = self.clock
+        return (clock is not None and clock.flagged() is not None) or self.stop_requested.is_set()
 
     def _show_evaluation(self, board: chess.Board, info: dict[str, object]) -> None:
         """The engine's view of the position it moved in, from White's side, its line in SAN."""

@@ -1,0 +1,136 @@
+"""The game runner: games in a background thread, driven by commands as the web page sends them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import pytest
+
+from chessatron.config import Config
+from chessatron.errors import ConfigError, IllegalMoveError
+from chessatron.game.runner import BusyError, GameRequest, GameRunner, NotYourTurnError
+from chessatron.game.store import list_games, load_game
+
+ENGINE = "engine:20:depth=1"
+
+
+@pytest.fixture
+def runner(tmp_path: Path) -> Iterator[GameRunner]:
+    with GameRunner(
+        Config.load(None), games_dir=tmp_path / "games", speed=None, state_path=tmp_path / "sim.json"
+    ) as runner:
+        yield runner
+
+
+def wait_for(
+    runner: GameRunner, condition: Callable[[dict[str, Any]], bool], timeout_s: float = 60
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        snapshot = runner.live.snapshot()
+        if condition(snapshot):
+            return snapshot
+        assert time.monotonic() < deadline, f"gave up waiting; the state is {snapshot['status']!r}"
+        runner.live.wait(snapshot["version"], 0.5)
+
+
+def my_turn(plies: int) -> Callable[[dict[str, Any]], bool]:
+    return lambda s: s["prompt"] is not None and len(s["game"]["uci"]) == plies
+
+
+def test_a_web_player_moves_takes_back_asks_for_a_hint_and_resigns(runner: GameRunner) -> None:
+    runner.start_game(GameRequest(white="web", black=ENGINE))
+    snapshot = wait_for(runner, my_turn(0))
+    assert "e4" in snapshot["prompt"]["legal"]["e2"]
+    with pytest.raises(IllegalMoveError, match="e2e5"):
+        runner.move("e2e5")
+    runner.move("e4")
+    snapshot = wait_for(runner, my_turn(2))
+    assert snapshot["game"]["san"][0] == "e4" and snapshot["evaluation"] is not None
+    # the robot made the engine's move: the physical table matches the game
+    table, _ = runner.live.table()
+    assert table is not None and table.board_fen() == chess.Board(snapshot["game"]["fen"]).board_fen()
+    runner.command("hint")
+    snapshot = wait_for(runner, lambda s: s["hint"] is not None)
+    assert chess.Move.from_uci(snapshot["hint"]["uci"]) in chess.Board(snapshot["game"]["fen"]).legal_moves
+    runner.command("takeback")
+    snapshot = wait_for(runner, my_turn(0))
+    table, _ = runner.live.table()
+    assert table is not None and table.board_fen() == chess.STARTING_BOARD_FEN
+    runner.command("resign")
+    assert runner.wait(30)
+    snapshot = runner.live.snapshot()
+    assert snapshot["game"]["result"] == "0-1" and snapshot["game"]["termination"] == "resignation"
+    (summary,) = list_games(runner.games_dir)
+    assert summary.result == "0-1"
+
+
+def test_commands_out_of_turn_or_while_busy_are_refused(runner: GameRunner) -> None:
+    with pytest.raises(NotYourTurnError):
+        runner.move("e4")
+    runner.start_game(GameRequest(white=ENGINE, black="web"))
+    with pytest.raises(BusyError):
+        runner.start_game(GameRequest())
+    with pytest.raises(BusyError):
+        runner.reset_table("standard")
+    wait_for(runner, my_turn(1))
+    with pytest.raises(ConfigError):
+        runner.command("castle")
+    runner.stop()
+    assert runner.wait(30)
+    assert "stopped" in runner.live.snapshot()["status"]
+    (summary,) = list_games(runner.games_dir)
+    assert summary.in_progress  # a stopped game stays saved, to be resumed
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        GameRequest(white="script:/etc/passwd"),
+        GameRequest(white="robot"),
+        GameRequest(chess960="960"),
+        GameRequest(fen="not a fen"),
+        GameRequest(clock="0+0"),
+    ],
+)
+def test_bad_game_requests_never_start_anything(runner: GameRunner, request_: GameRequest) -> None:
+    with pytest.raises(ConfigError):
+        runner.start_game(request_)
+    assert not runner.busy and runner.session.robot is None
+
+
+def test_a_stopped_game_resumes_with_the_same_moves(runner: GameRunner) -> None:
+    runner.start_game(GameRequest(white="web", black=ENGINE, chess960="100"))
+    wait_for(runner, my_turn(0))
+    start = runner.live.snapshot()["game"]["start_fen"]
+    runner.move("g2g3")
+    wait_for(runner, my_turn(2))
+    runner.stop()
+    assert runner.wait(30)
+    runner.resume_game()
+    snapshot = wait_for(runner, my_turn(2))
+    assert snapshot["game"]["start_fen"] == start and snapshot["game"]["uci"][0] == "g2g3"
+    runner.command("resign")
+    assert runner.wait(30)
+
+
+def test_the_flag_falls_for_a_web_player_who_does_not_move(runner: GameRunner) -> None:
+    runner.start_game(GameRequest(white="web", black=ENGINE, clock="1s+0"))
+    assert runner.wait(30)
+    snapshot = runner.live.snapshot()
+    assert (snapshot["game"]["result"], snapshot["game"]["termination"]) == ("0-1", "time forfeit")
+    assert snapshot["clock"]["white_ms"] == 0
+    (summary,) = list_games(runner.games_dir)
+    assert load_game(summary.game_id, runner.games_dir).clock is not None
+
+
+def test_the_table_is_reset_to_a_chess960_start_in_the_background(runner: GameRunner) -> None:
+    runner.reset_table("0")
+    assert runner.wait(120) and runner.last_error is None
+    table, _ = runner.live.table()
+    assert table is not None and table.board_fen() == chess.Board.from_chess960_pos(0).board_fen()
+    assert runner.live.snapshot()["status"] == "idle"
