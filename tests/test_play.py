@@ -212,8 +212,8 @@ def test_a_simulated_hand_plays_the_engine_on_the_board(tmp_path: Path, seed: in
             record = session.play(journal, white, black)
         assert session.world is not None and not session.world.twin.violations
         session.table.check_matches(record.board())
-        leds = session._board_movers[0].leds
-        frames = getattr(leds, "frames", [])
+        assert session._leds is not None
+        frames = getattr(session._leds.strip, "frames", [])
         # when the hand lifted a piece, its legal destinations lit up (more than the piece's own square)
         assert any(len(frame) > 1 for frame in frames)
     assert record.result != "*" and len(record.moves) > 10

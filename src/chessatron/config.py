@@ -22,7 +22,8 @@ from .ports import DeviceUrl
 
 #: The schemes each kind of device understands (a bare path such as /dev/ttyUSB0 is ``serial``).
 SCHEMES: Mapping[str, frozenset[str]] = {
-    "grbl": frozenset({"sim", "serial", "socket", "rfc2217", "loop", "spy", "hwgrep", "alt"}),
+    # none: a board without a robot (the players move every piece; sensors confirm)
+    "grbl": frozenset({"sim", "serial", "socket", "rfc2217", "loop", "spy", "hwgrep", "alt", "none"}),
     "magnet": frozenset({"grbl", "servo", "gpio", "sim"}),
     "sensors": frozenset({"sim", "mcp23017", "arduino", "bitboard", "none"}),
     "leds": frozenset({"sim", "ws281x", "none"}),

@@ -38,7 +38,7 @@ from ..ports import LedStrip, OccupancySensor
 from ..recognition import Committed, Illegal, NewGame, PieceLifted, Recognizer, Resolved, Revised, TookBack
 from ..reset import ResetPlanner
 from ..robot import Robot
-from ..sim.hand import HandStyle, SimulatedHand, perform
+from ..sim.hand import HandAction, HandStyle, SimulatedHand, perform
 from ..sim.trace import PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld, register_world
 from ..simulate import read_game
@@ -52,6 +52,16 @@ from .record import ClockSettings, GameRecord, Player, Result, Termination, term
 LOGGER = logging.getLogger(__name__)
 
 Emit = Callable[[dict[str, Any]], None]
+
+#: Without a robot, how long the sensors must show the arranged position before the game goes on.
+ARRANGED_STILL_S = 0.3
+
+
+def _cell(layout: Layout, node: Node) -> Cell:
+    cell = layout.node_cell(node)
+    if cell is None:
+        raise ChessatronError(f"node {node!r} is not a cell's centre; a hand cannot put a piece there")
+    return cell
 
 
 @dataclass(frozen=True)
@@ -243,6 +253,70 @@ class BoardMover:
         elif event is None or isinstance(event, Committed | Revised | Resolved | TookBack | NewGame):
             self.leds.show(check)
 
+    def restart(self, board: chess.Board) -> None:
+        """The position was set back (a takeback): recognise from ``board`` on."""
+        self.recognizer = Recognizer(board.copy(), layout=self.layout)
+        self._light(None)
+
+    def _scan(self) -> None:
+        self.t += self.scan_s
+        if self.hand is None:
+            time.sleep(self.scan_s)
+        cells = self._logged_scan()
+        for event in self.recognizer.feed_table(self.t, cells):
+            self.events.append(event)
+            self._light(event)
+
+    def carry_out(self, board: chess.Board, move: chess.Move) -> None:
+        """A player makes ``move`` (the engine's, on a board without a robot) as the LEDs show it; returns
+        once the recognizer has seen exactly that move. A wrong move shows red until it is put right.
+        With a simulated hand, the hand makes it."""
+        ply = len(board.move_stack)
+
+        def made() -> bool:
+            stack = self.recognizer.board.move_stack
+            return len(stack) == ply + 1 and stack[-1] == move
+
+        def wrong() -> bool:
+            stack = self.recognizer.board.move_stack
+            return len(stack) > ply and stack[ply:] != [move]
+
+        def watch(seconds: float) -> None:
+            end = self.t + seconds
+            while self.t < end:
+                self._scan()
+
+        if self.leds is not None:
+            self.leds.show(self.signals.show_engine_move(move, board))
+        if self.hand is not None and self.world is not None:
+            watch(self.recognizer.settle_s + 0.1)
+            step = self.hand.play(board, move, self.t + 0.3)
+            perform(self.world, step.actions, realtime=True, sleep=watch)
+            if step.promotion_choice is not None:
+                self._log_promotion(step.promotion_choice.piece)
+                self.recognizer.choose_promotion(self.t, step.promotion_choice.piece)
+        deadline = self.t + self.give_up_s
+        showing_wrong = False
+        while not made():
+            if self.hand is not None and self.t > deadline:
+                raise HardwareError(f"the move {move.uci()} was not seen on the board; check the sensors")
+            if self.hand is None and self.expired():
+                raise KeyboardInterrupt  # stopped while waiting: the game stays journaled
+            if wrong() != showing_wrong and self.leds is not None:
+                showing_wrong = not showing_wrong
+                squares = [move.from_square, move.to_square]
+                self.leds.show(
+                    self.signals.show_illegal(squares)
+                    if showing_wrong
+                    else self.signals.show_engine_move(move, board)
+                )
+            if move.promotion is not None and self.recognizer.board.move_stack[ply:] == [
+                chess.Move(move.from_square, move.to_square, chess.QUEEN)
+            ] != [move]:
+                self.recognizer.choose_promotion(self.t, chess.piece_symbol(move.promotion))
+            self._scan()
+        self._light(None)
+
     def choose(self, board: chess.Board) -> chess.Move | Command | None:
         found: list[chess.Move] = []
 
@@ -369,6 +443,7 @@ class Session:
         self._hints: EnginePlayer | None = None
         self._board_movers: list[BoardMover] = []
         self._sensors: OccupancySensor | None = None
+        self._leds: LiveLeds | None = None
         self._journal_stem: str | None = None
         self._specs: dict[chess.Color, PlayerSpec] = {}
 
@@ -395,6 +470,9 @@ class Session:
     def connect(self) -> None:
         """Open the GRBL link (on the simulator: a simulated table holding this session's pieces)."""
         url = self.config.urls["grbl"]
+        if url.startswith("none"):
+            self._connect_without_robot()
+            return
         if url.startswith("sim"):
             name = url.split("://", 1)[1].split("?", 1)[0] or "default"
             self.world = register_world(SimWorld(self.layout, self.table, name=name))
@@ -410,6 +488,102 @@ class Session:
         self.live.show_table(self.table, ())
         self.live.show_gantry(self.gantry, state="Idle")
         self.emit({"event": "connected", "url": url})
+
+    def _connect_without_robot(self) -> None:
+        """A board without a robot: the players move every piece. On the simulator a simulated person
+        (a hand) does what the LEDs ask, and the simulated sensors watch the table."""
+        sensors_url = self.config.urls["sensors"]
+        if sensors_url.startswith("sim"):
+            name = sensors_url.split("://", 1)[1].split("?", 1)[0] or "default"
+            self.world = register_world(SimWorld(self.layout, self.table, name=name))
+        self._table_sensors()
+        self.live.show_table(self.table, ())
+        self.emit({"event": "connected", "url": "none://", "robot": False})
+
+    @property
+    def has_robot(self) -> bool:
+        return self.robot is not None
+
+    def _led_strip(self) -> LedStrip:
+        """The table's LEDs (opened once), shown on the live state too."""
+        if self._leds is None:
+            from ..feedback.leds import open_leds
+
+            strip = self._stack.enter_context(open_leds(self.config.urls["leds"], self.layout))
+            self._leds = LiveLeds(self.live, strip)
+        return self._leds
+
+    def _arrange_by_hand(self, target: chess.Board, why: str) -> None:
+        """No robot: the players arrange the pieces as ``target`` shows (a set-up, a takeback); the LEDs
+        show the squares to fill and to clear, the sensors confirm. On the simulator a simulated person
+        does it."""
+        plan = self.resetter.plan(self.table, target, at=self.gantry)
+        before = self.table.copy()
+        plan.apply(self.table)  # where the pieces will stand (the model; the sensors confirm the board)
+        self.emit({"event": "arrange", "why": why, "fen": target.board_fen()})
+        self.live.update(status=f"{why}: please arrange the pieces as shown")
+        if self.world is not None:
+            moved = [
+                piece for piece in self.table if before.node_of(piece.id) != self.table.node_of(piece.id)
+            ]
+            actions = [
+                HandAction(0.0, "lift", _cell(self.layout, before.node_of(p.id)), p.symbol, why, p.id)
+                for p in moved
+            ] + [
+                HandAction(0.0, "place", _cell(self.layout, self.table.node_of(p.id)), p.symbol, why, p.id)
+                for p in moved
+            ]
+            perform(self.world, actions)
+        sensors = self._table_sensors()
+        if sensors is None:
+            return  # nothing can confirm it: the players are trusted
+        wanted = {self.layout.square_cell(square) for square in chess.SquareSet(target.occupied)}
+        board_cells = set(self.layout.board_cells())
+        leds = self._led_strip()
+        signals = LedSignals(self.layout)
+        still_since: float | None = None
+        while True:
+            if self.stop_requested.is_set():
+                raise KeyboardInterrupt
+            seen = set(sensors.scan()) & board_cells
+            missing, extra = wanted - seen, seen - wanted
+            if not missing and not extra:
+                now = time.monotonic()
+                still_since = still_since if still_since is not None else now
+                if now - still_since >= ARRANGED_STILL_S:
+                    break
+            else:
+                still_since = None
+                colours = {cell: signals.colours.destination for cell in missing}
+                colours.update({cell: signals.colours.illegal for cell in extra})
+                leds.show(colours)
+            time.sleep(0.02)
+        leds.show({})
+        self.live.show_table(self.table, ())
+
+    def _move_by_hand(self, board: chess.Board, move: chess.Move, stack: ExitStack) -> None:
+        """No robot: the LEDs show the move (from and to), a player makes it, the sensors confirm it."""
+        san = board.san(move)
+        self.emit({"event": "your-hands", "uci": move.uci(), "san": san})
+        self.live.update(status=f"please make the move {san} for {colour_name(board.turn)}")
+        carrier = self._carrier(stack, board)
+        if carrier is None:
+            self.planner.plan_move(self.table, board, move, at=self.gantry).apply(self.table)
+            return  # no sensors: nothing to confirm
+        if carrier.hand is None:
+            # a real person: where the captured piece goes is the model's assumption
+            self.planner.plan_move(self.table, board, move, at=self.gantry).apply(self.table)
+        carrier.carry_out(board, move)
+
+    def _carrier(self, stack: ExitStack, board: chess.Board) -> BoardMover | None:
+        """Who carries out moves on a board without a robot: the board's recognizer (with a simulated
+        hand on the simulator), None without sensors."""
+        if self._board_movers:
+            return self._board_movers[0]
+        if self._table_sensors() is None:
+            return None
+        kind: Literal["hand", "board"] = "hand" if self.world is not None else "board"
+        return self._board_mover(PlayerSpec(kind), stack, board, carrier=True)
 
     def _table_sensors(self) -> OccupancySensor | None:
         """The table's sensors, shared by the robot (to verify its moves) and a board player."""
@@ -494,6 +668,9 @@ class Session:
         self.live.show_board(start, game_id=metadata.game_id, players=(white.spec, black.spec))
         self.live.update(status="setting up", hint=None, evaluation=None)
         self.emit({"event": "game", "id": metadata.game_id, "fen": start.fen(), "chess960": start.chess960})
+        if not self.has_robot:
+            self._arrange_by_hand(start, "set up")
+            return journal
         plan = self.resetter.plan(self.table, start, at=self.gantry)
         self.emit({"event": "setup", "relocations": len(plan.relocations)})
         self._run_plan(plan, "SETUP", journal)
@@ -561,6 +738,9 @@ class Session:
                 chess.WHITE: self._mover(white, chess.WHITE, stack, board),
                 chess.BLACK: self._mover(black, chess.BLACK, stack, board),
             }
+            if self._pending is not None and not self.has_robot:
+                self._pending = None
+                self._arrange_by_hand(board, "resume")
             if self._pending is not None:
                 move, remaining, unplanned = self._pending
                 self._pending = None
@@ -624,7 +804,9 @@ class Session:
                 mover = movers[board.turn]
                 if isinstance(mover, EngineMover):
                     self._show_evaluation(board, mover.engine.last_info)
-                if isinstance(mover, BoardMover):
+                if not self.has_robot and not isinstance(mover, BoardMover):
+                    self._move_by_hand(board, choice, stack)
+                elif isinstance(mover, BoardMover):
                     if mover.hand is None:
                         # a real person moved the pieces; where a captured piece went only the zone
                         # sensors can tell: assume the place the robot would have used, verified later
@@ -634,8 +816,8 @@ class Session:
                     self.live.update(status="robot moving")
                     self._run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
                 for other in {id(m): m for m in movers.values()}.values():
-                    if isinstance(other, BoardMover) and other is not mover:
-                        other.apply(choice)
+                    if isinstance(other, BoardMover) and other is not mover and self.has_robot:
+                        other.apply(choice)  # (without a robot its recognizer saw the move made)
                 board.push(choice)
                 self.table.check_matches(board)
                 self.live.show_board(board)
@@ -747,7 +929,9 @@ class Session:
             return chess.Move(move.from_square, move.to_square, piece_type)
         raise NoSparePieceError(f"the table has no piece left to promote to in {board.fen()!r}")
 
-    def _board_mover(self, spec: PlayerSpec, stack: ExitStack, board: chess.Board) -> BoardMover:
+    def _board_mover(
+        self, spec: PlayerSpec, stack: ExitStack, board: chess.Board, *, carrier: bool = False
+    ) -> BoardMover:
 
         for mover in self._board_movers:
             return mover  # one table, one recognizer: both sides at the board share it
@@ -764,11 +948,10 @@ class Session:
             hand = SimulatedHand(
                 random.Random(len(board.move_stack)), HandStyle.calm(), table=self.table, table_visible=True
             )
-            level = f"engine:{spec.level}" if spec.level else "engine"
-            brain = stack.enter_context(EnginePlayer(parse_level(level), engine=self.engine_path))
-        from ..feedback.leds import open_leds
-
-        leds = LiveLeds(self.live, stack.enter_context(open_leds(self.config.urls["leds"], self.layout)))
+            if not carrier:
+                level = f"engine:{spec.level}" if spec.level else "engine"
+                brain = stack.enter_context(EnginePlayer(parse_level(level), engine=self.engine_path))
+        leds = self._led_strip()
         log = stack.enter_context(self._sensor_log())
         mover = BoardMover(
             self.layout, sensors, board, hand=hand, brain=brain, world=world, leds=leds, log=log
@@ -826,8 +1009,14 @@ class Session:
             target.pop()
         journal.take_back(plies)
         self.emit({"event": "takeback", "plies": plies})
-        self._run_plan(self.resetter.plan(self.table, target, at=self.gantry), f"TAKEBACK {plies}", journal)
+        if self.has_robot:
+            plan = self.resetter.plan(self.table, target, at=self.gantry)
+            self._run_plan(plan, f"TAKEBACK {plies}", journal)
+        else:
+            self._arrange_by_hand(target, "take back")
         self.table.check_matches(target)
+        for mover in self._board_movers:
+            mover.restart(target)
         self.live.show_board(target)
         self.live.show_table(self.table, ())
 
