@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import queue
 import random
 import re
@@ -42,7 +43,7 @@ from ..sim.hand import HandAction, HandStyle, SimulatedHand, perform
 from ..sim.trace import PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld, register_world
 from ..simulate import read_game
-from ..table import Table
+from ..table import PhysicalPiece, Table
 from .clock import ChessClock, flag_outcome
 from .engine import EnginePlayer, parse_level
 from .journal import GameMetadata, Journal, JournalState, read_journal
@@ -202,7 +203,8 @@ class BoardMover:
         self.log = log
         self.signals = LedSignals(layout)
         self.sensors = sensors
-        self.recognizer = Recognizer(board.copy(), layout=layout)
+        # a person may set moves back by hand; a simulated hand never does
+        self.recognizer = Recognizer(board.copy(), layout=layout, takebacks=hand is None)
         self.hand = hand
         self.brain = brain
         self.world = world
@@ -210,6 +212,10 @@ class BoardMover:
         self.give_up_s = give_up_s
         self.t = 0.0
         self.events: list[object] = []
+        #: Plies the player set back on the board (when :meth:`choose` answered a takeback).
+        self.took_back = 0
+        #: Both players are at this board (a takeback of one ply hands the move to the other person).
+        self.both_sides = False
         #: Whether the player's time is up (the session sets it when a clock runs).
         self.expired: Callable[[], bool] = lambda: False
         self._logged_scan()  # the log starts from the position the player sits down to
@@ -255,7 +261,7 @@ class BoardMover:
 
     def restart(self, board: chess.Board) -> None:
         """The position was set back (a takeback): recognise from ``board`` on."""
-        self.recognizer = Recognizer(board.copy(), layout=self.layout)
+        self.recognizer = Recognizer(board.copy(), layout=self.layout, takebacks=self.hand is None)
         self._light(None)
 
     def _scan(self) -> None:
@@ -318,12 +324,15 @@ class BoardMover:
         self._light(None)
 
     def choose(self, board: chess.Board) -> chess.Move | Command | None:
+        """The move the player makes on the board; :attr:`Command.TAKEBACK` when they set the position
+        back instead (:attr:`took_back` says by how many plies)."""
         found: list[chess.Move] = []
+        self.took_back = 0
 
         def watch(seconds: float) -> None:
             """Let ``seconds`` pass, scanning the sensors every scan period."""
             end = self.t + seconds
-            while self.t < end and not found:
+            while self.t < end and not found and not self.took_back:
                 self.t += self.scan_s
                 if self.hand is None:
                     time.sleep(self.scan_s)
@@ -335,6 +344,12 @@ class BoardMover:
                         board.move_stack
                     ):
                         found.append(event.moves[0])
+                    elif isinstance(event, TookBack):
+                        plies = len(board.move_stack) - len(self.recognizer.board.move_stack)
+                        # against a player off the board, only a takeback that gives this player the
+                        # move again is complete (the opponent's move first, then their own)
+                        if self.both_sides or plies % 2 == 0:
+                            self.took_back = plies
 
         # the board as it stands before anyone touches it, still long enough that the log alone shows the
         # robot's last move as a move (a person does not start the instant the robot stops, either)
@@ -351,12 +366,14 @@ class BoardMover:
                     if isinstance(event, Committed | Revised):
                         found[:] = [event.moves[-1]]
         deadline = self.t + self.give_up_s
-        while not found and (self.t < deadline or self.hand is None):
+        while not found and not self.took_back and (self.t < deadline or self.hand is None):
             if self.hand is None and self.expired():
                 return None  # the flag fell while the player thought
             watch(self.scan_s)
         if found:
             return found[0]
+        if self.took_back > 0:
+            return Command.TAKEBACK
         raise HardwareError("no move was recognised on the board; check the sensors (chessatron hw test)")
 
 
@@ -571,9 +588,11 @@ class Session:
             self.planner.plan_move(self.table, board, move, at=self.gantry).apply(self.table)
             return  # no sensors: nothing to confirm
         if carrier.hand is None:
-            # a real person: where the captured piece goes is the model's assumption
+            # a real person: where the captured piece went the zone sensors tell, once the move is made
             self.planner.plan_move(self.table, board, move, at=self.gantry).apply(self.table)
         carrier.carry_out(board, move)
+        if carrier.hand is None:
+            self._follow_zone_sensors()
 
     def _carrier(self, stack: ExitStack, board: chess.Board) -> BoardMover | None:
         """Who carries out moves on a board without a robot: the board's recognizer (with a simulated
@@ -738,6 +757,9 @@ class Session:
                 chess.WHITE: self._mover(white, chess.WHITE, stack, board),
                 chess.BLACK: self._mover(black, chess.BLACK, stack, board),
             }
+            for mover in movers.values():
+                if isinstance(mover, BoardMover):
+                    mover.both_sides = movers[chess.WHITE] is movers[chess.BLACK]
             if self._pending is not None and not self.has_robot:
                 self._pending = None
                 self._arrange_by_hand(board, "resume")
@@ -782,7 +804,12 @@ class Session:
                 if isinstance(choice, Command):
                     if clock is not None and choice == Command.TAKEBACK:
                         clock.pause()
-                    outcome = self._command(choice, board, journal)
+                    mover = movers[board.turn]
+                    if isinstance(mover, BoardMover) and mover.took_back > 0:
+                        self._taken_back_on_board(board, journal, mover.took_back)
+                        outcome = None
+                    else:
+                        outcome = self._command(choice, board, journal)
                     if outcome is None:
                         board = journal.board()
                         if clock is not None and choice == Command.TAKEBACK:
@@ -811,7 +838,10 @@ class Session:
                         # a real person moved the pieces; where a captured piece went only the zone
                         # sensors can tell: assume the place the robot would have used, verified later
                         self.planner.plan_move(self.table, board, choice, at=self.gantry).apply(self.table)
+                        self._follow_zone_sensors()
                 else:
+                    if any(other.hand is None for other in self._board_movers):
+                        self._follow_zone_sensors()  # a person may have moved a captured piece since
                     plan = self.planner.plan_move(self.table, board, choice, at=self.gantry)
                     self.live.update(status="robot moving")
                     self._run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
@@ -1019,6 +1049,55 @@ class Session:
             mover.restart(target)
         self.live.show_board(target)
         self.live.show_table(self.table, ())
+
+    def _taken_back_on_board(self, board: chess.Board, journal: Journal, plies: int) -> None:
+        """The player set the last ``plies`` back with their own hands: journal it; the pieces stand
+        where they stood (captured ones back from the zones, as the sensors show)."""
+        if plies > len(board.move_stack):
+            return
+        target = board.copy()
+        for _ in range(plies):
+            target.pop()
+        journal.take_back(plies)
+        self.emit({"event": "takeback", "plies": plies, "by": "hand"})
+        self.resetter.plan(self.table, target, at=self.gantry).apply(self.table)
+        self._follow_zone_sensors()
+        self.table.check_matches(target)
+        self.live.show_board(target)
+        self.live.show_table(self.table, ())
+
+    def _follow_zone_sensors(self) -> None:
+        """A person put pieces off the board (a capture, a takeback): where exactly, only the sensors under
+        the zones can tell. Move the model's off-board pieces the sensors do not see to the off-board
+        cells they see filled, nearest first."""
+        sensors = self._sensors
+        if sensors is None:
+            return
+        seen = {cell for cell in sensors.scan() if self.layout.cell_kind(cell) != "board"}
+        model: dict[Cell, PhysicalPiece] = {}
+        for piece in self.table:
+            cell = self.layout.node_cell(self.table.node_of(piece.id))
+            if cell is not None and self.layout.cell_kind(cell) != "board":
+                model[cell] = piece
+        unseen = [cell for cell in model if cell not in seen]
+        unexplained = [cell for cell in seen if cell not in model]
+        if not unseen or not unexplained:
+            return
+        pairs = sorted(
+            ((math.dist(a, b), a, b) for a in unseen for b in unexplained), key=lambda item: item[0]
+        )
+        moved: set[Cell] = set()
+        filled: set[Cell] = set()
+        for _, old, new in pairs:
+            if old in moved or new in filled:
+                continue
+            self.table.relocate(model[old].id, self.layout.cell_node(new))
+            moved.add(old)
+            filled.add(new)
+        if len(moved) > 1:
+            self.emit(
+                {"event": "notice", "message": "several pieces moved beside the board; check the zones"}
+            )
 
     def _outcome(self, board: chess.Board, journal: Journal) -> Outcome | None:
         state = journal.state
