@@ -26,6 +26,7 @@ from rich.text import Text
 
 from .errors import ChessatronError
 from .layout import Layout, MachinePoint, Node
+from .live import LiveState
 from .motion import Block, PlannedBlock, plan_run
 from .planner import Relocation
 from .render import table_html, table_svg, table_text
@@ -107,8 +108,12 @@ def run_demo(
     picture: Path | None,
     reset: bool = True,
     console: Console | None = None,
+    live: LiveState | None = None,
 ) -> DemoResult:
-    """Play the showcase game (and the reset after it) on the simulator with a live terminal view."""
+    """Play the showcase game (and the reset after it) on the simulator with a live terminal view.
+
+    ``live`` (for the web page) is kept up to date as well: the game, the table, the magnet and its path.
+    """
     console = console or Console(highlight=False)
     game = parse_game(demo_game_text(), source="the demo game")
     board, moves = game_moves(game)
@@ -130,16 +135,25 @@ def run_demo(
         return Group(Panel(grid, title="chessatron table", expand=False), info, progress)
 
     live_enabled = console.is_terminal and speed is not None
-    live = Live(view(), console=console, refresh_per_second=FPS, transient=False, auto_refresh=False)
+    view_live = Live(view(), console=console, refresh_per_second=FPS, transient=False, auto_refresh=False)
 
     def refresh(relocation: Relocation, node: Node) -> None:
         state.gantry = node
         state.path = relocation.path
         if live_enabled:
-            live.update(view(), refresh=True)
+            view_live.update(view(), refresh=True)
+        if live is not None:
+            live.show_gantry(layout.node_mm(node), path=relocation.path, state="Run")
 
-    animator = Animator(layout, speed if live_enabled else None, refresh)
-    with live if live_enabled else contextlib.nullcontext():
+    def tell(status: str) -> None:
+        if live is not None:
+            live.show_board(sim.board, game_id="demo", players=("demo script", "demo script"))
+            live.show_table(sim.table, ())
+            live.update(status=status)
+
+    animator = Animator(layout, speed if live_enabled or live is not None else None, refresh)
+    tell("setting up")
+    with view_live if live_enabled else contextlib.nullcontext():
         for move in moves:
             san = sim.board.san(move)
             number = len(sans) // 2 + 1
@@ -152,6 +166,7 @@ def run_demo(
             shown = sim.table.copy()
             sans.append(san)
             progress.advance(task)
+            tell(state.status)
             if not live_enabled:
                 notes = "  " + "; ".join(ply.plan.notes) if ply.plan.notes else ""
                 console.print(
@@ -159,8 +174,9 @@ def run_demo(
                     f"{ply.seconds:5.1f} s machine time{notes}"
                 )
             else:
-                live.update(view(), refresh=True)
+                view_live.update(view(), refresh=True)
         state.status = f"{game.headers.get('Result', '*')}  {_outcome_text(sim.board)}"
+        tell(state.status)
         end_picture = table_svg(sim.table, all_paths, title=f"chessatron demo: {_outcome_text(sim.board)}")
         if reset:
             setup_task = progress.add_task("reset", total=None)
@@ -175,6 +191,7 @@ def run_demo(
             sim.on_step = step
             setup = sim.set_up(chess.Board())
             sim.on_step = None
+            tell("the table is reset to the start")
             violations += len(setup.violations)
             shown = sim.table.copy()
             if not live_enabled:
@@ -183,7 +200,7 @@ def run_demo(
                     f"({len(setup.plan.relocations)} drags)"
                 )
             else:
-                live.update(view(), refresh=True)
+                view_live.update(view(), refresh=True)
     if picture is not None:
         try:
             picture.write_text(end_picture, encoding="utf-8")
