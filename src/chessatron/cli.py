@@ -6,6 +6,7 @@ one-line reason on stderr and a non-zero exit, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
@@ -553,9 +554,12 @@ def play(
     import random
 
     from .game.clock import parse_clock
+    from .game.keyboard import KeyboardPlayer
     from .game.record import GameRecord
     from .game.session import PlayerSpec, Session, write_pgn
     from .game.store import latest_unfinished, resolve_games_dir
+    from .game.view import PlayView
+    from .live import LiveState
     from .simstate import SimulatorState, default_state_path, load_state, save_state
 
     settings = Config.load(config_path)
@@ -563,26 +567,37 @@ def play(
     time_control = parse_clock(clock_text) if clock_text is not None else None
     speed = parse_speed(speed_text)
     console = Console(highlight=False)
+    live = LiveState(settings.layout)
+    view = PlayView(live, console)
+    show = not as_json and PlayView.wanted(console)  # on a terminal: the live view of the whole table
 
     def emit(event: dict[str, object]) -> None:
+        line = None
         if as_json:
             click.echo(json.dumps(event, default=str))
         elif event["event"] == "move":
-            click.echo(f"{event['ply']:>4}. {event['san']:<8} {event['who']}")
-        elif event["event"] in ("result", "game", "resumed", "warning", "notice"):
+            line = f"{event['ply']:>4}. {event['san']:<8} {event['who']}"
+        elif event["event"] in ("result", "game", "resumed", "warning", "notice", "your-hands", "arrange"):
             details = ", ".join(f"{k}: {v}" for k, v in event.items() if k != "event")
-            click.echo(f"{event['event']}: {details}")
+            line = f"{event['event']}: {details}"
+        if line is not None:
+            (view.print if show else click.echo)(line)  # click.echo would garble the live area
 
     simulated = settings.urls["grbl"].startswith("sim")
     state = load_state(default_state_path(), settings.layout) if simulated else None
-    with Session(
-        settings,
-        games_dir=directory,
-        speed=speed,
-        emit=emit,
-        engine_path=engine_path,
-        table=state.table if state else None,
-    ) as session:
+    with (
+        Session(
+            settings,
+            games_dir=directory,
+            speed=speed,
+            emit=emit,
+            engine_path=engine_path,
+            table=state.table if state else None,
+            live=live,
+            keyboard=KeyboardPlayer(view.read_line, view.print) if show else None,
+        ) as session,
+        view if show else contextlib.nullcontext(),
+    ):
         def start_position() -> chess.Board:
             if chess960 is None:
                 return chess.Board()
@@ -610,6 +625,7 @@ def play(
                 with journal:
                     record = session.play(journal, white, black, max_plies=max_plies)
             except KeyboardInterrupt:
+                view.close()  # leave the live area before writing below it
                 click.echo("the game is saved: `chessatron play --resume` continues it", err=True)
                 raise
             played += 1

@@ -1,0 +1,516 @@
+"""The terminal view of a game: the whole table beside the players, their clocks, the moves and the robot.
+
+:func:`render_view` turns a :meth:`~chessatron.live.LiveState.snapshot` (and the physical table with the
+drags under way, :meth:`~chessatron.live.LiveState.table`) into one rich renderable; it is pure, so tests
+print it to a recording console. :class:`PlayView` shows it live on a terminal and redraws it whenever the
+live state changes, from a thread of its own: the game thread only sets an event.
+
+>>> import io
+>>> live = LiveState(Layout.default())
+>>> live.show_board(chess.Board(), players=("keyboard", "engine:5"))
+>>> live.show_table(Table.from_board(live.layout, chess.Board()))
+>>> console = Console(width=80, file=io.StringIO(), record=True)
+>>> console.print(render_view(live.snapshot(), *live.table(), width=80))
+>>> "White to move" in console.export_text()
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Final
+
+import chess
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.panel import Panel
+from rich.progress_bar import ProgressBar
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from ..layout import Layout, Node
+from ..live import LiveState
+from ..planner import Relocation
+from ..render import table_text
+from ..table import Table
+from .clock import format_clock
+from .keyboard import read_stdin_line
+
+__all__ = ["FPS", "PlayView", "render_view"]
+
+LOGGER = logging.getLogger(__name__)
+
+#: At most this many redraws a second.
+FPS: Final = 20
+#: A clock with less time than this shows in red.
+LOW_TIME_MS: Final = 20_000
+#: Full moves (numbered pairs) in the move list, and notices, shown at most.
+MOVES_SHOWN: Final = 10
+NOTICES_SHOWN: Final = 3
+#: Widths of the panel beside (or under) the table, in terminal columns.
+MIN_INFO_WIDTH: Final = 34
+MAX_INFO_WIDTH: Final = 64
+
+_NOTICE_STYLE = {"warning": ("!", "yellow"), "error": ("✗", "bold red")}
+_VERDICT = {"1-0": "White wins", "0-1": "Black wins", "1/2-1/2": "draw", "*": "unfinished"}
+#: GRBL states worth a line of their own: the machine is not simply idle or running.
+_MACHINE_TROUBLE = ("alarm", "door", "hold", "sleep")
+
+
+# --- the picture -----------------------------------------------------------------------------------
+
+
+def render_view(
+    snapshot: Mapping[str, Any], table: Table | None, paths: Sequence[Relocation] = (), *, width: int
+) -> RenderableType:
+    """The game as a player at the terminal sees it, fitted to ``width`` columns.
+
+    ``snapshot`` is a :meth:`LiveState.snapshot`; ``table`` and ``paths`` come from
+    :meth:`LiveState.table` (the physical table, None before it is known, and the drags of the robot work
+    under way). The table picture shows the gantry bracketed and the drag under way in green (or, while
+    the robot rests, the last move); beside it (under it below :data:`MIN_INFO_WIDTH` spare columns) a
+    panel shows the players with their clocks, whose move it is or the result, CHECK, the last moves,
+    the engine's evaluation, the robot's progress, the status and the last notices.
+    """
+    picture = Panel(_picture(snapshot, table, paths), title="chessatron table", expand=False, padding=(0, 1))
+    table_width = _picture_width(table) + 4
+    if width >= table_width + 1 + MIN_INFO_WIDTH:
+        info_width = min(width - table_width - 1, MAX_INFO_WIDTH)
+        side = RichTable.grid(padding=(0, 1))
+        side.add_row(picture, _info(snapshot, table, paths, info_width))
+        return side
+    return Group(picture, _info(snapshot, table, paths, min(width, MAX_INFO_WIDTH)))
+
+
+def _picture_width(table: Table | None) -> int:
+    return 3 + 3 * table.layout.columns if table is not None else MIN_INFO_WIDTH
+
+
+def _picture(snapshot: Mapping[str, Any], table: Table | None, paths: Sequence[Relocation]) -> Text:
+    if table is None:
+        return Text("the table is not known yet", style="dim")
+    layout = table.layout
+    gantry = snapshot.get("gantry") or {}
+    gantry_node = layout.nearest_node((gantry["x"], gantry["y"])) if "x" in gantry else None
+    path: Sequence[Node] = [layout.nearest_node((x, y)) for x, y in gantry.get("path") or ()]
+    if not path:
+        drag = _current_drag(gantry.get("work"), paths)
+        path = drag.path if drag is not None else ()
+    highlight = () if path else _last_move_nodes(layout, snapshot.get("game"))
+    return table_text(table, gantry_node=gantry_node, path=path, highlight=highlight)
+
+
+def _current_drag(work: Mapping[str, Any] | None, paths: Sequence[Relocation]) -> Relocation | None:
+    """The drag under way (or next) by the robot's work counter: ``index`` drags of ``of`` are done."""
+    if not work or not paths:
+        return None
+    index = int(work.get("index", 0))
+    return paths[index] if 0 <= index < len(paths) else None
+
+
+def _last_move_nodes(layout: Layout, game: Mapping[str, Any] | None) -> tuple[Node, ...]:
+    if not game or not game.get("lastmove"):
+        return ()
+    try:
+        move = chess.Move.from_uci(game["lastmove"])
+    except ValueError:
+        return ()
+    return (layout.square_node(move.from_square), layout.square_node(move.to_square))
+
+
+# --- the panel -------------------------------------------------------------------------------------
+
+
+def _info(snapshot: Mapping[str, Any], table: Table | None, paths: Sequence[Relocation], width: int) -> Panel:
+    inner = max(width - 4, 10)
+    game = snapshot.get("game")
+    clock = snapshot.get("clock")
+    rows: list[RenderableType] = [_players(game, clock)]
+    verdict = _verdict(game)
+    rows.append(verdict)
+    evaluation = snapshot.get("evaluation")
+    if evaluation:
+        rows.append(_evaluation(evaluation))
+    rows.extend(_move_lines(game, inner))
+    gantry = snapshot.get("gantry") or {}
+    work = gantry.get("work")
+    if work:
+        rows.extend(_work(work, table, paths))
+    state = str(gantry.get("state") or "")
+    if state.lower().startswith(_MACHINE_TROUBLE):
+        rows.append(Text(f"machine: {state}", style="bold red"))
+    hint = snapshot.get("hint")
+    if hint and hint.get("san"):
+        rows.append(Text(f"hint: {hint['san']}", style="cyan"))
+    status = str(snapshot.get("status") or "")
+    if status and status.lower() not in (verdict.plain.lower(), _result_status(game).lower()):
+        rows.append(Text(status, style="bold"))
+    notices = (snapshot.get("notices") or [])[-NOTICES_SHOWN:]
+    if notices:
+        rows.append(_notices(notices))
+    subtitle = f"clock {clock['control']}" if clock and clock.get("control") else None
+    return Panel(Group(*rows), title="game", subtitle=subtitle, width=width, padding=(0, 1))
+
+
+def _notices(notices: Sequence[Mapping[str, Any]]) -> RichTable:
+    """The newest notices, warnings in yellow and errors in red, long ones wrapped under themselves."""
+    grid = RichTable.grid(padding=(0, 1))
+    grid.add_column(width=1, no_wrap=True)
+    grid.add_column(ratio=1)
+    for notice in notices:
+        mark, style = _NOTICE_STYLE.get(str(notice.get("level")), ("·", "dim"))
+        grid.add_row(Text(mark, style=style), Text(str(notice.get("message")), style=style))
+    return grid
+
+
+def _players(game: Mapping[str, Any] | None, clock: Mapping[str, Any] | None) -> RichTable:
+    grid = RichTable.grid(padding=(0, 1), expand=True)
+    grid.add_column(width=1)
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+    grid.add_column(justify="right", no_wrap=True)
+    playing = game is not None and game.get("result") is None
+    for name in ("white", "black"):
+        marker = "▶" if playing and game is not None and game.get("turn") == name else ""
+        spec = str(game.get(name) or "") if game else ""
+        grid.add_row(
+            Text(marker, style="bold"),
+            Text(name.capitalize(), style="bold"),
+            Text(spec, style="dim"),
+            _clock_text(clock, name),
+        )
+    return grid
+
+
+def _clock_text(clock: Mapping[str, Any] | None, name: str) -> Text:
+    if not clock:
+        return Text("")
+    ms = int(clock.get(f"{name}_ms") or 0)
+    running = clock.get("running") == name
+    style = "bold red" if ms < LOW_TIME_MS else "bold"
+    if running:
+        style += " reverse"
+    return Text(f" {format_clock(ms)} ", style=style)
+
+
+def _verdict(game: Mapping[str, Any] | None) -> Text:
+    """Whose move it is (and CHECK), or the result and how the game ended."""
+    if game is None:
+        return Text("no game yet", style="dim")
+    result = game.get("result")
+    if result is not None:
+        ending = f" ({game['termination']})" if game.get("termination") else ""
+        return Text(f"{result}  {_VERDICT.get(result, '')}{ending}".rstrip(), style="bold")
+    text = Text(f"{str(game.get('turn', 'white')).capitalize()} to move", style="bold")
+    if game.get("check"):
+        text.append("  CHECK", style="bold red")
+    return text
+
+
+def _result_status(game: Mapping[str, Any] | None) -> str:
+    """The session's status line for a finished game, which the verdict already says."""
+    if not game or game.get("result") is None:
+        return ""
+    return f"{game['result']} ({game.get('termination') or 'game over'})"
+
+
+def _evaluation(evaluation: Mapping[str, Any]) -> Text:
+    """``+0.35`` or ``M3`` (``-M3`` when Black mates) from White's side, the depth and the line."""
+    mate, cp = evaluation.get("mate"), evaluation.get("cp")
+    if mate is not None:
+        score = f"{'-' if mate < 0 else ''}M{abs(mate)}"
+    elif cp is not None:
+        score = f"{cp / 100:+.2f}" if cp else "0.00"
+    else:
+        score = "?"
+    text = Text("eval ", style="dim")
+    text.append(score, style="bold")
+    if evaluation.get("depth"):
+        text.append(f"  depth {evaluation['depth']}", style="dim")
+    if evaluation.get("pv"):
+        text.append("  " + " ".join(evaluation["pv"]), style="dim")
+    text.no_wrap, text.overflow = True, "ellipsis"
+    return text
+
+
+def _move_lines(game: Mapping[str, Any] | None, width: int) -> list[Text]:
+    """The last :data:`MOVES_SHOWN` moves as numbered SAN pairs, packed into lines of ``width``."""
+    if game is None:
+        return []
+    sans: list[str] = list(game.get("san") or ())
+    if not sans:
+        return [Text("no moves yet", style="dim")]
+    fields = str(game.get("start_fen") or chess.STARTING_FEN).split()
+    black_first = len(fields) > 1 and fields[1] == "b"
+    number = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
+    pairs: list[Text] = []
+    ply = 0
+    if black_first:
+        pairs.append(_pair(number, "...", sans[0], last=len(sans) == 1))
+        number, ply = number + 1, 1
+    while ply < len(sans):
+        moves = sans[ply : ply + 2]
+        pairs.append(_pair(number, ".", " ".join(moves), last=ply + len(moves) == len(sans)))
+        number, ply = number + 1, ply + 2
+    lines: list[Text] = []
+    line = Text()
+    for pair in pairs[-MOVES_SHOWN:]:
+        if line.plain and len(line.plain) + 2 + len(pair.plain) > width:
+            lines.append(line)
+            line = Text()
+        if line.plain:
+            line.append("  ")
+        line.append_text(pair)
+    lines.append(line)
+    return lines
+
+
+def _pair(number: int, dots: str, moves: str, *, last: bool) -> Text:
+    text = Text(f"{number}{dots} ", style="dim")
+    text.append(moves, style="bold" if last else "")
+    return text
+
+
+def _work(work: Mapping[str, Any], table: Table | None, paths: Sequence[Relocation]) -> list[RenderableType]:
+    """The robot's work: its title, a bar and ``index/of`` drags done, and the drag under way."""
+    index, total = int(work.get("index") or 0), int(work.get("of") or 0)
+    grid = RichTable.grid(padding=(0, 1), expand=True)
+    grid.add_column(no_wrap=True, overflow="ellipsis", max_width=24)
+    grid.add_column(ratio=1)
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_row(
+        Text(str(work.get("title") or "robot"), style="cyan"),
+        ProgressBar(total=max(total, 1), completed=min(index, total)),
+        Text(f"{index}/{total}"),
+    )
+    rows: list[RenderableType] = [grid]
+    drag = _current_drag(work, paths)
+    if drag is not None and table is not None:
+        rows.append(Text(f"→ {drag.describe(table.layout)}", style="dim", no_wrap=True, overflow="ellipsis"))
+    return rows
+
+
+# --- live ------------------------------------------------------------------------------------------
+
+
+def _ticked(clock: Mapping[str, Any], elapsed_ms: float) -> dict[str, Any]:
+    """The clock ``elapsed_ms`` after the snapshot was taken: the running side's time goes down."""
+    ticked = dict(clock)
+    running = clock.get("running")
+    if running in ("white", "black"):
+        key = f"{running}_ms"
+        ticked[key] = max(0, int(clock.get(key) or 0) - int(elapsed_ms))
+    return ticked
+
+
+def _until_next_tick(ms: int) -> float:
+    """Seconds until a clock showing ``ms`` shows something else (tenths under ten seconds)."""
+    step = 100 if ms <= 10_000 else 1000
+    return (ms % step or step) / 1000 + 0.001
+
+
+class PlayView:
+    """The game shown live on a terminal: :func:`render_view` of a :class:`LiveState`, redrawn as it
+    changes (at most :data:`FPS` times a second, and as a running clock ticks).
+
+    A thread of the view's own waits for changes; the game thread only sets an event, so a slow
+    terminal never holds up the game. While a keyboard prompt waits for a line the live display must
+    stop: :meth:`read_line` (a ``read_line`` for :class:`~chessatron.game.keyboard.KeyboardPlayer`)
+    does that around the prompt, and :meth:`suspend` around anything else that reads the terminal.
+    :meth:`print` shows a line above the live area.
+
+    On a console that is no terminal (output to a file or pipe) the view shows nothing live: entering,
+    leaving and :meth:`suspend` do nothing and :meth:`print` prints the line; :meth:`wanted` tells
+    beforehand, so a caller can keep its plain line output instead.
+
+    ``read_line(prompt)`` reads a line (None at the end of input); ``now`` is the monotonic clock in
+    seconds by which a running chess clock ticks on between snapshots.
+
+    >>> import io
+    >>> quiet = Console(file=io.StringIO())
+    >>> PlayView.wanted(quiet)
+    False
+    >>> with PlayView(LiveState(Layout.default()), quiet) as view:
+    ...     view.is_showing
+    False
+    """
+
+    def __init__(
+        self,
+        live: LiveState,
+        console: Console,
+        *,
+        read_line: Callable[[str], str | None] = read_stdin_line,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.live = live
+        self.console = console
+        #: Whether this view draws at all (:meth:`wanted` for its console).
+        self.enabled = self.wanted(console)
+        self._read_line = read_line
+        self._now = now
+        self._lock = threading.RLock()
+        self._wake = threading.Event()
+        self._closing = threading.Event()
+        self._display: Live | None = None
+        self._thread: threading.Thread | None = None
+        self._unlisten: Callable[[], None] | None = None
+        self._started = False
+        self._suspended = 0
+        self._tick_s: float | None = None
+        self._clock_seen: Mapping[str, Any] | None = None
+        self._clock_at = 0.0
+
+    def __repr__(self) -> str:
+        state = "showing" if self.is_showing else ("off" if not self.enabled else "not showing")
+        return f"PlayView({state}, width={self.console.width})"
+
+    @staticmethod
+    def wanted(console: Console) -> bool:
+        """Whether a live view can show on ``console``: it is a terminal (and not a dumb one)."""
+        return console.is_terminal and not console.is_dumb_terminal
+
+    @property
+    def is_showing(self) -> bool:
+        """Whether the live display is on the screen now (entered, not suspended, not closed)."""
+        return self._display is not None
+
+    # --- lifetime ----------------------------------------------------------------------------------
+
+    def __enter__(self) -> PlayView:
+        self.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Show the view and follow the live state (does nothing when not :attr:`enabled` or started)."""
+        if not self.enabled or self._started:
+            return
+        self._started = True
+        self._closing.clear()
+        try:
+            self._show()
+            self._unlisten = self.live.listen(lambda version: self._wake.set())
+            self._thread = threading.Thread(target=self._follow, name="chessatron-view", daemon=True)
+            self._thread.start()
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Stop following and leave the last picture on the screen. Idempotent."""
+        if not self._started:
+            return
+        self._started = False
+        self._closing.set()
+        self._wake.set()
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        with self._lock:
+            self._hide()
+
+    # --- the terminal ------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def suspend(self) -> Iterator[None]:
+        """Stop the live display (its last picture stays) so that the terminal can be read, e.g. by
+        ``input()``; it comes back, up to date, afterwards. Nests; does nothing when not showing."""
+        with self._lock:
+            self._suspended += 1
+            self._hide()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._suspended -= 1
+                if self._suspended == 0 and self._started:
+                    self._show()
+
+    def read_line(self, prompt: str) -> str | None:
+        """Read a line with the live display suspended: a ``read_line`` for a ``KeyboardPlayer``.
+
+        The picture stands still while the prompt waits, so a running clock's time is put before the
+        prompt (``[4:53] White to move: ``)."""
+        clock = self._ticking_clock(self.live.snapshot().get("clock"))
+        if clock is not None:
+            left = clock[f"{clock['running']}_ms"]
+            prompt = f"[{format_clock(left)}] {prompt}"
+        with self.suspend():
+            return self._read_line(prompt)
+
+    def print(self, line: RenderableType) -> None:
+        """Show ``line`` above the live area (just print it when nothing is live). Strings are printed
+        as they are, without rich markup."""
+        if isinstance(line, str):
+            self.console.print(line, markup=False, highlight=False)
+        else:
+            self.console.print(line)
+
+    def redraw(self) -> None:
+        """Draw the live state now (when showing)."""
+        with self._lock:
+            if self._display is not None:
+                self._display.update(self._frame(), refresh=True)
+
+    # --- inside ------------------------------------------------------------------------------------
+
+    def _show(self) -> None:
+        if self._display is not None or self._suspended:
+            return
+        # A fresh Live each time: a stopped one keeps the overflow setting it used for its last picture.
+        display = Live(self._frame(), console=self.console, auto_refresh=False, transient=False)
+        display.start(refresh=True)
+        self._display = display
+
+    def _hide(self) -> None:
+        display, self._display = self._display, None
+        if display is not None:
+            display.update(self._frame())
+            display.stop()
+
+    def _follow(self) -> None:
+        interval = 1 / FPS
+        while not self._closing.is_set():
+            self._wake.wait(self._tick_s)
+            if self._closing.is_set():
+                return
+            self._wake.clear()
+            try:
+                self.redraw()
+            except Exception:  # a broken picture must not end the view, nor ever the game
+                LOGGER.exception("cannot draw the game view")
+            self._closing.wait(interval)
+
+    def _frame(self) -> RenderableType:
+        """The picture of the live state now, with a running clock ticked on since its snapshot."""
+        snapshot = self.live.snapshot()
+        table, paths = self.live.table()
+        clock = self._ticking_clock(snapshot.get("clock"))
+        self._tick_s = None
+        if clock is not None:
+            snapshot["clock"] = clock
+            self._tick_s = _until_next_tick(clock[f"{clock['running']}_ms"])
+        return render_view(snapshot, table, paths, width=self.console.width)
+
+    def _ticking_clock(self, clock: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """A snapshot's ``clock`` ticked on since it last changed; None unless one runs."""
+        with self._lock:
+            now = self._now()
+            if clock != self._clock_seen:
+                self._clock_seen, self._clock_at = clock, now
+            if not clock or clock.get("running") not in ("white", "black"):
+                return None
+            return _ticked(clock, (now - self._clock_at) * 1000)

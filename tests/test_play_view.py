@@ -1,0 +1,340 @@
+"""The terminal view of a game shows a player the table, whose move it is, the clocks, the moves, the
+robot's progress and the notices; live, it follows the game and steps aside for the keyboard prompt."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+import chess
+import pytest
+from rich.console import Console, RenderableType
+from rich.file_proxy import FileProxy
+from rich.style import Style
+
+from chessatron.game.keyboard import KeyboardPlayer
+from chessatron.game.view import PlayView, render_view
+from chessatron.layout import Layout
+from chessatron.live import LiveState
+from chessatron.table import Table
+
+#: Black's queen checks after 1. e4 d5 2. exd5 Qxd5 3. Nc3 Qe5+: a pawn of each side is captured.
+CHECK_LINE = ["e4", "d5", "exd5", "Qxd5", "Nc3", "Qe5+"]
+FOOLS_MATE = ["f3", "e5", "g4", "Qh4#"]
+CLOCK = {"white_ms": 299_400, "black_ms": 300_000, "running": "white", "paused": False, "control": "5+3"}
+
+
+def board_after(sans: Iterable[str], start: chess.Board | None = None) -> chess.Board:
+    board = start or chess.Board()
+    for san in sans:
+        board.push_san(san)
+    return board
+
+
+def fed(layout: Layout, board: chess.Board, **parts: object) -> LiveState:
+    """A live state fed as the session feeds it: the game, the table standing as the board says."""
+    live = LiveState(layout)
+    live.show_board(board, players=("keyboard", "engine:5"))
+    live.show_table(Table.from_board(layout, board), ())
+    if parts:
+        live.update(**parts)
+    return live
+
+
+def shown(live: LiveState, width: int = 80) -> str:
+    console = Console(record=True, width=width, force_terminal=True, file=io.StringIO())
+    console.print(render_view(live.snapshot(), *live.table(), width=width))
+    return console.export_text()
+
+
+def styles_of(live: LiveState, text: str, width: int = 80) -> list[Style]:
+    """The styles the view prints ``text`` in."""
+    console = Console(width=width, force_terminal=True, file=io.StringIO())
+    renderable = render_view(live.snapshot(), *live.table(), width=width)
+    return [s.style for s in console.render(renderable) if text in s.text and s.style is not None]
+
+
+def line_with(text: str, picture: str) -> int:
+    return next(n for n, line in enumerate(picture.splitlines()) if text in line)
+
+
+# --- what the view shows ---------------------------------------------------------------------------
+
+
+def test_the_side_to_move_its_check_and_the_players(layout: Layout) -> None:
+    picture = shown(fed(layout, board_after(CHECK_LINE)))
+    assert "White to move" in picture
+    assert "CHECK" in picture
+    assert "keyboard" in picture and "engine:5" in picture
+    assert "Black to move" in shown(fed(layout, board_after(CHECK_LINE[:-1])))
+    assert "CHECK" not in shown(fed(layout, board_after(CHECK_LINE[:-1])))
+
+
+def test_the_last_moves_in_numbered_pairs(layout: Layout) -> None:
+    picture = shown(fed(layout, board_after(CHECK_LINE)))
+    assert "1. e4 d5" in picture
+    assert "2. exd5 Qxd5" in picture
+    assert "3. Nc3 Qe5+" in picture
+    assert "no moves yet" in shown(fed(layout, chess.Board()))
+
+
+def test_a_long_game_shows_its_last_moves_only(layout: Layout) -> None:
+    shuffle = ["Nf3", "Nf6", "Ng1", "Ng8"] * 6 + ["e4", "e5", "Bc4"]  # 27 plies: moves 1 to 14
+    picture = shown(fed(layout, board_after(shuffle)), width=120)
+    assert "14. Bc4" in picture
+    assert "13. e4 e5" in picture
+    assert "5. Nf3 Nf6" in picture  # the last ten moves
+    assert not re.search(r"(?<!\d)4\. ", picture)
+
+
+def test_moves_of_a_game_that_starts_with_black_to_move(layout: Layout) -> None:
+    start = chess.Board("4k3/8/8/8/8/8/4P3/4K3 b - - 0 30")
+    picture = shown(fed(layout, board_after(["Kd7", "e4"], start)))
+    assert "30... Kd7" in picture
+    assert "31. e4" in picture
+
+
+def test_the_result_and_how_the_game_ended(layout: Layout) -> None:
+    live = fed(layout, chess.Board())
+    board = board_after(FOOLS_MATE)
+    live.show_board(board, result="0-1", termination="checkmate")
+    live.update(status="0-1 (checkmate)")
+    picture = shown(live)
+    assert "0-1  Black wins (checkmate)" in picture
+    assert "to move" not in picture
+    assert picture.count("checkmate") == 1  # the status line says the same, so it is not repeated
+
+
+def test_both_clocks_and_the_running_one_highlighted(layout: Layout) -> None:
+    live = fed(layout, board_after(CHECK_LINE), clock=CLOCK)
+    picture = shown(live)
+    assert "4:59" in picture and "5:00" in picture
+    assert "clock 5+3" in picture
+    assert any(style.reverse for style in styles_of(live, "4:59"))
+    assert not any(style.reverse for style in styles_of(live, "5:00"))
+
+
+def test_low_time_shows_in_red_with_tenths(layout: Layout) -> None:
+    live = fed(layout, board_after(CHECK_LINE), clock={**CLOCK, "white_ms": 9_850})
+    assert "0:09.8" in shown(live)
+    assert any(style.color is not None and style.color.name == "red" for style in styles_of(live, "0:09.8"))
+    assert not any(style.color is not None and style.color.name == "red" for style in styles_of(live, "5:00"))
+
+
+def test_no_clock_no_times(layout: Layout) -> None:
+    assert not re.search(r"\d:\d\d", shown(fed(layout, chess.Board())))
+
+
+def test_the_evaluation_from_whites_side(layout: Layout) -> None:
+    evaluation = {"cp": 35, "mate": None, "depth": 18, "pv": ["Nf3", "Nc6"]}
+    picture = shown(fed(layout, board_after(["e4"]), evaluation=evaluation), width=120)
+    assert "+0.35" in picture and "depth 18" in picture and "Nf3 Nc6" in picture
+    mate: dict[str, object] = {"cp": None, "mate": -3, "depth": 22, "pv": []}
+    assert "-M3" in shown(fed(layout, board_after(["e4"]), evaluation=mate))
+    assert "eval" not in shown(fed(layout, board_after(["e4"])))
+
+
+def test_the_robots_progress(layout: Layout) -> None:
+    live = fed(layout, board_after(CHECK_LINE))
+    live.show_gantry(layout.home_mm, state="Run", work={"title": "MOVE 7 f1e2", "index": 3, "of": 7})
+    picture = shown(live)
+    assert "MOVE 7 f1e2" in picture and "3/7" in picture
+    live.show_gantry(layout.home_mm, state="Idle", work=None)
+    assert "3/7" not in shown(live)
+
+
+def test_a_machine_in_alarm_is_shown(layout: Layout) -> None:
+    live = fed(layout, chess.Board())
+    live.show_gantry(layout.home_mm, state="Alarm")
+    assert "machine: Alarm" in shown(live)
+
+
+def test_the_capture_zones_show_the_captured_pieces(layout: Layout) -> None:
+    board = board_after(CHECK_LINE)
+    table = Table.from_board(layout, board)
+    picture = shown(fed(layout, board)).splitlines()
+    files = line_with(" a  b  c  d  e  f  g  h ", "\n".join(picture))
+    # table_text: three characters a cell after three for the rank labels; the files line names the board
+    left = picture[files].index(" a ") - 3 * layout.board_cell[0] - 3
+    captured = []
+    for piece in table:
+        cell = layout.node_cell(table.node_of(piece.id))
+        assert cell is not None
+        if layout.cell_kind(cell).startswith("capture"):
+            glyph = picture[files - 1 - cell[1]][left + 3 + 3 * cell[0] + 1]
+            captured.append((glyph, layout.cell_kind(cell)))
+    assert sorted(captured) == [("♙", "capture-white"), ("♟", "capture-black")]
+
+
+def test_the_status_and_the_last_notices(layout: Layout) -> None:
+    live = fed(layout, board_after(["e4"]), status="robot moving")
+    for n in range(5):
+        live.notice(f"old news {n}")
+    live.notice("the engine declines the draw")
+    live.notice("sensor e4 does not answer", "warning")
+    picture = shown(live)
+    assert "robot moving" in picture
+    assert "the engine declines the draw" in picture
+    assert "sensor e4 does not answer" in picture
+    assert "old news 0" not in picture
+    assert any(s.color is not None and s.color.name == "yellow" for s in styles_of(live, "sensor e4"))
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_fits_the_terminal(layout: Layout, width: int) -> None:
+    live = fed(layout, board_after(CHECK_LINE), clock=CLOCK)
+    live.notice("a notice long enough to need wrapping in a narrow panel beside the table, surely")
+    picture = shown(live, width)
+    assert max(len(line) for line in picture.splitlines()) <= width
+    beside = line_with("to move", picture) < line_with(" a  b  c ", picture)
+    assert beside is (width >= 80)  # stacked under the table only when the terminal is narrow
+
+
+def test_before_the_table_is_known(layout: Layout) -> None:
+    live = LiveState(layout)
+    picture = shown(live)
+    assert "no game yet" in picture and "the table is not known yet" in picture
+
+
+# --- live ------------------------------------------------------------------------------------------
+
+
+def terminal(width: int = 80) -> Console:
+    return Console(record=True, width=width, force_terminal=True, file=io.StringIO())
+
+
+def eventually(condition: Callable[[], bool], timeout_s: float = 2.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+def test_the_view_is_wanted_on_terminals_only() -> None:
+    assert PlayView.wanted(terminal())
+    assert not PlayView.wanted(Console(file=io.StringIO()))
+
+
+def test_off_a_terminal_nothing_is_shown_live_but_lines_are_printed(layout: Layout) -> None:
+    output = io.StringIO()
+    console = Console(file=output, width=80)
+    live = fed(layout, board_after(CHECK_LINE))
+    with PlayView(live, console) as view:
+        live.update(status="robot moving")
+        with view.suspend():
+            pass
+        view.print("1. e4 keyboard")
+        assert not view.is_showing
+    assert output.getvalue() == "1. e4 keyboard\n"
+
+
+def test_it_follows_the_game_live(layout: Layout) -> None:
+    console = terminal()
+    live = fed(layout, board_after(CHECK_LINE))
+    with PlayView(live, console) as view:
+        assert view.is_showing
+        assert "White to move" in console.export_text(clear=False)
+        live.update(status="the robot is moving a piece")
+        assert eventually(lambda: "the robot is moving a piece" in console.export_text(clear=False))
+        view.print("[not markup] a line above the view")
+    assert not view.is_showing
+    assert "[not markup] a line above the view" in console.export_text()
+    assert not any(thread.name == "chessatron-view" for thread in threading.enumerate())
+    view.close()  # again: nothing happens
+
+
+def test_it_steps_aside_while_the_keyboard_prompt_waits(layout: Layout) -> None:
+    console = terminal()
+    live = fed(layout, board_after(CHECK_LINE[:2]))
+    seen: list[tuple[bool, bool]] = []
+
+    def read_line(prompt: str) -> str:
+        seen.append((view.is_showing, isinstance(sys.stdout, FileProxy)))
+        live.update(status="typed while the view waits")
+        return "e4e6" if len(seen) == 1 else "exd5"
+
+    view = PlayView(live, console, read_line=read_line)
+    with view:
+        assert isinstance(sys.stdout, FileProxy)  # while the view shows, printed lines go above it
+        move = KeyboardPlayer(view.read_line, view.print).ask(live_board(live))
+        assert view.is_showing
+    assert move == chess.Move.from_uci("e4d5")
+    assert seen == [(False, False), (False, False)]  # input() would write its prompt to the real stdout
+    text = console.export_text()
+    assert "e4e6 is not legal here" in text
+    assert "typed while the view waits" in text  # drawn again, up to date, after the prompt
+
+
+def live_board(live: LiveState) -> chess.Board:
+    game = live.snapshot()["game"]
+    board = chess.Board(game["start_fen"])
+    for uci in game["uci"]:
+        board.push_uci(uci)
+    return board
+
+
+def test_nothing_is_drawn_while_suspended(layout: Layout) -> None:
+    console = terminal()
+    live = fed(layout, board_after(CHECK_LINE))
+    with PlayView(live, console) as view:
+        with view.suspend():
+            assert not view.is_showing
+            live.update(status="changed behind the prompt")
+            time.sleep(0.2)  # time enough for a view that would draw (at 20 frames a second)
+            assert "changed behind the prompt" not in console.export_text(clear=False)
+        assert view.is_showing
+        assert "changed behind the prompt" in console.export_text(clear=False)
+
+
+def test_the_prompt_shows_the_running_clock(layout: Layout) -> None:
+    now = [100.0]
+    prompts: list[str] = []
+
+    def read_line(prompt: str) -> str:
+        prompts.append(prompt)
+        return "e4"
+
+    live = fed(layout, chess.Board(), clock={**CLOCK, "white_ms": 300_000})
+    with PlayView(live, terminal(), read_line=read_line, now=lambda: now[0]) as view:
+        now[0] += 7.0  # the player thinks; the picture stands still while the prompt waits
+        KeyboardPlayer(view.read_line, view.print).ask(chess.Board())
+        live.update(clock={**CLOCK, "running": None})
+        view.read_line("Another game? [y/N] ")
+    assert prompts == ["[4:53] White to move: ", "Another game? [y/N] "]
+
+
+def test_a_running_clock_ticks_between_snapshots(layout: Layout) -> None:
+    console = terminal()
+    now = [100.0]
+    live = fed(layout, board_after(CHECK_LINE), clock=CLOCK)
+    with PlayView(live, console, now=lambda: now[0]) as view:
+        assert "4:59" in console.export_text()
+        now[0] += 2.0
+        view.redraw()
+        text = console.export_text()
+        assert "4:57" in text and "5:00" in text  # only the running side's time goes down
+
+
+def test_renderable_is_printable_anywhere(layout: Layout) -> None:
+    renderable: RenderableType = render_view(fed(layout, chess.Board()).snapshot(), None, width=40)
+    console = Console(record=True, width=40, file=io.StringIO())
+    console.print(renderable)
+    assert "White to move" in console.export_text()
+
+
+def test_an_error_while_the_prompt_waits_closes_the_view(layout: Layout) -> None:
+    console = terminal()
+    live = fed(layout, chess.Board())
+    view = PlayView(live, console)
+    with pytest.raises(KeyboardInterrupt), view, view.suspend():
+        raise KeyboardInterrupt
+    assert not view.is_showing
+    assert not any(thread.name == "chessatron-view" for thread in threading.enumerate())
+    with view:  # and it can show again
+        assert view.is_showing
