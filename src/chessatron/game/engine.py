@@ -363,7 +363,14 @@ class EnginePlayer:
         limit = self.settings.limit()
         position = board.copy()
         info = chess.engine.INFO_SCORE | chess.engine.INFO_PV
-        result = self._run("choosing a move", lambda engine: engine.play(position, limit, info=info), limit)
+        # A search bounded by depth or nodes (no clock) starts from an empty hash table, so the move
+        # depends on the position alone: a game resumed in a new engine process goes on the same way.
+        game = object() if limit.time is None else None
+
+        def play(engine: chess.engine.SimpleEngine) -> chess.engine.PlayResult:
+            return engine.play(position, limit, info=info, game=game)
+
+        result = self._run("choosing a move", play, limit)
         if result.move is None:
             raise EngineFailedError(f"the engine {str(self.path)!r} gave no move for {board.fen()!r}")
         self.last_info = dict(result.info)
