@@ -28,6 +28,7 @@ from chessatron.sim.hand import (
     trace_for_takeback,
 )
 from chessatron.sim.trace import (
+    KnownMove,
     PromotionChoice,
     Snapshot,
     TableSnapshot,
@@ -82,7 +83,7 @@ def tables(result: GeneratedTrace) -> list[TableSnapshot]:
 
 def last_board(result: GeneratedTrace, layout: Layout) -> int:
     """The board occupancy of the last scan, whichever kind of scan the trace holds."""
-    last = [e for e in result.entries if not isinstance(e, PromotionChoice)][-1]
+    last = [e for e in result.entries if isinstance(e, Snapshot | TableSnapshot)][-1]
     return board_bits(last.cells, layout) if isinstance(last, TableSnapshot) else last.occupied
 
 
@@ -122,6 +123,7 @@ def test_a_trace_round_trips_through_json_lines_byte_exactly(tmp_path: Path, lay
         PromotionChoice(0.1 + 0.2, "n"),
         TableSnapshot(0.3000001, frozenset({(0, 9), (11, 0), (2, 1)})),
         TableSnapshot(1e-3 + 7, frozenset()),
+        KnownMove(7.5, chess.Move.from_uci("e7e8q")),
         *generated.entries,
     ]
     entries = sorted(entries, key=lambda e: e.t)
@@ -137,6 +139,7 @@ def test_a_trace_round_trips_through_json_lines_byte_exactly(tmp_path: Path, lay
     assert first_bytes.splitlines()[0] == b'{"t": 0.0, "occupied": "0xffffffffffffffff"}'
     assert b'{"t": 0.30000000000000004, "promote": "n"}' in first_bytes
     assert b'{"t": 0.3000001, "cells": ["c0r9", "c2r1", "c11r0"]}' in first_bytes
+    assert b'{"t": 7.5, "move": "e7e8q"}' in first_bytes
 
 
 @pytest.mark.parametrize(
@@ -161,6 +164,8 @@ def test_a_trace_round_trips_through_json_lines_byte_exactly(tmp_path: Path, lay
         ('{"t": 0.1, "cells": ["c0r9", "a1"]}', "cell name"),
         ('{"t": 0.1, "cells": "c0r9"}', "list of names"),
         ('{"t": 0.1, "cells": ["c0r9", "c0r9"]}', "twice"),
+        ('{"t": 0.1, "move": "e2"}', "UCI move"),
+        ('{"t": 0.1, "move": 42}', "UCI move"),
     ],
 )
 def test_read_trace_rejects_a_malformed_line_naming_it(bad: str, why: str) -> None:

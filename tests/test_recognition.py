@@ -451,3 +451,14 @@ def test_a_move_applied_for_the_robot_is_the_new_baseline() -> None:
     assert s.moves() == ["e2e4", "e7e5"] and not s.of(Illegal)
     s.move("g1", "f3").settle()
     assert s.moves() == ["e2e4", "e7e5", "g1f3"]
+
+
+def test_a_known_move_in_a_trace_is_applied_and_an_illegal_one_is_refused() -> None:
+    from chessatron.errors import IllegalMoveError
+    from chessatron.sim.trace import KnownMove
+
+    recognizer = Recognizer(chess.Board())
+    assert recognizer.feed(KnownMove(0.1, chess.Move.from_uci("e2e4"))) == []
+    assert recognizer.board.move_stack == [chess.Move.from_uci("e2e4")]
+    with pytest.raises(IllegalMoveError, match="e2e4"):
+        recognizer.feed(KnownMove(0.2, chess.Move.from_uci("e2e4")))

@@ -30,8 +30,19 @@ from .table import PhysicalPiece, PieceId, Table
 from .timing import Timer
 
 Purpose = Literal[
-    "move", "capture", "promote-out", "promote-in", "castle", "park", "unpark", "aside", "back", "setup"
+    "move",
+    "capture",
+    "promote-out",
+    "promote-in",
+    "castle",
+    "park",
+    "unpark",
+    "aside",
+    "back",
+    "setup",
+    "hand",
 ]
+"""Why a piece is dragged; ``hand``: moved by a person, journaled so that a resume knows where it is."""
 
 #: How many free capture cells, nearest first, the planner weighs for a captured piece.
 _CELL_CHOICES = 2

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field, replace
 
 import chess
 
+from .errors import IllegalMoveError
 from .guidance import Guidance, guidance
 from .layout import Cell, Layout
 
@@ -335,7 +336,8 @@ class Recognizer:
         return events + self._tick(t)
 
     def feed(self, entry: object) -> list[RecognizerEvent]:
-        """Any trace entry: an occupancy snapshot, a whole-table snapshot or a promotion choice."""
+        """Any trace entry: an occupancy snapshot, a whole-table snapshot, a promotion choice or a move
+        made by the robot (or typed), which is applied."""
         t = float(getattr(entry, "t"))  # noqa: B009 - duck-typed trace entries
         if hasattr(entry, "occupied"):
             return self.feed_occupancy(t, int(getattr(entry, "occupied")))  # noqa: B009
@@ -343,6 +345,13 @@ class Recognizer:
             return self.feed_table(t, getattr(entry, "cells"))  # noqa: B009
         if hasattr(entry, "piece"):
             return self.choose_promotion(t, str(getattr(entry, "piece")))  # noqa: B009
+        if hasattr(entry, "move"):
+            move = getattr(entry, "move")  # noqa: B009
+            try:
+                self.apply(move)
+            except ValueError as exc:
+                raise IllegalMoveError(f"the trace's known move at {t:g} s: {exc}") from exc
+            return []
         raise TypeError(f"not a trace entry: {entry!r}")
 
     def apply(self, move: chess.Move) -> None:

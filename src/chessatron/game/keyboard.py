@@ -28,7 +28,9 @@ Rejection(text='e2e5', reason='e2e5 is not legal here')
 from __future__ import annotations
 
 import enum
+import io
 import re
+import sys
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -242,7 +244,11 @@ def _or(names: Iterable[str]) -> str:
 
 
 def read_stdin_line(prompt: str) -> str | None:
-    """``input()`` with end of input (Ctrl-D) as None."""
+    """``input()`` with end of input (Ctrl-D) as None. Bytes that are not text (in any locale) become
+    U+FFFD and so an unknown move, never an exception that would lose the lines read with them."""
+    stdin = sys.stdin
+    if isinstance(stdin, io.TextIOWrapper) and stdin.errors == "strict":
+        stdin.reconfigure(errors="replace")
     try:
         return input(prompt)
     except EOFError:

@@ -40,10 +40,10 @@ from ..recognition import Committed, Illegal, NewGame, PieceLifted, Recognizer, 
 from ..reset import ResetPlanner
 from ..robot import Robot
 from ..sim.hand import HandAction, HandStyle, SimulatedHand, perform
-from ..sim.trace import PromotionChoice, TableSnapshot, entry_line
+from ..sim.trace import KnownMove, PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld, register_world
 from ..simulate import read_game
-from ..table import PhysicalPiece, Table
+from ..table import PhysicalPiece, PieceId, Table
 from .clock import ChessClock, flag_outcome
 from .engine import EnginePlayer, parse_level
 from .journal import GameMetadata, Journal, JournalState, read_journal
@@ -223,6 +223,8 @@ class BoardMover:
     def apply(self, move: chess.Move) -> None:
         """The robot (or a typed move) changed the board: the next scan is the new baseline."""
         self.recognizer.apply(move)
+        if self.log is not None:
+            self.log.write(entry_line(KnownMove(round(self.t, 4), move)) + "\n")
         if move.promotion is not None:
             # the log alone must replay: say which piece the coming promotion brings
             self._log_promotion(chess.piece_symbol(move.promotion))
@@ -394,11 +396,16 @@ class InboxMover:
             targets = legal.setdefault(chess.square_name(move.from_square), [])
             if chess.square_name(move.to_square) not in targets:
                 targets.append(chess.square_name(move.to_square))
+        while not self.inbox.empty():  # sent against an earlier prompt (a double click, a second page)
+            self.inbox.get_nowait()
         self.live.update(prompt={"colour": colour_name(self.colour), "legal": legal})
         try:
             while True:
                 try:
-                    return self.inbox.get(timeout=0.05)
+                    item = self.inbox.get(timeout=0.05)
+                    if isinstance(item, chess.Move) and item not in board.legal_moves:
+                        continue  # stale: checked against a position that is gone
+                    return item
                 except queue.Empty:
                     if self.expired():
                         return None  # the flag fell while the player thought
@@ -445,6 +452,8 @@ class Session:
         #: The game's chess clock while one runs (None: no clock); ``clock_now`` is its time source.
         self.clock: ChessClock | None = None
         self.clock_now: Callable[[], float] = time.monotonic
+        #: Called after each piece of robot (or hand) work, e.g. to save the simulator's table.
+        self.checkpoint: Callable[[Session], None] | None = None
         #: The players whose moves arrive from elsewhere (the web page), by colour, while a game runs.
         self.inboxes: dict[chess.Color, InboxMover] = {}
         self.engine_path = engine_path
@@ -462,6 +471,9 @@ class Session:
         self._sensors: OccupancySensor | None = None
         self._leds: LiveLeds | None = None
         self._journal_stem: str | None = None
+        self._journal: Journal | None = None
+        # after a resume: a person's last move the journal lacks the pieces of (journaled on resuming)
+        self._unjournaled: list[Relocation] = []
         self._specs: dict[chess.Color, PlayerSpec] = {}
 
     def emit(self, event: dict[str, Any]) -> None:
@@ -518,6 +530,11 @@ class Session:
         self._table_sensors()
         self.live.show_table(self.table, ())
         self.emit({"event": "connected", "url": "none://", "robot": False})
+
+    def current_board(self) -> chess.Board | None:
+        """The position of the game under way (as journaled), None between games."""
+        journal = self._journal
+        return journal.board() if journal is not None and not journal.closed else None
 
     @property
     def has_robot(self) -> bool:
@@ -663,6 +680,8 @@ class Session:
             execution = robot.execute(plan, title, on_step=step, on_progress=progress)
         finally:
             live.show_gantry(self.gantry, path=(), work=None)
+            if self.checkpoint is not None:
+                self.checkpoint(self)
         if not execution.ok:
             problems = "; ".join(execution.problems()) or "the machine stopped"
             raise HardwareError(f"{title}: {problems}; fix it and continue with `chessatron play --resume`")
@@ -683,18 +702,26 @@ class Session:
             start_fen=start.fen(),
             chess960=start.chess960,
             clock=clock,
-            config={"white": white.spec, "black": black.spec},
+            # the table before the set-up: a set-up cut short resumes from it
+            config={"white": white.spec, "black": black.spec, "table": encode_table(self.table)},
         )
         journal = Journal.create(self.games_dir, metadata)
+        self._journal = journal
         self.live.show_board(start, game_id=metadata.game_id, players=(white.spec, black.spec))
         self.live.update(status="setting up", hint=None, evaluation=None)
         self.emit({"event": "game", "id": metadata.game_id, "fen": start.fen(), "chess960": start.chess960})
-        if not self.has_robot:
-            self._arrange_by_hand(start, "set up")
-            return journal
-        plan = self.resetter.plan(self.table, start, at=self.gantry)
-        self.emit({"event": "setup", "relocations": len(plan.relocations)})
-        self._run_plan(plan, "SETUP", journal)
+        try:
+            if not self.has_robot:
+                before = self.table.placement()
+                self._arrange_by_hand(start, "set up")
+                self._journal_by_hand(journal, before)
+                return journal
+            plan = self.resetter.plan(self.table, start, at=self.gantry)
+            self.emit({"event": "setup", "relocations": len(plan.relocations)})
+            self._run_plan(plan, "SETUP", journal)
+        except BaseException:
+            journal.close()  # unlocked: `play --resume` can take the game up
+            raise
         return journal
 
     def resume(self, path: Path) -> tuple[Journal, PlayerSpec, PlayerSpec]:
@@ -707,6 +734,7 @@ class Session:
         black = PlayerSpec.parse(str(state.metadata.config.get("black", "engine")))
         self._rebuild_table(state, path)
         journal = Journal.open(path)
+        self._journal = journal
         self.live.show_board(
             journal.board(), game_id=state.metadata.game_id, players=(white.spec, black.spec)
         )
@@ -719,11 +747,16 @@ class Session:
         start = chess.Board(state.metadata.start_fen, chess960=state.metadata.chess960)
         table = Table.from_board(self.layout, start)
         work = _robot_entries(path)
-        if work and work[0][0] == 0 and not state.moves:
-            work = work[1:] if len(work[0][2]) == len(work[0][1]) else []  # a finished set-up
+        before_setup = state.metadata.config.get("table")
+        unfinished_setup = bool(work) and work[0][0] == 0 and len(work[0][2]) < len(work[0][1])
+        if unfinished_setup and before_setup is not None and not state.moves:
+            table = decode_table(before_setup, self.layout)  # replay the set-up's finished drags
+        elif work and work[0][0] == 0 and not state.moves:
+            work = work[1:] if not unfinished_setup else []  # a finished set-up
         elif work and work[0][0] == 0:
             work = work[1:]  # the set-up ended in the arrangement the table starts from
         self._pending = None
+        self._unjournaled = []
         for number, (ply, operations, done) in enumerate(work):
             scratch = table.copy()
             decoded = []
@@ -731,6 +764,8 @@ class Session:
                 relocation = decode_relocation(text, scratch)
                 scratch.relocate(relocation.piece.id, relocation.goal)
                 decoded.append((index, relocation))
+            if decoded and all(relocation.purpose == "hand" for _, relocation in decoded):
+                done = {index for index, _ in decoded}  # people moved them all; only the writing stopped
             for index, relocation in decoded:
                 if index in done:
                     table.relocate(relocation.piece.id, relocation.goal)
@@ -743,8 +778,20 @@ class Session:
                 self._pending = (state.moves[-1].move if state.moves else chess.Move.null(), remaining, False)
         planned_through = work[-1][0] if work else 0
         if state.moves and planned_through < len(state.moves) and self._pending is None:
-            self._pending = (state.moves[-1].move, [], True)  # journaled, the robot had not begun
+            if _made_by_hand(state.moves[-1].who):
+                # a person had made it (the process stopped before its pieces were journaled): the model
+                # follows the move; the sensors check the table when the game goes on
+                before = chess.Board(state.metadata.start_fen, chess960=state.metadata.chess960)
+                for entry in state.moves[:-1]:
+                    before.push(entry.move)
+                placement = table.placement()
+                self.planner.plan_move(table, before, state.moves[-1].move, at=self.gantry).apply(table)
+                self._unjournaled = hand_operations(self.layout, placement, table)
+            else:
+                self._pending = (state.moves[-1].move, [], True)  # journaled, the robot had not begun
         self.table = table
+        if self.robot is not None:  # connected before the resume (a runner's session): it moves this one
+            self.robot.table = table
 
     def play(
         self, journal: Journal, white: PlayerSpec, black: PlayerSpec, *, max_plies: int | None = None
@@ -762,6 +809,11 @@ class Session:
             for mover in movers.values():
                 if isinstance(mover, BoardMover):
                     mover.both_sides = movers[chess.WHITE] is movers[chess.BLACK]
+            if self._unjournaled:
+                journal.robot_begin([encode_relocation(op) for op in self._unjournaled])
+                for index in range(len(self._unjournaled)):
+                    journal.robot_done(index)
+                self._unjournaled = []
             if self._pending is not None and not self.has_robot:
                 self._pending = None
                 self._arrange_by_hand(board, "resume")
@@ -794,6 +846,7 @@ class Session:
                 if clock is not None:
                     clock.resume()
                     self.live.update(clock=clock.to_dict())
+                before_choice = self.table.placement()
                 choice = movers[board.turn].choose(board)
                 if self.stop_requested.is_set():
                     raise KeyboardInterrupt
@@ -835,12 +888,15 @@ class Session:
                     self._show_evaluation(board, mover.engine.last_info)
                 if not self.has_robot and not isinstance(mover, BoardMover):
                     self._move_by_hand(board, choice, stack)
+                    self._journal_by_hand(journal, before_choice)
                 elif isinstance(mover, BoardMover):
                     if mover.hand is None:
                         # a real person moved the pieces; where a captured piece went only the zone
                         # sensors can tell: assume the place the robot would have used, verified later
                         self.planner.plan_move(self.table, board, choice, at=self.gantry).apply(self.table)
                         self._follow_zone_sensors()
+                    # journaled as finished work, so that a resume rebuilds the table as the person left it
+                    self._journal_by_hand(journal, before_choice)
                 else:
                     if any(other.hand is None for other in self._board_movers):
                         self._follow_zone_sensors()  # a person may have moved a captured piece since
@@ -861,6 +917,9 @@ class Session:
             if clock is not None:
                 clock.pause()
                 self.live.update(clock=clock.to_dict())
+            for board_mover in self._board_movers:
+                # the sensor log ends with the last move standing still, so that a replay commits it
+                board_mover.observe(board_mover.recognizer.settle_s + 0.1)
             self._board_movers.clear()  # their LEDs and logs close with this game
             self.inboxes = {}
         record = journal.state.to_record()
@@ -1045,12 +1104,25 @@ class Session:
             plan = self.resetter.plan(self.table, target, at=self.gantry)
             self._run_plan(plan, f"TAKEBACK {plies}", journal)
         else:
+            before = self.table.placement()
             self._arrange_by_hand(target, "take back")
+            self._journal_by_hand(journal, before)
         self.table.check_matches(target)
         for mover in self._board_movers:
             mover.restart(target)
         self.live.show_board(target)
         self.live.show_table(self.table, ())
+
+    def _journal_by_hand(self, journal: Journal | None, before: dict[PieceId, Node]) -> None:
+        """Pieces people moved (a move, a takeback, a set-up) are journaled as robot work already
+        finished, so that a resume rebuilds the table as they left it."""
+        operations = hand_operations(self.layout, before, self.table)
+        if operations and journal is not None:
+            journal.robot_begin([encode_relocation(op) for op in operations])
+            for index in range(len(operations)):
+                journal.robot_done(index)
+        if operations and self.checkpoint is not None:
+            self.checkpoint(self)
 
     def _taken_back_on_board(self, board: chess.Board, journal: Journal, plies: int) -> None:
         """The player set the last ``plies`` back with their own hands: journal it; the pieces stand
@@ -1062,8 +1134,10 @@ class Session:
             target.pop()
         journal.take_back(plies)
         self.emit({"event": "takeback", "plies": plies, "by": "hand"})
+        before = self.table.placement()
         self.resetter.plan(self.table, target, at=self.gantry).apply(self.table)
         self._follow_zone_sensors()
+        self._journal_by_hand(journal, before)
         self.table.check_matches(target)
         self.live.show_board(target)
         self.live.show_table(self.table, ())
@@ -1113,6 +1187,55 @@ class Session:
     def _finish(self, journal: Journal, outcome: Outcome) -> Outcome:
         journal.finish(outcome.result, outcome.termination)
         return outcome
+
+
+def _made_by_hand(who: str) -> bool:
+    try:
+        return PlayerSpec.parse(who).moves_pieces
+    except ConfigError:
+        return False
+
+
+def encode_table(table: Table) -> list[list[object]]:
+    """Every piece as ``[id, symbol, i, j]`` (its node), for the journal."""
+    return [[p.id, p.symbol, *table.node_of(p.id)] for p in sorted(table, key=lambda p: p.id)]
+
+
+def decode_table(data: object, layout: Layout) -> Table:
+    if not isinstance(data, list):
+        raise ChessatronError(f"the journal's table before the set-up is damaged: {data!r}")
+    try:
+        placement = [(PhysicalPiece(str(i), str(sym)), (int(a), int(b))) for i, sym, a, b in data]
+        return Table(layout, placement)
+    except (TypeError, ValueError) as exc:
+        raise ChessatronError(f"the journal's table before the set-up is damaged ({exc!r})") from exc
+
+
+def hand_operations(layout: Layout, before: dict[PieceId, Node], table: Table) -> list[Relocation]:
+    """Relocations that take the table from ``before`` to ``table`` one piece at a time, each onto a
+    free node (a swap, as in some Chess960 castlings, goes through a free cell)."""
+    scratch = Table(layout, [(table.piece(pid), node) for pid, node in before.items()])
+    pending = {pid: node for pid, node in table.placement().items() if before.get(pid) != node}
+    operations: list[Relocation] = []
+    while pending:
+        occupied = set(scratch.placement().values())
+        ready = [pid for pid, goal in pending.items() if goal not in occupied]
+        if not ready:  # a cycle: one piece steps aside to a free cell first
+            pid = next(iter(pending))
+            goals = set(pending.values())
+            spare = next(
+                layout.cell_node(c)
+                for c in layout.cells()
+                if layout.cell_node(c) not in occupied and layout.cell_node(c) not in goals
+            )
+            operations.append(Relocation(scratch.piece(pid), (scratch.node_of(pid), spare), "hand"))
+            scratch.relocate(pid, spare)
+            continue
+        for pid in ready:
+            goal = pending.pop(pid)
+            operations.append(Relocation(scratch.piece(pid), (scratch.node_of(pid), goal), "hand"))
+            scratch.relocate(pid, goal)
+    return operations
 
 
 def _robot_entries(path: Path) -> list[tuple[int, list[str], set[int]]]:

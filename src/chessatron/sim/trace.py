@@ -122,7 +122,20 @@ class TableSnapshot:
                 raise GameFileError(f"cell {cell!r} has a negative column or row")
 
 
-TraceEntry: TypeAlias = Snapshot | PromotionChoice | TableSnapshot
+@dataclass(frozen=True)
+class KnownMove:
+    """A move the recognizer was told rather than shown: the robot's, or a typed one (a session's log
+    records them so that a replay sees what the live recognizer saw)."""
+
+    t: float
+    """Seconds from the start of the trace."""
+    move: chess.Move
+
+    def __post_init__(self) -> None:
+        _check_time(self.t)
+
+
+TraceEntry: TypeAlias = Snapshot | PromotionChoice | TableSnapshot | KnownMove
 
 
 # --- helpers ---------------------------------------------------------------------------------------
@@ -181,6 +194,8 @@ def entry_line(entry: TraceEntry) -> str:
         data["occupied"] = f"0x{entry.occupied:016x}"
     elif isinstance(entry, PromotionChoice):
         data["promote"] = entry.piece
+    elif isinstance(entry, KnownMove):
+        data["move"] = entry.move.uci()
     else:
         data["cells"] = [cell_name(cell) for cell in sorted(entry.cells)]
     return json.dumps(data)
@@ -194,10 +209,10 @@ def parse_entry(text: str) -> TraceEntry:
         raise GameFileError(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
     if not isinstance(data, dict):
         raise GameFileError(f"expected a JSON object, found {text.strip()!r}")
-    kinds = [key for key in ("occupied", "promote", "cells") if key in data]
+    kinds = [key for key in ("occupied", "promote", "cells", "move") if key in data]
     if "t" not in data or len(kinds) != 1:
         raise GameFileError(
-            "an entry needs 't' and exactly one of 'occupied', 'promote', 'cells'; "
+            "an entry needs 't' and exactly one of 'occupied', 'promote', 'cells', 'move'; "
             f"found keys {sorted(data)!r}"
         )
     extra = sorted(set(data) - {"t", kinds[0]})
@@ -213,6 +228,11 @@ def parse_entry(text: str) -> TraceEntry:
         return Snapshot(float(t), int(value, 16))
     if kinds[0] == "promote":
         return PromotionChoice(float(t), value)
+    if kinds[0] == "move":
+        try:
+            return KnownMove(float(t), chess.Move.from_uci(str(value)))
+        except ValueError as exc:
+            raise GameFileError(f"move {value!r} is not a UCI move such as 'e2e4'") from exc
     if not isinstance(value, list):
         raise GameFileError(f"cells {value!r} is not a list of names such as 'c0r9'")
     cells = [parse_cell_name(name) for name in value]
