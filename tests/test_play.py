@@ -300,3 +300,18 @@ def test_a_malformed_clock_is_refused_before_anything_moves(tmp_path: Path) -> N
     result = CliRunner(env=env(tmp_path)).invoke(main, ["play", "--black", "engine", "--clock", "five"])
     assert result.exit_code != 0 and "five" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "games").exists() or not list_games(tmp_path / "games")
+
+
+def test_engine_games_in_a_row_keep_the_twin_clean_through_every_move_and_reset(tmp_path: Path) -> None:
+    """Standard, then Chess960, then standard again: the robot resets the table before each game."""
+    white, black = PlayerSpec.parse("engine:20:depth=1"), PlayerSpec.parse("engine:20:depth=2")
+    starts = [chess.Board(), chess.Board.from_chess960_pos(314), chess.Board()]
+    with Session(Config.default(), games_dir=tmp_path, speed=None) as session:
+        session.connect()
+        for start in starts:
+            with session.new_game(white, black, start) as journal:
+                record = session.play(journal, white, black)
+            assert record.result != "*"
+            session.table.check_matches(record.board())
+        assert session.world is not None and not session.world.twin.violations
+    assert len(list_games(tmp_path)) == 3
