@@ -583,6 +583,13 @@ def play(
         if line is not None:
             (view.print if show else click.echo)(line)  # click.echo would garble the live area
 
+    if show:
+        keyboard = KeyboardPlayer(view.read_line, view.print)
+    elif as_json:
+        # stdout carries only events: prompts and the reasons for refused input go to stderr
+        keyboard = KeyboardPlayer(_prompt_on_stderr, lambda text: click.echo(text, err=True))
+    else:
+        keyboard = None
     simulated = settings.urls["grbl"].startswith("sim")
     state = load_state(default_state_path(), settings.layout) if simulated else None
     with (
@@ -594,10 +601,19 @@ def play(
             engine_path=engine_path,
             table=state.table if state else None,
             live=live,
-            keyboard=KeyboardPlayer(view.read_line, view.print) if show else None,
+            keyboard=keyboard,
         ) as session,
         view if show else contextlib.nullcontext(),
     ):
+        if simulated:
+            # the simulated table is saved after every robot job, so a killed process loses nothing
+            def checkpoint(session: Session) -> None:
+                board = session.current_board()
+                if board is not None and session.table.board_fen() == board.board_fen():
+                    save_state(default_state_path(), SimulatorState(session.table, board, session.gantry))
+
+            session.checkpoint = checkpoint
+
         def start_position() -> chess.Board:
             if chess960 is None:
                 return chess.Board()
@@ -698,6 +714,13 @@ def games(
         click.echo(
             f"{summary.game_id}  {summary.date}  {players}  {summary.variant}  {summary.plies} plies  {state}"
         )
+
+
+def _prompt_on_stderr(prompt: str) -> str | None:
+    from .game.keyboard import read_stdin_line
+
+    click.echo(prompt, err=True, nl=False)
+    return read_stdin_line("")
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
