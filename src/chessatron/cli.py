@@ -730,5 +730,66 @@ def _write_bytes(path: Path, data: bytes) -> None:
         raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
 
 
+@main.command()
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on; any but the loopback one requires a token (printed in the link).",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=8960, show_default=True, help="Port.")
+@click.option(
+    "--speed",
+    "speed_text",
+    metavar="FACTOR|max",
+    default="1",
+    show_default=True,
+    help="Simulator speed (1: real time, so people can watch).",
+)
+@click.option(
+    "--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine name or path."
+)
+@click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
+@click.option(
+    "--token",
+    default=None,
+    help="The token the page needs (default: a random one when --host is not a loopback address).",
+)
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
+@config_option
+@friendly
+def serve(
+    host: str,
+    port: int,
+    speed_text: str,
+    engine_path: str,
+    games_dir: Path | None,
+    token: str | None,
+    open_browser: bool,
+    config_path: Path | None,
+) -> None:
+    """The web page: watch, play and set up the table from a browser or a phone."""
+    from .errors import MissingLibraryError
+
+    try:
+        from .web.server import serve as serve_page
+    except ImportError as exc:
+        raise MissingLibraryError(
+            f"the web page needs {exc.name or 'its libraries'!r}: pip install 'chessatron[web]'"
+        ) from exc
+    speed = parse_speed(speed_text)
+    serve_page(
+        Config.load(config_path),
+        host=host,
+        port=port,
+        speed=speed,
+        engine_path=engine_path,
+        games_dir=games_dir,
+        token=token,
+        open_browser=open_browser,
+        say=click.echo,
+    )
+
+
 if __name__ == "__main__":
     main()

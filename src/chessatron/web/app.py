@@ -1,0 +1,328 @@
+"""The web page's server side: a Starlette app over a :class:`~chessatron.game.runner.GameRunner`.
+
+The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) uses nothing else:
+
+=======================================  ===========================================================
+``GET  /api/v1``                         what this server allows: ``{"api", "watch_only", ...}``
+``GET  /api/v1/state``                   the live snapshot (see :mod:`chessatron.live`)
+``GET  /api/v1/board.svg``               the board (``?orientation=black`` turns it round)
+``GET  /api/v1/table.svg``               the whole table, the gantry and the drags under way
+``WS   /api/v1/live``                    the snapshot, then its changes (see :mod:`.feed`)
+``POST /api/v1/game``                    a new game ``{"white", "black", "chess960", "fen", "clock"}``
+``POST /api/v1/move``                    ``{"move": "e2e4"}`` for the web player to move
+``POST /api/v1/command/{name}``          ``hint``, ``takeback``, ``draw``, ``resign``
+``POST /api/v1/stop``                    stop the game at its next move (it stays saved)
+``POST /api/v1/resume``                  continue the last unfinished game
+``POST /api/v1/pause``, ``/continue``    feed hold and cycle start: the robot waits, then goes on
+``POST /api/v1/reset``                   set the table up: ``{"target": "standard"|"N"|"N:M"|FEN}``
+``GET  /api/v1/games``                   the saved games, newest first
+``GET  /api/v1/games/{id}.pgn``          one game's PGN (a download)
+``GET  /api/v1/games.pgn``               every saved game's PGN
+=======================================  ===========================================================
+
+Every POST takes a JSON object (``Content-Type: application/json``, at most 4 KiB). A request that cannot
+be done is answered ``{"error": "why, and what to do"}`` with a 4xx status before anything reaches the
+runner: 400 malformed, 401 no token, 403 foreign page, 404 no such thing, 409 not now (busy, not the web
+player's turn, a watch-only page), 413 too large, 415 not JSON, 422 impossible (an illegal move, an
+unknown player, a bad FEN).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Final
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+
+from ..errors import (
+    ChessatronError,
+    ConfigError,
+    GameFileError,
+    GameNotFoundError,
+    GameSaveError,
+    IllegalMoveError,
+)
+from ..game import store
+from ..game.runner import COMMANDS, REMOTE_PLAYERS, BusyError, GameRunner, NotYourTurnError
+from ..live import LiveState
+from . import validate
+from .feed import Feed, Snapshots
+from .guard import COOKIE, Guard, SecurityHeaders
+from .pictures import Pictures
+from .validate import MAX_BODY_BYTES, BadRequestError
+
+LOGGER = logging.getLogger(__name__)
+
+STATIC: Final = Path(__file__).resolve().parent / "static"
+API: Final = "/api/v1"
+SVG_TYPE: Final = "image/svg+xml"
+PGN_TYPE: Final = "application/x-chess-pgn"
+#: The pictures' own policy, for a picture opened on its own: python-chess styles some paths inline.
+SVG_POLICY: Final = "default-src 'none'; style-src 'unsafe-inline'"
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+class WatchOnlyError(ChessatronError, RuntimeError):
+    """A command sent to a page that only watches (the demo's)."""
+
+
+def status_of(exc: ChessatronError) -> int:
+    """The HTTP status for an error the runner or the store raised."""
+    if isinstance(exc, BadRequestError):
+        return exc.status
+    if isinstance(exc, BusyError | NotYourTurnError | WatchOnlyError):
+        return 409
+    if isinstance(exc, IllegalMoveError | ConfigError):
+        return 422
+    if isinstance(exc, GameNotFoundError):
+        return 404
+    if isinstance(exc, GameFileError | GameSaveError):
+        return 500
+    return 409
+
+
+def _error(exc: ChessatronError) -> JSONResponse:
+    return JSONResponse({"error": str(exc)}, status_of(exc))
+
+
+async def read_json(request: Request) -> object:
+    """The body of a POST: a JSON value (``{}`` when empty), read up to :data:`MAX_BODY_BYTES`."""
+    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if kind != "application/json":
+        raise BadRequestError(
+            f"send JSON (Content-Type: application/json), not {kind[:40] or 'no content type'!r}", 415
+        )
+    too_large = BadRequestError(f"the body is larger than {MAX_BODY_BYTES} bytes; no request needs that", 413)
+    declared = request.headers.get("content-length", "0")
+    if not declared.isdigit() or int(declared) > MAX_BODY_BYTES:
+        raise too_large
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise too_large
+    if not body.strip():
+        return {}
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise BadRequestError(f"the body is not JSON: {str(exc)[:80]}") from exc
+
+
+class Api:
+    """The endpoints, over one runner (None: the page only watches) and its live state."""
+
+    def __init__(self, runner: GameRunner | None, live: LiveState, games_dir: Path) -> None:
+        self.runner = runner
+        self.live = live
+        self.games_dir = games_dir
+        self.snapshots = Snapshots(live)
+        self.pictures = Pictures(live)
+        self.feed = Feed(live, self.snapshots)
+
+    def _runner(self) -> GameRunner:
+        if self.runner is None:
+            raise WatchOnlyError("this page only watches; start `chessatron serve` to play from a page")
+        return self.runner
+
+    # --- reading -----------------------------------------------------------------------------------
+
+    async def info(self, request: Request) -> Response:
+        return JSONResponse(
+            {
+                "api": 1,
+                "watch_only": self.runner is None,
+                "players": list(REMOTE_PLAYERS),
+                "commands": list(COMMANDS),
+            }
+        )
+
+    async def state(self, request: Request) -> Response:
+        return JSONResponse(self.snapshots.current()[1])
+
+    async def board_svg(self, request: Request) -> Response:
+        orientation = validate.orientation(request.query_params.get("orientation"))
+        svg = await run_in_threadpool(self.pictures.board, orientation)
+        return Response(svg, media_type=SVG_TYPE, headers={"content-security-policy": SVG_POLICY})
+
+    async def table_svg(self, request: Request) -> Response:
+        svg = await run_in_threadpool(self.pictures.table)
+        return Response(svg, media_type=SVG_TYPE, headers={"content-security-policy": SVG_POLICY})
+
+    async def games(self, request: Request) -> Response:
+        summaries = await run_in_threadpool(store.list_games, self.games_dir)
+        return JSONResponse(
+            [
+                {
+                    "id": s.game_id,
+                    "started": s.stored.isoformat(timespec="seconds"),
+                    "date": s.date.isoformat() if s.date else None,
+                    "white": s.white.name or s.white.kind,
+                    "black": s.black.name or s.black.kind,
+                    "variant": s.variant,
+                    "result": s.result,
+                    "plies": s.plies,
+                    "in_progress": s.in_progress,
+                }
+                for s in reversed(summaries)
+            ]
+        )
+
+    async def game_pgn(self, request: Request) -> Response:
+        game_id = validate.game_id(str(request.path_params["game_id"]))
+        text = await run_in_threadpool(store.export_pgn, [game_id], self.games_dir)
+        return _pgn(text, f"chessatron-{game_id}.pgn")
+
+    async def all_pgn(self, request: Request) -> Response:
+        def export() -> str:
+            return store.export_pgn([s.game_id for s in store.list_games(self.games_dir)], self.games_dir)
+
+        return _pgn(await run_in_threadpool(export), "chessatron-games.pgn")
+
+    # --- commands ----------------------------------------------------------------------------------
+
+    async def new_game(self, request: Request) -> Response:
+        game = validate.game_request(await read_json(request))
+        self._runner().start_game(game)
+        return JSONResponse({"accepted": "game", "white": game.white, "black": game.black}, 202)
+
+    async def move(self, request: Request) -> Response:
+        text = validate.move_text(await read_json(request))
+        move = self._runner().move(text)
+        return JSONResponse({"accepted": "move", "move": move.uci()}, 202)
+
+    async def command(self, request: Request) -> Response:
+        name = validate.command_name(str(request.path_params["name"]))
+        validate.empty(await read_json(request))
+        self._runner().command(name)
+        return JSONResponse({"accepted": name}, 202)
+
+    async def stop(self, request: Request) -> Response:
+        validate.empty(await read_json(request))
+        runner = self._runner()
+        if not runner.busy:
+            raise ChessatronError("nothing is running; there is nothing to stop")
+        runner.stop()
+        return JSONResponse({"accepted": "stop"}, 202)
+
+    async def resume(self, request: Request) -> Response:
+        validate.empty(await read_json(request))
+        runner = self._runner()
+        await run_in_threadpool(runner.resume_game)
+        return JSONResponse({"accepted": "resume"}, 202)
+
+    async def pause(self, request: Request) -> Response:
+        validate.empty(await read_json(request))
+        runner = self._runner()
+        if not runner.busy:
+            raise ChessatronError("the robot is not running; there is nothing to pause")
+        await run_in_threadpool(runner.pause)
+        return JSONResponse({"accepted": "pause"}, 202)
+
+    async def resume_machine(self, request: Request) -> Response:
+        validate.empty(await read_json(request))
+        await run_in_threadpool(self._runner().resume_machine)
+        return JSONResponse({"accepted": "continue"}, 202)
+
+    async def reset(self, request: Request) -> Response:
+        target = validate.reset_target(await read_json(request))
+        self._runner().reset_table(target)
+        return JSONResponse({"accepted": "reset", "target": target}, 202)
+
+    # --- the page ----------------------------------------------------------------------------------
+
+    async def page(self, request: Request) -> Response:
+        response = FileResponse(STATIC / "index.html", media_type="text/html")
+        token = request.query_params.get("token")
+        if token:  # the guard has checked it: keep it, so that the page's own requests carry it
+            response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+        return response
+
+
+def _pgn(text: str, filename: str) -> Response:
+    return Response(
+        text,
+        media_type=PGN_TYPE,
+        headers={"content-disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+def _answering_errors(endpoint: Endpoint) -> Endpoint:
+    async def wrapper(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except ChessatronError as exc:
+            return _error(exc)
+
+    return wrapper
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    messages = {404: f"nothing at {request.url.path[:80]!r}", 405: f"{request.method} is not allowed here"}
+    message = messages.get(exc.status_code, str(exc.detail))
+    return JSONResponse({"error": message}, exc.status_code, headers=exc.headers)
+
+
+def create_app(
+    runner: GameRunner | None,
+    live: LiveState,
+    *,
+    token: str | None,
+    games_dir: Path,
+    hosts: tuple[str, ...] = (),
+) -> Starlette:
+    """The page and its API over ``runner`` (None: a page that only watches ``live``, for the demo).
+
+    ``token``: required on every request when set (the server listens beyond the loopback address);
+    ``hosts``: names the ``Host`` header may carry besides the loopback ones when there is no token.
+    """
+    api = Api(runner, live, games_dir)
+
+    def get(path: str, endpoint: Endpoint) -> Route:
+        return Route(API + path, _answering_errors(endpoint), methods=["GET"])
+
+    def post(path: str, endpoint: Endpoint) -> Route:
+        return Route(API + path, _answering_errors(endpoint), methods=["POST"])
+
+    routes = [
+        Route("/", api.page, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        get("", api.info),
+        get("/state", api.state),
+        get("/board.svg", api.board_svg),
+        get("/table.svg", api.table_svg),
+        WebSocketRoute(API + "/live", api.feed.serve),
+        post("/game", api.new_game),
+        post("/move", api.move),
+        post("/command/{name}", api.command),
+        post("/stop", api.stop),
+        post("/resume", api.resume),
+        post("/pause", api.pause),
+        post("/continue", api.resume_machine),
+        post("/reset", api.reset),
+        get("/games", api.games),
+        get("/games.pgn", api.all_pgn),
+        get("/games/{game_id}.pgn", api.game_pgn),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(Guard, token=token, hosts=hosts),
+        ],
+        exception_handlers={HTTPException: _http_error},
+    )
+    app.state.api = api
+    return app

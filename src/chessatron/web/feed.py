@@ -1,0 +1,163 @@
+"""The live feed: snapshots of the :class:`~chessatron.live.LiveState` pushed to every open page.
+
+The game thread only schedules a wake-up on the server's event loop (``call_soon_threadsafe``, at most one
+outstanding per page), so a page that is slow, or gone, never holds it up. Each page then gets the newest
+state: the first message is the whole snapshot, later ones only the top-level parts that changed::
+
+    {"type": "snapshot", "state": {...}}
+    {"type": "update", "version": 42, "parts": {"gantry": {...}}}
+
+Bursts (the gantry reports its position many times a second) are coalesced: a page gets at most one
+message every :data:`MIN_INTERVAL_S`, always the latest state. A page that does not take a message within
+:data:`SEND_TIMEOUT_S` is dropped; it reconnects and starts again from a snapshot.
+
+>>> from chessatron.layout import Layout
+>>> live = LiveState(Layout.default())
+>>> live.show_board(chess.Board("8/4P1k1/8/8/8/8/8/4K3 w - - 0 1"))
+>>> live.update(prompt={"colour": "white", "legal": {"e7": ["e8"]}})
+>>> version, state = Snapshots(live).current()
+>>> state["prompt"]["promotion"], version == live.version
+(['e7e8'], True)
+>>> changes({"a": 1, "b": [2]}, {"a": 1, "b": [3], "version": 7})
+{'type': 'update', 'version': 7, 'parts': {'b': [3]}}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+from typing import Any, Final
+
+import chess
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..live import LiveState
+
+LOGGER = logging.getLogger(__name__)
+
+MIN_INTERVAL_S: Final = 0.015
+SEND_TIMEOUT_S: Final = 5.0
+#: Pages watching at once; more are turned away (they retry).
+MAX_PAGES: Final = 32
+#: WebSocket close codes: going away (the server stops), try again later (too many pages, too slow).
+CLOSE_TRY_AGAIN: Final = 1013
+
+
+class Snapshots:
+    """The live state's snapshot for pages, made once per version (pages share it), with the promotions
+    of the prompt (``"promotion"``: the UCI prefixes that need a piece chosen) filled in."""
+
+    def __init__(self, live: LiveState) -> None:
+        self.live = live
+        self._lock = threading.Lock()
+        self._latest: tuple[int, dict[str, Any]] = (-1, {})
+
+    def current(self) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            if self._latest[0] == self.live.version:
+                return self._latest
+        state = self.live.snapshot()
+        _add_promotions(state)
+        with self._lock:
+            if state["version"] > self._latest[0]:
+                self._latest = (state["version"], state)
+        return state["version"], state
+
+
+def _add_promotions(state: dict[str, Any]) -> None:
+    prompt, game = state.get("prompt"), state.get("game")
+    if prompt is None or game is None or "promotion" in prompt:
+        return
+    board = chess.Board(game["fen"], chess960=game["variant"] == "chess960")
+    prompt["promotion"] = sorted({move.uci()[:4] for move in board.legal_moves if move.promotion})
+
+
+def changes(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
+    """The message that brings a page from ``before`` (None: nothing yet) to ``after``."""
+    if before is None:
+        return {"type": "snapshot", "state": after}
+    parts = {key: value for key, value in after.items() if key != "version" and before.get(key) != value}
+    return {"type": "update", "version": after["version"], "parts": parts}
+
+
+class Feed:
+    """Serves the live state to the pages connected to ``/api/v1/live``."""
+
+    def __init__(self, live: LiveState, snapshots: Snapshots) -> None:
+        self.live = live
+        self.snapshots = snapshots
+        self.pages = 0
+
+    async def serve(self, websocket: WebSocket) -> None:
+        """Accept the page and push updates until it leaves (or is too slow, or the server stops)."""
+        if self.pages >= MAX_PAGES:
+            await websocket.close(CLOSE_TRY_AGAIN, "too many pages are watching; try again later")
+            return
+        self.pages += 1
+        try:
+            await websocket.accept()
+            await self._watch(websocket)
+        finally:
+            self.pages -= 1
+
+    async def _watch(self, websocket: WebSocket) -> None:
+        loop = asyncio.get_running_loop()
+        changed = asyncio.Event()
+        pending = threading.Event()
+
+        def wake() -> None:
+            pending.clear()
+            changed.set()
+
+        def listener(version: int) -> None:  # in the game thread: only schedule, never wait
+            if not pending.is_set():
+                pending.set()
+                loop.call_soon_threadsafe(wake)
+
+        stop_listening = self.live.listen(listener)
+        receiver = asyncio.ensure_future(_drain(websocket))
+        sender = asyncio.ensure_future(self._push(websocket, changed))
+        try:
+            await asyncio.wait({receiver, sender}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop_listening()
+            for task in (receiver, sender):
+                task.cancel()
+            for task in (receiver, sender):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    async def _push(self, websocket: WebSocket, changed: asyncio.Event) -> None:
+        sent: dict[str, Any] | None = None
+        while True:
+            version, state = self.snapshots.current()
+            if sent is None or version != sent["version"]:
+                text = json.dumps(changes(sent, state), separators=(",", ":"))
+                try:
+                    await asyncio.wait_for(websocket.send_text(text), SEND_TIMEOUT_S)
+                except TimeoutError:
+                    LOGGER.info("dropping a page that took no update for %.0f s", SEND_TIMEOUT_S)
+                    with contextlib.suppress(Exception):
+                        await websocket.close(CLOSE_TRY_AGAIN, "too slow; reconnect")
+                    return
+                except (WebSocketDisconnect, RuntimeError, OSError):
+                    return  # gone
+                sent = state
+                await asyncio.sleep(MIN_INTERVAL_S)  # let a burst of changes become one message
+            if self.live.version == sent["version"]:
+                changed.clear()
+                await changed.wait()
+
+
+async def _drain(websocket: WebSocket) -> None:
+    """Read (and ignore) what the page sends, to notice when it leaves."""
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        return

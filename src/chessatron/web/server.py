@@ -1,0 +1,253 @@
+"""Serving the page: ``chessatron serve``, and a server in a thread for tests and the demo.
+
+Safe by default: the server listens on 127.0.0.1; told to listen anywhere else it requires a token (a
+random one unless given), printed at start-up as part of the page's link. The game runs in the runner's
+own thread, so the server can stop (or the page close) without stopping the game: on Ctrl-C a game that
+needs no web player goes on to its end (a second Ctrl-C stops it; it stays saved).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import re
+import secrets
+import socket
+import threading
+import time
+import webbrowser
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+from urllib.parse import quote
+
+import uvicorn
+from starlette.types import ASGIApp
+
+from ..config import Config
+from ..errors import ChessatronError, ConfigError
+from ..game.runner import GameRunner
+from ..game.store import resolve_games_dir
+from ..live import LiveState
+from .app import create_app
+
+LOGGER = logging.getLogger(__name__)
+
+DEFAULT_PORT: Final = 8960
+#: Largest message a page may send over the WebSocket (it sends none that matter).
+WS_MAX_BYTES: Final = 64 * 1024
+STARTUP_TIMEOUT_S: Final = 10.0
+SHUTDOWN_GRACE_S: Final = 3
+
+_TOKEN = re.compile(r"[A-Za-z0-9_~.-]{8,128}")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only reaches this machine.
+
+    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("::1"), is_loopback("0.0.0.0")
+    (True, True, True, False)
+    """
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_token(token: str) -> str:
+    """A token given on the command line: 8 to 128 URL-safe characters (it goes into links)."""
+    if not _TOKEN.fullmatch(token):
+        raise ConfigError(
+            f"the token {token[:20]!r} must be 8 to 128 letters, digits or -._~; "
+            "leave --token out for a random one"
+        )
+    return token
+
+
+def page_url(host: str, port: int, token: str | None) -> str:
+    """The link people open: a wildcard address becomes this machine's address on the network.
+
+    >>> page_url("127.0.0.1", 8960, None), page_url("::1", 80, "abc")
+    ('http://127.0.0.1:8960/', 'http://[::1]:80/?token=abc')
+    """
+    if host in ("0.0.0.0", "::", ""):
+        host = _network_address()
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/" + (f"?token={quote(token)}" if token else "")
+
+
+def _network_address() -> str:
+    """This machine's address on its network (the one a route to the outside would leave from)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))  # UDP: no packet is sent
+            return str(probe.getsockname()[0])
+        except OSError:
+            return socket.gethostname()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host``:``port`` (0: any free port); a clear error when it is taken."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        raise ConfigError(
+            f"cannot listen on {host!r}: {exc.strerror}; give an address of this machine"
+        ) from exc
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise ChessatronError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port"
+        ) from exc
+    sock.set_inheritable(True)
+    return sock
+
+
+class _DenialQuirk(logging.Filter):
+    """uvicorn's WebSocket protocol logs an error after a refused connection (a 401 or 403 sent with the
+    ASGI denial-response extension, which it did deliver) because no handshake completed; that is the
+    refusal working, not a fault."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "ASGI callable returned without completing handshake."
+
+
+_UVICORN_ERRORS = logging.getLogger("uvicorn.error")
+if not any(isinstance(f, _DenialQuirk) for f in _UVICORN_ERRORS.filters):
+    _UVICORN_ERRORS.addFilter(_DenialQuirk())
+
+
+def _server(app: ASGIApp) -> uvicorn.Server:
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        ws_max_size=WS_MAX_BYTES,
+        server_header=False,
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+    )
+    return uvicorn.Server(config)
+
+
+@dataclass
+class ServerHandle:
+    """A server running in a thread of its own: ``url`` is the page's link (with its token)."""
+
+    url: str
+    server: uvicorn.Server
+    thread: threading.Thread
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Stop serving (open pages are told the server went away) and wait for the thread."""
+        self.server.should_exit = True
+        self.thread.join(timeout_s)
+
+    def __enter__(self) -> ServerHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_in_thread(
+    app: ASGIApp, host: str = "127.0.0.1", port: int = 0, *, token: str | None = None
+) -> ServerHandle:
+    """Serve ``app`` from a daemon thread (for tests and ``chessatron demo``); returns once it answers.
+    ``port`` 0 picks a free port."""
+    sock = bind(host, port)
+    server = _server(app)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="chessatron-web", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            sock.close()
+            raise ChessatronError(f"the web server on {host}:{port} did not start; see the log")
+        time.sleep(0.01)
+    return ServerHandle(page_url(host, sock.getsockname()[1], token), server, thread)
+
+
+def start_watch_page(live: LiveState, *, host: str = "127.0.0.1", port: int = 0) -> ServerHandle:
+    """A page that only watches ``live`` (its commands answer 409), e.g. beside the demo's terminal view."""
+    token = None if is_loopback(host) else secrets.token_urlsafe(16)
+    app = create_app(None, live, token=token, games_dir=resolve_games_dir(None), hosts=(host,))
+    return start_in_thread(app, host, port, token=token)
+
+
+def serve(
+    config: Config,
+    *,
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    speed: float | None = 1.0,
+    engine_path: str = "stockfish",
+    games_dir: Path | None = None,
+    token: str | None = None,
+    open_browser: bool = False,
+    say: Callable[[str], None] = print,
+) -> None:
+    """``chessatron serve``: the page and its runner until Ctrl-C; then a game that needs no web player
+    goes on to its end (a second Ctrl-C stops it, saved for ``chessatron play --resume``)."""
+    if token is not None:
+        check_token(token)
+    elif not is_loopback(host):
+        token = secrets.token_urlsafe(16)
+    directory = resolve_games_dir(games_dir)
+    live = LiveState(config.layout)
+    sock = bind(host, port)
+    runner = GameRunner(config, games_dir=directory, speed=speed, engine_path=engine_path, live=live)
+    try:
+        url = page_url(host, sock.getsockname()[1], token)
+        app = create_app(runner, live, token=token, games_dir=directory, hosts=(host,))
+        server = _server(app)
+        say(f"the page: {url}")
+        if token is not None:
+            say("anyone with this link can play on this table; keep it to the people at the table")
+        say("Ctrl-C stops the server; a game the page is not playing goes on to its end")
+        if open_browser:
+            threading.Thread(target=_open_when_up, args=(server, url), daemon=True).start()
+        with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it caught
+            server.run(sockets=[sock])
+        _finish(runner, live, say)
+    finally:
+        sock.close()
+        runner.close()
+
+
+def _finish(runner: GameRunner, live: LiveState, say: Callable[[str], None]) -> None:
+    """After the server: let a game (or a reset) that needs no web player end; stop one that does."""
+    if not runner.busy:
+        return
+    game = live.snapshot()["game"]
+    if game is not None and "web" in (game["white"], game["black"]):
+        say("stopping the game (it needs the page); it is saved: the page's Resume continues it")
+        return
+    say("the server has stopped; the table goes on to the end (Ctrl-C stops it, the game stays saved)")
+    try:
+        while not runner.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        say("stopping the game; it is saved: `chessatron play --resume` continues it")
+
+
+def _open_when_up(server: uvicorn.Server, url: str) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if server.started:
+        webbrowser.open(url)

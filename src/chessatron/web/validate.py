@@ -1,0 +1,223 @@
+"""What the page may ask for: every request body and path value checked before it reaches the runner.
+
+Plain functions over decoded JSON, no I/O. A request that is malformed (a wrong type, a missing or unknown
+field, a string too long) raises :class:`BadRequestError` with the HTTP status to answer (400); one that is
+well formed but asks for something impossible (an unknown player, a Chess960 number out of range, a FEN
+that is no position) raises the :class:`~chessatron.errors.ConfigError` of the code that reads it (422).
+
+>>> game_request({"white": "web", "black": "engine:3", "chess960": 100})
+GameRequest(white='web', black='engine:3', chess960='100', fen=None, clock=None)
+>>> game_request({"white": "script:/etc/passwd"})  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+chessatron.errors.ConfigError: a 'script' player cannot be chosen from the page; use web, engine[:LEVEL], ...
+>>> game_id("../../etc/passwd")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+chessatron.web.validate.BadRequestError: no saved game can be called '../../etc/passwd'; game ids are ...
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+from ..errors import ChessatronError, ConfigError
+from ..game.clock import parse_clock
+from ..game.runner import COMMANDS, REMOTE_PLAYERS, GameRequest
+from ..game.session import PlayerSpec
+from ..reset import parse_target
+
+#: The largest request body accepted, in bytes; every valid one is far smaller.
+MAX_BODY_BYTES: Final = 4096
+MAX_PLAYER_CHARS: Final = 48
+MAX_FEN_CHARS: Final = 100
+MAX_CLOCK_CHARS: Final = 20
+MAX_MOVE_CHARS: Final = 10
+#: Engine options a page may set; ``threads=`` and ``hash=`` spend the host's cores and memory.
+WEB_ENGINE_OPTIONS: Final = {"depth": 40, "time": 30, "nodes": 50_000_000}
+
+Orientation = Literal["white", "black"]
+
+_PLAYER_CHARS = re.compile(r"[a-z0-9:=.]+")
+_MOVE = re.compile(r"[a-hA-H1-8KQRBNOkqrbnox=+#-]{2,10}")
+_GAME_ID = re.compile(r"[0-9a-z]{1,32}")
+_CHESS960 = re.compile(r"random|\d{1,3}(:\d{1,3})?")
+
+
+class BadRequestError(ChessatronError, ValueError):
+    """A request the API cannot read: ``status`` is the HTTP status to answer with (400, 413, 415)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def fields(
+    body: object, allowed: Mapping[str, tuple[type, ...]], required: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``body`` as a dict whose keys are all ``allowed`` with values of the allowed types (None always
+    allowed for optional keys), ``required`` keys present; raises :class:`BadRequestError`.
+
+    >>> fields({"move": 4}, {"move": (str,)}, ("move",))
+    Traceback (most recent call last):
+    ...
+    chessatron.web.validate.BadRequestError: "move" must be a string, not 4
+    """
+    if not isinstance(body, dict):
+        raise BadRequestError(f"the body must be a JSON object, not {_short(body)}")
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        raise BadRequestError(f"unknown field {unknown[0]!r}; use {', '.join(allowed) or 'none'}")
+    for key in required:
+        if body.get(key) is None:
+            raise BadRequestError(f'the field "{key}" is missing')
+    for key, value in body.items():
+        types = allowed[key]
+        if value is None and key not in required:
+            continue
+        # bool is an int in Python, never in a request
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            names = " or ".join(_TYPE_NAMES[t] for t in types)
+            raise BadRequestError(f'"{key}" must be {names}, not {_short(value)}')
+    return dict(body)
+
+
+_TYPE_NAMES = {str: "a string", int: "a whole number", bool: "true or false", float: "a number"}
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _text(body: dict[str, Any], key: str, limit: int) -> str | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    text = str(value).strip()
+    if len(text) > limit:
+        raise BadRequestError(f'"{key}" is {len(text)} characters long; at most {limit} make sense here')
+    return text
+
+
+def player(text: str) -> str:
+    """A player a page may choose: ``web``, ``engine[:LEVEL]``, ``hand[:LEVEL]`` or ``board``; never one
+    that names a file on the server (``script:``) or its keyboard, nor engine options that spend the host's
+    resources. Raises :class:`ConfigError` (422).
+
+    >>> player("Engine:1500elo:depth=8")
+    'engine:1500elo:depth=8'
+    >>> player("engine:threads=64")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    chessatron.errors.ConfigError: the engine option 'threads=' cannot be set from the page; use depth=, ...
+    """
+    text = text.strip().lower()
+    kind = text.split(":", 1)[0]
+    if kind not in REMOTE_PLAYERS:
+        raise ConfigError(
+            f"a {kind!r} player cannot be chosen from the page; "
+            "use web, engine[:LEVEL], hand[:LEVEL] or board"
+        )
+    if not _PLAYER_CHARS.fullmatch(text):
+        raise ConfigError(f"the player {text!r} has characters no player has; write e.g. engine:5")
+    for field in text.split(":")[1:]:
+        key, equals, value = field.partition("=")
+        if not equals:
+            continue
+        if key not in WEB_ENGINE_OPTIONS:
+            raise ConfigError(
+                f"the engine option {key + '='!r} cannot be set from the page; "
+                f"use {', '.join(k + '=' for k in WEB_ENGINE_OPTIONS)}"
+            )
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not 0 < number <= WEB_ENGINE_OPTIONS[key]:
+            raise ConfigError(
+                f"the engine option {field!r} is out of range; {key}= must be above 0 and at most "
+                f"{WEB_ENGINE_OPTIONS[key]} from the page"
+            )
+    PlayerSpec.parse(text)  # the level's grammar, with its own message
+    return text
+
+
+def game_request(body: object) -> GameRequest:
+    """A new game from ``{"white", "black", "chess960", "fen", "clock"}``; every field optional (``web``
+    against ``engine`` in the standard start). ``chess960``: a number 0-959, ``"N"``, ``"N:M"`` or
+    ``"random"``. The start, players and clock are all checked here."""
+    data = fields(
+        body,
+        {"white": (str,), "black": (str,), "chess960": (str, int), "fen": (str,), "clock": (str,)},
+    )
+    white = _text(data, "white", MAX_PLAYER_CHARS) or "web"
+    black = _text(data, "black", MAX_PLAYER_CHARS) or "engine"
+    chess960 = _text(data, "chess960", 16)
+    if chess960 is not None and not _CHESS960.fullmatch(chess960):
+        raise ConfigError(f"chess960 {chess960!r} is neither a number 0-959, N:M, nor 'random'")
+    fen = _text(data, "fen", MAX_FEN_CHARS) or None
+    clock = _text(data, "clock", MAX_CLOCK_CHARS) or None
+    request = GameRequest(white=player(white), black=player(black), chess960=chess960, fen=fen, clock=clock)
+    request.players()
+    start = request.start()
+    if not start.is_valid():
+        raise ConfigError(f"the position {start.fen()!r} is not a legal chess position")
+    if start.is_game_over():
+        raise ConfigError(f"the position {start.fen()!r} is already over; choose another")
+    if clock is not None:
+        parse_clock(clock)
+    return request
+
+
+def move_text(body: object) -> str:
+    """The move of ``{"move": "e2e4"}`` (UCI or SAN); the runner checks that it is legal.
+
+    >>> move_text({"move": " e7e8q "})
+    'e7e8q'
+    """
+    data = fields(body, {"move": (str,)}, ("move",))
+    text = _text(data, "move", MAX_MOVE_CHARS) or ""
+    if not _MOVE.fullmatch(text):
+        raise BadRequestError(f"{text!r} is not a move; write it as UCI (e2e4, e7e8q) or SAN (Nf3, O-O)")
+    return text
+
+
+def reset_target(body: object) -> str:
+    """The set-up of ``{"target": ...}``: ``standard``, a Chess960 number, ``N:M`` or a FEN (a position
+    to set up); checked here, so a bad one never reaches the gantry."""
+    data = fields(body, {"target": (str, int)})
+    target = _text(data, "target", MAX_FEN_CHARS) or "standard"
+    parse_target(target)
+    return target
+
+
+def command_name(name: str) -> str:
+    """One of the runner's commands (hint, takeback, draw, resign); anything else is 404."""
+    if name not in COMMANDS:
+        raise BadRequestError(f"there is no command {name[:20]!r}; use {', '.join(COMMANDS)}", 404)
+    return name
+
+
+def game_id(text: str) -> str:
+    """A saved game's id as the games folder names them; never a path."""
+    if not _GAME_ID.fullmatch(text):
+        raise BadRequestError(
+            f"no saved game can be called {text[:40]!r}; game ids are 1 to 32 lower-case letters and digits"
+        )
+    return text
+
+
+def orientation(text: str | None) -> Orientation:
+    if text in (None, "", "white"):
+        return "white"
+    if text == "black":
+        return "black"
+    raise BadRequestError(f"orientation {str(text)[:20]!r} must be 'white' or 'black'")
+
+
+def empty(body: object) -> None:
+    """Commands without arguments take ``{}`` (or no body)."""
+    fields(body, {})

@@ -1,0 +1,625 @@
+"""The web page's API: every command, the live feed, bad and unauthorised requests, and games that go on
+without the page. Real games on the simulator (robot at full speed) against a deterministic engine."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import httpx
+import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+from websockets.typing import Origin
+
+from chessatron.config import Config
+from chessatron.game.runner import GameRunner
+from chessatron.game.store import list_games
+from chessatron.live import LiveState
+from chessatron.web import feed as feed_module
+from chessatron.web.app import create_app
+from chessatron.web.feed import Feed, Snapshots
+from chessatron.web.server import ServerHandle, start_in_thread, start_watch_page
+
+ENGINE = "engine:20:depth=1"
+TOKEN = "s3cret-token-for-tests"
+JSON = {"content-type": "application/json"}
+
+Snapshot = dict[str, Any]
+
+
+@pytest.fixture
+def runner(tmp_path: Path) -> Iterator[GameRunner]:
+    with GameRunner(
+        Config.default(), games_dir=tmp_path / "games", speed=None, state_path=tmp_path / "sim.json"
+    ) as runner:
+        yield runner
+
+
+@pytest.fixture
+def served(runner: GameRunner) -> Iterator[ServerHandle]:
+    app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir)
+    with start_in_thread(app) as handle:
+        yield handle
+
+
+@pytest.fixture
+def client(served: ServerHandle) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=served.url, timeout=30) as client:
+        yield client
+
+
+def wait_for(live: LiveState, condition: Callable[[Snapshot], bool], timeout_s: float = 60) -> Snapshot:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        snapshot = live.snapshot()
+        if condition(snapshot):
+            return snapshot
+        assert time.monotonic() < deadline, f"gave up waiting; the state is {snapshot['status']!r}"
+        live.wait(snapshot["version"], 0.5)
+
+
+def web_to_move(plies: int) -> Callable[[Snapshot], bool]:
+    return lambda s: s["prompt"] is not None and len(s["game"]["uci"]) == plies
+
+
+def plies(live: LiveState) -> int:
+    game = live.snapshot()["game"]
+    return 0 if game is None else len(game["uci"])
+
+
+def error_of(response: httpx.Response) -> str:
+    body = response.json()
+    assert set(body) == {"error"}, body
+    message: str = body["error"]
+    return message
+
+
+# --- reading ---------------------------------------------------------------------------------------
+
+
+def test_the_page_is_served_from_this_machine_with_a_strict_policy(client: httpx.Client) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    policy = page.headers["content-security-policy"]
+    assert (
+        "default-src 'none'" in policy
+        and "script-src 'self'" in policy
+        and "frame-ancestors 'none'" in policy
+    )
+    assert (
+        page.headers["x-content-type-options"] == "nosniff"
+        and page.headers["referrer-policy"] == "no-referrer"
+    )
+    assert "access-control-allow-origin" not in page.headers
+    for name in ("app.js", "format.js", "app.css"):
+        asset = client.get(f"/static/{name}")
+        assert asset.status_code == 200, name
+        # nothing comes from the internet: no CDN, no web fonts
+        assert "http://" not in asset.text and "https://" not in asset.text, name
+    assert "/static/app.js" in page.text and "https://" not in page.text
+
+
+def test_the_state_follows_the_live_contract(client: httpx.Client) -> None:
+    answer = client.get("/api/v1/state")
+    assert answer.status_code == 200 and answer.headers["cache-control"] == "no-store"
+    state = answer.json()
+    assert set(state) >= {"version", "status", "game", "table", "gantry", "sensors", "leds", "clock"}
+    assert state["status"] == "idle" and state["game"] is None and len(state["table"]["pieces"]) == 42
+    info = client.get("/api/v1").json()
+    assert info["watch_only"] is False and "web" in info["players"] and "resign" in info["commands"]
+
+
+def test_pictures_of_the_board_and_the_whole_table(client: httpx.Client) -> None:
+    board = client.get("/api/v1/board.svg")
+    assert board.status_code == 200 and board.headers["content-type"].startswith("image/svg+xml")
+    assert f'data-fen="{chess.STARTING_BOARD_FEN}"' in board.text  # no game yet: the pieces on the table
+    turned = client.get("/api/v1/board.svg", params={"orientation": "black"}).text
+    assert turned != board.text
+    table = client.get("/api/v1/table.svg").text
+    assert table.startswith("<svg") and 'id="gantry"' in table and table.count('class="piece"') == 42
+
+
+# --- a game through the API ------------------------------------------------------------------------
+
+
+def test_a_short_game_from_the_page(client: httpx.Client, runner: GameRunner) -> None:
+    live = runner.live
+    started = client.post("/api/v1/game", json={"white": "web", "black": ENGINE})
+    assert started.status_code == 202, started.text
+    state = wait_for(live, web_to_move(0))
+    assert "e4" in state["prompt"]["legal"]["e2"] and state["game"]["black"] == ENGINE
+
+    refused = client.post("/api/v1/move", json={"move": "e2e5"})
+    assert refused.status_code == 422 and "e2e5" in error_of(refused)
+    assert client.post("/api/v1/move", json={"move": "e4"}).json() == {"accepted": "move", "move": "e2e4"}
+    state = wait_for(live, web_to_move(2))
+    assert state["game"]["san"][0] == "e4" and state["evaluation"] is not None
+    board = client.get("/api/v1/board.svg").text
+    assert f'data-fen="{chess.Board(state["game"]["fen"]).board_fen()}"' in board
+
+    assert client.post("/api/v1/command/hint", json={}).status_code == 202
+    state = wait_for(live, lambda s: s["hint"] is not None and s["prompt"] is not None)
+    assert chess.Move.from_uci(state["hint"]["uci"]) in chess.Board(state["game"]["fen"]).legal_moves
+    assert 'class="arrow"' in client.get("/api/v1/board.svg").text  # the hint, drawn on the board
+
+    # a command needs no body, only the JSON content type (which no cross-site form can send)
+    assert client.post("/api/v1/command/takeback").status_code == 415
+    assert client.post("/api/v1/command/takeback", headers=JSON).status_code == 202
+    wait_for(live, web_to_move(0))
+    table, _ = live.table()
+    assert table is not None and table.board_fen() == chess.STARTING_BOARD_FEN  # the robot put them back
+
+    assert client.post("/api/v1/move", json={"move": "d2d4"}).status_code == 202
+    wait_for(live, web_to_move(2))
+    assert client.post("/api/v1/command/resign", json={}).status_code == 202
+    assert runner.wait(30)
+    game = live.snapshot()["game"]
+    assert (game["result"], game["termination"]) == ("0-1", "resignation") and game["san"][0] == "d4"
+
+    (saved,) = client.get("/api/v1/games").json()
+    assert saved["result"] == "0-1" and saved["plies"] == 2 and not saved["in_progress"]
+    download = client.get(f"/api/v1/games/{saved['id']}.pgn")
+    assert download.status_code == 200 and "attachment" in download.headers["content-disposition"]
+    pgn = chess.pgn.read_game(io.StringIO(download.text))
+    assert pgn is not None and pgn.headers["Result"] == "0-1"
+    assert [m.uci() for m in pgn.mainline_moves()] == game["uci"]
+    assert download.text.strip() in client.get("/api/v1/games.pgn").text
+
+
+def test_the_prompt_names_the_moves_that_need_a_promotion_piece(
+    client: httpx.Client, runner: GameRunner
+) -> None:
+    fen = "8/4P1k1/8/8/8/8/8/4K3 w - - 0 1"
+    assert client.post("/api/v1/game", json={"black": ENGINE, "fen": fen}).status_code == 202
+    wait_for(runner.live, web_to_move(0))
+    prompt = client.get("/api/v1/state").json()["prompt"]
+    assert prompt["legal"]["e7"] == ["e8"] and prompt["promotion"] == ["e7e8"]
+    assert client.post("/api/v1/move", json={"move": "e7e8r"}).json()["move"] == "e7e8r"
+    state = wait_for(runner.live, web_to_move(2))
+    assert state["game"]["san"][0] == "e8=R"
+    client.post("/api/v1/command/resign", json={})
+    assert runner.wait(30)
+
+
+def test_a_draw_offer_is_answered_by_the_engine(client: httpx.Client, runner: GameRunner) -> None:
+    client.post("/api/v1/game", json={"white": "web", "black": ENGINE})
+    wait_for(runner.live, web_to_move(0))
+    assert client.post("/api/v1/command/draw", json={}).status_code == 202
+    state = wait_for(
+        runner.live,
+        lambda s: s["game"]["result"] is not None or any("declines" in n["message"] for n in s["notices"]),
+    )
+    if state["game"]["result"] is not None:  # an even position: the engine takes the draw
+        assert (state["game"]["result"], state["game"]["termination"]) == ("1/2-1/2", "agreed draw")
+    else:
+        client.post("/api/v1/command/resign", json={})
+    assert runner.wait(30)
+
+
+def test_stop_resume_pause_and_continue(client: httpx.Client, runner: GameRunner) -> None:
+    live = runner.live
+    assert client.post("/api/v1/game", json={"white": ENGINE, "black": ENGINE}).status_code == 202
+    wait_for(live, lambda s: s["game"] is not None and len(s["game"]["uci"]) >= 2)
+
+    paused = client.post("/api/v1/pause", json={})
+    assert paused.status_code == 202 and live.snapshot()["status"].startswith("paused")
+    assert client.post("/api/v1/continue", json={}).status_code == 202
+    assert not live.snapshot()["status"].startswith("paused")
+    moved = plies(live)
+    wait_for(live, lambda s: len(s["game"]["uci"]) > moved)  # the robot goes on
+
+    assert client.post("/api/v1/stop", json={}).status_code == 202
+    assert runner.wait(30)
+    stopped = live.snapshot()["game"]
+    assert stopped["result"] is None and "stopped" in live.snapshot()["status"]
+    nothing = client.post("/api/v1/stop", json={})
+    assert nothing.status_code == 409 and "nothing is running" in error_of(nothing)
+
+    assert client.post("/api/v1/resume", json={}).status_code == 202
+    state = wait_for(live, lambda s: s["game"] is not None and len(s["game"]["uci"]) > len(stopped["uci"]))
+    assert (
+        state["game"]["id"] == stopped["id"] and state["game"]["uci"][: len(stopped["uci"])] == stopped["uci"]
+    )
+    client.post("/api/v1/stop", json={})
+    assert runner.wait(30)
+
+
+def test_commands_while_the_table_is_busy_are_refused(client: httpx.Client, runner: GameRunner) -> None:
+    client.post("/api/v1/game", json={"white": ENGINE, "black": ENGINE})
+    busy = client.post("/api/v1/game", json={})
+    assert busy.status_code == 409 and "busy" in error_of(busy)
+    assert client.post("/api/v1/reset", json={"target": "standard"}).status_code == 409
+    assert client.post("/api/v1/resume", json={}).status_code == 409
+    not_web = client.post("/api/v1/move", json={"move": "e4"})
+    assert not_web.status_code == 409 and "web page" in error_of(not_web)
+    assert client.post("/api/v1/command/hint", json={}).status_code == 409
+    client.post("/api/v1/stop", json={})
+    assert runner.wait(30)
+    idle = client.post("/api/v1/pause", json={})
+    assert idle.status_code == 409 and "nothing to pause" in error_of(idle)
+
+
+def test_the_table_is_set_up_from_the_page(client: httpx.Client, runner: GameRunner) -> None:
+    assert client.post("/api/v1/reset", json={"target": 0}).json() == {"accepted": "reset", "target": "0"}
+    assert runner.wait(120) and runner.last_error is None
+    table, _ = runner.live.table()
+    assert table is not None and table.board_fen() == chess.Board.from_chess960_pos(0).board_fen()
+    fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"  # set up a position: the rest goes to the zones
+    assert client.post("/api/v1/reset", json={"target": fen}).status_code == 202
+    assert runner.wait(120) and runner.last_error is None
+    table, _ = runner.live.table()
+    assert table is not None and table.board_fen() == chess.Board(fen).board_fen()
+    assert f'data-fen="{chess.Board(fen).board_fen()}"' in client.get("/api/v1/board.svg").text
+
+
+# --- bad requests ----------------------------------------------------------------------------------
+
+MALFORMED: list[tuple[str, str, dict[str, Any], int, str]] = [
+    (
+        "POST",
+        "/api/v1/game",
+        {"content": "white=web", "headers": {"content-type": "text/plain"}},
+        415,
+        "JSON",
+    ),
+    ("POST", "/api/v1/game", {"data": {"white": "web"}}, 415, "application/x-www-form-urlencoded"),
+    ("POST", "/api/v1/game", {"content": b"{}"}, 415, "no content type"),
+    ("POST", "/api/v1/game", {"content": "{not json", "headers": JSON}, 400, "not JSON"),
+    ("POST", "/api/v1/game", {"content": "[" * 2000 + "]" * 2000, "headers": JSON}, 400, "JSON"),
+    ("POST", "/api/v1/game", {"json": ["web"]}, 400, "JSON object"),
+    ("POST", "/api/v1/game", {"json": {"white": 5}}, 400, "must be a string"),
+    ("POST", "/api/v1/game", {"json": {"white": True}}, 400, "must be a string"),
+    ("POST", "/api/v1/game", {"json": {"colour": "white"}}, 400, "unknown field 'colour'"),
+    ("POST", "/api/v1/game", {"json": {"white": "engine:" + "1" * 60}}, 400, "characters long"),
+    ("POST", "/api/v1/game", {"json": {"white": "x" * 10_000}}, 413, "larger than"),
+    ("POST", "/api/v1/game", {"json": {"white": "script:/etc/passwd"}}, 422, "'script' player"),
+    ("POST", "/api/v1/game", {"json": {"white": "keyboard"}}, 422, "'keyboard' player"),
+    ("POST", "/api/v1/game", {"json": {"black": "engine:threads=64"}}, 422, "threads="),
+    ("POST", "/api/v1/game", {"json": {"black": "engine:depth=999"}}, 422, "out of range"),
+    ("POST", "/api/v1/game", {"json": {"black": "engine:25"}}, 422, "skill level 25"),
+    ("POST", "/api/v1/game", {"json": {"chess960": 960}}, 422, "960"),
+    ("POST", "/api/v1/game", {"json": {"chess960": "../x"}}, 422, "'../x'"),
+    ("POST", "/api/v1/game", {"json": {"fen": "not a fen"}}, 422, "not a fen"),
+    ("POST", "/api/v1/game", {"json": {"fen": "8/8/8/8/8/8/8/8 w - - 0 1"}}, 422, "not a legal position"),
+    ("POST", "/api/v1/game", {"json": {"chess960": "5", "fen": chess.STARTING_FEN}}, 422, "not both"),
+    ("POST", "/api/v1/game", {"json": {"clock": "0+0"}}, 422, "'0+0'"),
+    ("POST", "/api/v1/move", {"json": {}}, 400, '"move" is missing'),
+    ("POST", "/api/v1/move", {"json": {"move": ["e4"]}}, 400, "must be a string"),
+    ("POST", "/api/v1/move", {"json": {"move": "e4; rm -rf /"}}, 400, "characters long"),
+    ("POST", "/api/v1/move", {"json": {"move": "e4;ls"}}, 400, "is not a move"),
+    ("POST", "/api/v1/command/castle", {"json": {}}, 404, "no command 'castle'"),
+    ("POST", "/api/v1/command/hint", {"json": {"now": True}}, 400, "unknown field 'now'"),
+    ("POST", "/api/v1/stop", {"json": {"force": 1}}, 400, "unknown field 'force'"),
+    ("POST", "/api/v1/reset", {"json": {"target": "960"}}, 422, "960"),
+    ("POST", "/api/v1/reset", {"json": {"target": 12.5}}, 400, "must be a string or a whole number"),
+    ("POST", "/api/v1/reset", {"json": {"target": "x" * 200}}, 400, "characters long"),
+    ("POST", "/api/v1/reset", {"json": {"target": "8/8/8/8/8/8/8/8 w - - 0 1"}}, 422, "not a legal position"),
+    ("GET", "/api/v1/games/..pgn", {}, 400, "no saved game can be called '.'"),
+    ("GET", "/api/v1/games/..%2F..%2Fsim.json%00.pgn", {}, 404, "nothing at"),
+    ("GET", "/api/v1/games/GAME.pgn", {}, 400, "lower-case"),
+    ("GET", "/api/v1/games/0123456789abcdef.pgn", {}, 404, "no saved game '0123456789abcdef'"),
+    ("GET", "/api/v1/board.svg?orientation=sideways", {}, 400, "'sideways'"),
+    ("GET", "/api/v1/move", {}, 405, "GET is not allowed"),
+    ("DELETE", "/api/v1/game", {}, 405, "DELETE is not allowed"),
+    ("GET", "/api/v2/state", {}, 404, "nothing at '/api/v2/state'"),
+    ("POST", "/api/v1/game", {"json": {}, "headers": {"origin": "https://evil.example"}}, 403, "other pages"),
+    ("POST", "/api/v1/game", {"json": {}, "headers": {"origin": "null"}}, 403, "other pages"),
+    ("GET", "/api/v1/state", {"headers": {"host": "evil.example"}}, 403, "loopback"),
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs", "status", "message"),
+    MALFORMED,
+    ids=[f"{m} {p} {s} {msg}" for m, p, _, s, msg in MALFORMED],
+)
+def test_bad_requests_get_a_clear_answer_and_never_reach_the_table(
+    client: httpx.Client,
+    runner: GameRunner,
+    method: str,
+    path: str,
+    kwargs: dict[str, Any],
+    status: int,
+    message: str,
+) -> None:
+    before = runner.live.version
+    answer = client.request(method, path, **kwargs)
+    assert answer.status_code == status, answer.text
+    assert message in error_of(answer)
+    assert answer.headers["content-security-policy"]
+    # nothing started: the machine was never even connected
+    assert not runner.busy and runner.session.robot is None and runner.live.version == before
+
+
+def test_a_page_that_only_watches_refuses_every_command(tmp_path: Path) -> None:
+    live = LiveState(Config.default().layout)
+    app = create_app(None, live, token=None, games_dir=tmp_path)
+    with start_in_thread(app) as page, httpx.Client(base_url=page.url) as client:
+        assert client.get("/api/v1").json()["watch_only"] is True
+        assert client.get("/api/v1/state").json()["status"] == "idle"
+        for path, body in [("game", {}), ("move", {"move": "e4"}), ("command/hint", {}), ("reset", {})]:
+            answer = client.post(f"/api/v1/{path}", json=body)
+            assert answer.status_code == 409 and "only watches" in error_of(answer), path
+        assert client.get("/api/v1/games").json() == []
+        assert client.get("/api/v1/games.pgn").text == ""
+
+
+# --- the token ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def guarded_server(runner: GameRunner) -> Iterator[ServerHandle]:
+    app = create_app(runner, runner.live, token=TOKEN, games_dir=runner.games_dir)
+    with start_in_thread(app, token=TOKEN) as handle:
+        yield handle
+
+
+@pytest.fixture
+def guarded(guarded_server: ServerHandle) -> Iterator[httpx.Client]:
+    base = guarded_server.url.split("?")[0]
+    with httpx.Client(base_url=base, headers={"host": "chess.local:8960"}) as client:
+        yield client
+
+
+def test_without_the_token_nothing_answers(
+    guarded: httpx.Client, guarded_server: ServerHandle, runner: GameRunner
+) -> None:
+    for method, path in [
+        ("GET", "/"),
+        ("GET", "/static/app.js"),
+        ("GET", "/api/v1/state"),
+        ("POST", "/api/v1/game"),
+    ]:
+        answer = guarded.request(method, path, json={} if method == "POST" else None)
+        assert answer.status_code == 401, path
+        assert "token" in error_of(answer) and answer.headers["www-authenticate"].startswith("Bearer")
+    wrong = guarded.get("/api/v1/state", params={"token": "guess"})
+    assert wrong.status_code == 401 and "wrong token" in error_of(wrong)
+    bearer = guarded.get("/api/v1/state", headers={"authorization": "Bearer guess"})
+    assert bearer.status_code == 401
+    with pytest.raises(InvalidStatus) as denied, feed(guarded_server.url):
+        pass
+    assert denied.value.response.status_code == 401
+    assert not runner.busy and runner.session.robot is None
+
+
+def test_the_link_with_the_token_opens_the_page_for_good(
+    guarded: httpx.Client, guarded_server: ServerHandle
+) -> None:
+    page = guarded.get("/", params={"token": TOKEN})
+    assert page.status_code == 200
+    cookie = page.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+    # the page's own requests carry the cookie; any host name will do once the token is known
+    assert guarded.get("/api/v1/state").status_code == 200
+    assert guarded.get("/static/app.js").status_code == 200
+    cookie = f"chessatron_token={guarded.cookies['chessatron_token']}"
+    with feed(guarded_server.url, additional_headers={"cookie": cookie}) as socket:
+        assert json.loads(socket.recv(timeout=10))["type"] == "snapshot"
+    guarded.cookies.clear()
+    assert guarded.get("/api/v1/state", headers={"authorization": f"Bearer {TOKEN}"}).status_code == 200
+    assert guarded.get("/api/v1/state").status_code == 401
+
+
+# --- the live feed ---------------------------------------------------------------------------------
+
+
+def feed(url: str, **kwargs: Any) -> ClientConnection:
+    socket: ClientConnection = connect(
+        url.replace("http://", "ws://").split("?")[0] + "api/v1/live", proxy=None, **kwargs
+    )
+    return socket
+
+
+def receive_until(
+    socket: ClientConnection, state: Snapshot, condition: Callable[[Snapshot], bool], timeout_s: float = 30
+) -> int:
+    """Apply messages to ``state`` until ``condition`` holds; returns how many it took."""
+    count = 0
+    while not condition(state):
+        message = json.loads(socket.recv(timeout=timeout_s))
+        count += 1
+        if message["type"] == "snapshot":
+            state.clear()
+            state.update(message["state"])
+        else:
+            state.update(message["parts"], version=message["version"])
+    return count
+
+
+def test_the_feed_sends_the_state_then_each_change(
+    served: ServerHandle, client: httpx.Client, runner: GameRunner
+) -> None:
+    http = client
+    with feed(served.url) as socket:
+        first = json.loads(socket.recv(timeout=10))
+        assert first["type"] == "snapshot" and first["state"]["status"] == "idle"
+        state: Snapshot = first["state"]
+        assert http.post("/api/v1/game", json={"white": "web", "black": ENGINE}).status_code == 202
+        receive_until(socket, state, lambda s: s["prompt"] is not None)
+        assert http.post("/api/v1/move", json={"move": "f3"}).status_code == 202
+        receive_until(socket, state, lambda s: s["game"]["san"][:1] == ["f3"])
+        receive_until(socket, state, lambda s: s["prompt"] is not None and len(s["game"]["san"]) == 2)
+        with contextlib.suppress(TimeoutError):  # the web player thinks: the feed falls quiet
+            receive_until(socket, state, lambda s: False, timeout_s=0.5)
+        # the page's copy, built from the changes alone, is the server's state
+        assert state == http.get("/api/v1/state").json()
+    http.post("/api/v1/command/resign", json={})
+    assert runner.wait(30)
+
+
+def test_a_burst_of_changes_arrives_as_its_latest_state(tmp_path: Path) -> None:
+    live = LiveState(Config.default().layout)
+    with start_watch_page(live) as page, feed(page.url) as socket:
+        state: Snapshot = json.loads(socket.recv(timeout=10))["state"]
+        for n in range(500):
+            live.update(status=f"tick {n}")
+        messages = receive_until(socket, state, lambda s: s["status"] == "tick 499")
+        assert messages < 500  # coalesced, and the page ends on the latest
+
+
+class StuckPage:
+    """A WebSocket whose page stopped reading: every send waits for ever."""
+
+    def __init__(self) -> None:
+        self.closed: int | None = None
+
+    async def accept(self) -> None:
+        pass
+
+    async def send_text(self, text: str) -> None:
+        await asyncio.Event().wait()
+
+    async def receive(self) -> dict[str, Any]:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.closed = code
+
+
+def test_a_page_that_stops_reading_is_dropped_and_never_holds_up_the_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feed_module, "SEND_TIMEOUT_S", 0.3)
+    live = LiveState(Config.default().layout)
+    page = StuckPage()
+    changes = 0
+
+    async def watch() -> None:
+        nonlocal changes
+        served = asyncio.ensure_future(Feed(live, Snapshots(live)).serve(page))  # type: ignore[arg-type]
+        while not served.done():  # the game goes on changing the state meanwhile
+            live.update(status=f"tick {changes}")
+            changes += 1
+            await asyncio.sleep(0.01)
+
+    asyncio.run(asyncio.wait_for(watch(), 10))
+    assert page.closed == feed_module.CLOSE_TRY_AGAIN and changes > 10
+
+
+def test_the_feed_refuses_pages_without_the_token_and_from_elsewhere(runner: GameRunner) -> None:
+    app = create_app(runner, runner.live, token=TOKEN, games_dir=runner.games_dir)
+    with start_in_thread(app, token=TOKEN) as handle:
+        assert handle.url.endswith(f"?token={TOKEN}")
+        with pytest.raises(InvalidStatus) as refused, feed(handle.url):
+            pass
+        assert refused.value.response.status_code == 401
+        with pytest.raises(InvalidStatus) as foreign, feed(handle.url, origin=Origin("https://evil.example")):
+            pass
+        assert foreign.value.response.status_code == 403
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        with feed(handle.url, additional_headers=headers) as socket:
+            assert json.loads(socket.recv(timeout=10))["type"] == "snapshot"
+
+
+def test_closing_the_page_and_stopping_the_server_leave_the_game_running(
+    served: ServerHandle, client: httpx.Client, runner: GameRunner
+) -> None:
+    http = client
+    assert http.post("/api/v1/game", json={"white": ENGINE, "black": ENGINE}).status_code == 202
+    with feed(served.url) as socket:
+        state: Snapshot = json.loads(socket.recv(timeout=10))["state"]
+        receive_until(socket, state, lambda s: s["game"] is not None and len(s["game"]["uci"]) >= 2)
+    served.stop()
+    with pytest.raises(httpx.ConnectError):
+        http.get("/api/v1/state")
+    before = plies(runner.live)
+    wait_for(runner.live, lambda s: s["game"]["result"] is not None or len(s["game"]["uci"]) >= before + 4)
+    assert runner.busy or runner.live.snapshot()["game"]["result"] is not None
+    runner.stop()
+    assert runner.wait(30)
+
+
+# --- the command -----------------------------------------------------------------------------------
+
+
+def serve_command(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    (tmp_path / "chessatron.toml").write_text("# the defaults: everything simulated\n")
+    env = {
+        **os.environ,
+        "CHESSATRON_STATE": str(tmp_path / "sim.json"),
+        "CHESSATRON_GAMES": str(tmp_path / "games"),
+        "CHESSATRON_CONFIG": str(tmp_path / "chessatron.toml"),
+    }
+    command = [sys.executable, "-m", "chessatron.cli", "serve", "--port", "0", "--speed", "max", *args]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_serve_prints_the_link_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    with serve_command(tmp_path) as process:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("the page: http://127.0.0.1:"), first
+        url = first.split()[-1]
+        assert "token" not in url
+        for _ in range(100):
+            try:
+                answer = httpx.get(url + "api/v1/state", timeout=5)
+                break
+            except httpx.ConnectError:
+                time.sleep(0.05)
+        assert answer.status_code == 200
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+
+
+def test_serve_beyond_the_loopback_address_needs_the_printed_token(tmp_path: Path) -> None:
+    with serve_command(tmp_path, "--host", "0.0.0.0") as process:
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[-1]
+        assert "?token=" in url and len(url.split("?token=")[1]) >= 16
+        port = url.split(":")[2].split("/")[0]
+        local = f"http://127.0.0.1:{port}/api/v1/state"
+        for _ in range(100):
+            try:
+                denied = httpx.get(local, timeout=5)
+                break
+            except httpx.ConnectError:
+                time.sleep(0.05)
+        assert denied.status_code == 401
+        assert httpx.get(local, params={"token": url.split("?token=")[1]}, timeout=5).status_code == 200
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+
+
+def test_after_ctrl_c_a_game_without_a_web_player_goes_on_until_ctrl_c_again(tmp_path: Path) -> None:
+    with serve_command(tmp_path, "--speed", "1") as process:  # real time: the robot is still busy
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[-1]
+        started = httpx.post(url + "api/v1/game", json={"white": ENGINE, "black": ENGINE}, timeout=30)
+        assert started.status_code == 202
+        process.send_signal(signal.SIGINT)
+        lines = [process.stdout.readline(), process.stdout.readline()]
+        assert lines[0].startswith("Ctrl-C stops the server") and "goes on to the end" in lines[1], lines
+        assert process.poll() is None  # still playing, the server gone
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(url + "api/v1/state", timeout=5)
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=60)
+    assert process.returncode == 0 and "it is saved: `chessatron play --resume` continues it" in output
+    (saved,) = list_games(tmp_path / "games")
+    assert saved.in_progress and saved.white.kind == "engine"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--token", "short"], "the token 'short' must be 8 to 128"), (["--speed", "fast"], "'fast' is not")],
+)
+def test_serve_refuses_bad_options_plainly(tmp_path: Path, args: list[str], message: str) -> None:
+    with serve_command(tmp_path, *args) as process:
+        _, errors = process.communicate(timeout=30)
+    assert process.returncode == 2 and message in errors and "Traceback" not in errors
