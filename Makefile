@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SPEED ?= 8
+# `make demo WEB=1` also opens the web page beside the terminal view
+WEB ?=
 
 .PHONY: demo test bench lint typecheck unit soak clean firmware system
 
@@ -13,7 +15,7 @@ $(BIN)/chessatron: pyproject.toml
 	touch $@
 
 demo: system $(BIN)/chessatron
-	$(BIN)/chessatron demo --speed $(SPEED) --picture demo-table.svg
+	$(BIN)/chessatron demo --speed $(SPEED) --picture demo-table.svg $(if $(WEB),--web --open)
 
 test: system $(BIN)/chessatron lint typecheck firmware unit
 
@@ -31,11 +33,13 @@ typecheck: $(BIN)/chessatron
 unit: $(BIN)/chessatron
 	$(BIN)/pytest -n 2
 
-# Issue figures: robot moves and resets, streaming to the simulated GRBL, recognition of human traces.
+# Issue figures: robot moves and resets, streaming to the simulated GRBL, recognition of human traces,
+# how soon the web page hears of a change.
 bench: $(BIN)/chessatron
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.stream
 	$(BIN)/python -m bench.recognition
+	$(BIN)/python -m bench.web
 
 soak: $(BIN)/chessatron
 	CHESSATRON_SOAK_GAMES=2000 $(BIN)/pytest -n 2 tests/test_random_games.py

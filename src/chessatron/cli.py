@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import ParamSpec, TypeVar
 
 import chess
@@ -265,14 +266,46 @@ def parse_speed(text: str) -> float | None:
     help="Where to write the picture of the table and every path (an .html page goes beside it).",
 )
 @click.option("--no-reset", is_flag=True, help="Leave the final position on the table instead of resetting.")
+@click.option(
+    "--web",
+    is_flag=True,
+    help="Also show the demo on the web page (it only watches), on this machine at --port.",
+)
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8960, show_default=True, help="The web page's port."
+)
+@click.option("--open", "open_browser", is_flag=True, help="With --web: open the page in a browser.")
 @layout_option
 @friendly
-def demo(speed_text: str, picture: Path, no_reset: bool, layout_path: Path | None) -> None:
+def demo(
+    speed_text: str,
+    picture: Path,
+    no_reset: bool,
+    web: bool,
+    port: int,
+    open_browser: bool,
+    layout_path: Path | None,
+) -> None:
     """Watch the robot play a showcase game on the simulator, then reset the table."""
     from .demo import run_demo
+    from .live import LiveState
 
     speed = parse_speed(speed_text)
-    result = run_demo(load_layout(layout_path), speed=speed, picture=picture, reset=not no_reset)
+    layout = load_layout(layout_path)
+    live = LiveState(layout) if web else None
+    with contextlib.ExitStack() as stack:
+        if live is not None:
+            page = stack.enter_context(_web_server().start_watch_page(live, port=port))
+            click.echo(f"the demo on the web page: {page.url}")
+            if open_browser:
+                import webbrowser
+
+                webbrowser.open(page.url)
+        result = run_demo(layout, speed=speed, picture=picture, reset=not no_reset, live=live)
+        if live is not None and sys.stdin.isatty():
+            click.echo("the page stays up until you press Enter")
+            with contextlib.suppress(EOFError, KeyboardInterrupt):
+                input()
     if result.violations:
         sys.exit(1)
 
@@ -769,16 +802,8 @@ def serve(
     config_path: Path | None,
 ) -> None:
     """The web page: watch, play and set up the table from a browser or a phone."""
-    from .errors import MissingLibraryError
-
-    try:
-        from .web.server import serve as serve_page
-    except ImportError as exc:
-        raise MissingLibraryError(
-            f"the web page needs {exc.name or 'its libraries'!r}: pip install 'chessatron[web]'"
-        ) from exc
     speed = parse_speed(speed_text)
-    serve_page(
+    _web_server().serve(
         Config.load(config_path),
         host=host,
         port=port,
@@ -789,6 +814,19 @@ def serve(
         open_browser=open_browser,
         say=click.echo,
     )
+
+
+def _web_server() -> ModuleType:
+    """:mod:`chessatron.web.server`, or an error naming the extra that brings its libraries."""
+    from .errors import MissingLibraryError
+
+    try:
+        from .web import server
+    except ImportError as exc:
+        raise MissingLibraryError(
+            f"the web page needs {exc.name or 'its libraries'!r}: pip install 'chessatron[web]'"
+        ) from exc
+    return server
 
 
 if __name__ == "__main__":
