@@ -10,7 +10,8 @@ from collections.abc import Collection
 from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
-from ..errors import ConfigError, DeviceClosedError, MissingLibraryError
+from ..device import Device
+from ..errors import ConfigError, MissingLibraryError
 from ..ports import DeviceUrl
 
 #: What to install when a vendor library is missing: the ``pi`` extra of pyproject.toml.
@@ -34,44 +35,9 @@ class Closing(Protocol):
     ) -> None: ...
 
 
-class OutputDevice:
-    """A device with an idempotent :meth:`close`, usable as a context manager.
-
-    Subclasses put their teardown in :meth:`_close`, which runs at most once, and call
-    :meth:`_check_open` before touching the hardware. A constructor that fails half-way calls
-    :meth:`close` itself, so :meth:`_close` must cope with a half-built device.
-    """
-
-    _closed: bool = False
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def close(self) -> None:
-        """Release the device (idempotent: a second call does nothing)."""
-        if self._closed:
-            return
-        self._closed = True
-        self._close()
-
-    def _close(self) -> None:
-        """Teardown; runs once."""
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise DeviceClosedError(f"{self!r} is closed; open the device again to use it")
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
+class OutputDevice(Device):
+    """An output device (LEDs, display, buzzer, magnet): a :class:`~chessatron.device.Device` whose use
+    after :meth:`close` raises :class:`~chessatron.errors.DeviceClosedError`."""
 
 
 def missing_library(library: str, url: str) -> MissingLibraryError:

@@ -26,14 +26,13 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from types import TracebackType
 from typing import TypeVar
 
 from ..errors import ConfigError, SensorError, SensorReplyError, SensorTimeoutError
 from ..layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from .options import check_options, positive_integer, seconds
-from .serialbase import SerialPort, open_port, port_url
+from .serialbase import SerialPort, SerialSensor, open_port, port_url
 
 LOGGER = logging.getLogger(__name__)
 
@@ -106,7 +105,7 @@ def parse_reply(lines: Sequence[str]) -> Reply:
     return Reply(columns, rows, frozenset(occupied))
 
 
-class ArduinoSensor:
+class ArduinoSensor(SerialSensor):
     """Occupancy of the whole table from an Arduino running ``firmware/chessatron_sensors``.
 
     The sensor owns ``port`` and closes it. ``name`` names the port in messages. Raises
@@ -116,8 +115,7 @@ class ArduinoSensor:
     """
 
     def __init__(self, port: SerialPort, layout: Layout, *, name: str = "the sensor board") -> None:
-        self._port: SerialPort | None = port
-        self.name = name
+        super().__init__(port, name)
         self.columns, self.rows = layout.columns, layout.rows
         self.covered_cells: frozenset[Cell] = frozenset(layout.cells())
 
@@ -187,27 +185,8 @@ class ArduinoSensor:
         except OSError as exc:
             raise SensorError(f"{self.name} {what} ({exc}); check that it is plugged in") from exc
 
-    def _open_port(self) -> SerialPort:
-        if self._port is None:
-            raise SensorError(f"the sensor on {self.name} is closed; open a new one with open_sensor()")
-        return self._port
-
-    def close(self) -> None:
-        """Close the port; calling it again does nothing."""
-        port, self._port = self._port, None
-        if port is not None:
-            port.close()
-
-    def __enter__(self) -> ArduinoSensor:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
     def __repr__(self) -> str:
-        state = "closed" if self._port is None else "open"
+        state = "closed" if self.closed else "open"
         return f"<ArduinoSensor {self.name} {self.columns}x{self.rows} {state}>"
 
 

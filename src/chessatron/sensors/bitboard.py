@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from types import TracebackType
 from typing import Literal, ParamSpec, TypeVar
 
 import chess
@@ -28,7 +27,7 @@ from ..errors import ConfigError, SensorError, SensorTimeoutError
 from ..layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from .options import check_options, positive_integer, seconds
-from .serialbase import SerialPort, open_port, port_url
+from .serialbase import SerialPort, SerialSensor, open_port, port_url
 
 LOGGER = logging.getLogger(__name__)
 
@@ -79,7 +78,7 @@ class FrameDecoder:
         return dropped
 
 
-class BitboardSensor:
+class BitboardSensor(SerialSensor):
     """The board squares' occupancy from a LiBoard-style stream; cells off the board are not sensed.
 
     ``port.timeout`` is the inter-byte gap that ends a partial frame; ``wait_s`` how long the first scan
@@ -95,9 +94,8 @@ class BitboardSensor:
         wait_s: float = 4.0,
         name: str = "the bitboard",
     ) -> None:
-        self._port: SerialPort | None = port
+        super().__init__(port, name)
         self.layout = layout
-        self.name = name
         self.wait_s = wait_s
         self.decoder = FrameDecoder(order)
         self.bits: int | None = None
@@ -159,27 +157,8 @@ class BitboardSensor:
         except OSError as exc:
             raise SensorError(f"{self.name} could not be read ({exc}); check that it is plugged in") from exc
 
-    def _open_port(self) -> SerialPort:
-        if self._port is None:
-            raise SensorError(f"the sensor on {self.name} is closed; open a new one with open_sensor()")
-        return self._port
-
-    def close(self) -> None:
-        """Close the port; calling it again does nothing."""
-        port, self._port = self._port, None
-        if port is not None:
-            port.close()
-
-    def __enter__(self) -> BitboardSensor:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
     def __repr__(self) -> str:
-        state = "closed" if self._port is None else "open"
+        state = "closed" if self.closed else "open"
         bits = "no frame yet" if self.bits is None else f"{self.bits:#018x}"
         return f"<BitboardSensor {self.name} {bits} {state}>"
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Protocol
 
 from ..errors import ConfigError, MissingLibraryError, SensorError
 from ..layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
+from .base import SensorBase
 from .options import check_options
 from .pinmap import PinMap
 
@@ -56,7 +56,7 @@ class I2cBus(Protocol):
     def close(self) -> None: ...
 
 
-class Mcp23017Sensor:
+class Mcp23017Sensor(SensorBase):
     """Occupancy from MCP23017 expanders: one two-byte read (GPIOA, GPIOB) per expander per scan.
 
     ``addresses`` are the expanders' I2C addresses in the order the pin map's indices count them. The
@@ -77,6 +77,7 @@ class Mcp23017Sensor:
     ) -> None:
         self._bus: I2cBus | None = bus
         self.bus_name = bus_name
+        self.name = f"i2c bus {bus_name!r}"
         try:
             _check_cells(pin_map, layout)
             self.addresses = _check_addresses(pin_map, addresses)
@@ -129,7 +130,7 @@ class Mcp23017Sensor:
 
     def _open_bus(self) -> I2cBus:
         if self._bus is None:
-            raise SensorError("the mcp23017 sensor is closed; open a new one with open_sensor()")
+            raise self._closed_error()
         return self._bus
 
     def _error(self, address: int, what: str, exc: OSError) -> SensorError:
@@ -140,22 +141,13 @@ class Mcp23017Sensor:
             f"(i2cdetect -y {self.bus_name})"
         )
 
-    def close(self) -> None:
-        """Close the bus; calling it again does nothing."""
+    def _close(self) -> None:
         bus, self._bus = self._bus, None
         if bus is not None:
             bus.close()
 
-    def __enter__(self) -> Mcp23017Sensor:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
     def __repr__(self) -> str:
-        state = "closed" if self._bus is None else "open"
+        state = "closed" if self.closed else "open"
         cells = len(self.covered_cells)
         return f"<Mcp23017Sensor bus {self.bus_name!r} {_hex(self.addresses)} {cells} cells {state}>"
 

@@ -1,4 +1,5 @@
-"""What the serial sensor backends need of a port, and the one place they open one with pyserial.
+"""What the serial sensor backends need of a port, the one place they open one with pyserial, and their
+shared base (:class:`SerialSensor`: the port it owns, closed once).
 
 A serial sensor URL names its protocol and, after it, the port: ``arduino:///dev/ttyACM0`` (a device
 path; ``arduino://COM3`` on Windows) or, with ``+`` and a pyserial URL scheme, any port pyserial's
@@ -13,6 +14,7 @@ from typing import Protocol
 
 from ..errors import ConfigError, SensorError
 from ..ports import DeviceUrl
+from .base import SensorBase
 
 LOGGER = logging.getLogger(__name__)
 
@@ -61,3 +63,21 @@ def open_port(url: str, *, baudrate: int, timeout: float, what: str) -> SerialPo
         ) from exc
     LOGGER.info("opened %s at %r, %d baud", what, url, baudrate)
     return port
+
+
+class SerialSensor(SensorBase):
+    """A sensor on a serial port it owns and closes."""
+
+    def __init__(self, port: SerialPort, name: str) -> None:
+        self._port: SerialPort | None = port
+        self.name = name
+
+    def _open_port(self) -> SerialPort:
+        if self._port is None:
+            raise self._closed_error()
+        return self._port
+
+    def _close(self) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            port.close()

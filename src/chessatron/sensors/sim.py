@@ -21,12 +21,12 @@ import logging
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from types import TracebackType
 
 from ..errors import ConfigError, SensorError
 from ..layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from ..sim.world import SENSOR_RANGE_MM, SimWorld, get_world
+from .base import SensorBase
 from .names import cell_name, parse_cell
 from .options import check_options
 
@@ -127,7 +127,7 @@ def _set(cells: set[Cell], cell: Cell, occupied: bool) -> None:
         cells.discard(cell)
 
 
-class SimSensor:
+class SimSensor(SensorBase):
     """A sensor under every cell of the simulated table, reading ``world`` through an optional noise.
 
     World controls: :meth:`unplug` and :meth:`plug` imitate a pulled cable (scans raise
@@ -143,6 +143,7 @@ class SimSensor:
         range_mm: float = SENSOR_RANGE_MM,
     ) -> None:
         self.world = world
+        self.name = f"sim world {world.name!r}"
         self.layout = world.layout
         self.range_mm = range_mm
         self.covered_cells: frozenset[Cell] = frozenset(world.layout.cells())
@@ -160,15 +161,11 @@ class SimSensor:
                 )
         self._model = NoiseModel(self.noise, self.covered_cells, seed)
         self.seed = seed
-        self._closed = False
         self._unplugged = False
 
     def scan(self) -> Occupancy:
         """The cells holding a piece now, as the (noisy) sensors report them."""
-        if self._closed:
-            raise SensorError(
-                f"the sim sensor on world {self.world.name!r} is closed; open a new one with open_sensor()"
-            )
+        self._check_open()
         if self._unplugged:
             raise SensorError(
                 f"the sim sensor on world {self.world.name!r} is unplugged (a simulated fault); call "
@@ -182,18 +179,6 @@ class SimSensor:
 
     def plug(self) -> None:
         self._unplugged = False
-
-    def close(self) -> None:
-        """Stop reading; calling it again does nothing. The world lives on."""
-        self._closed = True
-
-    def __enter__(self) -> SimSensor:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         parts = [f"world {self.world.name!r}"]
