@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chessatron.errors import GcodeError
+from chessatron.gcode_parse import parse_line
 from chessatron.grbl.codes import ALARMS, ERRORS, alarm_info, error_text
 from chessatron.grbl.protocol import (
     RX_BUFFER_BYTES,
@@ -390,6 +391,14 @@ def test_real_time_characters_in_a_line_are_refused_before_anything_is_sent(line
 def test_comments_may_hold_any_character() -> None:
     assert strip_line("G0 X1 (what? now!)") == ("G0X1", ("what? now!",))
     Streamer(["G0 X1 (what? now!)"])
+
+
+def test_lines_go_out_as_grbl_reads_them_and_as_the_program_check_reads_them() -> None:
+    # protocol.c: block delete ignored, only a-z upper-cased, an open comment runs to the end of the line
+    assert strip_line("g1 /x10 y2 (open") == ("G1X10Y2", ("open",))
+    assert parse_line("g1 /x10 y2").words == (("G", 1.0), ("X", 10.0), ("Y", 2.0))
+    with pytest.raises(GcodeError, match="unclosed"):
+        parse_line("g1 x10 (open")
 
 
 def test_lines_too_long_for_grbl_are_refused() -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from chessatron.errors import GcodeError
 
-__all__ = ["LINE_BUFFER_SIZE", "GcodeLine", "parse_line"]
+__all__ = ["LINE_BUFFER_SIZE", "GcodeLine", "parse_line", "strip_line"]
 
 # GRBL 1.1 config.h: 80 bytes for a line and its terminating newline.
 LINE_BUFFER_SIZE = 80
@@ -82,8 +82,20 @@ class GcodeLine:
         return None
 
 
-def _strip(text: str, shown: str) -> tuple[str, tuple[str, ...]]:
-    """Split a line into GRBL's stored characters and the comments it throws away."""
+def strip_line(text: str) -> tuple[str, tuple[str, ...]]:
+    """What GRBL keeps of a line and the comments it drops, as GRBL's ``protocol.c`` reads it: no
+    whitespace or control characters, no ``/``, ``a``-``z`` upper-cased. An unclosed ``(`` runs to the
+    end of the line and a stray ``)`` is kept (GRBL then refuses the line), as in GRBL.
+
+    >>> strip_line("g1 x10 (drag wP0) y2 ; done")
+    ('G1X10Y2', ('drag wP0', 'done'))
+    """
+    stored, comments, _ = _split(text)
+    return stored, comments
+
+
+def _split(text: str) -> tuple[str, tuple[str, ...], bool]:
+    """:func:`strip_line`, and whether a ``(`` comment was left open."""
     kept: list[str] = []
     comments: list[str] = []
     comment: list[str] | None = None  # inside ( … ) while not None
@@ -99,17 +111,23 @@ def _strip(text: str, shown: str) -> tuple[str, tuple[str, ...]]:
         elif c == ";":
             comments.append(text[i + 1 :].strip())
             break
-        elif c == ")":
-            raise GcodeError(
-                f"unmatched ')' in g-code line {shown!r}; remove it or open the comment with '('"
-            )
         elif ord(c) <= 32 or c == "/":
             continue  # GRBL discards whitespace, control characters and the unsupported block delete
         else:
             kept.append(c.upper() if "a" <= c <= "z" else c)
     if comment is not None:
+        comments.append("".join(comment).strip())
+    return "".join(kept), tuple(comments), comment is not None
+
+
+def _strip(text: str, shown: str) -> tuple[str, tuple[str, ...]]:
+    """:func:`strip_line` for a program we check: an unmatched bracket is a mistake, not a comment."""
+    stored, comments, unclosed = _split(text)
+    if ")" in stored:
+        raise GcodeError(f"unmatched ')' in g-code line {shown!r}; remove it or open the comment with '('")
+    if unclosed:
         raise GcodeError(f"unclosed '(' comment in g-code line {shown!r}; close it with ')'")
-    return "".join(kept), tuple(comments)
+    return stored, comments
 
 
 def _words(stored: str, shown: str) -> tuple[Word, ...]:

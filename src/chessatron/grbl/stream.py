@@ -55,7 +55,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..errors import ChessatronError, GcodeError
-from ..gcode_parse import parse_line
+from ..gcode_parse import parse_line, strip_line
 from .protocol import RX_BUFFER_BYTES, Error, Ok, Status
 
 __all__ = [
@@ -118,35 +118,6 @@ def host_action(comment: str, line: int = 0) -> HostAction | None:
     if len(words) >= 2 and words[0] == "HOST":
         return HostAction("host", " ".join(words[1:]), line)
     return None
-
-
-def strip_line(text: str) -> tuple[str, tuple[str, ...]]:
-    """What GRBL keeps of a line (no whitespace, control characters or comments; upper case) and the
-    comments it drops. An unclosed ``(`` runs to the end of the line, as in GRBL.
-
-    >>> strip_line("g1 x10 (drag wP0) y2 ; done")
-    ('G1X10Y2', ('drag wP0', 'done'))
-    """
-    kept: list[str] = []
-    comments: list[str] = []
-    comment: list[str] | None = None
-    for i, c in enumerate(text):
-        if comment is not None:
-            if c == ")":
-                comments.append("".join(comment).strip())
-                comment = None
-            else:
-                comment.append(c)
-        elif c == "(":
-            comment = []
-        elif c == ";":
-            comments.append(text[i + 1 :].strip())
-            break
-        elif c > " " and c != "\x7f":
-            kept.append(c.upper())
-    if comment is not None:
-        comments.append("".join(comment).strip())
-    return "".join(kept), tuple(comments)
 
 
 def _engages(block: str) -> bool:
