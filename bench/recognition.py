@@ -27,7 +27,8 @@ import chess.pgn
 
 from chessatron.layout import Layout
 from chessatron.recognition import Ambiguous, Committed, Illegal, Recognizer, Revised
-from chessatron.sim.hand import GeneratedTrace, HandStyle, trace_for_moves
+from chessatron.sim.hand_style import HandStyle
+from chessatron.sim.scenario import GeneratedTrace, trace_for_moves
 from chessatron.sim.trace import Snapshot, TableSnapshot, TraceEntry
 
 SETTLE_S = 0.3

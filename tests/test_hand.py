@@ -13,15 +13,11 @@ import pytest
 
 from chessatron.errors import ConfigError, GameFileError, IllegalMoveError, StateError
 from chessatron.layout import Cell, Layout
-from chessatron.sim.hand import (
-    BEHAVIOURS,
-    Behaviour,
+from chessatron.sim.hand import SimulatedHand, displacement_is_decidable
+from chessatron.sim.hand_style import BEHAVIOURS, Behaviour, HandStyle, IllegalKind
+from chessatron.sim.scenario import (
     GeneratedTrace,
-    HandStyle,
-    IllegalKind,
     Scenario,
-    SimulatedHand,
-    displacement_is_decidable,
     trace_for_illegal,
     trace_for_moves,
     trace_for_new_game_after,

@@ -39,7 +39,8 @@ from ..ports import LedStrip, OccupancySensor
 from ..recognition import Committed, Illegal, NewGame, PieceLifted, Recognizer, Resolved, Revised, TookBack
 from ..reset import ResetPlanner
 from ..robot import Robot
-from ..sim.hand import HandAction, HandStyle, SimulatedHand, perform
+from ..sim.hand import HandAction, SimulatedHand, perform
+from ..sim.hand_style import HandStyle
 from ..sim.trace import KnownMove, PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld, register_world
 from ..simulate import read_game

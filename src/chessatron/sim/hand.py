@@ -19,239 +19,31 @@ Sensors see which cells hold a piece, never which piece, so what a recognizer mu
   **prompt** (a :class:`~chessatron.sim.trace.PromotionChoice`), or left to the recognizer's **default**;
 * replies inside one settle window (**quick-reply**) and one-scan **flicker** on random cells.
 
-:class:`Scenario` strings moves, takebacks, illegal actions and a new game into one session and samples
-it like a scanner into a :class:`GeneratedTrace`: the trace entries and the ground truth (expected move
-list, behaviours per ply, the time of each ply's last sensor change). The ``trace_for_*`` functions are
-one-call shortcuts.
-
->>> import random
->>> e4 = chess.Move.from_uci("e2e4")
->>> result = trace_for_moves(
-...     chess.Board(), [e4], rng=random.Random(1), style=HandStyle.calm(), layout=Layout.default()
-... )
->>> result.entries[-1].occupied == result.board().occupied, result.plies[0].san
-(True, 'e4')
+:class:`~chessatron.sim.hand_style.HandStyle` is the player's manner; :mod:`.scenario` strings
+steps into whole sessions and traces.
 """
 
 from __future__ import annotations
 
-import bisect
 import logging
 import math
 import random
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields, replace
-from typing import Any, Literal, TypeAlias, get_args
+from dataclasses import dataclass
+from typing import Literal
 
 import chess
 
-from ..errors import ConfigError, IllegalMoveError, MissingPieceError, NoRoomError, StateError
+from ..errors import IllegalMoveError, MissingPieceError, NoRoomError, StateError
 from ..layout import Cell, Layout
 from ..table import PhysicalPiece, PieceId, Table
 from ..twin import TwinPiece
-from .trace import PROMOTION_LETTERS, PromotionChoice, Snapshot, TableSnapshot, TraceEntry, board_bits
+from .hand_style import GROUPS, Behaviour, HandStyle, IllegalKind, Span
+from .trace import PromotionChoice
 from .world import SENSOR_RANGE_MM, SimWorld
 
 LOGGER = logging.getLogger(__name__)
-
-Span: TypeAlias = tuple[float, float]
-"""A range of seconds ``(shortest, longest)``; a value is drawn uniformly from it."""
-
-Behaviour = Literal[
-    "slide",
-    "pause",
-    "capture-victim-first",
-    "capture-mover-first",
-    "displacement",
-    "nudge-before",
-    "nudge-after",
-    "touch",
-    "flicker",
-    "castle-king-first",
-    "castle-rook-first",
-    "castle-both-hands",
-    "ep-victim-before",
-    "ep-victim-between",
-    "ep-victim-after",
-    "promote-reserve",
-    "promote-prompt",
-    "promote-default",
-    "quick-reply",
-]
-BEHAVIOURS: tuple[Behaviour, ...] = get_args(Behaviour)
-
-#: Behaviours of which exactly one happens whenever the move allows it; their style fields are weights.
-GROUPS: dict[str, tuple[Behaviour, ...]] = {
-    "capture": ("capture-victim-first", "capture-mover-first", "displacement"),
-    "castling": ("castle-king-first", "castle-rook-first", "castle-both-hands"),
-    "en passant": ("ep-victim-before", "ep-victim-between", "ep-victim-after"),
-    "promotion": ("promote-reserve", "promote-prompt", "promote-default"),
-}
-#: Blips per second that :meth:`HandStyle.only` gives ``flicker``: a few in every ply.
-FORCED_FLICKER_PER_S = 1.0
-StepKind = Literal["move", "takeback", "illegal", "new-game"]
-IllegalKind = Literal["wrong-square", "wrong-side", "knocked-over"]
-_PROBABILITIES = (
-    "slide",
-    "pause",
-    "nudge_before",
-    "nudge_after",
-    "touch",
-    "quick_reply",
-    "keep_victim_in_hand",
-    "pawn_visits_promotion_square",
-)
-
-
-def _field(behaviour: Behaviour) -> str:
-    return behaviour.replace("-", "_")
-
-
-@dataclass(frozen=True)
-class HandStyle:
-    """How a player handles pieces: timings in seconds, probabilities per opportunity, and weights for
-    the behaviours of which one must happen (see :data:`GROUPS`). The defaults are :meth:`calm`.
-
-    Raises :class:`~chessatron.errors.ConfigError` for a negative or inverted span, a probability
-    outside 0..1, or a group whose weights are all zero.
-    """
-
-    reach_s: Span = (0.3, 0.8)
-    """From the start of a turn to the hand reaching the first piece."""
-    lift_s: Span = (0.08, 0.25)
-    """From the hand reaching a piece to its sensor losing it."""
-    carry_s: Span = (0.25, 0.5)
-    """A lifted piece in the air, plus ``carry_per_square_s`` per square of distance."""
-    carry_per_square_s: float = 0.05
-    place_s: Span = (0.08, 0.2)
-    """After a piece is set down, before the hand moves on."""
-    slide_step_s: Span = (0.03, 0.12)
-    """A sliding piece seen over each intermediate square."""
-    slide_gap_s: Span = (0.02, 0.06)
-    """A sliding piece between two squares, seen by neither sensor."""
-    pause_s: Span = (0.1, 1.5)
-    """A slide paused over one intermediate square."""
-    push_s: Span = (0.0, 0.04)
-    """Displacement: both pieces on the target before the victim is pushed off."""
-    swap_s: Span = (0.08, 0.25)
-    """Mover first after a slide: from the victim leaving its square to the mover set down there (the
-    hand must clear the victim out of the way first; a shorter gap would read like a displacement)."""
-    nudge_s: Span = (0.06, 0.25)
-    """A nudged piece off its sensor."""
-    touch_s: Span = (0.4, 2.0)
-    """A touched piece held in the air before it is put back."""
-    quick_reply_s: Span = (0.0, 0.1)
-    """A quick reply: from the last board change of a ply to the start of the next."""
-    prompt_s: Span = (0.3, 1.2)
-    """From the end of a promotion to the choice at the prompt."""
-
-    slide: float = 0.0
-    """Probability that a piece with intermediate squares on its way glides over them."""
-    pause: float = 0.0
-    """Probability that a slide pauses over one intermediate square."""
-    nudge_before: float = 0.0
-    nudge_after: float = 0.0
-    touch: float = 0.0
-    quick_reply: float = 0.0
-    """Probability that a ply follows the one before inside a settle window."""
-    flicker: float = 0.0
-    """One-scan blips on random cells, per second of trace."""
-    keep_victim_in_hand: float = 0.0
-    """Victim first: probability that the victim stays in hand until the mover is down."""
-    pawn_visits_promotion_square: float = 1.0
-    """Probability that a promoting pawn is put on the last rank before it is exchanged."""
-
-    capture_victim_first: float = 1.0
-    capture_mover_first: float = 0.0
-    displacement: float = 0.0
-    castle_king_first: float = 1.0
-    castle_rook_first: float = 0.0
-    castle_both_hands: float = 0.0
-    ep_victim_before: float = 0.0
-    ep_victim_between: float = 0.0
-    ep_victim_after: float = 1.0
-    promote_reserve: float = 0.0
-    promote_prompt: float = 1.0
-    promote_default: float = 0.0
-    default_promotion: str = "q"
-    """The piece the recognizer promotes to when nobody chose: ``promote-default`` is used only then."""
-
-    def __post_init__(self) -> None:
-        for spec in fields(self):
-            value = getattr(self, spec.name)
-            if isinstance(value, tuple):
-                low, high = value
-                if not (math.isfinite(low) and math.isfinite(high) and 0 <= low <= high):
-                    raise ConfigError(f"{spec.name} is {value!r}; use (shortest, longest) seconds, 0 <= both")
-            elif isinstance(value, float) and not (math.isfinite(value) and value >= 0):
-                raise ConfigError(f"{spec.name} is {value!r}; it must be zero or positive")
-        for name in _PROBABILITIES:
-            if getattr(self, name) > 1:
-                raise ConfigError(f"{name} is {getattr(self, name)!r}; a probability is at most 1")
-        for group, members in GROUPS.items():
-            if not sum(getattr(self, _field(b)) for b in members) > 0:
-                raise ConfigError(f"the {group} weights are all zero; give one of {members!r} a weight")
-        if self.default_promotion not in PROMOTION_LETTERS:
-            raise ConfigError(f"default_promotion is {self.default_promotion!r}; use one of q, r, b, n")
-
-    @classmethod
-    def calm(cls) -> HandStyle:
-        """Deliberate moves and no noise: lift, carry, place; victim first; king first; prompt."""
-        return cls()
-
-    @classmethod
-    def human(cls) -> HandStyle:
-        """A realistic mix of every behaviour."""
-        return cls(
-            reach_s=(0.2, 1.0),
-            carry_s=(0.15, 0.6),
-            slide=0.45,
-            pause=0.2,
-            nudge_before=0.05,
-            nudge_after=0.1,
-            touch=0.05,
-            quick_reply=0.06,
-            flicker=0.05,
-            keep_victim_in_hand=0.3,
-            pawn_visits_promotion_square=0.6,
-            capture_victim_first=0.45,
-            capture_mover_first=0.3,
-            displacement=0.25,
-            castle_king_first=0.6,
-            castle_rook_first=0.2,
-            castle_both_hands=0.2,
-            ep_victim_before=0.25,
-            ep_victim_between=0.25,
-            ep_victim_after=0.5,
-            promote_reserve=0.4,
-            promote_prompt=0.4,
-            promote_default=0.2,
-        )
-
-    @classmethod
-    def only(cls, behaviour: Behaviour) -> HandStyle:
-        """:meth:`calm` with one behaviour forced whenever a move allows it (``pause`` forces slides too,
-        ``flicker`` gives :data:`FORCED_FLICKER_PER_S` blips a second).
-
-        >>> HandStyle.only("castle-rook-first").castle_king_first
-        0.0
-        """
-        if behaviour not in BEHAVIOURS:
-            raise ConfigError(f"unknown behaviour {behaviour!r}; use one of {', '.join(BEHAVIOURS)}")
-        changes: dict[str, Any] = {}
-        for members in GROUPS.values():
-            if behaviour in members:
-                changes.update({_field(b): 0.0 for b in members})
-        changes[_field(behaviour)] = FORCED_FLICKER_PER_S if behaviour == "flicker" else 1.0
-        if behaviour == "pause":
-            changes["slide"] = 1.0
-        return replace(cls.calm(), **changes)
-
-    def weight(self, behaviour: Behaviour) -> float:
-        """The style's probability or weight for a behaviour (blips per second for ``flicker``)."""
-        return float(getattr(self, _field(behaviour)))
 
 
 @dataclass(frozen=True)
@@ -286,7 +78,7 @@ class HandStep:
     """Net moves ``(piece, from cell, to cell)`` in the order the pieces came to rest."""
 
 
-def _distance(a: Cell, b: Cell) -> int:
+def cell_distance(a: Cell, b: Cell) -> int:
     return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
 
 
@@ -345,7 +137,9 @@ class _Plan:
 
     def put(self, pid: PieceId, cell: Cell, note: str) -> None:
         """Carry a piece in hand to a cell and set it down."""
-        self.wait(self.style.carry_s, self.style.carry_per_square_s * _distance(self.came_from[pid], cell))
+        self.wait(
+            self.style.carry_s, self.style.carry_per_square_s * cell_distance(self.came_from[pid], cell)
+        )
         self.place(pid, cell, note)
         self.wait(self.style.place_s)
 
@@ -436,7 +230,9 @@ class _Plan:
         elif path:
             self.wait(self.style.slide_gap_s)
         else:
-            self.wait(self.style.carry_s, self.style.carry_per_square_s * _distance(self.came_from[pid], to))
+            self.wait(
+                self.style.carry_s, self.style.carry_per_square_s * cell_distance(self.came_from[pid], to)
+            )
         self.place(pid, to, note)
         if victim is not None and order == "displacement":
             self.wait(self.style.push_s)
@@ -809,7 +605,7 @@ class SimulatedHand:
                 landing = [
                     cell(s)
                     for s in chess.SQUARES
-                    if _distance(cell(s), origin) == 1 and plan.is_empty(cell(s))
+                    if cell_distance(cell(s), origin) == 1 and plan.is_empty(cell(s))
                 ]
                 if landing and rng.random() < 0.5:
                     plan.wait((0.02, 0.2))
@@ -921,383 +717,3 @@ def perform(
                     )
                 piece = held.pop(pid)
                 world.twin.place(TwinPiece(piece.id, piece.symbol, x, y))
-
-
-# --- whole sessions --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlyTruth:
-    """The ground truth of one step of a generated trace."""
-
-    kind: StepKind
-    move: chess.Move | None
-    """The move played or taken back; None for illegal actions and a new game."""
-    san: str
-    behaviours: tuple[Behaviour, ...]
-    start_t: float
-    """When the player started (the first event comes a little later)."""
-    last_change_t: float
-    """The last board change of the step, or its promotion choice if later: recognition latency counts
-    from here."""
-
-
-@dataclass(frozen=True)
-class GeneratedTrace:
-    """A generated trace and what a perfect recognizer would make of it."""
-
-    entries: tuple[TraceEntry, ...]
-    game_fen: str
-    """The start of the game that :attr:`moves` belong to (the new game's after a reset)."""
-    chess960: bool
-    moves: tuple[chess.Move, ...]
-    """The expected move list at the end of the trace."""
-    plies: tuple[PlyTruth, ...]
-
-    def board(self) -> chess.Board:
-        """The game as it should stand at the end of the trace."""
-        board = chess.Board(self.game_fen, chess960=self.chess960)
-        for move in self.moves:
-            board.push(move)
-        return board
-
-
-def _check_span(name: str, span: Span) -> None:
-    low, high = span
-    if not (math.isfinite(low) and math.isfinite(high) and 0 <= low <= high):
-        raise ConfigError(f"{name} is {span!r}; use (shortest, longest) seconds, 0 <= both")
-
-
-class Scenario:
-    """A session at the table played by simulated hands on both sides: moves, takebacks, illegal actions
-    and new games, one after another, then sampled by a scanner with :meth:`trace`.
-
-    Between steps the table rests for a time drawn from ``settle_gap_s`` (the opponent thinking), or,
-    with the style's ``quick_reply`` probability, for less than a settle window after the last board
-    change. ``board`` is copied, never changed.
-
-    >>> import random
-    >>> scenario = Scenario(
-    ...     chess.Board(), rng=random.Random(3), style=HandStyle.calm(), layout=Layout.default()
-    ... )
-    >>> scenario.play([chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5")])
-    >>> scenario.take_back(1)
-    >>> [m.uci() for m in scenario.trace().moves]
-    ['e2e4']
-    """
-
-    def __init__(
-        self,
-        board: chess.Board,
-        *,
-        rng: random.Random,
-        style: HandStyle,
-        layout: Layout,
-        settle_gap_s: Span = (0.6, 2.5),
-        table_trace: bool = False,
-        table: Table | None = None,
-    ) -> None:
-        _check_span("settle_gap_s", settle_gap_s)
-        self.rng, self.style, self.layout = rng, style, layout
-        self.settle_gap_s = settle_gap_s
-        self.table_trace = table_trace
-        self.board = board.copy(stack=False)
-        self._start = self.board.copy()
-        self.table = table if table is not None else Table.from_board(layout, self.board)
-        self.table.check_matches(self.board)
-        self.hand = SimulatedHand(rng, style, layout=layout, table=self.table, table_visible=table_trace)
-        self._initial: Counter[Cell] = Counter(
-            cell for cell in map(layout.node_cell, self.table.occupied_nodes()) if cell is not None
-        )
-        self.game_fen = self.board.fen()
-        self.moves: list[chess.Move] = []
-        self._history: list[tuple[HandStep, str]] = []
-        self._actions: list[HandAction] = []
-        self._choices: list[PromotionChoice] = []
-        self._plies: list[PlyTruth] = []
-        self.t = 0.0
-        self._last_board_t = 0.0
-
-    def __repr__(self) -> str:
-        return f"<Scenario {len(self._plies)} steps, {self.t:.1f} s, at {self.board.fen()!r}>"
-
-    def _record(self, kind: StepKind, step: HandStep, san: str, extra: tuple[Behaviour, ...] = ()) -> None:
-        self._actions.extend(step.actions)
-        if step.promotion_choice is not None:
-            self._choices.append(step.promotion_choice)
-        self._plies.append(
-            PlyTruth(kind, step.move, san, step.behaviours + extra, step.start_t, step.last_change_t)
-        )
-        self.t = max(self.t, step.end_t)
-        self._last_board_t = step.last_change_t
-
-    def _gap(self) -> float:
-        return self.t + self.rng.uniform(*self.settle_gap_s)
-
-    def play(self, moves: Iterable[chess.Move]) -> None:
-        """Both sides make their moves.
-
-        Raises :class:`~chessatron.errors.IllegalMoveError` for an illegal move."""
-        for move in moves:
-            if not self.board.is_legal(move):
-                raise IllegalMoveError(f"{move.uci()!r} is not legal in {self.board.fen()!r}")
-            previous = self._plies[-1] if self._plies else None
-            quick = (
-                previous is not None
-                and previous.kind == "move"
-                and not self._choices_after(previous.start_t)
-                and self.rng.random() < self.style.quick_reply
-            )
-            start = self._last_board_t + self.rng.uniform(*self.style.quick_reply_s) if quick else self._gap()
-            step = self.hand.play(self.board, move, start, hurry=quick)
-            san = self.board.san(move)
-            self.board.push(move)
-            self.moves.append(move)
-            self._history.append((step, san))
-            self._record("move", step, san, ("quick-reply",) if quick else ())
-
-    def _choices_after(self, t: float) -> bool:
-        return any(choice.t >= t for choice in self._choices)
-
-    def take_back(self, plies: int = 1) -> None:
-        """The player takes back the last ``plies`` plies: moved pieces go back, captured pieces return
-        from the zone, promoted pieces to the reserve. Raises :class:`~chessatron.errors.IllegalMoveError`
-        for more plies than were played."""
-        if not 1 <= plies <= len(self.moves):
-            raise IllegalMoveError(f"cannot take back {plies} plies: {len(self.moves)} were played")
-        start, hurry = self._gap(), False
-        for _ in range(plies):
-            done, san = self._history.pop()
-            move = self.moves.pop()
-            self.board.pop()
-            targets = [(pid, origin) for pid, origin, _ in reversed(done.relocations)]
-            step = self.hand.rearrange(targets, start, note=f"take back {san}", hurry=hurry)
-            self.table.check_matches(self.board)
-            self._record("takeback", replace(step, move=move), san)
-            start, hurry = step.end_t, True
-
-    def illegal(self, kind: IllegalKind = "wrong-square", hold_s: Span = (1.0, 3.0)) -> None:
-        """An illegal action that is held, then undone; see :meth:`SimulatedHand.fumble`."""
-        _check_span("hold_s", hold_s)
-        step = self.hand.fumble(self.board, kind, self._gap(), hold_s)
-        self._record("illegal", step, "")
-
-    def new_game(self, start: chess.Board | None = None) -> None:
-        """The start arrangement (default: the position this scenario began in) is set up again:
-        pieces back to their squares, spares back to the reserve. Later moves belong to the new game."""
-        start = self._start.copy() if start is None else start.copy(stack=False)
-        reference = Table.from_board(self.layout, start)
-        wanted: dict[str, list[Cell]] = {}
-        for piece in reference:
-            wanted.setdefault(piece.symbol, []).append(self._cell(reference, piece.id))
-        targets: list[tuple[PieceId, Cell]] = []
-        for symbol, cells in wanted.items():
-            have = sorted(piece.id for piece in self.table if piece.symbol == symbol)
-            if len(have) != len(cells):
-                raise StateError(f"the table has {len(have)} {symbol!r} pieces; the start needs {len(cells)}")
-            free = set(cells)
-            movers = []
-            for pid in have:
-                here = self._cell(self.table, pid)
-                if here in free:
-                    free.remove(here)
-                else:
-                    movers.append((pid, here))
-            for pid, here in movers:
-                best = min(free, key=lambda c: (_distance(c, here), c))
-                free.remove(best)
-                targets.append((pid, best))
-        kind = self.layout.cell_kind
-        targets.sort(key=lambda item: (kind(item[1]) == "board", item[1][1], item[1][0]))
-        step = self.hand.rearrange(targets, self._gap(), note="set up a new game")
-        self.board = start
-        self.table.check_matches(self.board)
-        self.game_fen = start.fen()
-        self.moves, self._history = [], []
-        self._record("new-game", step, "")
-
-    @staticmethod
-    def _cell(table: Table, pid: PieceId) -> Cell:
-        cell = table.layout.node_cell(table.node_of(pid))
-        if cell is None:
-            raise StateError(f"piece {pid!r} stands between cells; centre it first")
-        return cell
-
-    def trace(self, *, scan_s: float = 0.02, tail_s: float = 1.0) -> GeneratedTrace:
-        """Sample the session every ``scan_s`` seconds from 0 to ``tail_s`` after the hands are done,
-        flickering cells as the style says; promotion choices are interleaved in time order."""
-        if not (math.isfinite(scan_s) and scan_s > 0):
-            raise ConfigError(f"scan_s is {scan_s!r}; it must be a positive number of seconds")
-        layout, rng = self.layout, self.rng
-        actions = sorted(self._actions, key=lambda a: a.t)
-        choices = sorted(self._choices, key=lambda c: c.t)
-        counts = Counter(self._initial)
-        occupied = {cell for cell, n in counts.items() if n}
-        bit = {layout.square_cell(s): chess.BB_SQUARES[s] for s in chess.SQUARES}
-        bits = board_bits(occupied, layout)
-        end_t = max([self.t, tail_s] + [a.t for a in actions]) + tail_s
-        noise_cells = list(layout.cells()) if self.table_trace else list(bit)
-        flicker_p = min(1.0, self.style.flicker * scan_s)
-        flickered: set[int] = set()
-        starts = [ply.start_t for ply in self._plies]
-        entries: list[TraceEntry] = []
-        i = j = 0
-        for k in range(math.floor(end_t / scan_s + 1e-9) + 1):
-            t = round(k * scan_s, 6)
-            while i < len(actions) and actions[i].t <= t:
-                action = actions[i]
-                before = counts[action.cell]
-                counts[action.cell] += 1 if action.kind == "place" else -1
-                if counts[action.cell] < 0:
-                    raise StateError(f"{action!r} lifts from an empty cell; the hand's timeline is broken")
-                if (before == 0) != (counts[action.cell] == 0):
-                    occupied ^= {action.cell}
-                    bits ^= bit.get(action.cell, 0)
-                i += 1
-            while j < len(choices) and choices[j].t <= t:
-                entries.append(choices[j])
-                j += 1
-            noise: Cell | None = None
-            if flicker_p and rng.random() < flicker_p:
-                noise = rng.choice(noise_cells)
-                if starts:
-                    flickered.add(max(0, bisect.bisect_right(starts, t) - 1))
-            if self.table_trace:
-                seen = frozenset(occupied) if noise is None else frozenset(occupied ^ {noise})
-                entries.append(TableSnapshot(t, seen))
-            else:
-                entries.append(Snapshot(t, bits if noise is None else bits ^ bit[noise]))
-        entries.extend(choices[j:])
-        plies = tuple(
-            replace(ply, behaviours=(*ply.behaviours, "flicker")) if n in flickered else ply
-            for n, ply in enumerate(self._plies)
-        )
-        return GeneratedTrace(
-            entries=tuple(entries),
-            game_fen=self.game_fen,
-            chess960=self.board.chess960,
-            moves=tuple(self.moves),
-            plies=plies,
-        )
-
-
-def _scenario(
-    board: chess.Board,
-    *,
-    rng: random.Random,
-    style: HandStyle,
-    layout: Layout,
-    settle_gap_s: Span,
-    table_trace: bool,
-    moves: Sequence[chess.Move],
-) -> Scenario:
-    scenario = Scenario(
-        board, rng=rng, style=style, layout=layout, settle_gap_s=settle_gap_s, table_trace=table_trace
-    )
-    scenario.play(moves)
-    return scenario
-
-
-def trace_for_moves(
-    board: chess.Board,
-    moves: Sequence[chess.Move],
-    *,
-    rng: random.Random,
-    style: HandStyle,
-    layout: Layout,
-    scan_s: float = 0.02,
-    settle_gap_s: Span = (0.6, 2.5),
-    table_trace: bool = False,
-) -> GeneratedTrace:
-    """A game played from ``board`` by hands on both sides, as a scanner every ``scan_s`` s reports it
-    (whole-table snapshots with ``table_trace``)."""
-    scenario = _scenario(
-        board,
-        rng=rng,
-        style=style,
-        layout=layout,
-        settle_gap_s=settle_gap_s,
-        table_trace=table_trace,
-        moves=moves,
-    )
-    return scenario.trace(scan_s=scan_s)
-
-
-def trace_for_takeback(
-    board: chess.Board,
-    moves: Sequence[chess.Move],
-    plies: int = 1,
-    *,
-    rng: random.Random,
-    style: HandStyle,
-    layout: Layout,
-    scan_s: float = 0.02,
-    settle_gap_s: Span = (0.6, 2.5),
-    table_trace: bool = False,
-) -> GeneratedTrace:
-    """``moves`` played, then the last ``plies`` taken back; the expected moves are the rest."""
-    scenario = _scenario(
-        board,
-        rng=rng,
-        style=style,
-        layout=layout,
-        settle_gap_s=settle_gap_s,
-        table_trace=table_trace,
-        moves=moves,
-    )
-    scenario.take_back(plies)
-    return scenario.trace(scan_s=scan_s)
-
-
-def trace_for_illegal(
-    board: chess.Board,
-    moves: Sequence[chess.Move],
-    kind: IllegalKind = "wrong-square",
-    *,
-    rng: random.Random,
-    style: HandStyle,
-    layout: Layout,
-    scan_s: float = 0.02,
-    settle_gap_s: Span = (0.6, 2.5),
-    table_trace: bool = False,
-    hold_s: Span = (1.0, 3.0),
-) -> GeneratedTrace:
-    """``moves`` played, then an illegal action held for ``hold_s`` and undone; the expected moves are
-    ``moves``."""
-    scenario = _scenario(
-        board,
-        rng=rng,
-        style=style,
-        layout=layout,
-        settle_gap_s=settle_gap_s,
-        table_trace=table_trace,
-        moves=moves,
-    )
-    scenario.illegal(kind, hold_s)
-    return scenario.trace(scan_s=scan_s)
-
-
-def trace_for_new_game_after(
-    board: chess.Board,
-    moves: Sequence[chess.Move],
-    *,
-    rng: random.Random,
-    style: HandStyle,
-    layout: Layout,
-    scan_s: float = 0.02,
-    settle_gap_s: Span = (0.6, 2.5),
-    table_trace: bool = False,
-) -> GeneratedTrace:
-    """``moves`` played, then the start arrangement of ``board`` set up again; the expected moves are
-    none, in a new game from ``board``."""
-    scenario = _scenario(
-        board,
-        rng=rng,
-        style=style,
-        layout=layout,
-        settle_gap_s=settle_gap_s,
-        table_trace=table_trace,
-        moves=moves,
-    )
-    scenario.new_game()
-    return scenario.trace(scan_s=scan_s)
