@@ -1,58 +1,43 @@
-"""See the human's move from occupancy sensors.
-
-The sensors say which squares hold a piece, never which piece. The recognizer keeps the game position as
-the authority. Per-square debouncing turns scans into lift and place events (a change that does not last
-``debounce_s``, one-scan flicker, is no event). Once the board has been still for the settle time, it
-looks for the best **explanation** of every event since the last firm position: a sequence of legal
-plies, each a contiguous stretch of events that ends when the board shows that ply's position, plus
-nudges (pieces lifted and put back). Plies come one after another, never interleaved, so the stretches
-are found by walking the events and the colours must alternate: that is what tells a paused slide from
-an opponent's reply, and lets any number of quick replies share one settle window.
-
-* each ply must be seen: every square a piece leaves (the mover, an en-passant victim, king and rook) is
-  emptied inside its stretch, a quiet move lands after its mover left, and a capture's target is emptied
-  and filled again after the mover left, or else the capture was by displacement (the victim pushed off
-  as the mover arrived, its square never empty);
-* nothing appears from nowhere: a square empty before and after a stretch may show a piece only while
-  the mover is in flight (gliding over its path, or set down on the way), never before it left or after
-  it landed; after the last ply, only pieces lifted and put back (nudges, touches);
-* explanations rank by captures by displacement, then nudges (squares on the mover's path do not count:
-  a slide shows there), then by whether the last committed move must be revised, then by how soon each
-  victim's square was filled after its mover left (a neighbour nudged after the move is no capture);
-* the last committed ply stays open: a slide that paused on a legal square, rook-first castling or a
-  promotion answered late revise it (:class:`Revised`), but only by a ply that moves the same pieces on,
-  so a piece taken back to where it came from is never a silent takeback;
-* a capture by displacement looks exactly like a piece held in the air, so an explanation that needs
-  one waits until the board has been still for ``displacement_after_s`` when it is the last ply, when it
-  revises the last move, or when the events through it also fit plies without it and what follows is
-  one move begun; otherwise the reply that completed after it confirms it;
-* when the best explanations tie (a displacement that could have taken either of two pieces), nothing is
-  guessed: :class:`Ambiguous` names the candidates until the player shows which (lifting the capturing
-  piece and setting it down again is enough);
-* promotions take the piece chosen at a prompt (an answer belongs to the latest promotion begun before
-  it, else to the next), else the one taken from a sensed reserve slot, else the configured default; the
-  piece matters for what may follow (a queen gives check where a rook may not);
-* failing all that: takebacks (when enabled); after a finished game, the start arrangement starts a new
-  one; anything else is an illegal action, and :class:`Illegal` says which squares are missing or extra,
-  paired, until the board matches the position again (a player thinking with one of their own pieces
-  in hand is not told off: its destinations are lit).
-
-The recognizer is pure: it never sleeps or reads a clock; time comes with each snapshot, so a recorded
-trace replays exactly and fast.
-"""
+"""The recognizer: square events debounced from snapshots, explanations searched once the board is
+still, events reported (the package's description says how)."""
 
 from __future__ import annotations
 
-import bisect
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import chess
 
-from .errors import IllegalMoveError
-from .guidance import Guidance, guidance
-from .layout import Cell, Layout
+from ..errors import IllegalMoveError
+from ..guidance import guidance
+from ..layout import Cell, Layout
+from .events import (
+    Ambiguous,
+    Committed,
+    Illegal,
+    NewGame,
+    PieceLifted,
+    RecognizerEvent,
+    Resolved,
+    Revised,
+    SquareEvent,
+    TookBack,
+)
+from .shapes import (
+    Explanation,
+    Ply,
+    Shape,
+    fit_segment,
+    is_begun,
+    is_better,
+    king_target,
+    occupancy_after,
+    sans_of,
+    shape_of,
+    shapes_by_diff,
+    squares_of,
+)
 
 LOGGER = logging.getLogger(__name__)
 
@@ -64,139 +49,6 @@ PROMOTIONS = {"q": chess.QUEEN, "r": chess.ROOK, "b": chess.BISHOP, "n": chess.K
 MAX_PLIES = 8
 #: Segment fits tried per search: a player fiddling for minutes must not stall the recognizer.
 SEARCH_BUDGET = 3000
-
-
-# --- what the recognizer reports -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Committed:
-    """One or more plies were recognised and pushed on the game."""
-
-    t: float
-    moves: tuple[chess.Move, ...]
-    sans: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Revised:
-    """The last committed move was replaced: the same player went on (a paused slide, rook-first castling,
-    a promotion piece chosen late); ``moves`` are the plies now standing in its place."""
-
-    t: float
-    undone: chess.Move
-    moves: tuple[chess.Move, ...]
-    sans: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class TookBack:
-    t: float
-    plies: int
-
-
-@dataclass(frozen=True)
-class NewGame:
-    """The start arrangement was set up after a finished game."""
-
-    t: float
-
-
-@dataclass(frozen=True)
-class PieceLifted:
-    """A piece of the side to move left its square: light its legal destinations."""
-
-    t: float
-    square: chess.Square
-    destinations: frozenset[chess.Square]
-    captures: frozenset[chess.Square]
-
-
-@dataclass(frozen=True)
-class Illegal:
-    """The still board matches no legal action; nothing is committed until it matches again."""
-
-    t: float
-    reason: str
-    guidance: Guidance
-
-
-@dataclass(frozen=True)
-class Ambiguous:
-    """The board fits several moves equally well, e.g. a capture by displacement that could have taken
-    either of two pieces. Nothing is committed until the player shows which: lifting the capturing piece
-    and setting it down again is enough."""
-
-    t: float
-    candidates: tuple[tuple[chess.Move, ...], ...]
-    """The plies each explanation would make, from the position before the last committed move when
-    that move would be revised."""
-    sans: tuple[tuple[str, ...], ...]
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """After an illegal action, the board matches the position again."""
-
-    t: float
-
-
-RecognizerEvent = Committed | Revised | TookBack | NewGame | PieceLifted | Illegal | Ambiguous | Resolved
-
-
-@dataclass(frozen=True)
-class SquareEvent:
-    """A debounced change of one square: ``t`` is when it first appeared."""
-
-    t: float
-    square: chess.Square
-    occupied: bool
-
-
-# --- explanations ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Shape:
-    """What a move does to the occupancy, as bitboards."""
-
-    move: chess.Move
-    diff: int
-    """Squares whose occupancy changes."""
-    departs: int
-    """Squares a piece must be seen leaving (in Chess960 castling, some are filled again)."""
-    arrives: int
-    path: int
-    """Squares a sliding piece may be seen over."""
-    origin: chess.Square
-    victim: chess.Square | None = None
-    """A capture's target (it stays occupied); not for en passant, whose victim simply leaves."""
-    target: chess.Square | None = None
-    """A quiet move's target, which must be filled after the mover left."""
-    castling: bool = False
-
-
-@dataclass(frozen=True)
-class _Ply:
-    move: chess.Move
-    start: int
-    """Its stretch of events is ``history[start:end]``."""
-    end: int
-    displaced: bool
-
-
-@dataclass(frozen=True)
-class _Explanation:
-    plies: tuple[_Ply, ...]
-    cost: tuple[float, ...]
-    """Lower is better: (captures by displacement, nudges, revises the last move, victim refill time)."""
-    held: bool = False
-    """It relies on a capture by displacement that may be only a piece held in the air, or a move still
-    in progress: it is taken only after the board has been still for long."""
-
-    @property
-    def moves(self) -> tuple[chess.Move, ...]:
-        return tuple(p.move for p in self.plies)
 
 
 @dataclass
@@ -247,7 +99,7 @@ class Recognizer:
     _window_end: int = 0
     """Where the committed ply's stretch of events ends in ``history``."""
     _version: int = 0
-    _searched: tuple[int, list[_Explanation]] | None = None
+    _searched: tuple[int, list[Explanation]] | None = None
     _choices: list[tuple[float, str]] = field(default_factory=list)
     _reserve_empty: dict[Cell, tuple[float, bool]] = field(default_factory=dict)
     """Reserve slots seen empty: since when, and whether that lasted past the debounce time."""
@@ -386,7 +238,7 @@ class Recognizer:
         if piece is None or piece.color != self.board.turn or self._error is not None:
             return []
         moves = [m for m in self.board.legal_moves if m.from_square == square]
-        destinations = frozenset(_king_target(self.board, m) for m in moves)
+        destinations = frozenset(king_target(self.board, m) for m in moves)
         captures = frozenset(m.to_square for m in moves if self.board.is_capture(m))
         return [PieceLifted(t, square, destinations, captures)]
 
@@ -428,9 +280,9 @@ class Recognizer:
             and bool(missing & self.board.occupied_co[self.board.turn])
         )
 
-    def _settle(self, t: float, explanations: list[_Explanation]) -> list[RecognizerEvent]:
+    def _settle(self, t: float, explanations: list[Explanation]) -> list[RecognizerEvent]:
         best_cost = min(e.cost for e in explanations)
-        best: dict[tuple[chess.Move, ...], _Explanation] = {}
+        best: dict[tuple[chess.Move, ...], Explanation] = {}
         for explanation in explanations:
             if explanation.cost == best_cost:
                 best.setdefault(explanation.moves, explanation)
@@ -479,7 +331,7 @@ class Recognizer:
 
     # --- the search --------------------------------------------------------------------------------
 
-    def _explanations(self) -> list[_Explanation]:
+    def _explanations(self) -> list[Explanation]:
         """Every complete explanation of the window's events (best per move sequence)."""
         if self._searched is not None and self._searched[0] == self._version:
             return self._searched[1]
@@ -490,10 +342,10 @@ class Recognizer:
         for index, event in enumerate(events):
             (places if event.occupied else lifts).setdefault(event.square, []).append(index)
         board = self._window_board()
-        committed: _Shape | None = None
+        committed: Shape | None = None
         if self._window_plies:
-            committed = _shape(board, self.board.move_stack[-1])
-        found: dict[tuple[chess.Move, ...], _Explanation] = {}
+            committed = shape_of(board, self.board.move_stack[-1])
+        found: dict[tuple[chess.Move, ...], Explanation] = {}
         budget = [SEARCH_BUDGET]
         n = len(events)
         # the fewest captures by displacement that explain the first i events as whole plies, the rest
@@ -506,35 +358,35 @@ class Recognizer:
                 bits |= chess.BB_SQUARES[event.square]
             return bits
 
-        def visit(i: int, plies: list[_Ply], costs: tuple[int, int, int, float]) -> None:
-            if _is_begun(board, occupied[n]):
+        def visit(i: int, plies: list[Ply], costs: tuple[int, int, int, float]) -> None:
+            if is_begun(board, occupied[n]):
                 unfinished[i] = min(unfinished[i], costs[0])
             tail = touched(i, n)
             # after the last ply only pieces lifted and put back: nothing appears from nowhere
             if occupied[n] == board.occupied and (plies or committed is None) and not tail & ~occupied[i]:
                 cost = (costs[0], costs[1] + chess.popcount(tail), costs[2], costs[3])
-                explanation = _Explanation(tuple(plies), cost)
+                explanation = Explanation(tuple(plies), cost)
                 moves = explanation.moves
-                if moves not in found or _better(explanation, found[moves]):
+                if moves not in found or is_better(explanation, found[moves]):
                     found[moves] = explanation
             if len(plies) >= MAX_PLIES or i >= n or budget[0] <= 0:
                 return
-            shapes = _shapes(board)
+            shapes = shapes_by_diff(board)
             base = int(board.occupied)
             for j in range(i + 1, n + 1):
                 for shape in shapes.get(occupied[j] ^ base, ()):
                     if not plies and committed is not None:
                         if shape.departs & committed.departs != committed.departs:
                             continue  # a revision moves the same pieces on, never fewer
-                        revises = int((shape.move.from_square, shape.move.to_square) != _squares(committed))
+                        revises = int((shape.move.from_square, shape.move.to_square) != squares_of(committed))
                     else:
                         revises = 0
                     budget[0] -= 1
-                    fit = _fit(shape, events, lifts, places, base, i, j)
+                    fit = fit_segment(shape, events, lifts, places, base, i, j)
                     if fit is None:
                         continue
                     displaced, nudges, refill = fit
-                    ply = _Ply(shape.move, i, j, bool(displaced))
+                    ply = Ply(shape.move, i, j, bool(displaced))
                     board.push(shape.move)
                     visit(
                         j,
@@ -551,7 +403,7 @@ class Recognizer:
         return result
 
     @staticmethod
-    def _is_held(explanation: _Explanation, unfinished: Sequence[float]) -> bool:
+    def _is_held(explanation: Explanation, unfinished: Sequence[float]) -> bool:
         """A capture by displacement cannot be told from a piece held in the air, so an explanation that
         needs one waits when: it is the last ply; or it revises the last move (the opponent lifting the
         piece that move put down, to take it, looks the same); or the events up to and past that ply fit
@@ -566,7 +418,7 @@ class Recognizer:
 
     # --- promotions --------------------------------------------------------------------------------
 
-    def _promotions_agree(self, explanation: _Explanation) -> bool:
+    def _promotions_agree(self, explanation: Explanation) -> bool:
         """Whether each promotion in the explanation is to the piece chosen at a prompt, else taken from
         a reserve slot, else the default. An answer or an emptied slot belongs to the latest promotion
         begun before it, else to the next one (people answer late, and some take the piece first). The
@@ -600,7 +452,7 @@ class Recognizer:
 
     # --- outcomes ----------------------------------------------------------------------------------
 
-    def _adopt(self, t: float, explanation: _Explanation) -> list[RecognizerEvent]:
+    def _adopt(self, t: float, explanation: Explanation) -> list[RecognizerEvent]:
         events: list[RecognizerEvent] = []
         if self._error is not None:
             self._error = None
@@ -640,7 +492,7 @@ class Recognizer:
         board = self._window_board()
         sans = []
         for moves in ordered:
-            sans.append(tuple(_sans(board, moves)))
+            sans.append(tuple(sans_of(board, moves)))
         self._asked = Ambiguous(t, ordered, tuple(sans))
         return [self._asked]
 
@@ -678,180 +530,14 @@ class Recognizer:
         # a single square emptied could be the other side's capture by displacement, but is far more
         # likely a victim lifted early: only a visible move is named as the other side's
         if chess.popcount(occupied ^ self.expected) > 1 and any(
-            _occupancy_after(other, m) == occupied for m in other.legal_moves
+            occupancy_after(other, m) == occupied for m in other.legal_moves
         ):
             return f"it is {chess.COLOR_NAMES[board.turn]}'s move"
         if any(
-            _occupancy_after(board, m) == occupied for m in board.pseudo_legal_moves if not board.is_legal(m)
+            occupancy_after(board, m) == occupied for m in board.pseudo_legal_moves if not board.is_legal(m)
         ):
             return "that move would leave the king in check"
         changed = chess.popcount(occupied ^ self.expected)
         if changed > 4:
             return "several pieces are off their squares"
         return "that is not a legal move"
-
-
-# --- move shapes and segment fits ------------------------------------------------------------------
-
-
-def _shapes(board: chess.Board) -> dict[int, list[_Shape]]:
-    """Legal moves by the occupancy change they make."""
-    by_diff: dict[int, list[_Shape]] = {}
-    for move in board.legal_moves:
-        shape = _shape(board, move)
-        by_diff.setdefault(shape.diff, []).append(shape)
-    return by_diff
-
-
-def _shape(board: chess.Board, move: chess.Move) -> _Shape:
-    bb = chess.BB_SQUARES
-    if board.is_castling(move):
-        king_from, king_to, rook_from, rook_to = _castling_from(board, move)
-        departs = arrives = 0
-        for origin, goal in ((king_from, king_to), (rook_from, rook_to)):
-            if origin != goal:
-                departs |= bb[origin]
-                arrives |= bb[goal]
-        diff = (bb[king_from] | bb[rook_from]) ^ (bb[king_to] | bb[rook_to])
-        path = chess.between(king_from, king_to) | chess.between(rook_from, rook_to)
-        return _Shape(move, diff, departs, arrives, path, king_from, castling=True)
-    origin, target = move.from_square, move.to_square
-    path = chess.between(origin, target)
-    if board.is_en_passant(move):
-        victim = chess.square(chess.square_file(target), chess.square_rank(origin))
-        leave = bb[origin] | bb[victim]
-        return _Shape(move, leave | bb[target], leave, bb[target], path, origin)
-    if board.is_capture(move):
-        return _Shape(move, bb[origin], bb[origin], 0, path, origin, victim=target)
-    return _Shape(move, bb[origin] | bb[target], bb[origin], bb[target], path, origin, target=target)
-
-
-def _is_begun(board: chess.Board, occupied: int) -> bool:
-    """Whether ``occupied`` could be ``board`` with one move of the side to move under way: its mover
-    (and perhaps a victim or the castling rook) lifted, at most one piece set down somewhere."""
-    emptied = board.occupied & ~occupied
-    filled = occupied & ~board.occupied
-    return (
-        chess.popcount(filled) <= 1
-        and 1 <= chess.popcount(emptied) <= 2
-        and bool(emptied & board.occupied_co[board.turn])
-    )
-
-
-def _explained(shape: _Shape) -> int:
-    """Squares whose events the move accounts for, whenever they come."""
-    victim = chess.BB_SQUARES[shape.victim] if shape.victim is not None else 0
-    return shape.departs | shape.arrives | victim
-
-
-def _squares(shape: _Shape) -> tuple[chess.Square, chess.Square]:
-    return shape.move.from_square, shape.move.to_square
-
-
-def _last(indices: list[int] | None, i: int, j: int) -> int | None:
-    """The last of the sorted ``indices`` in ``[i, j)``."""
-    if not indices:
-        return None
-    k = bisect.bisect_left(indices, j) - 1
-    return indices[k] if k >= 0 and indices[k] >= i else None
-
-
-def _fit(
-    shape: _Shape,
-    events: Sequence[SquareEvent],
-    lifts: dict[chess.Square, list[int]],
-    places: dict[chess.Square, list[int]],
-    before: int,
-    i: int,
-    j: int,
-) -> tuple[int, int, float] | None:
-    """Whether ``events[i:j]``, starting from occupancy ``before``, can be this move: None if not, else
-    (captures by displacement, nudges, seconds from the mover leaving to its victim's square refilled)."""
-    first_left = j
-    for square in chess.SquareSet(shape.departs):
-        lifted = _last(lifts.get(square), i, j)
-        if lifted is None:
-            return None  # a piece left without its square ever reading empty
-        first_left = min(first_left, lifted)
-    left = _last(lifts.get(shape.origin), i, j)
-    displaced, refill, nudges_on_victim = 0, 0.0, 0
-    if shape.target is not None:
-        landed = _last(places.get(shape.target), i, j)
-        if left is None or landed is None or landed < left:
-            return None
-    elif shape.victim is not None and left is not None:
-        refilled = _last(places.get(shape.victim), i, j)
-        if _last(lifts.get(shape.victim), i, j) is None or refilled is None or refilled < left:
-            # never emptied, or emptied and filled again before the mover left: pushed off, and any
-            # earlier lift of it was a nudge
-            displaced = 1
-            nudges_on_victim = int(_last(lifts.get(shape.victim), i, j) is not None)
-        else:
-            # how soon, not how late: a promoting pawn exchanged on the square later is the same capture
-            first_refill = next(k for k in places[shape.victim] if k > left)
-            refill = events[first_refill].t - events[left].t
-    # The mover is in flight from leaving its square to the last landing the move shows.
-    # castling: from the first of king and rook leaving
-    flight_from = first_left if shape.castling or left is None else left
-    if shape.victim is not None:
-        refilled = None if displaced else _last(places.get(shape.victim), i, j)
-        flight_to = j if refilled is None else refilled
-    else:
-        landings = [_last(places.get(s), i, j) for s in chess.SquareSet(shape.arrives)]
-        flight_to = max((x for x in landings if x is not None), default=j)
-    explained = _explained(shape)
-    nudges = nudges_on_victim
-    spans: dict[chess.Square, list[int]] = {}
-    for index in range(i, j):
-        square = events[index].square
-        if not chess.BB_SQUARES[square] & explained:
-            spans.setdefault(square, [index, index])[1] = index
-    for square, (first, last) in spans.items():
-        if before & chess.BB_SQUARES[square]:
-            nudges += 1  # a piece lifted and put back
-        elif not (flight_from < first and last < flight_to):
-            return None  # a piece set down and taken away, but not the mover in flight: from where?
-        elif not shape.path & chess.BB_SQUARES[square]:
-            if displaced:
-                return None  # set down off its path, lifted again, then pushing a victim off unseen
-            nudges += 1  # the mover set down off its path, then moved on
-    return displaced, nudges, refill
-
-
-def _better(a: _Explanation, b: _Explanation) -> bool:
-    """Same moves: the lower cost, then the later boundaries (noise goes with the earlier ply)."""
-    if a.cost != b.cost:
-        return a.cost < b.cost
-    return [p.end for p in a.plies] > [p.end for p in b.plies]
-
-
-def _sans(board: chess.Board, moves: Sequence[chess.Move]) -> list[str]:
-    board = board.copy(stack=False)
-    sans = []
-    for move in moves:
-        sans.append(board.san(move))
-        board.push(move)
-    return sans
-
-
-def _occupancy_after(board: chess.Board, move: chess.Move) -> int:
-    board.push(move)
-    try:
-        return int(board.occupied)
-    finally:
-        board.pop()
-
-
-def _castling_from(
-    board: chess.Board, move: chess.Move
-) -> tuple[chess.Square, chess.Square, chess.Square, chess.Square]:
-    from .planner import castling_squares
-
-    return castling_squares(board, move)
-
-
-def _king_target(board: chess.Board, move: chess.Move) -> chess.Square:
-    """Where the piece lands: for castling, the king's square (g1/c1 files)."""
-    if board.is_castling(move):
-        return _castling_from(board, move)[1]
-    return move.to_square
