@@ -263,6 +263,25 @@ def test_skill_level_is_sent_and_restored_after_a_full_strength_hint(
 
 
 @needs_stockfish
+@pytest.mark.parametrize(
+    ("level", "cap_s", "go"),
+    [
+        ("engine:20:time=0.05", 1.0, "go movetime 50"),  # the level's own time is shorter: it stands
+        ("engine:20:time=2", 0.05, "go movetime 50"),  # the clock runs low: the engine hurries
+        ("engine:20:depth=3", 0.05, "go depth 3 movetime 50"),  # whichever comes first
+        ("engine:20:depth=3", None, "go depth 3"),
+    ],
+)
+def test_a_clock_caps_how_long_the_engine_thinks(
+    caplog: pytest.LogCaptureFixture, level: str, cap_s: float | None, go: str
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="chess.engine")
+    with EnginePlayer(parse_level(level), engine=str(STOCKFISH)) as player:
+        assert chess.Board().is_legal(player.best_move(chess.Board(), max_time_s=cap_s))
+    assert [line for line in sent_lines(caplog) if line.startswith("go")] == [go]
+
+
+@needs_stockfish
 def test_elo_is_sent_as_limited_strength(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG, logger="chess.engine")
     with EnginePlayer(parse_level("engine:1500elo:depth=2"), engine=str(STOCKFISH)) as player:

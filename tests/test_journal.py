@@ -453,3 +453,14 @@ def test_a_finished_journal_is_archived_as_pgn_and_still_listed_once(tmp_path: P
     assert store.find_game("mate", tmp_path).suffix == ".jsonl"
     with pytest.raises(GameNotFoundError, match="no saved game 'nope'"):
         store.load_game("nope", tmp_path)
+
+
+def test_a_game_that_never_began_can_be_discarded_one_that_did_cannot(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path, metadata(game_id="never"), now=ticking())
+    journal.discard()
+    assert journal.closed and not list(tmp_path.iterdir()) and store.latest_unfinished(tmp_path) is None
+    with Journal.create(tmp_path, metadata(game_id="began"), now=ticking()) as journal:
+        journal.record_move(chess.Move.from_uci("e2e4"), "keyboard")
+        with pytest.raises(GameSaveError, match="it is kept"):
+            journal.discard()
+    assert [game.game_id for game in store.list_games(tmp_path)] == ["began"]

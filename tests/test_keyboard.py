@@ -68,6 +68,9 @@ MOVES: list[tuple[str, str, str]] = [
     (TWO_KNIGHTS, "Nbd2", "b1d2"),
     (TWO_KNIGHTS, "Nfd2", "f1d2"),
     (TWO_KNIGHTS, "b1d2", "b1d2"),
+    (CASTLING, "Kg1", "e1g1"),  # the king two squares along its rank: castling
+    (CASTLING, "Kxh1", "e1g1"),  # the king onto its rook, as Chess960 players write it
+    (CASTLING, "Kxa1", "e1c1"),
 ]
 
 C960_MOVES: list[tuple[str, str, str]] = [
@@ -79,31 +82,85 @@ C960_MOVES: list[tuple[str, str, str]] = [
     (C960, "b1c1", "b1c1"),  # a plain king step, as UCI says, although castling long also ends there
     ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "e1g1", "e1h1"),
     ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "O-O", "e1h1"),
+    (C960, "Kxh1", "b1h1"),
+    (C960, "Kxa1", "b1a1"),
+    ("qbbnrnk1/pppppppp/8/8/8/8/PPPPPPPP/QBBNR1KR w KQkq - 0 1", "Kxh1", "g1h1"),
+    ("qbbnrnk1/pppppppp/8/8/8/8/PPPPPPPP/QBBNR1KR w KQkq - 0 1", "Kh1", "g1h1"),
 ]
+
+#: After 1. e4 e5 2. Nf3 Nc6: both sides' castling still blocked by their own pieces.
+OPENING = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+#: Black's bishop on c4 watches f1: White may not castle kingside through it.
+THROUGH_CHECK = "r3k2r/8/8/8/2b5/8/8/R3K2R w KQkq - 0 1"
+NO_RIGHTS = "4k3/8/8/8/8/8/8/4K2R w - - 0 1"
+# Chess960 start 100: QBBNRNKR, the king on g1 beside its rook on h1, a knight on f1 in the way.
+C960_100 = "qbbnrnkr/pppppppp/8/8/8/8/PPPPPPPP/QBBNRNKR w KQkq - 0 1"
 
 REJECTIONS: list[tuple[str, str, str]] = [
     (START, "xyz", "unknown input 'xyz'; type a move like e2e4 or Nf3, or 'help'"),
     (START, "", "type a move like e2e4 or Nf3, or 'help'"),
-    (START, "e2e5", "e2e5 is not legal here"),
+    # the side to move, the piece, and what stops it
+    (START, "e5", "no white pawn can go to e5 (it is White's move)"),
+    (START, "Nf6", "no white knight can go to f6 (it is White's move)"),
+    (START, "e7e5", "the pawn on e7 is Black's, and it is White's move"),
+    (
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "d2d4",
+        "the pawn on d2 is White's, and it is Black's move",
+    ),
     (START, "e3e4", "there is no piece on e3"),
-    (START, "e7e5", "it is White's move"),
-    (START, "Nf6", "it is White's move"),
-    (START, "Bb5", "Bb5 is not legal here"),
-    (START, "O-O", "O-O is not legal here"),
-    (START, "e1h1", "e1h1 is not legal here"),
-    (START, "e2e2", "e2e2 is not legal here"),
+    (
+        START,
+        "e2e5",
+        "the pawn on e2 cannot go to e5: a pawn moves one square forward, or two from its starting square",
+    ),
+    (START, "Bb5", "the bishop on f1 cannot get to b5: the way is blocked at e2"),
+    (START, "f1b5", "the bishop on f1 cannot get to b5: the way is blocked at e2"),
+    (START, "Qh5", "the queen on d1 cannot get to h5: the way is blocked at e2"),
+    (START, "Ra3", "the rook on a1 cannot get to a3: the way is blocked at a2"),
+    (START, "Nd2", "the knight on b1 cannot go to d2: your own pawn stands there"),
+    (START, "Ke2", "the king on e1 cannot go to e2: your own pawn stands there"),
+    (START, "Nc4", "no white knight can go to c4"),
+    (START, "exd5", "there is nothing to take on d5"),
+    (START, "Ba4", "no white bishop can go to a4"),
+    (START, "Ba3", "the bishop on c1 cannot get to a3: the way is blocked at b2"),
+    (START, "Kd1e2", "you have no king on d1"),
+    (NO_RIGHTS, "Qd4", "you have no queen"),
+    (NO_RIGHTS, "Rh9", "unknown input 'Rh9'; type a move like e2e4 or Nf3, or 'help'"),
+    (START, "b1d2q", "the knight on b1 cannot go to d2: your own pawn stands there"),
+    (START, "e2e4q", "only a pawn reaching the last rank is promoted; type e2e4"),
+    (START, "e4=Q", "only a pawn reaching the last rank is promoted; type e4"),
+    (START, "e2e2", "e2e2 does not move the piece; type where it goes as well, like e2e4"),
     (START, "--", "unknown input '--'; type a move like e2e4 or Nf3, or 'help'"),
     (START, "0000", "unknown input '0000'; type a move like e2e4 or Nf3, or 'help'"),
-    ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "d2d4", "it is Black's move"),
     (TWO_KNIGHTS, "Nd2", "Nd2 is ambiguous: Nbd2 or Nfd2?"),
-    (PROMOTION, "e7e8", "promotion needs a piece: e7e8q"),
-    (PROMOTION, "e8", "promotion needs a piece: e8=Q"),
-    (PROMOTION, "e8=K", "e8=K is not legal here"),
-    (PINNED, "Nf3", "Nf3 leaves your king in check"),
-    (PINNED, "d2f3", "d2f3 leaves your king in check"),
-    (IN_CHECK, "Rh2", "Rh2 does not get your king out of check"),
-    (IN_CHECK, "h1h2", "h1h2 does not get your king out of check"),
-    (IN_CHECK, "O-O", "O-O is not legal here"),
+    # promotions
+    (PROMOTION, "e7e8", "say which piece the pawn becomes: e7e8q (queen), r, b or n"),
+    (PROMOTION, "e8", "say which piece the pawn becomes: e8=Q, e8=R, e8=B or e8=N"),
+    (PROMOTION, "e8=K", "a pawn becomes a queen, rook, bishop or knight: e8=Q"),
+    (PROMOTION, "e7e8k", "a pawn becomes a queen, rook, bishop or knight: e7e8q, r, b or n"),
+    # pins, check and the king
+    (PINNED, "Nf3", "the knight on d2 is pinned: Nf3 would leave your king in check"),
+    (PINNED, "d2f3", "the knight on d2 is pinned: d2f3 would leave your king in check"),
+    (IN_CHECK, "Rh2", "you are in check, and Rh2 does not get your king out of it"),
+    (IN_CHECK, "h1h2", "you are in check, and h1h2 does not get your king out of it"),
+    (IN_CHECK, "Kf2", "your king cannot go to f2: Black's rook on e2 attacks it"),
+    (THROUGH_CHECK, "Kf1", "your king cannot go to f1: Black's bishop on c4 attacks it"),
+    # a king stepping away along the line of the rook that checks it is still in its line
+    ("4k3/8/8/8/8/8/8/r3K3 w - - 0 1", "Kf1", "your king cannot go to f1: Black's rook on a1 attacks it"),
+    # castling
+    (START, "O-O", "you cannot castle kingside yet: f1 and g1 must be empty first"),
+    (START, "e1h1", "you cannot castle kingside yet: f1 and g1 must be empty first"),
+    (START, "Kg1", "you cannot castle kingside yet: f1 and g1 must be empty first"),
+    (OPENING, "O-O-O", "you cannot castle queenside yet: b1, c1 and d1 must be empty first"),
+    (IN_CHECK, "O-O", "you cannot castle while you are in check"),
+    (NO_RIGHTS, "O-O", "you can no longer castle kingside: your king or that rook has moved"),
+    (NO_RIGHTS, "e1g1", "you can no longer castle kingside: your king or that rook has moved"),
+    (
+        THROUGH_CHECK,
+        "O-O",
+        "you cannot castle kingside now: your king would pass through or land on f1, which Black attacks",
+    ),
     (
         START,
         "x" * (MAX_INPUT_CHARS + 1),
@@ -114,6 +171,14 @@ REJECTIONS: list[tuple[str, str, str]] = [
         "abcdefghijklmnopqrstuvwxyz",
         "unknown input 'abcdefghijklmno…'; type a move like e2e4 or Nf3, or 'help'",
     ),
+]
+
+C960_REJECTIONS: list[tuple[str, str, str]] = [
+    (C960_100, "Nf3", "no white knight can go to f3"),
+    (C960_100, "O-O", "you cannot castle kingside yet: f1 must be empty first"),
+    (C960_100, "Kxh1", "you cannot castle kingside yet: f1 must be empty first"),
+    (C960_100, "g1h1", "you cannot castle kingside yet: f1 must be empty first"),
+    (C960_100, "O-O-O", "you cannot castle queenside yet: c1, d1 and f1 must be empty first"),
 ]
 
 COMMANDS: list[tuple[str, Command]] = [
@@ -154,6 +219,11 @@ def test_chess960_castling_comes_back_king_onto_rook(fen: str, text: str, uci: s
 @pytest.mark.parametrize(("fen", "text", "reason"), REJECTIONS)
 def test_rejections_say_why(fen: str, text: str, reason: str) -> None:
     assert parse_command(text, chess.Board(fen)) == Rejection(text, reason)
+
+
+@pytest.mark.parametrize(("fen", "text", "reason"), C960_REJECTIONS)
+def test_chess960_rejections_say_why(fen: str, text: str, reason: str) -> None:
+    assert parse_command(text, chess.Board(fen, chess960=True)) == Rejection(text, reason)
 
 
 @pytest.mark.parametrize(("text", "command"), COMMANDS)
@@ -257,9 +327,9 @@ def test_a_session_reprompts_with_the_reason_until_a_legal_move() -> None:
     assert terminal.shown == [
         "type a move like e2e4 or Nf3, or 'help'",
         "unknown input 'xyz'; type a move like e2e4 or Nf3, or 'help'",
-        "e2e5 is not legal here",
+        "the pawn on e2 cannot go to e5: a pawn moves one square forward, or two from its starting square",
         HELP_TEXT,
-        "it is White's move",
+        "no white knight can go to f6 (it is White's move)",
     ]
     assert terminal.prompts == ["White to move: "] * 6
 
@@ -282,9 +352,9 @@ def test_a_session_returns_commands_to_the_caller() -> None:
 
 @pytest.mark.parametrize("end", [None, EOFError, KeyboardInterrupt])
 def test_end_of_input_and_ctrl_c_quit_without_a_traceback(end: type[BaseException] | None) -> None:
-    terminal = Terminal("e2e5", end)
+    terminal = Terminal("e2e2", end)
     assert terminal.player().ask(chess.Board()) is Command.QUIT
-    assert terminal.shown == ["e2e5 is not legal here", ""]
+    assert terminal.shown == ["e2e2 does not move the piece; type where it goes as well, like e2e4", ""]
 
 
 def test_the_default_keyboard_reads_stdin_and_quits_at_its_end(
@@ -302,3 +372,44 @@ def test_the_default_keyboard_reads_stdin_and_quits_at_its_end(
 def test_a_prompt_function_may_be_any_callable() -> None:
     replies: Callable[[str], str | None] = {"White to move: ": "d4"}.get
     assert KeyboardPlayer(replies, print).ask(chess.Board()) == chess.Move.from_uci("d2d4")
+
+
+def test_a_prompt_is_given_up_when_the_flag_falls_and_the_late_line_answers_the_next_prompt() -> None:
+    import threading
+
+    came = threading.Event()
+    prompts: list[str] = []
+
+    def read_line(prompt: str) -> str | None:
+        prompts.append(prompt)
+        came.wait(timeout=60)
+        return "e4"
+
+    shown: list[str] = []
+    player = KeyboardPlayer(read_line, shown.append)
+    checks = iter([False, False, True])
+    assert player.ask(chess.Board(), expired=lambda: next(checks, True)) is None
+    came.set()
+    assert player.ask(chess.Board()) == chess.Move.from_uci("e2e4")
+    assert prompts == ["White to move: "]  # one line read, for both prompts
+    assert shown == ["", "White to move:"]  # the given-up prompt's line ended; the next one asked again
+
+
+def test_without_a_clock_the_prompt_is_read_on_the_callers_thread() -> None:
+    import threading
+
+    threads: list[threading.Thread] = []
+
+    def read_line(prompt: str) -> str | None:
+        threads.append(threading.current_thread())
+        return "d4"
+
+    assert KeyboardPlayer(read_line, print).ask(chess.Board()) == chess.Move.from_uci("d2d4")
+    assert threads == [threading.current_thread()]
+
+
+def test_the_prompt_says_when_the_player_is_in_check() -> None:
+    terminal = Terminal("Kd1")
+    board = chess.Board(IN_CHECK)
+    assert terminal.player().ask(board) == chess.Move.from_uci("e1d1")
+    assert terminal.prompts == ["White to move (in check): "]

@@ -315,3 +315,34 @@ def test_engine_games_in_a_row_keep_the_twin_clean_through_every_move_and_reset(
             session.table.check_matches(record.board())
         assert session.world is not None and not session.world.twin.violations
     assert len(list_games(tmp_path)) == 3
+
+
+def test_a_resume_completes_the_journal_of_a_move_a_person_had_made(tmp_path: Path) -> None:
+    """Killed after a person's move was journaled as pieces to move but before they were marked moved:
+    the resumed game marks them, so the journal shows no robot work left undone."""
+    hand, engine = PlayerSpec.parse("hand:20:depth=1"), PlayerSpec.parse("engine:20:depth=1")
+    with Session(Config.default(), games_dir=tmp_path, speed=None) as session:
+        session.connect()
+        with session.new_game(hand, engine, chess.Board()) as journal:
+            session.play(journal, hand, engine, max_plies=1)
+        path = journal.path
+    lines = path.read_bytes().splitlines(keepends=True)
+    last_begin = max(n for n, line in enumerate(lines) if b'"robot-begin"' in line)
+    assert b'"hand ' in lines[last_begin] and b'"robot-done"' in lines[-1]
+    path.write_bytes(
+        b"".join(line for line in lines if b'"robot-done"' not in line or lines.index(line) < last_begin)
+    )
+    with Session(Config.default(), games_dir=tmp_path, speed=None) as session:
+        journal, white, black = session.resume(path)
+        session.connect()
+        with journal:
+            record = session.play(journal, white, black, max_plies=1)
+        session.table.check_matches(record.board())
+    begun: list[tuple[int, set[int]]] = []
+    for raw in path.read_bytes().splitlines():
+        entry = json.loads(raw)
+        if entry["type"] == "robot-begin":
+            begun.append((len(entry["operations"]), set()))
+        elif entry["type"] == "robot-done":
+            begun[-1][1].add(entry["index"])
+    assert all(len(done) == count for count, done in begun), begun

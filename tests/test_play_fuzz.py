@@ -176,13 +176,14 @@ def check_session(folder: Path, lines: Sequence[str], *, as_json: bool, exit_cod
     assert games, "no game was journaled"
     ending = replay_game(Game(games[0], entries(games[0])), queue)
     played = 1
-    if ending == "over" and not as_json:
-        # a person at the keyboard is asked "Another game? [y/N]"; only y or yes plays one more
+    while ending == "over" and not as_json:
+        # after each game a person at the keyboard is asked "Another game? [y/N]"; y or yes plays one more
         answer = queue.popleft() if queue else None
-        if answer is not None and answer.strip().lower() in ("y", "yes"):
-            assert len(games) == 2, f"{answer!r} to 'Another game?' started {len(games) - 1} more"
-            ending = replay_game(Game(games[1], entries(games[1])), queue)
-            played = 2
+        if answer is None or answer.strip().lower() not in ("y", "yes"):
+            break
+        assert len(games) > played, f"{answer!r} to 'Another game?' started no game"
+        ending = replay_game(Game(games[played], entries(games[played])), queue)
+        played += 1
     assert len(games) == played, f"{len(games)} games journaled, {played} asked for"
     assert exit_code == (EXIT_STOPPED if ending == "stopped" else 0), f"exit {exit_code} after {ending}"
     if ending == "stopped":

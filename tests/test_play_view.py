@@ -104,7 +104,7 @@ def test_the_result_and_how_the_game_ended(layout: Layout) -> None:
     live.show_board(board, result="0-1", termination="checkmate")
     live.update(status="0-1 (checkmate)")
     picture = shown(live)
-    assert "0-1  Black wins (checkmate)" in picture
+    assert "Black wins by checkmate (0-1)" in picture
     assert "to move" not in picture
     assert picture.count("checkmate") == 1  # the status line says the same, so it is not repeated
 
@@ -267,7 +267,7 @@ def test_it_steps_aside_while_the_keyboard_prompt_waits(layout: Layout) -> None:
     assert move == chess.Move.from_uci("e4d5")
     assert seen == [(False, False), (False, False)]  # input() would write its prompt to the real stdout
     text = console.export_text()
-    assert "e4e6 is not legal here" in text
+    assert "the pawn on e4 cannot go to e6" in text
     assert "typed while the view waits" in text  # drawn again, up to date, after the prompt
 
 

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import chess
 import click
@@ -28,6 +28,10 @@ from .layout import Layout
 from .reset import SetupTarget, chess960_target, parse_target
 from .simstate import SimulatorState, default_state_path, load_state, save_state
 from .simulate import TableSimulator, game_moves, layout_document, read_game, simulate_game
+
+if TYPE_CHECKING:
+    from .game.record import Player
+    from .game.store import GameSummary
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -505,20 +509,30 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
         sys.exit(1)
 
 
+PLAYER_HELP = (
+    "White's player: keyboard (moves typed here), engine[:LEVEL] (Stockfish; LEVEL a skill 0-20 or an "
+    "elo like 1500elo, e.g. engine:5), board (a person moving the pieces on the table, seen by its "
+    "sensors), script:FILE.pgn (the moves of a game file), or on the simulator hand[:LEVEL] (a simulated "
+    "person moving the pieces). Players on the web page (web) play through 'chessatron serve'."
+)
+
+
 @main.command()
 @click.option(
     "--white",
     "white_text",
+    metavar="PLAYER",
     default="keyboard",
     show_default=True,
-    help="engine[:LEVEL], keyboard or script:FILE.",
+    help=PLAYER_HELP,
 )
 @click.option(
     "--black",
     "black_text",
+    metavar="PLAYER",
     default="engine",
     show_default=True,
-    help="engine[:LEVEL], keyboard or script:FILE.",
+    help="Black's player, as for --white.",
 )
 @click.option(
     "--chess960",
@@ -583,10 +597,16 @@ def play(
     clock_text: str | None,
     config_path: Path | None,
 ) -> None:
-    """Play a game: engines, keyboard or scripted players; the robot moves the pieces."""
+    """Play a game at the table: typed moves, a person at the board or the engine; the robot moves the
+    pieces (on the simulator unless the config names a machine).
+
+    Moves are typed as e2e4, Nf3, exd5, e8=Q or O-O; 'help' lists the commands (hint, takeback, draw,
+    resign, quit). Every game is saved as it goes: 'chessatron games' lists them, and
+    'chessatron play --resume' continues one that was stopped."""
     import random
 
     from .game.clock import parse_clock
+    from .game.events import describe_event, score_line, summary_line
     from .game.keyboard import KeyboardPlayer
     from .game.record import GameRecord
     from .game.session import PlayerSpec, Session, write_pgn
@@ -605,14 +625,11 @@ def play(
     show = not as_json and PlayView.wanted(console)  # on a terminal: the live view of the whole table
 
     def emit(event: dict[str, object]) -> None:
-        line = None
         if as_json:
             click.echo(json.dumps(event, default=str))
-        elif event["event"] == "move":
-            line = f"{event['ply']:>4}. {event['san']:<8} {event['who']}"
-        elif event["event"] in ("result", "game", "resumed", "warning", "notice", "your-hands", "arrange"):
-            details = ", ".join(f"{k}: {v}" for k, v in event.items() if k != "event")
-            line = f"{event['event']}: {details}"
+            return
+        # the live state still shows the game as it was before the event (the moves taken back...)
+        line = describe_event(event, live.snapshot().get("game"))
         if line is not None:
             (view.print if show else click.echo)(line)  # click.echo would garble the live area
 
@@ -656,13 +673,21 @@ def play(
             return start
 
         white, black = PlayerSpec.parse(white_text), PlayerSpec.parse(black_text)
+        # after a single game a person at the keyboard is asked whether to play another, after each
+        ask_again = game_count == 1 and "keyboard" in (white.kind, black.kind) and not as_json
+        if not resume:
+            _refuse_web_players(white.kind, black.kind)
         finished: list[GameRecord] = []
         played = 0
         while True:
             if resume and played == 0:
                 summary = latest_unfinished(directory)
                 if summary is None:
-                    raise ChessatronError(f"no unfinished game in {str(directory)!r} to resume")
+                    raise ChessatronError(
+                        f"no unfinished game in {str(directory)!r} to resume; 'chessatron games' lists the "
+                        "saved ones, 'chessatron play' starts a new one"
+                    )
+                _refuse_web_players(summary.white.kind, summary.black.kind, summary.game_id)
                 journal, white, black = session.resume(summary.path)
                 session.connect()
             else:
@@ -675,15 +700,21 @@ def play(
                     record = session.play(journal, white, black, max_plies=max_plies)
             except KeyboardInterrupt:
                 view.close()  # leave the live area before writing below it
-                click.echo("the game is saved: `chessatron play --resume` continues it", err=True)
+                kept = journal.state
+                stopped = summary_line(
+                    kept.metadata.game_id, len(kept.moves), kept.metadata.start_fen, finished=False
+                )
+                click.echo(stopped, err=True)
                 raise
             played += 1
             if simulated:
                 snapshot = SimulatorState(session.table, record.board(), session.gantry)
                 save_state(default_state_path(), snapshot)
             if not as_json:
-                ending = record.termination or "unfinished"
-                console.print(f"{record.result} ({ending}), {len(record.moves)} plies")
+                game_id = journal.state.metadata.game_id
+                finished_now = record.result != "*"
+                closing = summary_line(game_id, len(record.moves), record.start_fen, finished=finished_now)
+                (view.print if show else click.echo)(closing)
             if record.result == "*":
                 break
             finished.append(record)
@@ -691,11 +722,12 @@ def play(
                 write_pgn(finished, pgn_out)
             if played < game_count:
                 continue
-            typing = "keyboard" in (white.kind, black.kind)
-            if game_count == 1 and typing and not as_json and session.keyboard.confirm("Another game?"):
+            if ask_again and session.keyboard.confirm("Another game?"):
                 game_count += 1
                 continue
             break
+        if len(finished) > 1 and not as_json:
+            (view.print if show else click.echo)(score_line(finished, (white.spec, black.spec)))
 
 
 @main.command()
@@ -741,12 +773,68 @@ def games(
     summaries = store.list_games(directory)
     if not summaries:
         click.echo(f"no saved games in {directory}")
+        return
+    for line in _games_table(summaries):
+        click.echo(line)
+    if any(summary.in_progress for summary in summaries):
+        click.echo("chessatron play --resume continues the latest game in progress")
+
+
+def _games_table(summaries: list[GameSummary]) -> list[str]:
+    """The saved games, one a line under a heading, columns aligned."""
+    rows = [("id", "date", "white", "black", "variant", "moves", "result")]
     for summary in summaries:
-        state = summary.result if summary.is_finished else "in progress"
-        players = f"{summary.white.name or summary.white.kind} - {summary.black.name or summary.black.kind}"
-        click.echo(
-            f"{summary.game_id}  {summary.date}  {players}  {summary.variant}  {summary.plies} plies  {state}"
+        if summary.in_progress:
+            state = "in progress"
+        elif summary.is_finished:
+            state = f"{summary.result} {summary.termination or ''}".rstrip()
+        else:
+            state = "unfinished"
+        date = summary.date.isoformat() if summary.date is not None else "?"
+        if summary.is_journal:
+            date = summary.stored.astimezone().strftime("%Y-%m-%d %H:%M")
+        rows.append(
+            (
+                summary.game_id,
+                date,
+                _player_label(summary.white),
+                _player_label(summary.black),
+                summary.variant,
+                str(summary.moves),
+                state,
+            )
         )
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return [
+        "  ".join(
+            cell.rjust(width) if column == 5 else cell.ljust(width)
+            for column, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
+
+
+def _player_label(player: Player) -> str:
+    """How a player shows in the list: an engine with its level, else the name (``?`` when unknown)."""
+    if player.kind == "engine":
+        return player.spec
+    if player.kind == "script":
+        return "script"
+    return player.name or (player.kind if player.kind != "unknown" else "?")
+
+
+def _refuse_web_players(white: str, black: str, game_id: str | None = None) -> None:
+    """``play`` has no web page: a web player would wait for ever."""
+    if "web" not in (white, black):
+        return
+    if game_id is not None:
+        raise ChessatronError(
+            f"game {game_id!r} has a player on the web page; continue it there: run 'chessatron serve'"
+        )
+    raise ChessatronError(
+        "a 'web' player moves on the web page, which 'chessatron play' does not serve; run "
+        "'chessatron serve' and start the game on the page, or play here with keyboard or board"
+    )
 
 
 def _prompt_on_stderr(prompt: str) -> str | None:

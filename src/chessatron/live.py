@@ -28,12 +28,16 @@ The snapshot's keys (a contract for the page and its tests):
 ``clock``
     ``None`` or ``{"white_ms", "black_ms", "running": "white"|"black"|None, "control"}``.
 ``evaluation``
-    ``None`` or ``{"cp": int|None, "mate": int|None, "depth", "pv": [san, ...]}`` from White's side.
+    ``None`` or ``{"cp": int|None, "mate": int|None, "depth", "pv": [san, ...], "fen"}`` from White's
+    side: the engine's view of the position on the board (``fen``), its line starting there. A new
+    position (a move, a takeback, another game) or the end of the game clears it.
 ``prompt``
     ``None`` or ``{"colour", "legal": {"e2": ["e3", "e4"], ...}, "promotion": [from uci prefixes]}``
     when a ``web`` player is to move.
 ``hint``, ``notices``
-    the last hint ``{"uci", "san"}`` and the last notices (``[{"message", "level"}]``, newest last).
+    the hint for the position on the board ``{"uci", "san", "fen"}`` (cleared, as the evaluation is,
+    when the position changes or the game ends) and the last notices (``[{"message", "level"}]``,
+    newest last).
 """
 
 from __future__ import annotations
@@ -176,22 +180,33 @@ class LiveState:
         result: str | None = None,
         termination: str | None = None,
     ) -> None:
-        """The game as it stands (``board`` with its move stack from the start position)."""
+        """The game as it stands (``board`` with its move stack from the start position).
+
+        The hint and the evaluation go when they no longer belong to the position shown: another
+        position or game (unless they name this position by its ``fen``), or the game's end."""
         start = board.root()
         replay = start.copy(stack=False)
         san = []
         for move in board.move_stack:
             san.append(replay.san(move))
             replay.push(move)
+        fen = board.fen()
         with self._changed:
             previous = self._state["game"] or {}
+            same = previous.get("fen") == fen and (game_id is None or game_id == previous.get("id"))
+            for part in ("hint", "evaluation"):
+                shown = self._state[part]
+                if shown is not None and (
+                    result is not None or shown.get("fen", fen if same else None) != fen
+                ):
+                    self._state[part] = None
             self._state["game"] = {
                 "id": game_id if game_id is not None else previous.get("id"),
                 "white": players[0] if players else previous.get("white"),
                 "black": players[1] if players else previous.get("black"),
                 "variant": "chess960" if board.chess960 else "standard",
                 "start_fen": start.fen(),
-                "fen": board.fen(),
+                "fen": fen,
                 "san": san,
                 "uci": [move.uci() for move in board.move_stack],
                 "turn": colour_name(board.turn),

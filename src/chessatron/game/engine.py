@@ -354,18 +354,23 @@ class EnginePlayer:
         """The process id of the running engine, None between a crash and its restart."""
         return None if self._engine is None else self._engine.transport.get_pid()
 
-    def best_move(self, board: chess.Board) -> chess.Move:
+    def best_move(self, board: chess.Board, *, max_time_s: float | None = None) -> chess.Move:
         """The engine's move at its level; castling is king-onto-rook on Chess960 boards.
+
+        ``max_time_s`` caps the time it thinks (a chess clock running low): the level's time per move,
+        or its depth or nodes, whichever comes first.
 
         Raises :class:`GameOverError`, :class:`InvalidPositionError`, :class:`EngineFailedError`.
         """
         self._check_position(board, needs_move=True)
         limit = self.settings.limit()
+        # A search bounded by depth or nodes starts from an empty hash table, so the move depends on the
+        # position alone: a game resumed in a new engine process goes on the same way.
+        game = object() if limit.time is None else None
+        if max_time_s is not None and (limit.time is None or limit.time > max_time_s):
+            limit = chess.engine.Limit(time=max_time_s, depth=limit.depth, nodes=limit.nodes)
         position = board.copy()
         info = chess.engine.INFO_SCORE | chess.engine.INFO_PV
-        # A search bounded by depth or nodes (no clock) starts from an empty hash table, so the move
-        # depends on the position alone: a game resumed in a new engine process goes on the same way.
-        game = object() if limit.time is None else None
 
         def play(engine: chess.engine.SimpleEngine) -> chess.engine.PlayResult:
             return engine.play(position, limit, info=info, game=game)

@@ -667,6 +667,24 @@ class Journal:
         self._size += len(data)
         self._replay = trial
 
+    def discard(self) -> None:
+        """Close and delete the journal of a game that never began (nothing after its start line), e.g.
+        because its players could not play: no unfinished game is left behind for ``--resume``.
+
+        Raises :class:`GameSaveError` for a journal with anything more in it."""
+        with self._lock:
+            if self._replay.state.lines > 1:
+                raise GameSaveError(f"the game journal {str(self.path)!r} holds the game's play; it is kept")
+        self.close()
+        try:
+            self.path.unlink(missing_ok=True)
+            _sync_directory(self.path.parent)
+        except OSError as exc:
+            raise GameSaveError(
+                f"cannot remove the game journal {str(self.path)!r} of a game that never began: "
+                f"{exc.strerror or exc}; delete it by hand"
+            ) from exc
+
     def close(self) -> None:
         """Release the journal; safe to call twice."""
         with self._lock:

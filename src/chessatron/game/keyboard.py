@@ -4,12 +4,14 @@
 :class:`chess.Move` (legal in that position), a :class:`Command`, or a :class:`Rejection` with a reason
 to show the player. python-chess parses the notation (``Board.parse_uci``, ``Board.parse_san``); this
 module only tries the spellings people use (``nf3``, ``E2E4``, ``o-o``, ``Qxf7#!``) and turns its
-exceptions into reasons a player can act on.
+exceptions into reasons a player can act on (:mod:`.reasons` asks python-chess why a move fails:
+no piece of yours there, the way is blocked, a pin, check, castling rights).
 
 Moves:
     UCI ``e2e4``, ``e7e8q``; SAN ``Nf3``, ``exd5``, ``e8=Q``, ``O-O``, ``0-0-0``, with or without ``+``,
-    ``#``, ``!``, ``?``; castling as king onto rook (``e1h1``) on any board; on a Chess960 board also
-    the king onto its castled square (``b1g1``) when no plain king move goes there.
+    ``#``, ``!``, ``?``; castling also as the king onto its rook (``e1h1``, ``Kxh1``) or two squares
+    (``e1g1``, ``Kg1``) on any board; on a Chess960 board also the king onto its castled square
+    (``b1g1``) when no plain king move goes there.
 Commands (case-insensitive):
     ``hint`` (``h``, ``suggest``), ``takeback`` (``undo``, ``u``, ``take back``), ``draw`` (``d``,
     ``offer draw``, ``accept draw``: an offer, or the acceptance of the opponent's), ``resign`` (``give
@@ -21,22 +23,26 @@ Commands (case-insensitive):
 Move.from_uci('g1f3')
 >>> parse_command("Undo", board)
 <Command.TAKEBACK: 'takeback'>
->>> parse_command("e2e5", board)
-Rejection(text='e2e5', reason='e2e5 is not legal here')
+>>> parse_command("e5", board)
+Rejection(text='e5', reason="no white pawn can go to e5 (it is White's move)")
 """
 
 from __future__ import annotations
 
 import enum
 import io
+import queue
 import re
 import sys
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
 import chess
+
+from .reasons import is_castling_attempt, why_into_check, why_no_piece_goes, why_not_castle, why_not_move
 
 
 class Command(enum.Enum):
@@ -70,10 +76,15 @@ COMMAND_WORDS: Final[dict[str, Command]] = {
 }
 
 HELP_TEXT: Final = """\
-type a move: e2e4, e7e8q, Nf3, exd5, e8=Q, O-O (castling also as the king onto its rook: e1h1)
-or a command: hint (h), takeback (undo), draw (offers or accepts a draw), resign, quit (q), help (?)"""
+type a move: e2e4, e7e8q, Nf3, exd5, e8=Q, O-O (castling also as the king onto its rook: Kxh1, e1h1)
+or a command: hint (h), takeback (undo), draw (offers a draw, or accepts one), resign, help (?),
+quit (q: the game is saved; chessatron play --resume continues it)"""
 
 MAX_INPUT_CHARS: Final = 40
+#: How often a prompt that can be given up checks whether it must be (seconds).
+GIVE_UP_POLL_S: Final = 0.05
+#: What :meth:`KeyboardPlayer._read` returns for a prompt given up.
+_GAVE_UP: Final = object()
 _ASK: Final = "type a move like e2e4 or Nf3, or 'help'"
 _UCI: Final = re.compile(r"[a-h][1-8][a-h][1-8][qrbnk]?", re.ASCII)
 _CASTLING: Final = re.compile(r"[o0]-[o0](-[o0])?", re.ASCII)
@@ -111,8 +122,9 @@ def parse_command(text: str, board: chess.Board) -> KeyboardInput:
     return result
 
 
-# Reasons in the order to prefer them when several spellings of one input fail differently.
-_PROMOTION, _CHECK, _TURN, _ILLEGAL = range(4)
+# Reasons in the order to prefer them when several spellings of one input fail differently: a promotion
+# without its piece, a move into check, a named piece that cannot go there, no piece that can.
+_PROMOTION, _CHECK, _PIECE, _NONE = range(4)
 
 
 def _parse_move(text: str, board: chess.Board) -> chess.Move | str | None:
@@ -131,29 +143,35 @@ def _parse_move(text: str, board: chess.Board) -> chess.Move | str | None:
             spellings.append(first.upper() + text[1:].lower())
         if first and first in "ACDEFGH":
             spellings.append(text.lower())
-    reasons: list[tuple[int, str]] = []
-    for san in spellings:
+    reasons: list[tuple[int, int, str]] = []
+    for order, san in enumerate(spellings):
         try:
             move = board.parse_san(san)
         except chess.AmbiguousMoveError:
             return _ambiguity(san, board)
         except chess.IllegalMoveError:
-            reasons.append(_diagnose_san(san, board))
+            castling = _king_castling(san, board)
+            if castling is not None:
+                return castling
+            rank, reason = _diagnose_san(san, board)
+            reasons.append((rank, order, reason))
             continue
         except ValueError:  # InvalidMoveError: not notation at all in this spelling
             continue
         if move:  # a null move ("--", "Z0") is notation, but not a move a player can make
             return move
-    return min(reasons)[1] if reasons else None
+    return min(reasons)[2] if reasons else None
 
 
 def _parse_uci(uci: str, board: chess.Board) -> chess.Move | str:
+    if uci[:2] == uci[2:4]:
+        return f"{uci} does not move the piece; type where it goes as well, like e2e4"
     try:
         return board.parse_uci(uci)
     except chess.IllegalMoveError:
         pass
-    except ValueError:  # InvalidMoveError: from and to the same square
-        return f"{uci} is not legal here"
+    except ValueError:  # InvalidMoveError
+        return f"{uci} is not a move; type one like e2e4"
     move = chess.Move.from_uci(uci)
     if board.chess960 and move.promotion is None and board.king(board.turn) == move.from_square:
         # The king onto its castled square; parse_uci only knows this for a king and rooks on their
@@ -161,42 +179,55 @@ def _parse_uci(uci: str, board: chess.Board) -> chess.Move | str:
         for castling in board.generate_castling_moves():
             if _castled_king_square(board, castling) == move.to_square:
                 return castling
-    piece = board.piece_at(move.from_square)
-    if piece is None:
-        return f"there is no piece on {chess.square_name(move.from_square)}"
-    if piece.color != board.turn:
-        return _whose_move(board)
-    queening = chess.Move(move.from_square, move.to_square, chess.QUEEN)
-    if move.promotion is None and piece.piece_type == chess.PAWN and board.is_legal(queening):
-        return f"promotion needs a piece: {uci}q"
-    if board.is_pseudo_legal(move):
-        return _into_check(uci, board)
-    return f"{uci} is not legal here"
+    return why_not_move(board, move, uci)
+
+
+def _king_castling(san: str, board: chess.Board) -> chess.Move | None:
+    """Castling written as a king move: onto its own rook (``Kxh1``, as Chess960 players do) or two
+    files along the back rank (``Kg1``)."""
+    match = chess.SAN_REGEX.match(san)
+    king = board.king(board.turn)
+    if match is None or match.group(1) != "K" or match.group(5) or king is None:
+        return None
+    move = chess.Move(king, chess.parse_square(match.group(4)))
+    if not is_castling_attempt(board, move):
+        return None
+    found = _parse_uci(move.uci(), board)
+    return found if isinstance(found, chess.Move) else None
 
 
 def _diagnose_san(san: str, board: chess.Board) -> tuple[int, str]:
     """Why python-chess found no legal move for SAN it could read, and how much that reason says."""
     match = chess.SAN_REGEX.match(san)
-    if match is None:  # castling: both sides may castle, so "it is White's move" would mislead
-        return _ILLEGAL, f"{san} is not legal here"
-    wanted = match.group(5)
+    if match is None:  # castling: O-O or O-O-O (or with zeros)
+        return _PIECE, why_not_castle(board, kingside=san.count("-") == 1, text=san)
+    piece_letter, file_hint, rank_hint, target_name, wanted = match.group(1, 2, 3, 4, 5)
+    target = chess.parse_square(target_name)
     promotion = chess.PIECE_SYMBOLS.index(wanted[-1].lower()) if wanted else None
     # python-chess matches SAN against legal moves only; telling "leaves your king in check" apart from
     # "not legal" needs the same filter over pseudo-legal moves.
     candidates = [move for move in board.pseudo_legal_moves if _san_matches(match, move, board)]
-    if promotion is None and any(move.promotion for move in candidates):
-        return _PROMOTION, f"promotion needs a piece: {san}=Q"
-    if any(move.promotion == promotion for move in candidates):
-        return _CHECK, _into_check(san, board)
-    flipped = board.copy(stack=False)
-    flipped.turn = not board.turn
-    try:
-        flipped.parse_san(san)
-    except chess.AmbiguousMoveError:
-        return _TURN, _whose_move(board)
-    except ValueError:
-        return _ILLEGAL, f"{san} is not legal here"
-    return _TURN, _whose_move(board)
+    promoting = [move for move in candidates if move.promotion]
+    square = target_name
+    if promotion is None and promoting:
+        return (
+            _PROMOTION,
+            f"say which piece the pawn becomes: {square}=Q, {square}=R, {square}=B or {square}=N",
+        )
+    if promotion is not None and promoting and promotion in (chess.KING, chess.PAWN):
+        return _PROMOTION, f"a pawn becomes a queen, rook, bishop or knight: {square}=Q"
+    if promotion is not None and not promoting and candidates:
+        return _PROMOTION, f"only a pawn reaching the last rank is promoted; type {san.split('=')[0]}"
+    chosen = [move for move in candidates if move.promotion == promotion]
+    if chosen:
+        return _CHECK, why_into_check(board, chosen[0], san)
+    piece_type = chess.PIECE_SYMBOLS.index(piece_letter.lower()) if piece_letter else chess.PAWN
+    from_file = chess.FILE_NAMES.index(file_hint) if file_hint else None
+    from_rank = int(rank_hint) - 1 if rank_hint else None
+    reason = why_no_piece_goes(
+        board, piece_type, target, from_file=from_file, from_rank=from_rank, capture="x" in san
+    )
+    return (_NONE if reason.startswith("no ") else _PIECE), reason
 
 
 def _san_matches(match: re.Match[str], move: chess.Move, board: chess.Board) -> bool:
@@ -228,16 +259,6 @@ def _castled_king_square(board: chess.Board, castling: chess.Move) -> chess.Squa
     return chess.square(file, chess.square_rank(castling.from_square))
 
 
-def _whose_move(board: chess.Board) -> str:
-    return f"it is {chess.COLOR_NAMES[board.turn].capitalize()}'s move"
-
-
-def _into_check(move: str, board: chess.Board) -> str:
-    if board.is_check():
-        return f"{move} does not get your king out of check"
-    return f"{move} leaves your king in check"
-
-
 def _or(names: Iterable[str]) -> str:
     *rest, last = names
     return f"{', '.join(rest)} or {last}" if rest else last
@@ -263,9 +284,9 @@ class KeyboardPlayer:
     The end of input and Ctrl-C (``KeyboardInterrupt``, ``EOFError`` from ``read_line``) are
     :attr:`Command.QUIT`, so a game can be saved rather than lost to a traceback.
 
-    >>> lines = iter(["e2e5", "e4"])
+    >>> lines = iter(["Bb5", "e4"])
     >>> KeyboardPlayer(lambda prompt: next(lines), print).ask(chess.Board())
-    e2e5 is not legal here
+    the bishop on f1 cannot get to b5: the way is blocked at e2
     Move.from_uci('e2e4')
     """
 
@@ -274,34 +295,75 @@ class KeyboardPlayer:
     ) -> None:
         self._read_line = read_line
         self._write = write
+        # the answer of a prompt that was given up (a flag fell) while its line was still being read
+        self._pending: queue.Queue[str | BaseException | None] | None = None
 
     def confirm(self, question: str) -> bool:
         """A yes/no question (``"Another game?"``): True for y/yes; no, anything else, the end of input
         or Ctrl-C is False."""
         try:
-            line = self._read_line(f"{question} [y/N] ")
+            line = self._read(f"{question} [y/N] ", None)
         except (KeyboardInterrupt, EOFError):
             line = None
-        if line is None:
+        if line is None or line is _GAVE_UP:
             self._write("")
             return False
-        return line.strip().lower() in ("y", "yes")
+        return str(line).strip().lower() in ("y", "yes")
 
-    def ask(self, board: chess.Board) -> chess.Move | Command:
-        """The legal move or the command (never :attr:`Command.HELP`) of the player to move on ``board``."""
-        prompt = f"{chess.COLOR_NAMES[board.turn].capitalize()} to move: "
+    def ask(
+        self, board: chess.Board, *, expired: Callable[[], bool] | None = None
+    ) -> chess.Move | Command | None:
+        """The legal move or the command (never :attr:`Command.HELP`) of the player to move on ``board``.
+
+        With ``expired`` (the player's flag fell, say), the prompt is given up as soon as it is true:
+        None. The line is read on a thread of its own then, and a line typed after that answers the next
+        prompt or question."""
+        check = " (in check)" if board.is_check() else ""
+        prompt = f"{chess.COLOR_NAMES[board.turn].capitalize()} to move{check}: "
         while True:
             try:
-                line = self._read_line(prompt)
+                line = self._read(prompt, expired)
             except (KeyboardInterrupt, EOFError):
                 line = None
+            if line is _GAVE_UP:
+                self._write("")  # end the prompt's line
+                return None
             if line is None:
                 self._write("")  # end the prompt's line, so that what follows starts on its own
                 return Command.QUIT
-            result = parse_command(line, board)
+            result = parse_command(str(line), board)
             if isinstance(result, Rejection):
                 self._write(result.reason)
             elif result is Command.HELP:
                 self._write(HELP_TEXT)
             else:
                 return result
+
+    def _read(self, prompt: str, expired: Callable[[], bool] | None) -> str | object | None:
+        """A line, None at the end of input, or :data:`_GAVE_UP` once ``expired()``."""
+        if expired is None and self._pending is None:
+            return self._read_line(prompt)
+        if self._pending is None:
+            answers: queue.Queue[str | BaseException | None] = queue.Queue(maxsize=1)
+
+            def read() -> None:
+                try:
+                    answers.put(self._read_line(prompt))
+                except BaseException as exc:  # handed to the asking thread, which raises it
+                    answers.put(exc)
+
+            threading.Thread(target=read, name="chessatron-keyboard", daemon=True).start()
+            self._pending = answers
+        else:
+            self._write(prompt.rstrip())  # the earlier prompt's line is still being read: it answers this
+        while True:
+            try:
+                answer = self._pending.get(timeout=GIVE_UP_POLL_S)
+            except queue.Empty:
+                if expired is not None and expired():
+                    return _GAVE_UP
+                continue
+            self._pending = None
+            if isinstance(answer, BaseException):
+                raise answer
+            return answer

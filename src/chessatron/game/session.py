@@ -18,7 +18,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +46,7 @@ from ..sim.world import SimWorld, register_world
 from ..simulate import read_game
 from ..table import PhysicalPiece, PieceId, Table
 from .clock import ChessClock, flag_outcome
-from .engine import EnginePlayer, parse_level
+from .engine import EnginePlayer, find_engine, parse_level
 from .journal import GameMetadata, Journal, JournalState, read_journal
 from .keyboard import Command, KeyboardPlayer
 from .record import ClockSettings, GameRecord, Player, Result, Termination, termination_of, to_pgn
@@ -57,6 +57,13 @@ Emit = Callable[[dict[str, Any]], None]
 
 #: Without a robot, how long the sensors must show the arranged position before the game goes on.
 ARRANGED_STILL_S = 0.3
+#: The least time the engine thinks about a move when its clock runs low (seconds).
+MIN_THINKING_S = 0.05
+#: The engine accepts a draw offer when it is not better by more than this (centipawns, its own view)...
+DRAW_EQUAL_CP = 30
+#: ...but before this ply only when it stands worse than this: a chess computer plays the game out.
+DRAW_EARLIEST_PLY = 40
+DRAW_WORSE_CP = -100
 
 
 def _cell(layout: Layout, node: Node) -> Cell:
@@ -68,7 +75,8 @@ def _cell(layout: Layout, node: Node) -> Cell:
 
 @dataclass(frozen=True)
 class PlayerSpec:
-    """A player from the command line: ``engine[:LEVEL]``, ``keyboard`` or ``script:FILE``."""
+    """A player from the command line: ``engine[:LEVEL]``, ``keyboard``, ``board`` (a person at the
+    table), ``script:FILE``, ``web`` (the web page) or on the simulator ``hand[:LEVEL]``."""
 
     kind: Literal["engine", "keyboard", "script", "board", "hand", "web"]
     level: str | None = None
@@ -165,17 +173,21 @@ class ScriptMover:
 class EngineMover:
     def __init__(self, engine: EnginePlayer) -> None:
         self.engine = engine
+        #: The most the engine may think about a move (seconds) as its clock stands, None without one.
+        self.budget: Callable[[chess.Board], float | None] = lambda board: None
 
     def choose(self, board: chess.Board) -> chess.Move | Command:
-        return self.engine.best_move(board)
+        return self.engine.best_move(board, max_time_s=self.budget(board))
 
 
 class KeyboardMover:
     def __init__(self, keyboard: KeyboardPlayer) -> None:
         self.keyboard = keyboard
+        #: Whether the player's time is up (the session sets it when a clock runs): the prompt gives up.
+        self.expired: Callable[[], bool] | None = None
 
-    def choose(self, board: chess.Board) -> chess.Move | Command:
-        return self.keyboard.ask(board)
+    def choose(self, board: chess.Board) -> chess.Move | Command | None:
+        return self.keyboard.ask(board, expired=self.expired)
 
 
 class BoardMover:
@@ -468,6 +480,8 @@ class Session:
         # after a resume: the last move, its unfinished relocations, and whether none were planned yet
         self._pending: tuple[chess.Move, list[tuple[int, Relocation]], bool] | None = None
         self._hints: EnginePlayer | None = None
+        #: The engines of the players (an engine player, a simulated hand's brain) by colour and level.
+        self._engines: dict[tuple[chess.Color, str], EnginePlayer] = {}
         self._board_movers: list[BoardMover] = []
         self._sensors: OccupancySensor | None = None
         self._leds: LiveLeds | None = None
@@ -475,6 +489,8 @@ class Session:
         self._journal: Journal | None = None
         # after a resume: a person's last move the journal lacks the pieces of (journaled on resuming)
         self._unjournaled: list[Relocation] = []
+        # after a resume: a person's finished relocations whose "done" the journal lacks
+        self._hand_done_unjournaled: list[int] = []
         self._specs: dict[chess.Color, PlayerSpec] = {}
 
     def emit(self, event: dict[str, Any]) -> None:
@@ -482,8 +498,6 @@ class Session:
         kind = event.get("event")
         if kind in ("notice", "warning"):
             self.live.notice(str(event.get("message")), "warning" if kind == "warning" else "info")
-        elif kind == "hint":
-            self.live.update(hint={"uci": event["uci"], "san": event["san"]})
         self._emit_out(event)
 
     # --- machine -----------------------------------------------------------------------------------
@@ -495,7 +509,61 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        self._stack.close()
+        try:
+            for engine in self._engines.values():
+                engine.close()
+            self._engines.clear()
+        finally:
+            self._stack.close()
+
+    def check_players(self, white: PlayerSpec, black: PlayerSpec) -> list[tuple[chess.Color, str]]:
+        """Whether the players can play here, without starting anything: a hand or board player has the
+        table it needs, the engine program is there. Returns the engine levels they need, by colour.
+
+        Raises :class:`~chessatron.errors.ConfigError`, :class:`~chessatron.errors.EngineMissingError`.
+        """
+        sensors = self.config.urls["sensors"]
+        wanted: list[tuple[chess.Color, str]] = []
+        for colour, spec in ((chess.WHITE, white), (chess.BLACK, black)):
+            if spec.kind == "hand" and not sensors.startswith("sim"):
+                raise ConfigError(
+                    f"the hand player needs the simulator, but the sensors are {sensors!r}; "
+                    "use the simulator's config or play with --white board"
+                )
+            if spec.kind == "board" and sensors.startswith("none"):
+                raise ConfigError(
+                    f"a board player needs sensors, but the [sensors] url is {sensors!r}; "
+                    "set it in the config (chessatron config init) or play with --white keyboard"
+                )
+            level = _engine_level(spec)
+            if level is not None:
+                parse_level(level)
+                wanted.append((colour, level))
+        if wanted:
+            find_engine(self.engine_path)
+        return wanted
+
+    def start_players(self, white: PlayerSpec, black: PlayerSpec) -> None:
+        """Get the players ready (:meth:`check_players`, then start the engine of an engine player or of a
+        simulated hand, so that an engine that does not run or a level it cannot play is said before
+        the game goes on). Engines stay running for the next game with the same players.
+
+        Raises :class:`~chessatron.errors.ConfigError` and the engine's errors
+        (:class:`~chessatron.errors.EngineMissingError`...).
+        """
+        wanted = self.check_players(white, black)
+        for key in [key for key in self._engines if key not in wanted]:
+            self._engines.pop(key).close()
+        for colour, level in wanted:
+            self._engine(colour, level)
+
+    def _engine(self, colour: chess.Color, level: str) -> EnginePlayer:
+        """The running engine that plays (or moves the hand of) ``colour`` at ``level``."""
+        engine = self._engines.get((colour, level))
+        if engine is None:
+            engine = EnginePlayer(parse_level(level), engine=self.engine_path)
+            self._engines[(colour, level)] = engine
+        return engine
 
     def connect(self) -> None:
         """Open the GRBL link (on the simulator: a simulated table holding this session's pieces)."""
@@ -622,7 +690,7 @@ class Session:
         if self._table_sensors() is None:
             return None
         kind: Literal["hand", "board"] = "hand" if self.world is not None else "board"
-        return self._board_mover(PlayerSpec(kind), stack, board, carrier=True)
+        return self._board_mover(PlayerSpec(kind), stack, board, board.turn, carrier=True)
 
     def _table_sensors(self) -> OccupancySensor | None:
         """The table's sensors, shared by the robot (to verify its moves) and a board player."""
@@ -696,7 +764,11 @@ class Session:
     def new_game(
         self, white: PlayerSpec, black: PlayerSpec, start: chess.Board, clock: ClockSettings | None = None
     ) -> Journal:
-        """Journal a new game (with a chess clock of ``clock`` if given) and set the table up for it."""
+        """Journal a new game (with a chess clock of ``clock`` if given) and set the table up for it.
+
+        The players are checked first (:meth:`check_players`) and started before anything moves
+        (:meth:`start_players`): a game whose players cannot play leaves no journal behind."""
+        self.check_players(white, black)
         metadata = GameMetadata(
             white=white.player(),
             black=black.player(),
@@ -707,9 +779,20 @@ class Session:
             config={"white": white.spec, "black": black.spec, "table": encode_table(self.table)},
         )
         journal = Journal.create(self.games_dir, metadata)
+        try:
+            self.start_players(white, black)
+        except ChessatronError:
+            try:
+                journal.discard()  # the game never began: nothing for `play --resume` to pick up
+            except ChessatronError as exc:  # the players' error is the one to tell
+                LOGGER.warning("%s", exc)
+            raise
+        except BaseException:
+            journal.close()  # stopped while the players started: the game can be resumed
+            raise
         self._journal = journal
         self.live.show_board(start, game_id=metadata.game_id, players=(white.spec, black.spec))
-        self.live.update(status="setting up", hint=None, evaluation=None)
+        self.live.update(status="setting up", hint=None, evaluation=None, notices=[])
         self.emit({"event": "game", "id": metadata.game_id, "fen": start.fen(), "chess960": start.chess960})
         try:
             if not self.has_robot:
@@ -733,6 +816,7 @@ class Session:
             raise ChessatronError(f"the game in {str(path)!r} is finished; start a new one")
         white = PlayerSpec.parse(str(state.metadata.config.get("white", "engine")))
         black = PlayerSpec.parse(str(state.metadata.config.get("black", "engine")))
+        self.start_players(white, black)
         self._rebuild_table(state, path)
         journal = Journal.open(path)
         self._journal = journal
@@ -758,6 +842,7 @@ class Session:
             work = work[1:]  # the set-up ended in the arrangement the table starts from
         self._pending = None
         self._unjournaled = []
+        self._hand_done_unjournaled = []
         for number, (ply, operations, done) in enumerate(work):
             scratch = table.copy()
             decoded = []
@@ -766,7 +851,10 @@ class Session:
                 scratch.relocate(relocation.piece.id, relocation.goal)
                 decoded.append((index, relocation))
             if decoded and all(relocation.purpose == "hand" for _, relocation in decoded):
-                done = {index for index, _ in decoded}  # people moved them all; only the writing stopped
+                # people moved them all; only the writing stopped (journaled as done when the game goes on)
+                if number == len(work) - 1:
+                    self._hand_done_unjournaled = [index for index, _ in decoded if index not in done]
+                done = {index for index, _ in decoded}
             for index, relocation in decoded:
                 if index in done:
                     table.relocate(relocation.piece.id, relocation.goal)
@@ -810,6 +898,9 @@ class Session:
             for mover in movers.values():
                 if isinstance(mover, BoardMover):
                     mover.both_sides = movers[chess.WHITE] is movers[chess.BLACK]
+            for index in self._hand_done_unjournaled:
+                journal.robot_done(index)
+            self._hand_done_unjournaled = []
             if self._unjournaled:
                 journal.robot_begin([encode_relocation(op) for op in self._unjournaled])
                 for index in range(len(self._unjournaled)):
@@ -839,6 +930,10 @@ class Session:
             for mover in movers.values():
                 if isinstance(mover, InboxMover | BoardMover):
                     mover.expired = self._flag_fell
+                elif isinstance(mover, KeyboardMover):
+                    mover.expired = self._flag_fell if clock is not None else None
+                elif isinstance(mover, EngineMover):
+                    mover.budget = self._thinking_budget
             plies = 0
             while outcome is None:
                 if self.stop_requested.is_set():
@@ -886,7 +981,7 @@ class Session:
                 self.emit({"event": "move", "ply": entry.ply, "uci": uci, "san": entry.san, "who": who})
                 mover = movers[board.turn]
                 if isinstance(mover, EngineMover):
-                    self._show_evaluation(board, mover.engine.last_info)
+                    self._show_evaluation(board, choice, mover.engine.last_info)
                 if not self.has_robot and not isinstance(mover, BoardMover):
                     self._move_by_hand(board, choice, stack)
                     self._journal_by_hand(journal, before_choice)
@@ -938,35 +1033,30 @@ class Session:
         self.live.update(clock=clock.to_dict())
         return clock
 
+    def _thinking_budget(self, board: chess.Board) -> float | None:
+        """How long the engine may think on its clock: a thirtieth of its time left and most of the
+        increment, so that it never loses on time for thinking too long. None without a clock."""
+        clock, settings = self.clock, self._journal.state.metadata.clock if self._journal else None
+        if clock is None or settings is None:
+            return None
+        left_s = clock.remaining_ms(board.turn) / 1000
+        return max(MIN_THINKING_S, left_s / 30 + 0.8 * settings.increment_s)
+
     def _flag_fell(self) -> bool:
         """Whether a waiting player must stop waiting: the flag fell, or the game is being stopped."""
         clock = self.clock
         return (clock is not None and clock.flagged() is not None) or self.stop_requested.is_set()
 
-    def _show_evaluation(self, board: chess.Board, info: dict[str, object]) -> None:
-        """The engine's view of the position it moved in, from White's side, its line in SAN."""
-        score = info.get("score")
-        if not isinstance(score, chess.engine.PovScore):
-            return
-        white = score.white()
-        pv = info.get("pv")
-        line: list[str] = []
-        if isinstance(pv, list):
-            replay = board.copy(stack=False)
-            for move in pv[:8]:
-                if not isinstance(move, chess.Move) or not replay.is_legal(move):
-                    break
-                line.append(replay.san(move))
-                replay.push(move)
-        depth = info.get("depth")
-        self.live.update(evaluation={"cp": white.score(), "mate": white.mate(), "depth": depth, "pv": line})
+    def _show_evaluation(self, board: chess.Board, move: chess.Move, info: dict[str, object]) -> None:
+        """What the engine thought of the position it moved in, shown for the position after ``move``
+        (:func:`evaluation_after`), or nothing when it does not belong there."""
+        self.live.update(evaluation=evaluation_after(board, move, info))
 
     def _mover(self, spec: PlayerSpec, colour: chess.Color, stack: ExitStack, board: chess.Board) -> Mover:
         if spec.moves_pieces:
-            return self._board_mover(spec, stack, board)
+            return self._board_mover(spec, stack, board, colour)
         if spec.kind == "engine":
-            settings = parse_level(spec.spec)
-            return EngineMover(stack.enter_context(EnginePlayer(settings, engine=self.engine_path)))
+            return EngineMover(self._engine(colour, spec.spec))
         if spec.kind == "script":
             assert spec.path is not None
             return ScriptMover(spec.path)
@@ -985,7 +1075,12 @@ class Session:
         if command == Command.QUIT:
             raise KeyboardInterrupt  # the game stays journaled: `play --resume` continues it
         if command == Command.HINT:
-            hint = self._adviser().hint(board)
+            try:
+                hint = self._adviser().hint(board)
+            except ChessatronError as exc:  # no engine to ask: the game goes on without hints
+                self.emit({"event": "notice", "message": f"no hint: {exc}"})
+                return None
+            self.live.update(hint={"uci": board.uci(hint), "san": board.san(hint), "fen": board.fen()})
             self.emit({"event": "hint", "uci": board.uci(hint), "san": board.san(hint)})
             return None
         if command == Command.DRAW:
@@ -1022,7 +1117,13 @@ class Session:
         raise NoSparePieceError(f"the table has no piece left to promote to in {board.fen()!r}")
 
     def _board_mover(
-        self, spec: PlayerSpec, stack: ExitStack, board: chess.Board, *, carrier: bool = False
+        self,
+        spec: PlayerSpec,
+        stack: ExitStack,
+        board: chess.Board,
+        colour: chess.Color,
+        *,
+        carrier: bool = False,
     ) -> BoardMover:
 
         for mover in self._board_movers:
@@ -1040,9 +1141,9 @@ class Session:
             hand = SimulatedHand(
                 random.Random(len(board.move_stack)), HandStyle.calm(), table=self.table, table_visible=True
             )
-            if not carrier:
-                level = f"engine:{spec.level}" if spec.level else "engine"
-                brain = stack.enter_context(EnginePlayer(parse_level(level), engine=self.engine_path))
+            level = _engine_level(spec)
+            if not carrier and level is not None:
+                brain = self._engine(colour, level)
         leds = self._led_strip()
         log = stack.enter_context(self._sensor_log())
         mover = BoardMover(
@@ -1061,6 +1162,10 @@ class Session:
             yield handle
 
     def _adviser(self) -> EnginePlayer:
+        """An engine for hints and draw offers: a player's, when one runs (one process less on a Pi; hints
+        and evaluations search at full strength whatever its level), else one of its own."""
+        for engine in self._engines.values():
+            return engine
         if self._hints is None:
             self._hints = self._stack.enter_context(
                 EnginePlayer(parse_level("engine"), engine=self.engine_path)
@@ -1074,27 +1179,39 @@ class Session:
             return Outcome("1/2-1/2", "agreed draw")
         journal.offer_draw(board.turn)
         opponent = self._specs[not board.turn]
-        if opponent.kind == "engine":
+        offering, other = colour_name(board.turn).capitalize(), colour_name(not board.turn).capitalize()
+        if opponent.kind in ("engine", "hand"):
             score = self._adviser().evaluate(board)
-            # the engine accepts unless it thinks it is better by more than a third of a pawn
             engine_view = None if score is None else score.pov(not board.turn).score(mate_score=100000)
-            if engine_view is not None and engine_view <= 30:
+            early = len(board.move_stack) < DRAW_EARLIEST_PLY
+            if engine_view is not None and engine_view <= (DRAW_WORSE_CP if early else DRAW_EQUAL_CP):
                 journal.accept_draw(not board.turn)
                 return Outcome("1/2-1/2", "agreed draw")
-            self.emit({"event": "notice", "message": "the engine declines the draw"})
+            better = engine_view is None or engine_view > DRAW_EQUAL_CP
+            why = "it thinks it stands better" if better else "it is too early in the game"
+            message = f"{other} ({opponent.spec}) declines the draw ({why}); play on"
+        elif opponent.kind == "script":
+            message = f"{other} ({opponent.spec}) plays on: a script does not accept draws"
+        elif opponent.kind == "web":
+            message = f"{offering} offers a draw; {other} can accept it on the web page, or play on"
+        elif opponent.kind == "keyboard":
+            message = f"{offering} offers a draw; {other} can type 'draw' to accept it, or play on"
         else:
-            self.emit(
-                {"event": "notice", "message": "draw offered; the other player may type 'draw' to accept"}
-            )
+            message = f"{offering} offers {other} a draw"
+        self.emit({"event": "notice", "message": message})
         return None
 
     def _take_back(self, board: chess.Board, journal: Journal) -> None:
         """Take back the player's last move (and the engine's answer): the robot puts the pieces back."""
         opponent = self._specs[not board.turn]
+        # against a player who types or clicks, the last move (whoever made it); against the engine, its
+        # answer and the player's own move, so that the player has the move again
         plies = 2 if opponent.kind not in ("keyboard", "web") else 1
-        plies = min(plies, len(board.move_stack))
-        if plies == 0:
-            self.emit({"event": "notice", "message": "there is no move to take back"})
+        if len(board.move_stack) < plies:
+            message = "there is no move to take back"
+            if board.move_stack:
+                message = f"{colour_name(board.turn).capitalize()} has made no move yet to take back"
+            self.emit({"event": "notice", "message": message})
             return
         target = board.copy()
         for _ in range(plies):
@@ -1188,6 +1305,61 @@ class Session:
     def _finish(self, journal: Journal, outcome: Outcome) -> Outcome:
         journal.finish(outcome.result, outcome.termination)
         return outcome
+
+
+#: Moves of the engine's line shown at most.
+PV_SHOWN = 8
+
+
+def evaluation_after(
+    board: chess.Board, move: chess.Move, info: Mapping[str, object]
+) -> dict[str, Any] | None:
+    """The live state's ``evaluation`` after the engine played ``move`` on ``board``, from what it said
+    while searching (``info``: its ``score``, ``pv`` and ``depth``): the score from White's side and the
+    rest of its line, for the position after the move.
+
+    None when the engine played another move than its line's first (a weaker level picks other
+    moves): its score and line are about a game that did not happen.
+
+    >>> from chess.engine import Cp, PovScore
+    >>> info = {"score": PovScore(Cp(-30), chess.BLACK), "depth": 12, "pv": [chess.Move.from_uci("e7e5"),
+    ...         chess.Move.from_uci("g1f3")]}
+    >>> board = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+    >>> evaluation_after(board, chess.Move.from_uci("e7e5"), info)["pv"]
+    ['Nf3']
+    >>> evaluation_after(board, chess.Move.from_uci("c7c5"), info) is None
+    True
+    """
+    score = info.get("score")
+    pv = info.get("pv")
+    if not isinstance(score, chess.engine.PovScore) or not isinstance(pv, list) or not pv or pv[0] != move:
+        return None
+    after = board.copy(stack=False)
+    after.push(move)
+    replay = after.copy(stack=False)
+    line: list[str] = []
+    for step in pv[1 : PV_SHOWN + 1]:
+        if not isinstance(step, chess.Move) or not replay.is_legal(step):
+            break
+        line.append(replay.san(step))
+        replay.push(step)
+    mover = score.pov(board.turn)
+    mate = mover.mate()
+    if mate is not None and mate > 0:
+        # "mate in 3" counts the mover's moves: one of them is played
+        mover = chess.engine.Mate(mate - 1) if mate > 1 else chess.engine.MateGiven
+    white = chess.engine.PovScore(mover, board.turn).white()
+    depth = info.get("depth")
+    return {"cp": white.score(), "mate": white.mate(), "depth": depth, "pv": line, "fen": after.fen()}
+
+
+def _engine_level(spec: PlayerSpec) -> str | None:
+    """The engine level a player needs running: an engine player's own, a simulated hand's brain."""
+    if spec.kind == "engine":
+        return spec.spec
+    if spec.kind == "hand":
+        return f"engine:{spec.level}" if spec.level else "engine"
+    return None
 
 
 def _made_by_hand(who: str) -> bool:

@@ -30,6 +30,7 @@ from .record import (
     GameRecord,
     Player,
     Result,
+    Termination,
     Variant,
     decode_compact,
     encode_compact,
@@ -72,6 +73,8 @@ class GameSummary:
     variant: Variant
     result: Result
     plies: int
+    #: How it ended, if it did and that is known.
+    termination: Termination | None = None
 
     @property
     def is_finished(self) -> bool:
@@ -132,6 +135,7 @@ def _summary(game_id: str, path: Path) -> GameSummary:
         record.variant,
         record.result,
         record.plies,
+        record.termination,
     )
 
 
@@ -190,6 +194,11 @@ def import_pgn(path: Path, games_dir: Path | None = None, *, now: Clock = utc_no
     """Store every game of the PGN file at ``path``; returns their ids. Nothing is stored if any game is
     unreadable (:class:`GameFileError`)."""
     records = read_pgn_games(_read_text(path), repr(str(path)))
+    if not records or all(record == GameRecord(record.start_fen, record.chess960) for record in records):
+        raise GameFileError(
+            f"{str(path)!r} holds no game (no moves, no headers); is it a PGN file? "
+            "a compact record must be named .bin or .cgr"
+        )
     return [save_record(record, games_dir, now=now) for record in records]
 
 
@@ -219,8 +228,13 @@ def archive_pgn(game_id: str, games_dir: Path | None = None) -> Path:
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GameFileError(f"cannot read {str(path)!r} as UTF-8 text: {exc}") from exc
+    except OSError as exc:
+        raise GameFileError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise GameFileError(
+            f"cannot read {str(path)!r} as UTF-8 text (byte {exc.start}); save it as UTF-8, or name a "
+            "compact record .bin"
+        ) from exc
 
 
 def _read_pgn(path: Path) -> GameRecord:

@@ -39,6 +39,7 @@ from ..planner import Relocation
 from ..render import table_text
 from ..table import Table
 from .clock import format_clock
+from .events import result_line
 from .keyboard import read_stdin_line
 
 __all__ = ["FPS", "PlayView", "render_view"]
@@ -57,7 +58,6 @@ MIN_INFO_WIDTH: Final = 34
 MAX_INFO_WIDTH: Final = 64
 
 _NOTICE_STYLE = {"warning": ("!", "yellow"), "error": ("✗", "bold red")}
-_VERDICT = {"1-0": "White wins", "0-1": "Black wins", "1/2-1/2": "draw", "*": "unfinished"}
 #: GRBL states worth a line of their own: the machine is not simply idle or running.
 _MACHINE_TROUBLE = ("alarm", "door", "hold", "sleep")
 
@@ -204,8 +204,7 @@ def _verdict(game: Mapping[str, Any] | None) -> Text:
         return Text("no game yet", style="dim")
     result = game.get("result")
     if result is not None:
-        ending = f" ({game['termination']})" if game.get("termination") else ""
-        return Text(f"{result}  {_VERDICT.get(result, '')}{ending}".rstrip(), style="bold")
+        return Text(result_line(str(result), game.get("termination")), style="bold")
     text = Text(f"{str(game.get('turn', 'white')).capitalize()} to move", style="bold")
     if game.get("check"):
         text.append("  CHECK", style="bold red")
