@@ -350,10 +350,18 @@ def test_a_session_returns_commands_to_the_caller() -> None:
     assert terminal.shown == []
 
 
-@pytest.mark.parametrize("end", [None, EOFError, KeyboardInterrupt])
-def test_end_of_input_and_ctrl_c_quit_without_a_traceback(end: type[BaseException] | None) -> None:
+@pytest.mark.parametrize("end", [None, EOFError])
+def test_the_end_of_input_quits(end: type[BaseException] | None) -> None:
     terminal = Terminal("e2e2", end)
     assert terminal.player().ask(chess.Board()) is Command.QUIT
+    assert terminal.shown == ["e2e2 does not move the piece; type where it goes as well, like e2e4", ""]
+
+
+def test_ctrl_c_at_the_prompt_interrupts_on_a_line_of_its_own() -> None:
+    # the session stops the game saved, and `play` says it was interrupted (a typed quit is not)
+    terminal = Terminal("e2e2", KeyboardInterrupt)
+    with pytest.raises(KeyboardInterrupt):
+        terminal.player().ask(chess.Board())
     assert terminal.shown == ["e2e2 does not move the piece; type where it goes as well, like e2e4", ""]
 
 

@@ -257,6 +257,7 @@ def test_quitting_says_which_game_was_kept_and_how_to_continue_it(tmp_path: Path
     assert (
         f"game {summary.game_id} stopped after 1 move: chessatron play --resume continues it" in result.stderr
     )
+    assert "interrupted" not in result.stderr  # the player asked to stop; nobody pressed Ctrl-C
 
 
 # --- the engine's view and the hint belong to the position on the board -----------------------------

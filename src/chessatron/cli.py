@@ -38,6 +38,8 @@ R = TypeVar("R")
 
 #: Exit status for a user error (bad file, illegal move, impossible table); 1 is a failed verdict.
 EXIT_USAGE = 2
+#: Exit status of a game stopped before its end (Ctrl-C, ``quit``): it stays saved for ``play --resume``.
+EXIT_STOPPED = 130
 
 
 def friendly(func: Callable[P, R]) -> Callable[P, R]:
@@ -52,7 +54,7 @@ def friendly(func: Callable[P, R]) -> Callable[P, R]:
             sys.exit(EXIT_USAGE)
         except KeyboardInterrupt:
             click.echo("chessatron: interrupted", err=True)
-            sys.exit(130)
+            sys.exit(EXIT_STOPPED)
 
     return wrapper
 
@@ -609,7 +611,7 @@ def play(
     from .game.events import describe_event, score_line, summary_line
     from .game.keyboard import KeyboardPlayer
     from .game.record import GameRecord
-    from .game.session import PlayerSpec, Session, write_pgn
+    from .game.session import PlayerSpec, QuitRequested, Session, write_pgn
     from .game.store import latest_unfinished, resolve_games_dir
     from .game.view import PlayView
     from .live import LiveState
@@ -698,13 +700,15 @@ def play(
             try:
                 with journal:
                     record = session.play(journal, white, black, max_plies=max_plies)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as stop:
                 view.close()  # leave the live area before writing below it
                 kept = journal.state
                 stopped = summary_line(
                     kept.metadata.game_id, len(kept.moves), kept.metadata.start_fen, finished=False
                 )
                 click.echo(stopped, err=True)
+                if isinstance(stop, QuitRequested):
+                    sys.exit(EXIT_STOPPED)  # asked for: no "interrupted"
                 raise
             played += 1
             if simulated:

@@ -281,8 +281,8 @@ class KeyboardPlayer:
 
     ``read_line(prompt)`` returns a line, or None at the end of input; ``write`` shows a line of text.
     ``help`` is answered here with :data:`HELP_TEXT`; every other command goes back to the caller.
-    The end of input and Ctrl-C (``KeyboardInterrupt``, ``EOFError`` from ``read_line``) are
-    :attr:`Command.QUIT`, so a game can be saved rather than lost to a traceback.
+    The end of input (None or ``EOFError`` from ``read_line``) is :attr:`Command.QUIT`; Ctrl-C at a
+    prompt goes on up as the ``KeyboardInterrupt`` it is (the game stops saved either way).
 
     >>> lines = iter(["Bb5", "e4"])
     >>> KeyboardPlayer(lambda prompt: next(lines), print).ask(chess.Board())
@@ -323,8 +323,11 @@ class KeyboardPlayer:
         while True:
             try:
                 line = self._read(prompt, expired)
-            except (KeyboardInterrupt, EOFError):
+            except EOFError:
                 line = None
+            except KeyboardInterrupt:
+                self._write("")  # end the prompt's line
+                raise
             if line is _GAVE_UP:
                 self._write("")  # end the prompt's line
                 return None

@@ -66,6 +66,11 @@ DRAW_EARLIEST_PLY = 40
 DRAW_WORSE_CP = -100
 
 
+class QuitRequested(KeyboardInterrupt):
+    """The player asked to stop (typed ``quit``, or the input ended): the game stops as for Ctrl-C,
+    journaled for ``play --resume``, but nobody was interrupted."""
+
+
 def _cell(layout: Layout, node: Node) -> Cell:
     cell = layout.node_cell(node)
     if cell is None:
@@ -1073,7 +1078,7 @@ class Session:
             result: Result = "0-1" if board.turn == chess.WHITE else "1-0"
             return Outcome(result, "resignation")
         if command == Command.QUIT:
-            raise KeyboardInterrupt  # the game stays journaled: `play --resume` continues it
+            raise QuitRequested  # the game stays journaled: `play --resume` continues it
         if command == Command.HINT:
             try:
                 hint = self._adviser().hint(board)
