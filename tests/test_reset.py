@@ -77,6 +77,28 @@ def test_double_fischer_random_start() -> None:
     reset_and_check(sim, target)
 
 
+@pytest.mark.parametrize("number", [0, 518, 959])
+def test_a_game_interrupted_by_a_set_up_is_put_back_exactly(number: int) -> None:
+    # a game with captures and a promotion stops, the table is set up for something else, then the game's
+    # arrangement comes back: every place (board, zones, reserve) holds a piece of the kind it held
+    game, moves = GAMES[0][1], game_moves(GAMES[0][1])[1]
+    sim = TableSimulator(LAYOUT, game_moves(game)[0])
+    for move in moves[:60]:
+        sim.play(move)
+    stopped = sim.table.copy()
+    sim.set_up(chess.Board.from_chess960_pos(number))
+    plan = sim.resetter.plan_arrangement(sim.table, stopped, at=sim.writer.position)
+    lines, violations, _ = sim._run_plan("RESUME", plan)
+    assert violations == [] and lines
+    plan.apply(sim.table)
+    assert {sim.table.node_of(p.id): p.symbol for p in sim.table} == {
+        stopped.node_of(p.id): p.symbol for p in stopped
+    }
+    assert sim.compare_twin() == [] and not sim.twin.magnet_on
+    again = sim.resetter.plan_arrangement(sim.table, stopped)
+    assert again.relocations == ()  # already there: nothing moves
+
+
 def test_missing_piece_is_reported_before_any_motion() -> None:
     board = chess.Board()
     full = Table.from_board(LAYOUT, board)

@@ -207,6 +207,27 @@ class ResetPlanner:
         start = self.layout.home_mm if at is None else at
         return self._sequence(table, self.assign(table, board), start)
 
+    def plan_arrangement(self, table: Table, wanted: Table, at: MachinePoint | None = None) -> Plan:
+        """The relocations that make ``table`` look like ``wanted`` (the same pieces elsewhere, e.g. a game
+        to go back to after the table was set up for something else): every place in ``wanted``, zones and
+        reserve included, gets a piece of its kind, interchangeable pieces assigned for the least drag
+        time; the fastest order found."""
+        goals: dict[PieceId, Node] = {}
+        for symbol in sorted({piece.symbol for piece in wanted}):
+            pieces = [piece.id for piece in table if piece.symbol == symbol]
+            places = [wanted.node_of(piece.id) for piece in wanted if piece.symbol == symbol]
+            if len(pieces) != len(places):
+                raise MissingPieceError(
+                    f"cannot put the pieces back: the table has {len(pieces)} {symbol!r}, the arrangement "
+                    f"wants {len(places)}"
+                )
+            cost = np.array(
+                [[self._drag_estimate(table.node_of(pid), node) for node in places] for pid in pieces]
+            )
+            for row, column in zip(*linear_sum_assignment(cost), strict=True):
+                goals[pieces[row]] = places[column]
+        return self._sequence(table, goals, self.layout.home_mm if at is None else at)
+
     # --- sequencing --------------------------------------------------------------------------------
 
     def _sequence(self, table: Table, goals: Mapping[PieceId, Node], at: MachinePoint) -> Plan:

@@ -55,6 +55,8 @@ LOGGER = logging.getLogger(__name__)
 
 Emit = Callable[[dict[str, Any]], None]
 
+#: The status while the robot is held (a feed hold: the gantry waits, the magnet keeps its piece).
+PAUSED = "paused (resume to go on)"
 #: Without a robot, how long the sensors must show the arranged position before the game goes on.
 ARRANGED_STILL_S = 0.3
 #: The least time the engine thinks about a move when its clock runs low (seconds).
@@ -488,6 +490,8 @@ class Session:
         #: The engines of the players (an engine player, a simulated hand's brain) by colour and level.
         self._engines: dict[tuple[chess.Color, str], EnginePlayer] = {}
         self._board_movers: list[BoardMover] = []
+        #: Held while the status and the machine's hold change together (a pause from another thread).
+        self.status_lock = threading.Lock()
         self._sensors: OccupancySensor | None = None
         self._leds: LiveLeds | None = None
         self._journal_stem: str | None = None
@@ -610,11 +614,16 @@ class Session:
         journal = self._journal
         return journal.board() if journal is not None and not journal.closed else None
 
+    def _forget_players(self) -> None:
+        """The game is over: its board players (their LEDs and sensor logs close with it) and inboxes go."""
+        self._board_movers.clear()
+        self.inboxes = {}
+
     @property
     def has_robot(self) -> bool:
         return self.robot is not None
 
-    def _led_strip(self) -> LedStrip:
+    def led_strip(self) -> LedStrip:
         """The table's LEDs (opened once), shown on the live state too."""
         if self._leds is None:
             from ..feedback.leds import open_leds
@@ -649,7 +658,7 @@ class Session:
             return  # nothing can confirm it: the players are trusted
         wanted = {self.layout.square_cell(square) for square in chess.SquareSet(target.occupied)}
         board_cells = set(self.layout.board_cells())
-        leds = self._led_strip()
+        leds = self.led_strip()
         signals = LedSignals(self.layout)
         still_since: float | None = None
         while True:
@@ -712,7 +721,7 @@ class Session:
             self._sensors = LiveSensors(self.live, sensor)
         return self._sensors
 
-    def _run_plan(
+    def run_plan(
         self, plan: Plan, title: str, journal: Journal | None, indices: list[int] | None = None
     ) -> None:
         """Execute a plan, journaling it first (unless ``indices`` says it is the rest of a journaled
@@ -750,10 +759,13 @@ class Session:
             live.show_gantry(
                 self.gantry, path=plan.relocations[0].path, work={"title": title, "index": 0, "of": total}
             )
+        execution = None
         try:
             execution = robot.execute(plan, title, on_step=step, on_progress=progress)
         finally:
-            live.show_gantry(self.gantry, path=(), work=None)
+            # a machine that finished is idle; one that stopped keeps the state it last reported (Alarm)
+            idle = "Idle" if execution is not None and execution.ok else None
+            live.show_gantry(self.gantry, path=(), work=None, state=idle)
             if self.checkpoint is not None:
                 self.checkpoint(self)
         if not execution.ok:
@@ -807,7 +819,7 @@ class Session:
                 return journal
             plan = self.resetter.plan(self.table, start, at=self.gantry)
             self.emit({"event": "setup", "relocations": len(plan.relocations)})
-            self._run_plan(plan, "SETUP", journal)
+            self.run_plan(plan, "SETUP", journal)
         except BaseException:
             journal.close()  # unlocked: `play --resume` can take the game up
             raise
@@ -896,6 +908,7 @@ class Session:
         self._journal_stem = journal.path.name.removesuffix(".jsonl")
         with ExitStack() as stack:
             self.inboxes = {}
+            stack.callback(self._forget_players)  # however the game ends (a stop is a KeyboardInterrupt)
             movers = {
                 chess.WHITE: self._mover(white, chess.WHITE, stack, board),
                 chess.BLACK: self._mover(black, chess.BLACK, stack, board),
@@ -922,13 +935,13 @@ class Session:
                     # journaled, but the robot had not begun: plan it now from the table as it stands
                     before = board.copy()
                     before.pop()
-                    self._run_plan(
+                    self.run_plan(
                         self.planner.plan_move(self.table, before, move, at=self.gantry), title, journal
                     )
                 elif remaining:
                     relocations = tuple(relocation for _, relocation in remaining)
                     plan = Plan(relocations, 0.0, self.gantry, self.layout.node_mm(relocations[-1].goal))
-                    self._run_plan(plan, title, journal, indices=[index for index, _ in remaining])
+                    self.run_plan(plan, title, journal, indices=[index for index, _ in remaining])
                 self.table.check_matches(board)
             outcome = self._outcome(board, journal)
             clock = self.clock = self._clock_for(journal)
@@ -1002,8 +1015,10 @@ class Session:
                     if any(other.hand is None for other in self._board_movers):
                         self._follow_zone_sensors()  # a person may have moved a captured piece since
                     plan = self.planner.plan_move(self.table, board, choice, at=self.gantry)
-                    self.live.update(status="robot moving")
-                    self._run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
+                    with self.status_lock:  # a pause from another thread comes before or after
+                        held = self.robot is not None and self.robot.link.is_held
+                        self.live.update(status=PAUSED if held else "robot moving")
+                    self.run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
                 for other in {id(m): m for m in movers.values()}.values():
                     if isinstance(other, BoardMover) and other is not mover and self.has_robot:
                         other.apply(choice)  # (without a robot its recognizer saw the move made)
@@ -1149,7 +1164,7 @@ class Session:
             level = _engine_level(spec)
             if not carrier and level is not None:
                 brain = self._engine(colour, level)
-        leds = self._led_strip()
+        leds = self.led_strip()
         log = stack.enter_context(self._sensor_log())
         mover = BoardMover(
             self.layout, sensors, board, hand=hand, brain=brain, world=world, leds=leds, log=log
@@ -1225,7 +1240,7 @@ class Session:
         self.emit({"event": "takeback", "plies": plies})
         if self.has_robot:
             plan = self.resetter.plan(self.table, target, at=self.gantry)
-            self._run_plan(plan, f"TAKEBACK {plies}", journal)
+            self.run_plan(plan, f"TAKEBACK {plies}", journal)
         else:
             before = self.table.placement()
             self._arrange_by_hand(target, "take back")

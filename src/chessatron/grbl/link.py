@@ -134,6 +134,8 @@ class GrblLink:
         self.settings: dict[int, float] = {}
         #: The latest status report.
         self.last_status: Status | None = None
+        #: Whether this link has held the machine (``!``) and not yet let it go on (``~``, a reset).
+        self.is_held = False
         self._port: SerialPort | None = None
         self._closed = False
         self._splitter = LineSplitter()
@@ -401,14 +403,17 @@ class GrblLink:
     def feed_hold(self) -> None:
         """``!``: decelerate to a stop and hold (safe to call from another thread while streaming)."""
         self._write(b"!")
+        self.is_held = True
 
     def resume(self) -> None:
         """``~``: resume after a feed hold (safe to call from another thread while streaming)."""
         self._write(b"~")
+        self.is_held = False
 
     def soft_reset(self) -> Welcome:
         """Control-x: GRBL stops at once (``ALARM:3`` if it was moving), then prints its banner."""
         self._write(SOFT_RESET)
+        self.is_held = False  # a reset ends a feed hold
         welcome = self._wait_banner(time.monotonic() + self.timeout_s)
         if welcome is None:
             raise self._lost(f"no banner within {self.timeout_s:g} s of a soft reset")
