@@ -23,8 +23,8 @@ Commands (case-insensitive):
 Move.from_uci('g1f3')
 >>> parse_command("Undo", board)
 <Command.TAKEBACK: 'takeback'>
->>> parse_command("e5", board)
-Rejection(text='e5', reason="no white pawn can go to e5 (it is White's move)")
+>>> parse_command("e5", board).reason
+"no white pawn can go to e5 (it is White's move)"
 """
 
 from __future__ import annotations
@@ -62,6 +62,9 @@ class Rejection:
 
     text: str
     reason: str
+    #: False when the text could not be read as a move at all (the reason then says how to type one);
+    #: True when it names a move that cannot be played (the reason says why).
+    is_move: bool = True
 
 
 KeyboardInput: TypeAlias = chess.Move | Command | Rejection
@@ -105,10 +108,10 @@ def parse_command(text: str, board: chess.Board) -> KeyboardInput:
     'Nd2 is ambiguous: Nbd2 or Nfd2?'
     """
     if len(text) > MAX_INPUT_CHARS:
-        return Rejection(text, f"that is too long ({len(text)} characters); {_ASK}")
+        return Rejection(text, f"that is too long ({len(text)} characters); {_ASK}", is_move=False)
     cleaned = " ".join(unicodedata.normalize("NFKC", text).translate(_ASCII).split())
     if not cleaned:
-        return Rejection(text, _ASK)
+        return Rejection(text, _ASK, is_move=False)
     command = COMMAND_WORDS.get(cleaned.lower()) or COMMAND_WORDS.get(cleaned.lower().rstrip(".!?"))
     if command is not None:
         return command
@@ -116,7 +119,7 @@ def parse_command(text: str, board: chess.Board) -> KeyboardInput:
     if result is None:
         printable = "".join(char if char.isprintable() else "?" for char in cleaned)
         shown = printable if len(printable) <= 16 else printable[:15] + "…"
-        return Rejection(text, f"unknown input {shown!r}; {_ASK}")
+        return Rejection(text, f"unknown input {shown!r}; {_ASK}", is_move=False)
     if isinstance(result, str):
         return Rejection(text, result)
     return result
