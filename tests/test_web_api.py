@@ -28,9 +28,14 @@ from chessatron.config import Config
 from chessatron.game.runner import GameRunner
 from chessatron.game.store import list_games
 from chessatron.live import LiveState
+from chessatron.planner import Planner
+from chessatron.reset import ResetPlanner
+from chessatron.simstate import load_state
+from chessatron.table import Table
 from chessatron.web import feed as feed_module
 from chessatron.web.app import create_app
 from chessatron.web.feed import Feed, Snapshots
+from chessatron.web.pictures import Pictures
 from chessatron.web.server import ServerHandle, start_in_thread, start_watch_page
 
 ENGINE = "engine:20:depth=1"
@@ -132,6 +137,25 @@ def test_pictures_of_the_board_and_the_whole_table(client: httpx.Client) -> None
     assert table.startswith("<svg") and 'id="gantry"' in table and table.count('class="piece"') == 42
 
 
+def test_the_table_picture_shows_the_drags_still_to_come() -> None:
+    layout = Config.default().layout
+    live = LiveState(layout)
+    table = Table.from_board(layout, chess.Board())
+    plan = ResetPlanner(Planner(layout)).plan(table, chess.Board.from_chess960_pos(0))
+    total = len(plan.relocations)
+    live.show_table(table, plan.relocations)
+    pictures = Pictures(live)
+    drags = []
+    for work in (
+        {"title": "RESET", "index": 0, "of": total},
+        {"title": "RESET", "index": 2, "of": total},
+        None,
+    ):
+        live.show_gantry(layout.home_mm, work=work)
+        drags.append(pictures.table().count('class="path"'))
+    assert drags == [total, total - 2, 0] and total > 2
+
+
 # --- a game through the API ------------------------------------------------------------------------
 
 
@@ -143,7 +167,9 @@ def test_a_short_game_from_the_page(client: httpx.Client, runner: GameRunner) ->
     assert "e4" in state["prompt"]["legal"]["e2"] and state["game"]["black"] == ENGINE
 
     refused = client.post("/api/v1/move", json={"move": "e2e5"})
-    assert refused.status_code == 422 and "e2e5" in error_of(refused)
+    assert refused.status_code == 422 and error_of(refused).startswith(
+        "'e2e5': the pawn on e2 cannot go to e5"
+    )
     assert client.post("/api/v1/move", json={"move": "e4"}).json() == {"accepted": "move", "move": "e2e4"}
     state = wait_for(live, web_to_move(2))
     assert state["game"]["san"][0] == "e4" and state["evaluation"] is not None
@@ -216,8 +242,10 @@ def test_stop_resume_pause_and_continue(client: httpx.Client, runner: GameRunner
 
     paused = client.post("/api/v1/pause", json={})
     assert paused.status_code == 202 and live.snapshot()["status"].startswith("paused")
+    assert client.get("/api/v1/state").json()["runner"] == {"job": "game", "paused": True, "leds": True}
     assert client.post("/api/v1/continue", json={}).status_code == 202
-    assert not live.snapshot()["status"].startswith("paused")
+    state = client.get("/api/v1/state").json()
+    assert not state["status"].startswith("paused") and not state["runner"]["paused"]
     moved = plies(live)
     wait_for(live, lambda s: len(s["game"]["uci"]) > moved)  # the robot goes on
 
@@ -225,6 +253,7 @@ def test_stop_resume_pause_and_continue(client: httpx.Client, runner: GameRunner
     assert runner.wait(30)
     stopped = live.snapshot()["game"]
     assert stopped["result"] is None and "stopped" in live.snapshot()["status"]
+    assert client.get("/api/v1/state").json()["runner"] == {"job": None, "paused": False, "leds": False}
     nothing = client.post("/api/v1/stop", json={})
     assert nothing.status_code == 409 and "nothing is running" in error_of(nothing)
 
@@ -240,7 +269,8 @@ def test_stop_resume_pause_and_continue(client: httpx.Client, runner: GameRunner
 def test_commands_while_the_table_is_busy_are_refused(client: httpx.Client, runner: GameRunner) -> None:
     client.post("/api/v1/game", json={"white": ENGINE, "black": ENGINE})
     busy = client.post("/api/v1/game", json={})
-    assert busy.status_code == 409 and "busy" in error_of(busy)
+    assert busy.status_code == 409 and "stop it first" in error_of(busy)
+    assert client.get("/api/v1/state").json()["runner"]["job"] == "game"
     assert client.post("/api/v1/reset", json={"target": "standard"}).status_code == 409
     assert client.post("/api/v1/resume", json={}).status_code == 409
     not_web = client.post("/api/v1/move", json={"move": "e4"})
@@ -263,6 +293,106 @@ def test_the_table_is_set_up_from_the_page(client: httpx.Client, runner: GameRun
     table, _ = runner.live.table()
     assert table is not None and table.board_fen() == chess.Board(fen).board_fen()
     assert f'data-fen="{chess.Board(fen).board_fen()}"' in client.get("/api/v1/board.svg").text
+
+
+#: The LEDs' default colours (chessatron.feedback.signals.SignalColours) as the live state writes them.
+GREEN, YELLOW, WARM_WHITE, BLUE, VIOLET = "#00c800", "#ffbe00", "#ffbe78", "#0050ff", "#a000ff"
+
+
+def test_the_leds_show_a_picked_piece_the_engine_move_and_check(
+    client: httpx.Client, runner: GameRunner
+) -> None:
+    live = runner.live
+    assert client.post("/api/v1/game", json={"white": "web", "black": ENGINE}).status_code == 202
+    wait_for(live, web_to_move(0))
+    assert client.post("/api/v1/select", json={"square": "g1"}).json() == {
+        "accepted": "select",
+        "square": "g1",
+    }
+    state = wait_for(live, lambda s: bool(s["leds"]))
+    assert state["leds"] == {"g1": WARM_WHITE, "f3": GREEN, "h3": GREEN}
+    assert 'fill="#00c800"' in client.get("/api/v1/board.svg").text  # the board shows them too
+    assert client.post("/api/v1/select", json={"square": None}).status_code == 202
+    wait_for(live, lambda s: not s["leds"])
+    theirs = client.post("/api/v1/select", json={"square": "e7"})
+    assert theirs.status_code == 422 and error_of(theirs) == "the pawn on e7 is black's; it is white's move"
+    empty = client.post("/api/v1/select", json={"square": "e4"})
+    assert empty.status_code == 422 and error_of(empty) == "there is no piece on e4 to pick up"
+
+    assert client.post("/api/v1/move", json={"move": "e4"}).status_code == 202
+    state = wait_for(live, lambda s: web_to_move(2)(s) and bool(s["leds"]))
+    reply = chess.Move.from_uci(state["game"]["uci"][1])
+    assert state["leds"] == {
+        chess.square_name(reply.from_square): BLUE,
+        chess.square_name(reply.to_square): BLUE,
+    }
+    client.post("/api/v1/command/resign", json={})
+    assert runner.wait(30)
+    assert live.snapshot()["leds"] == {}  # out with the game
+
+    # a king in check, and the piece that gives it
+    fen = "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1"
+    assert client.post("/api/v1/game", json={"black": ENGINE, "fen": fen}).status_code == 202
+    state = wait_for(live, lambda s: web_to_move(0)(s) and bool(s["leds"]))
+    assert state["leds"] == {"e1": VIOLET, "d2": VIOLET}
+    client.post("/api/v1/select", json={"square": "e1"})  # the king: take the queen, or step aside
+    state = wait_for(live, lambda s: "f1" in s["leds"])
+    assert state["leds"] == {"e1": WARM_WHITE, "d2": YELLOW, "f1": GREEN}
+    client.post("/api/v1/command/resign", json={})
+    assert runner.wait(30)
+
+
+def test_the_clock_reads_live_and_goes_with_its_game(client: httpx.Client, runner: GameRunner) -> None:
+    live = runner.live
+    assert client.post("/api/v1/game", json={"black": ENGINE, "clock": "5+3"}).status_code == 202
+    wait_for(live, web_to_move(0))
+    time.sleep(0.3)
+    clock = client.get("/api/v1/state").json()["clock"]
+    # as it reads now, not as it read when White's time started
+    assert clock["running"] == "white" and clock["control"] == "5+3" and clock["white_ms"] <= 299_700
+    assert clock["black_ms"] == 300_000
+    client.post("/api/v1/command/resign", json={})
+    assert runner.wait(30)
+    assert client.get("/api/v1/state").json()["clock"]["running"] is None  # stopped with the game
+
+    assert client.post("/api/v1/game", json={"black": ENGINE}).status_code == 202
+    wait_for(live, web_to_move(0))
+    assert client.get("/api/v1/state").json()["clock"] is None  # this game has none
+    client.post("/api/v1/stop", json={})
+    assert runner.wait(30)
+
+
+def test_a_stopped_game_gets_its_pieces_back_after_a_set_up(
+    client: httpx.Client, runner: GameRunner, tmp_path: Path
+) -> None:
+    live = runner.live
+    client.post("/api/v1/game", json={"black": ENGINE})
+    wait_for(live, web_to_move(0))
+    client.post("/api/v1/move", json={"move": "d4"})
+    game = wait_for(live, web_to_move(2))["game"]
+    client.post("/api/v1/stop", json={})
+    assert runner.wait(30)
+    assert client.post("/api/v1/reset", json={"target": "100:200"}).status_code == 202
+    assert runner.wait(120) and runner.last_error is None
+
+    assert client.post("/api/v1/resume", json={}).status_code == 202
+    state = wait_for(live, web_to_move(2))
+    assert state["game"]["uci"] == game["uci"]
+    table, _ = live.table()
+    assert table is not None and table.board_fen() == chess.Board(game["fen"]).board_fen()
+    # what the sensors see is the game, not the set-up: the robot put every piece back
+    board = chess.Board(game["fen"])
+    assert state["sensors"]["squares"] == [
+        chess.square_name(s) for s in sorted(chess.SquareSet(board.occupied))
+    ]
+    client.post("/api/v1/move", json={"move": "c4"})
+    wait_for(live, web_to_move(4))
+    client.post("/api/v1/stop", json={})
+    assert runner.wait(30) and runner.last_error is None
+    # the simulator's table is saved as it stands: the next `chessatron serve` starts from it
+    saved = load_state(tmp_path / "sim.json", Config.default().layout)
+    final = live.snapshot()["game"]["fen"]
+    assert saved.board.board_fen() == saved.table.board_fen() == chess.Board(final).board_fen()
 
 
 # --- bad requests ----------------------------------------------------------------------------------
@@ -300,6 +430,9 @@ MALFORMED: list[tuple[str, str, dict[str, Any], int, str]] = [
     ("POST", "/api/v1/move", {"json": {"move": ["e4"]}}, 400, "must be a string"),
     ("POST", "/api/v1/move", {"json": {"move": "e4; rm -rf /"}}, 400, "characters long"),
     ("POST", "/api/v1/move", {"json": {"move": "e4;ls"}}, 400, "is not a move"),
+    ("POST", "/api/v1/select", {"json": {"square": "z9"}}, 400, "'z9' is not a square"),
+    ("POST", "/api/v1/select", {"json": {"square": 12}}, 400, "must be a string"),
+    ("POST", "/api/v1/select", {"json": {"square": "e2"}}, 409, "no player on the web page"),
     ("POST", "/api/v1/command/castle", {"json": {}}, 404, "no command 'castle'"),
     ("POST", "/api/v1/command/hint", {"json": {"now": True}}, 400, "unknown field 'now'"),
     ("POST", "/api/v1/stop", {"json": {"force": 1}}, 400, "unknown field 'force'"),
@@ -350,7 +483,13 @@ def test_a_page_that_only_watches_refuses_every_command(tmp_path: Path) -> None:
     with start_in_thread(app) as page, httpx.Client(base_url=page.url) as client:
         assert client.get("/api/v1").json()["watch_only"] is True
         assert client.get("/api/v1/state").json()["status"] == "idle"
-        for path, body in [("game", {}), ("move", {"move": "e4"}), ("command/hint", {}), ("reset", {})]:
+        for path, body in [
+            ("game", {}),
+            ("move", {"move": "e4"}),
+            ("select", {"square": "e2"}),
+            ("command/hint", {}),
+            ("reset", {}),
+        ]:
             answer = client.post(f"/api/v1/{path}", json=body)
             assert answer.status_code == 409 and "only watches" in error_of(answer), path
         assert client.get("/api/v1/games").json() == []
@@ -623,3 +762,18 @@ def test_serve_refuses_bad_options_plainly(tmp_path: Path, args: list[str], mess
     with serve_command(tmp_path, *args) as process:
         _, errors = process.communicate(timeout=30)
     assert process.returncode == 2 and message in errors and "Traceback" not in errors
+
+
+def test_a_new_game_after_a_stopped_game_with_a_person_at_the_board(
+    client: httpx.Client, runner: GameRunner
+) -> None:
+    live = runner.live
+    assert client.post("/api/v1/game", json={"white": ENGINE, "black": "hand:20:depth=1"}).status_code == 202
+    wait_for(live, lambda s: s["game"] is not None and len(s["game"]["uci"]) >= 2)
+    client.post("/api/v1/stop", json={})
+    assert runner.wait(60)
+    assert client.post("/api/v1/game", json={"white": ENGINE, "black": ENGINE}).status_code == 202
+    wait_for(live, lambda s: s["game"] is not None and len(s["game"]["uci"]) >= 2)
+    assert runner.last_error is None
+    client.post("/api/v1/stop", json={})
+    assert runner.wait(60) and runner.last_error is None

@@ -1,5 +1,7 @@
 """The web page in a real browser: Debian's Chromium, driven by Playwright, plays a whole short game
-against the engine on the simulator, from the page alone; and the page on a phone-sized screen.
+against the engine on the simulator, from the page alone; the page on a phone-sized touch screen; the LEDs,
+the clock, a takeback and the robot paused, as the page shows them; the table set up from the page and a
+stopped game put back; and the page finding its server again after a restart.
 
 Screenshots are kept as artifacts in ``test-artifacts/web/`` (or ``$CHESSATRON_ARTIFACTS/web/``). No
 browser is ever downloaded: without ``/usr/bin/chromium`` these tests fail and say how to install it.
@@ -10,13 +12,14 @@ from __future__ import annotations
 import io
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import chess
 import chess.pgn
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Error, Page, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Error, Locator, Page, expect, sync_playwright
 
 from chessatron.config import Config
 from chessatron.game.runner import GameRunner
@@ -37,6 +40,13 @@ CHROMIUM_ARGS = [
 REPO = Path(__file__).resolve().parents[1]
 ENGINE_LEVEL = "20:depth=1"  # full strength, one ply deep: the same answers every time
 TIMEOUT_MS = 30_000
+#: The LEDs' default colours as the page shows them (chessatron.feedback.signals.SignalColours).
+GREEN, YELLOW, WARM_WHITE, BLUE = (
+    "rgb(0, 200, 0)",
+    "rgb(255, 190, 0)",
+    "rgb(255, 190, 120)",
+    "rgb(0, 80, 255)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -61,13 +71,18 @@ def artifacts() -> Path:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerHandle]:
+def runner(tmp_path: Path) -> Iterator[GameRunner]:
     with GameRunner(
         Config.default(), games_dir=tmp_path / "games", speed=None, state_path=tmp_path / "sim.json"
     ) as runner:
-        app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir)
-        with start_in_thread(app) as handle:
-            yield handle
+        yield runner
+
+
+@pytest.fixture
+def server(runner: GameRunner) -> Iterator[ServerHandle]:
+    app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir)
+    with start_in_thread(app) as handle:
+        yield handle
 
 
 class Watched:
@@ -87,8 +102,12 @@ class Watched:
             self.errors.append(message.text)
 
 
-def open_page(browser: Browser, url: str, width: int, height: int) -> Watched:
-    page = browser.new_page(viewport={"width": width, "height": height})
+def open_page(browser: Browser, url: str, width: int, height: int, *, touch: bool = False) -> Watched:
+    """The page at ``url`` in a new window, ``touch``: a phone's (a touch screen, a coarse pointer)."""
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch
+    )
+    page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     watched = Watched(page)
     page.goto(url)
@@ -96,14 +115,23 @@ def open_page(browser: Browser, url: str, width: int, height: int) -> Watched:
     return watched
 
 
-def start_game(page: Page, *, black_level: str, chess960: str | None = None) -> None:
+def start_game(
+    page: Page, *, black_level: str, chess960: str | None = None, clock: str | None = None
+) -> None:
     page.select_option("select[name=white-kind]", "web")
     page.select_option("select[name=black-kind]", "engine")
     page.fill("input[name=black-level]", black_level)
     if chess960 is not None:
         page.select_option("select[name=start]", "number")
         page.fill("input[name=number]", chess960)
+    if clock is not None:
+        page.fill("input[name=clock]", clock)
     page.click("#new-game button[type=submit]")
+
+
+def led(page: Page, square: str) -> Locator:
+    """The LED under ``square`` on the page's LED grid."""
+    return page.locator(f"#leds span[data-square={square}]")
 
 
 def shown_moves(page: Page) -> list[str]:
@@ -155,7 +183,9 @@ def test_a_whole_game_against_the_engine_from_the_page(
     expect(page.locator("#board svg")).to_have_attribute("data-fen", board_after(moves).board_fen())
     expect(page.locator("#eval-text")).not_to_have_text("–")  # the engine's evaluation
     gantry = page.request.get(server.url + "api/v1/state").json()["gantry"]  # where the robot stopped
-    expect(page.locator("#gantry-text")).to_contain_text(f"X {gantry['x']:.1f} Y {gantry['y']:.1f} mm, Idle")
+    expect(page.locator("#gantry-text")).to_contain_text(
+        f"X {gantry['x']:.1f} Y {gantry['y']:.1f} mm, standing still"
+    )
     expect(page.locator("#table svg #gantry")).to_be_attached()
     shots.append(screenshot(page, artifacts, "desktop-1-f3"))
 
@@ -174,6 +204,8 @@ def test_a_whole_game_against_the_engine_from_the_page(
         assert moves[-1].endswith("#")
     else:
         expect(page.locator("#status")).to_have_text("white to move")
+        page.click("[data-command=resign]")  # a second click, to be sure
+        expect(page.locator("[data-command=resign]")).to_have_text("Really resign?")
         page.click("[data-command=resign]")
         expect(page.locator("#status")).to_have_text("0-1 (resignation)")
     expect(page.locator("[data-command=hint]")).to_be_disabled()  # the game is over
@@ -197,31 +229,53 @@ def test_a_whole_game_against_the_engine_from_the_page(
 def test_on_a_phone_the_page_is_one_column_and_still_plays(
     browser: Browser, server: ServerHandle, artifacts: Path
 ) -> None:
-    watched = open_page(browser, server.url, 390, 844)
+    watched = open_page(browser, server.url, 390, 844, touch=True)
     page = watched.page
     start_game(page, black_level=ENGINE_LEVEL, chess960="100")
     expect(page.locator("#status")).to_have_text("white to move")
     start = chess.Board.from_chess960_pos(100)
     expect(page.locator("#board svg")).to_have_attribute("data-fen", start.board_fen())
-    expect(page.locator("#players")).to_contain_text("chess960")
+    expect(page.locator("#players")).to_contain_text("Chess960")
+    expect(page.locator("#board")).to_be_in_viewport()  # brought back up from the form
 
     # nothing wider than the screen, the board as wide as it can be, the sections one under another
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     board = page.locator("#board").bounding_box()
     table = page.locator("#table").bounding_box()
     assert board is not None and table is not None
-    assert board["x"] >= 0 and board["x"] + board["width"] <= 390 and board["width"] >= 300
+    assert board["x"] >= 0 and board["x"] + board["width"] <= 390 and board["width"] >= 320
     assert table["y"] > board["y"] + board["height"] and table["width"] >= 300
+    # every control is big enough for a finger (44 px)
+    small = page.evaluate(
+        """() => [...document.querySelectorAll("button, input, select, a")]
+          .filter((e) => e.getClientRects().length)
+          .map((e) => [e.id || e.name || e.textContent.trim(), e.getBoundingClientRect().height])
+          .filter(([, height]) => height < 44)"""
+    )
+    assert small == []
 
-    page.click("[data-command=hint]")
+    page.tap("[data-command=hint]")
     expect(page.locator("#hint-text")).to_contain_text("Hint: ")
     expect(page.locator("#board svg .arrow").first).to_be_attached()
+    # a move that cannot be played is refused in plain words, next to where it was typed
+    page.fill("#move-form input[name=move]", "Ke2")
+    page.tap("#move-form button")
+    expect(page.locator("#error")).to_have_text(  # Chess960 start 100: the king stands on g1
+        "'Ke2': the king on g1 cannot go to e2: the king steps one square, or castles"
+    )
+    expect(page.locator("#error")).to_be_in_viewport()
+    # a new game waits until this one is stopped, and the page says so
+    expect(page.locator("#new-game button[type=submit]")).to_be_disabled()
+    expect(page.locator("#busy-note")).to_contain_text("Stop game")
     shot = screenshot(page, artifacts, "phone-hint")
-    page.click("#stop")
+    page.tap("#stop")
     expect(page.locator("#status")).to_contain_text("stopped")
-    expect(page.locator("#games tr").first).to_contain_text("in progress")
+    expect(page.locator("#games tr").first).to_contain_text("unfinished, 0 moves")
+    expect(page.locator("#new-game button[type=submit]")).to_be_enabled()
     assert shot.exists() and shot.stat().st_size > 0
-    assert watched.errors == []
+    assert watched.errors == [
+        "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
+    ]
 
 
 def test_a_pawn_promoted_from_the_page_becomes_the_piece_chosen(
@@ -250,3 +304,156 @@ def test_a_pawn_promoted_from_the_page_becomes_the_piece_chosen(
     expect(page.locator("#board svg")).to_have_attribute("data-fen", final.board_fen())
     assert shot.exists() and shot.stat().st_size > 0
     assert watched.errors == []
+
+
+def test_the_leds_the_clock_a_takeback_and_the_robot_paused_as_the_page_shows_them(
+    browser: Browser, server: ServerHandle, artifacts: Path
+) -> None:
+    watched = open_page(browser, server.url, 1280, 900)
+    page = watched.page
+    start_game(page, black_level=ENGINE_LEVEL, clock="5+3")
+    expect(page.locator("#status")).to_have_text("white to move")
+
+    # the clock: both sides' time, White's running down
+    white, black = page.locator("#clock-bottom"), page.locator("#clock-top")
+    expect(black).to_have_text("Black 5:00")
+    expect(white).to_have_class(has_class("running"))
+    expect(white).to_have_text(re.compile(r"White (5:00|4:5\d)"))
+    expect(white).not_to_have_text(white.inner_text())  # within a second
+
+    # a piece picked on the page lights the LEDs under where it may go, on the LED grid and the board
+    page.click("#board rect.square.g1")
+    expect(led(page, "g1")).to_have_css("background-color", WARM_WHITE)
+    expect(led(page, "f3")).to_have_css("background-color", GREEN)
+    expect(led(page, "h3")).to_have_css("background-color", GREEN)
+    expect(page.locator("#leds span.on")).to_have_count(3)
+    expect(page.locator("#board svg rect[fill='#00c800']")).to_have_count(2)  # the LEDs shine through
+    shots = [screenshot(page, artifacts, "desktop-leds-picked")]
+    page.click("#board rect.square.g2")  # another piece: its own squares
+    expect(led(page, "g3")).to_have_css("background-color", GREEN)
+    expect(page.locator("#leds span.on")).to_have_count(3)
+    page.click("#board rect.square.g2")  # put down again: the LEDs go out
+    expect(page.locator("#leds span.on")).to_have_count(0)
+    page.click("#board rect.square.g1")
+    page.click("#board rect.square.f3")
+
+    # the engine's answer, lit blue where it came from and went
+    expect(page.locator("#moves .ply")).to_have_count(2)
+    expect(page.locator("#status")).to_have_text("white to move")
+    reply = board_after(shown_moves(page)).peek()
+    for square in (reply.from_square, reply.to_square):
+        expect(led(page, chess.square_name(square))).to_have_css("background-color", BLUE)
+    expect(page.locator("#leds span.on")).to_have_count(2)
+    expect(page.locator("#eval-words")).to_contain_text(re.compile(r"equal|better|winning"))
+    expect(white).to_have_class(has_class("running"))
+    expect(black).to_have_text(re.compile(r"Black 5:0[0-3]"))  # the increment
+    shots.append(screenshot(page, artifacts, "desktop-leds-engine-move"))
+
+    # the robot paused while White thinks: the page says so until it goes on
+    page.click("#pause")
+    expect(page.locator("#status")).to_have_text("robot paused")
+    expect(page.locator("#robot")).to_have_text("Robot paused: press Resume robot to go on")
+    expect(page.locator("#pause")).to_be_disabled()
+    shots.append(screenshot(page, artifacts, "desktop-paused"))
+    page.click("#continue")
+    expect(page.locator("#status")).to_have_text("white to move")
+    expect(page.locator("#robot")).to_be_hidden()
+
+    # taken back: the robot puts both moves back, the LEDs go out
+    page.click("[data-command=takeback]")
+    expect(page.locator("#moves .ply")).to_have_count(0)
+    expect(page.locator("#board svg")).to_have_attribute("data-fen", chess.STARTING_BOARD_FEN)
+    expect(page.locator("#leds span.on")).to_have_count(0)
+    expect(page.locator("[data-command=hint]")).to_be_enabled()  # White is to move again
+    page.click("[data-command=resign]")
+    page.click("[data-command=resign]")
+    expect(page.locator("#status")).to_have_text("0-1 (resignation)")
+    expect(white).not_to_have_class(has_class("running"))  # the clocks stop with the game
+    for shot in shots:
+        assert shot.exists() and shot.stat().st_size > 0, shot
+    assert watched.errors == []
+
+
+def test_the_table_is_set_up_from_the_page_and_a_stopped_game_put_back(
+    browser: Browser, runner: GameRunner, server: ServerHandle, artifacts: Path
+) -> None:
+    watched = open_page(browser, server.url, 1024, 768)
+    page = watched.page
+    start_game(page, black_level=ENGINE_LEVEL)
+    expect(page.locator("#status")).to_have_text("white to move")
+    page.click("#board rect.square.e2")
+    page.click("#board rect.square.e4")
+    expect(page.locator("#moves .ply")).to_have_count(2)
+    game = board_after(shown_moves(page))
+    page.click("#stop")
+    expect(page.locator("#status")).to_contain_text("stopped")
+
+    # Chess960 #0 set up from the page. At full speed the robot would be done in a blink: it is held
+    # first, so that the page can be seen showing its work; the page's Resume robot lets it go on.
+    gantry = page.locator("#gantry-text")
+    runner.pause()
+    page.fill("#reset input[name=target]", "0")
+    page.click("#reset button")
+    expect(gantry).to_contain_text("held (paused). The robot is setting the table up (1 of ")
+    expect(page.locator("#status")).to_have_text("robot paused")
+    expect(page.locator("#busy-note")).to_contain_text("setting the table up")
+    expect(page.locator("#new-game button[type=submit]")).to_be_disabled()
+    shots = [screenshot(page, artifacts, "desktop-set-up-held")]
+    page.click("#continue")
+    expect(page.locator("#status")).to_have_text("idle")
+    chess960 = chess.Board.from_chess960_pos(0)
+    expect(page.locator("#board svg")).to_have_attribute("data-fen", chess960.board_fen())
+    expect(page.locator("#moves .ply")).to_have_count(0)
+    expect(page.locator("#eval-line")).to_be_hidden()  # no game, no evaluation
+    expect(gantry).not_to_contain_text("The robot is")
+
+    # the stopped game resumed: the robot first puts its pieces back, which the sensors see
+    runner.pause()
+    page.click("#resume")
+    expect(gantry).to_contain_text("The robot is putting the pieces back where the game stopped (1 of ")
+    shots.append(screenshot(page, artifacts, "desktop-putting-back"))
+    page.click("#continue")
+    expect(page.locator("#status")).to_have_text("white to move")
+    expect(page.locator("#board svg")).to_have_attribute("data-fen", game.board_fen())
+    occupied = sorted(chess.square_name(square) for square in chess.SquareSet(game.occupied))
+    expect(page.locator("#sensors span.on")).to_have_count(len(occupied))
+    assert (
+        sorted(page.locator("#sensors span.on").evaluate_all("cells => cells.map(c => c.title)")) == occupied
+    )
+
+    # a set-up that cannot be is refused under the set-up form, in plain words
+    page.click("#stop")
+    expect(page.locator("#status")).to_contain_text("stopped")
+    page.fill("#reset input[name=target]", "960")
+    page.click("#reset button")
+    expect(page.locator("#reset-error")).to_contain_text("960")
+    expect(page.locator("#reset-error")).to_be_visible()
+    for shot in shots:
+        assert shot.exists() and shot.stat().st_size > 0, shot
+    assert watched.errors == [
+        "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
+    ]
+
+
+def test_the_page_finds_its_server_again_after_a_restart(
+    browser: Browser, runner: GameRunner, artifacts: Path
+) -> None:
+    app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir)
+    first = start_in_thread(app)
+    port = int(first.url.rsplit(":", 1)[1].strip("/"))
+    watched = open_page(browser, first.url, 1024, 768)
+    page = watched.page
+    first.stop()
+    expect(page.locator("#connection")).to_have_text("offline")
+    expect(page.locator("#offline")).to_contain_text("reconnects by itself")
+    expect(page.locator("#new-game button[type=submit]")).to_be_disabled()
+    shot = screenshot(page, artifacts, "desktop-offline")
+    started = time.monotonic()
+    with start_in_thread(app, port=port):
+        expect(page.locator("#connection")).to_have_text("live")
+        expect(page.locator("#info")).to_have_text("Connected to the server again.")
+        expect(page.locator("#offline")).to_be_hidden()
+        expect(page.locator("#new-game button[type=submit]")).to_be_enabled()
+        assert time.monotonic() - started < 10
+    assert shot.exists() and shot.stat().st_size > 0
+    assert all("ERR_CONNECTION_REFUSED" in error for error in watched.errors), watched.errors

@@ -8,29 +8,40 @@ refused command raises a :class:`~chessatron.errors.ChessatronError` whose messa
 
 The game never depends on who watches: the runner only feeds its :class:`~chessatron.live.LiveState`,
 and a page that closes (or a web server that stops) leaves the game running.
+
+While a game with a robot runs and nobody plays at the board itself (no ``board`` or ``hand`` player,
+whose recognizer owns the LEDs then), a :class:`LedGuide` lights the squares as a chess computer does: the
+engine's last move, a king in check, and where the piece a page player picked (:meth:`GameRunner.select`)
+may go.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import chess
 
 from ..config import Config
 from ..errors import ChessatronError, ConfigError, IllegalMoveError
+from ..feedback.signals import LedSignals, combine
+from ..layout import Cell, Node
 from ..live import LiveState, colour_name
+from ..ports import RGB, LedStrip
 from ..reset import parse_target
 from ..simstate import SimulatorState, default_state_path, load_state, save_state
+from ..table import Table
 from .clock import parse_clock
-from .keyboard import Command
+from .journal import Journal
+from .keyboard import Command, Rejection, parse_command
 from .record import ClockSettings
-from .session import InboxMover, PlayerSpec, Session
+from .session import PAUSED, InboxMover, PlayerSpec, Session
 from .store import latest_unfinished
 
 LOGGER = logging.getLogger(__name__)
@@ -46,6 +57,16 @@ COMMANDS: dict[str, Command] = {
 #: The players a game started from elsewhere (the web page) may have.
 REMOTE_PLAYERS = ("web", "engine", "board", "hand")
 
+Job = Literal["game", "resume", "reset"]
+#: Why the table cannot take a new job, by the job under way.
+BUSY_BECAUSE: dict[str, str] = {
+    "game": "a game is being played on the table; stop it first (Stop game) or wait for its end",
+    "resume": "a game is being played on the table; stop it first (Stop game) or wait for its end",
+    "reset": "the robot is setting the table up; wait until it has finished",
+}
+#: How often the LED guide looks at the game when nothing changed (a pick from the page), in seconds.
+GUIDE_POLL_S = 0.05
+
 
 class BusyError(ChessatronError, RuntimeError):
     """The machine is already busy with a game or a reset."""
@@ -60,7 +81,12 @@ class GameRequest:
     """A new game: the players (as for ``chessatron play``) and the start.
 
     ``chess960`` is None for standard chess, ``"random"``, a number 0-959 or ``N:M`` (Double Fischer
-    Random); ``fen`` sets up any position instead.
+    Random); ``fen`` sets up any position instead (a Chess960 one when its castling rights need it).
+
+    >>> GameRequest(fen="r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1").start().chess960
+    False
+    >>> GameRequest(fen="1r2k3/8/8/8/8/8/8/5K1R w Kq - 0 1").start().chess960
+    True
     """
 
     white: str = "web"
@@ -87,6 +113,8 @@ class GameRequest:
             raise ConfigError("give either a chess960 start or a FEN, not both")
         if self.fen is not None:
             board = parse_target(self.fen).board
+            # a position is standard chess unless its castling rights need Chess960 (a king off e1/e8)
+            board.chess960 = board.has_chess960_castling_rights()
             return board
         if self.chess960 is None:
             return chess.Board()
@@ -98,11 +126,54 @@ class GameRequest:
         return board
 
 
+class LedGuide:
+    """What the table's LEDs show during a game the robot plays for everyone (no one at the board): the
+    engine's last move (blue), a king in check and its checkers (violet) and, while a player on the page
+    has picked a piece, that piece's square and where it may go (green, yellow for a capture) instead of
+    the last move, over the check (as at the board when a piece is lifted).
+
+    >>> from chessatron.layout import Layout
+    >>> guide = LedGuide(LedSignals(Layout.default()), engines=[chess.BLACK])
+    >>> board = chess.Board()
+    >>> board.push_san("e4"), board.push_san("e5")
+    (Move.from_uci('e2e4'), Move.from_uci('e7e5'))
+    >>> sorted(chess.square_name(guide.signals.square(cell)) for cell in guide.colours(board))
+    ['e5', 'e7']
+    >>> sorted(chess.square_name(guide.signals.square(cell)) for cell in guide.colours(board, chess.G1))
+    ['e2', 'f3', 'g1', 'h3']
+    """
+
+    def __init__(self, signals: LedSignals, engines: Iterable[chess.Color]) -> None:
+        self.signals = signals
+        self.engines = frozenset(engines)
+
+    def colours(self, board: chess.Board, picked: chess.Square | None = None) -> dict[Cell, RGB]:
+        """The LED colours for ``board`` (with its moves on the stack), ``picked`` the square of the piece
+        a player picked (None: none)."""
+        check = self.signals.show_check(board)
+        if picked is not None:  # as when a piece is lifted at the board: its squares over the check
+            return combine(check, self.signals.show_legal_moves(board, picked))
+        if board.move_stack and (not board.turn) in self.engines:
+            before = board.copy()
+            move = before.pop()
+            return combine(self.signals.show_engine_move(move, before), check)
+        return check
+
+
+def game_board(game: dict[str, Any]) -> chess.Board:
+    """The board of a live snapshot's ``game`` part, its moves on the stack."""
+    board = chess.Board(game["start_fen"], chess960=game["variant"] == "chess960")
+    for uci in game["uci"]:
+        board.push_uci(uci)
+    return board
+
+
 class GameRunner:
     """One machine, one job at a time, in a background thread.
 
     ``speed`` is the simulator's speed (None: as fast as the host allows). The table's state on the
-    simulator is kept where ``chessatron play`` keeps it, so both see the same pieces.
+    simulator is kept where ``chessatron play`` keeps it, so both see the same pieces; ``fresh`` forgets
+    it and starts from a table set up as delivered.
     """
 
     def __init__(
@@ -114,13 +185,18 @@ class GameRunner:
         engine_path: str = "stockfish",
         live: LiveState | None = None,
         state_path: Path | None = None,
+        fresh: bool = False,
     ) -> None:
         self.config = config
         self.games_dir = games_dir
         self.live = live if live is not None else LiveState(config.layout)
         self.simulated = config.urls["grbl"].startswith("sim")
         self.state_path = state_path if state_path is not None else default_state_path()
-        state = load_state(self.state_path, config.layout) if self.simulated else None
+        state = None
+        if self.simulated:
+            state = (
+                SimulatorState.fresh(config.layout) if fresh else load_state(self.state_path, config.layout)
+            )
         self.session = Session(
             config,
             games_dir=games_dir,
@@ -134,8 +210,13 @@ class GameRunner:
         self._board = state.board if state else chess.Board()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._job: Job | None = None
         self._connected = False
         self._paused = False
+        self._status_before_pause: str | None = None
+        #: The piece a page player picked: (the ply it was picked at, its square).
+        self._picked: tuple[int, chess.Square] | None = None
+        self._guiding = False
         self.live.show_table(self.session.table, ())
 
     # --- lifecycle ---------------------------------------------------------------------------------
@@ -150,6 +231,18 @@ class GameRunner:
     def busy(self) -> bool:
         thread = self._thread
         return thread is not None and thread.is_alive()
+
+    def report(self) -> dict[str, Any]:
+        """What the runner is doing, for pages: ``{"job": "game"|"resume"|"reset"|None, "paused": bool,
+        "leds": bool}`` (``leds``: the LED guide lights the table for this game). Every change of it also
+        changes the live state's version."""
+        return {"job": self._job, "paused": self._paused, "leds": self._guiding}
+
+    def clock_now(self) -> dict[str, Any] | None:
+        """The game's chess clock as it reads now (the live state holds its reading from when it last
+        changed), None without one."""
+        clock = self.session.clock
+        return clock.to_dict() if clock is not None and self._job is not None else None
 
     def wait(self, timeout_s: float | None = None) -> bool:
         """Wait for the job under way to end; True when none is running."""
@@ -182,7 +275,7 @@ class GameRunner:
         """Continue the latest unfinished game in the background."""
         summary = latest_unfinished(self.games_dir)
         if summary is None:
-            raise ChessatronError(f"no unfinished game in {str(self.games_dir)!r} to resume")
+            raise ChessatronError("there is no unfinished game to resume; start a new one")
         self._spawn("resume", lambda: self._play_resumed(summary.path))
 
     def reset_table(self, target: str = "standard") -> None:
@@ -190,12 +283,14 @@ class GameRunner:
         setup = parse_target(target)
         self._spawn("reset", lambda: self._reset(setup.board, setup.name))
 
-    def _spawn(self, name: str, job: Callable[[], None]) -> None:
+    def _spawn(self, name: Job, job: Callable[[], None]) -> None:
         with self._lock:
             if self.busy:
-                raise BusyError("the table is busy with a game or a reset; stop it or wait for it to end")
+                raise BusyError(BUSY_BECAUSE[self._job or name])
             self.session.stop_requested.clear()
             self.last_error = None
+            self._picked = None
+            self._job = name
             thread = threading.Thread(
                 target=self._guarded, args=(job,), name=f"chessatron-{name}", daemon=True
             )
@@ -222,51 +317,186 @@ class GameRunner:
             self.live.update(status="stopped by an internal error (see the log)", prompt=None)
         finally:
             self._save()
+            with self._lock:
+                self._job = None
+            self._stop_clock()
+
+    def _stop_clock(self) -> None:
+        """The job is over: a clock the game left running stops (the journal has its times). Always
+        changes the live state, so that watchers see the job end."""
+        clock = self.session.clock
+        shown = self.live.snapshot()["clock"]
+        if clock is not None and shown is not None:
+            clock.pause()
+            shown = clock.to_dict()
+        self.live.update(clock=shown)
 
     def _play_new(
         self, white: PlayerSpec, black: PlayerSpec, start: chess.Board, clock: ClockSettings | None
     ) -> None:
+        self.live.update(clock=None)  # the session shows the new game's clock, if it has one
         journal = self.session.new_game(white, black, start, clock)
         self.last_game = journal.path.name.removesuffix(".jsonl")
-        with journal:
-            record = self.session.play(journal, white, black)
-        self._board = record.board()
+        self._play(journal, white, black)
 
     def _play_resumed(self, path: Path) -> None:
+        self.live.update(clock=None, hint=None, evaluation=None)
+        standing = self.session.table  # where the pieces are: a set-up may have moved them since
         journal, white, black = self.session.resume(path)
         self.last_game = journal.path.name.removesuffix(".jsonl")
-        with journal:
-            record = self.session.play(journal, white, black)
-        self._board = record.board()
+        try:
+            self._put_back(standing)
+        except BaseException:
+            journal.close()
+            raise
+        self._play(journal, white, black)
+
+    def _play(self, journal: Journal, white: PlayerSpec, black: PlayerSpec) -> None:
+        with journal, self._leds_guiding(white, black):
+            try:
+                self.session.play(journal, white, black)
+            finally:
+                self._board = journal.board()
+
+    def _put_back(self, standing: Table) -> None:
+        """After :meth:`Session.resume` the model is the table as the game left it; when the pieces stand
+        elsewhere now (the table was set up for something else since), the robot puts them back."""
+        session = self.session
+        wanted = session.table
+        if _arrangement(standing) == _arrangement(wanted) or session.robot is None:
+            return
+        session.table = session.robot.table = standing
+        plan = session.resetter.plan_arrangement(standing, wanted, session.gantry)
+        self.live.update(status="putting the pieces back where the game stopped")
+        session.run_plan(plan, "RESUME", None)
+        session.table = session.robot.table = wanted
+        self.live.show_table(wanted, ())
 
     def _reset(self, board: chess.Board, description: str) -> None:
         session = self.session
-        self.live.update(status=f"setting up {description}", game=None)
+        self.live.update(
+            status=f"setting up {description}", game=None, clock=None, evaluation=None, hint=None
+        )
         plan = session.resetter.plan(session.table, board, at=session.gantry)
-        session._run_plan(plan, "RESET", None)
+        session.run_plan(plan, "RESET", None)
         self._board = board
         self.live.update(status="idle")
 
     def _save(self) -> None:
         if not self.simulated:
             return
+        table = self.session.table
+        board = self._board
+        if table.board_fen() != board.board_fen():
+            # cut short (a fault in the middle of robot work): keep what the table shows
+            board = chess.Board(None)
+            board.set_board_fen(table.board_fen())
         try:
-            save_state(self.state_path, SimulatorState(self.session.table, self._board, self.session.gantry))
+            save_state(self.state_path, SimulatorState(table, board, self.session.gantry))
         except ChessatronError as exc:
             self.live.notice(f"the simulator's table was not saved: {exc}", "warning")
+
+    # --- the LEDs ----------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _leds_guiding(self, white: PlayerSpec, black: PlayerSpec) -> Iterator[None]:
+        """Light the LEDs with a :class:`LedGuide` while the game runs, when the robot moves every piece."""
+        session = self.session
+        if (
+            session.robot is None
+            or white.moves_pieces
+            or black.moves_pieces
+            or self.config.urls["leds"].startswith("none")
+        ):
+            yield
+            return
+        try:
+            strip = session.led_strip()
+        except ChessatronError as exc:
+            self.live.notice(f"the LEDs cannot show the game: {exc}", "warning")
+            yield
+            return
+        engines = [
+            colour for colour, spec in ((chess.WHITE, white), (chess.BLACK, black)) if spec.kind == "engine"
+        ]
+        guide = LedGuide(LedSignals(self.config.layout), engines)
+        done = threading.Event()
+        thread = threading.Thread(
+            target=self._guide, args=(guide, strip, done), name="chessatron-leds", daemon=True
+        )
+        self._guiding = True
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join(5.0)
+            self._guiding = False
+
+    def _guide(self, guide: LedGuide, strip: LedStrip, done: threading.Event) -> None:
+        version = -1
+        state: dict[str, Any] = {}
+        shown_for: object = None
+        shown: dict[Cell, RGB] = {}
+        try:
+            while not done.is_set():
+                if self.live.wait(version, GUIDE_POLL_S) != version:
+                    state = self.live.snapshot()
+                    version = state["version"]
+                game = state.get("game")
+                square = self._picked_square(state)
+                wanted_for = None if game is None else (game["id"], game["fen"], len(game["uci"]), square)
+                if wanted_for == shown_for:
+                    continue
+                colours = guide.colours(game_board(game), square) if game is not None else {}
+                shown_for = wanted_for
+                if colours != shown:
+                    strip.show(colours)
+                    shown = colours
+        except ChessatronError as exc:
+            self.live.notice(f"the LEDs stopped showing the game: {exc}", "warning")
+        finally:
+            if shown:
+                with contextlib.suppress(ChessatronError):
+                    strip.show({})
+
+    def _picked_square(self, state: dict[str, Any]) -> chess.Square | None:
+        """The square of the piece picked on the page, while its player is still to move."""
+        picked, game = self._picked, state.get("game")
+        if picked is None or game is None or state.get("prompt") is None or picked[0] != len(game["uci"]):
+            return None
+        return picked[1]
 
     # --- commands ----------------------------------------------------------------------------------
 
     def move(self, text: str) -> chess.Move:
         """A move for the ``web`` player to move: UCI (``e2e4``, ``e7e8q``) or SAN. Raises
-        :class:`NotYourTurnError` when no web player is waiting, :class:`IllegalMoveError`."""
+        :class:`NotYourTurnError` when no web player is waiting, :class:`IllegalMoveError` saying why."""
         inbox, board = self._waiting()
-        try:
-            move = board.parse_uci(text) if _looks_uci(text) else board.parse_san(text)
-        except ValueError as exc:
-            raise IllegalMoveError(f"{text!r} is not a legal move in {board.fen()!r}") from exc
+        move = parse_move(board, text)
+        self._picked = None
         inbox.inbox.put(move)
         return move
+
+    def select(self, square: str | None) -> None:
+        """The web player picked the piece on ``square`` (None: put it down again): the LEDs show where it
+        may go. Raises :class:`NotYourTurnError`, :class:`IllegalMoveError` for a piece that cannot move."""
+        _, board = self._waiting()
+        if square is None:
+            self._picked = None
+            return
+        picked = chess.parse_square(square)
+        if not any(move.from_square == picked for move in board.legal_moves):
+            piece = board.piece_at(picked)
+            if piece is None:
+                raise IllegalMoveError(f"there is no piece on {square} to pick up")
+            if piece.color != board.turn:
+                raise IllegalMoveError(
+                    f"the {chess.piece_name(piece.piece_type)} on {square} is {colour_name(piece.color)}'s; "
+                    f"it is {colour_name(board.turn)}'s move"
+                )
+            raise IllegalMoveError(f"the {chess.piece_name(piece.piece_type)} on {square} cannot move now")
+        self._picked = (len(board.move_stack), picked)
 
     def command(self, name: str) -> None:
         """``hint``, ``takeback``, ``draw`` or ``resign`` for the web player to move."""
@@ -275,6 +505,7 @@ class GameRunner:
         inbox, board = self._waiting()
         if name == "takeback" and not board.move_stack:
             raise IllegalMoveError("there is no move to take back")
+        self._picked = None
         inbox.inbox.put(COMMANDS[name])
 
     def _waiting(self) -> tuple[InboxMover, chess.Board]:
@@ -286,9 +517,7 @@ class GameRunner:
         inbox = self.session.inboxes.get(colour)
         if inbox is None:
             raise NotYourTurnError(f"{prompt['colour']} is not played from the web page")
-        board = chess.Board(game["start_fen"], chess960=game["variant"] == "chess960")
-        for uci in game["uci"]:
-            board.push_uci(uci)
+        board = game_board(game)
         if board.turn != colour:
             raise NotYourTurnError(f"it is {colour_name(board.turn)}'s move")
         return inbox, board
@@ -306,18 +535,47 @@ class GameRunner:
         robot = self.session.robot
         if robot is None:
             raise ChessatronError("the machine is not connected yet")
-        robot.link.feed_hold()
-        self._paused = True
-        self.live.update(status="paused (resume to go on)")
+        with self.session.status_lock:  # the game thread does not say "robot moving" meanwhile
+            robot.link.feed_hold()
+            status = self.live.snapshot()["status"]
+            if not self._paused:
+                self._status_before_pause = status
+            self._paused = True
+            self.live.update(status=PAUSED)
 
     def resume_machine(self) -> None:
+        """Cycle start: the gantry goes on where it was held."""
         robot = self.session.robot
         if robot is None:
             raise ChessatronError("the machine is not connected yet")
-        robot.link.resume()
-        self._paused = False
-        self.live.update(status="robot moving" if self.busy else "idle")
+        with self.session.status_lock:
+            robot.link.resume()
+            self._paused = False
+            status = self.live.snapshot()["status"]
+            if status == PAUSED:  # nothing else happened meanwhile: say again what was going on
+                status = self._status_before_pause or ("robot moving" if self.busy else "idle")
+            self.live.update(status=status)
 
 
-def _looks_uci(text: str) -> bool:
-    return len(text) in (4, 5) and text[0] in "abcdefgh" and text[1] in "12345678" and text[2] in "abcdefgh"
+def parse_move(board: chess.Board, text: str) -> chess.Move:
+    """``text`` (UCI or SAN, as at the keyboard: :func:`~chessatron.game.keyboard.parse_command`) as a
+    legal move on ``board``; :class:`IllegalMoveError` says in plain words what is wrong with it.
+
+    >>> parse_move(chess.Board(), "e4"), parse_move(chess.Board(), "g1f3")
+    (Move.from_uci('e2e4'), Move.from_uci('g1f3'))
+    >>> parse_move(chess.Board(), "Ke2")
+    Traceback (most recent call last):
+    ...
+    chessatron.errors.IllegalMoveError: 'Ke2': the king on e1 cannot go to e2: your own pawn stands there
+    """
+    result = parse_command(text, board)
+    if isinstance(result, chess.Move):
+        return result
+    if isinstance(result, Rejection) and result.is_move:
+        raise IllegalMoveError(f"{text!r}: {result.reason}")
+    raise IllegalMoveError(f"{text!r} is not a move; write it like e4, Nf3, O-O or e2e4")
+
+
+def _arrangement(table: Table) -> dict[Node, str]:
+    """What stands where, pieces of one kind being alike."""
+    return {table.node_of(piece.id): piece.symbol for piece in table}

@@ -4,12 +4,15 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
 
 =======================================  ===========================================================
 ``GET  /api/v1``                         what this server allows: ``{"api", "watch_only", ...}``
-``GET  /api/v1/state``                   the live snapshot (see :mod:`chessatron.live`)
+``GET  /api/v1/state``                   the live snapshot (see :mod:`chessatron.live`) with what the
+                                         runner is doing (``"runner"``, see :mod:`.feed`)
 ``GET  /api/v1/board.svg``               the board (``?orientation=black`` turns it round)
 ``GET  /api/v1/table.svg``               the whole table, the gantry and the drags under way
 ``WS   /api/v1/live``                    the snapshot, then its changes (see :mod:`.feed`)
 ``POST /api/v1/game``                    a new game ``{"white", "black", "chess960", "fen", "clock"}``
 ``POST /api/v1/move``                    ``{"move": "e2e4"}`` for the web player to move
+``POST /api/v1/select``                  ``{"square": "e2"}``: the web player picked that piece (the
+                                         table's LEDs show where it may go); ``null`` puts it down
 ``POST /api/v1/command/{name}``          ``hint``, ``takeback``, ``draw``, ``resign``
 ``POST /api/v1/stop``                    stop the game at its next move (it stays saved)
 ``POST /api/v1/resume``                  continue the last unfinished game
@@ -127,7 +130,11 @@ class Api:
         self.runner = runner
         self.live = live
         self.games_dir = games_dir
-        self.snapshots = Snapshots(live)
+        self.snapshots = Snapshots(
+            live,
+            report=runner.report if runner is not None else None,
+            clock_now=runner.clock_now if runner is not None else None,
+        )
         self.pictures = Pictures(live)
         self.feed = Feed(live, self.snapshots)
 
@@ -149,7 +156,7 @@ class Api:
         )
 
     async def state(self, request: Request) -> Response:
-        return JSONResponse(self.snapshots.current()[1])
+        return JSONResponse(self.snapshots.fresh(self.snapshots.current()[1]))
 
     async def board_svg(self, request: Request) -> Response:
         orientation = validate.orientation(request.query_params.get("orientation"))
@@ -201,6 +208,11 @@ class Api:
         text = validate.move_text(await read_json(request))
         move = self._runner().move(text)
         return JSONResponse({"accepted": "move", "move": move.uci()}, 202)
+
+    async def select(self, request: Request) -> Response:
+        square = validate.picked_square(await read_json(request))
+        self._runner().select(square)
+        return JSONResponse({"accepted": "select", "square": square}, 202)
 
     async def command(self, request: Request) -> Response:
         name = validate.command_name(str(request.path_params["name"]))
@@ -306,6 +318,7 @@ def create_app(
         WebSocketRoute(API + "/live", api.feed.serve),
         post("/game", api.new_game),
         post("/move", api.move),
+        post("/select", api.select),
         post("/command/{name}", api.command),
         post("/stop", api.stop),
         post("/resume", api.resume),

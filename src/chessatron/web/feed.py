@@ -7,6 +7,11 @@ state: the first message is the whole snapshot, later ones only the top-level pa
     {"type": "snapshot", "state": {...}}
     {"type": "update", "version": 42, "parts": {"gantry": {...}}}
 
+Besides the live state's parts (see :mod:`chessatron.live`) a snapshot has ``"runner"``: what the runner is
+doing (``{"job", "paused", "leds"}``, see :meth:`~chessatron.game.runner.GameRunner.report`; None on a page
+that only watches). A page's first message carries the chess clock as it reads at that moment; later ones
+carry it when it changes (the page counts the running side down itself).
+
 Bursts (the gantry reports its position many times a second) are coalesced: a page gets at most one
 message every :data:`MIN_INTERVAL_S`, always the latest state. A page that does not take a message within
 :data:`SEND_TIMEOUT_S` is dropped; it reconnects and starts again from a snapshot.
@@ -29,6 +34,7 @@ import contextlib
 import json
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any, Final
 
 import chess
@@ -46,12 +52,21 @@ MAX_PAGES: Final = 32
 CLOSE_TRY_AGAIN: Final = 1013
 
 
+Report = Callable[[], dict[str, Any] | None]
+
+
 class Snapshots:
     """The live state's snapshot for pages, made once per version (pages share it), with the promotions
-    of the prompt (``"promotion"``: the UCI prefixes that need a piece chosen) filled in."""
+    of the prompt (``"promotion"``: the UCI prefixes that need a piece chosen) filled in and the runner's
+    ``report`` (None: a page that only watches) as the part ``"runner"``; ``clock_now`` reads the game's
+    clock as it is now, for :meth:`fresh`."""
 
-    def __init__(self, live: LiveState) -> None:
+    def __init__(
+        self, live: LiveState, report: Report | None = None, clock_now: Report | None = None
+    ) -> None:
         self.live = live
+        self.report = report
+        self.clock_now = clock_now
         self._lock = threading.Lock()
         self._latest: tuple[int, dict[str, Any]] = (-1, {})
 
@@ -61,10 +76,22 @@ class Snapshots:
                 return self._latest
         state = self.live.snapshot()
         _add_promotions(state)
+        state["runner"] = self.report() if self.report is not None else None
         with self._lock:
             if state["version"] > self._latest[0]:
                 self._latest = (state["version"], state)
         return state["version"], state
+
+    def fresh(self, state: dict[str, Any]) -> dict[str, Any]:
+        """``state`` for a page that starts watching now: a running clock as it reads now, not as it read
+        when it last changed (the page counts down from when the state arrives)."""
+        clock = state.get("clock")
+        if self.clock_now is None or not clock or clock.get("running") is None:
+            return state
+        now = self.clock_now()
+        if now is None or now.get("running") != clock["running"] or now.get("control") != clock["control"]:
+            return state
+        return {**state, "clock": now}
 
 
 def _add_promotions(state: dict[str, Any]) -> None:
@@ -135,7 +162,10 @@ class Feed:
         while True:
             version, state = self.snapshots.current()
             if sent is None or version != sent["version"]:
-                text = json.dumps(changes(sent, state), separators=(",", ":"))
+                message = (
+                    changes(sent, state) if sent is not None else changes(None, self.snapshots.fresh(state))
+                )
+                text = json.dumps(message, separators=(",", ":"))
                 try:
                     await asyncio.wait_for(websocket.send_text(text), SEND_TIMEOUT_S)
                 except TimeoutError:

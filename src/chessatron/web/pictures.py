@@ -98,16 +98,17 @@ class Pictures:
         return self._cached(self._boards, key, lambda: board_svg(state, fallback, orientation))
 
     def table(self) -> str:
-        """The whole table: every piece, the drags of the work under way and the gantry's crosshair."""
+        """The whole table: every piece, the drags of the work under way still to come and the gantry's
+        crosshair."""
         version = self.live.version
         with self._lock:
             if version in self._tables:
                 return self._tables[version]
         state = self.live.snapshot()
         table, paths = self.live.table()
-        gantry = state["gantry"]
-        if gantry["work"] is None:
-            paths = ()  # the robot is done: its drags are history
+        gantry, work = state["gantry"], state["gantry"]["work"]
+        # the drags still to come: the robot is done with the others (with every one when work is None)
+        paths = paths[work["index"] :] if work is not None and work["of"] == len(paths) else ()
         if table is None:
             return self._cached(self._tables, version, lambda: _empty_table(self.live.layout))
         return self._cached(

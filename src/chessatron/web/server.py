@@ -199,10 +199,12 @@ def serve(
     games_dir: Path | None = None,
     token: str | None = None,
     open_browser: bool = False,
+    fresh: bool = False,
     say: Callable[[str], None] = print,
 ) -> None:
     """``chessatron serve``: the page and its runner until Ctrl-C; then a game that needs no web player
-    goes on to its end (a second Ctrl-C stops it, saved for ``chessatron play --resume``)."""
+    goes on to its end (a second Ctrl-C stops it, saved for ``chessatron play --resume``). ``fresh``: on
+    the simulator, forget the saved table and start from one set up as delivered."""
     if token is not None:
         check_token(token)
     elif not is_loopback(host):
@@ -210,7 +212,13 @@ def serve(
     directory = resolve_games_dir(games_dir)
     live = LiveState(config.layout)
     sock = bind(host, port)
-    runner = GameRunner(config, games_dir=directory, speed=speed, engine_path=engine_path, live=live)
+    try:
+        runner = GameRunner(
+            config, games_dir=directory, speed=speed, engine_path=engine_path, live=live, fresh=fresh
+        )
+    except BaseException:
+        sock.close()
+        raise
     try:
         url = page_url(host, sock.getsockname()[1], token)
         app = create_app(runner, live, token=token, games_dir=directory, hosts=(host,))

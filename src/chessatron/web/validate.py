@@ -43,6 +43,7 @@ Orientation = Literal["white", "black"]
 _PLAYER_CHARS = re.compile(r"[a-z0-9:=.]+")
 _MOVE = re.compile(r"[a-hA-H1-8KQRBNOkqrbnox=+#-]{2,10}")
 _GAME_ID = re.compile(r"[0-9a-z]{1,32}")
+_SQUARE = re.compile(r"[a-h][1-8]")
 _CHESS960 = re.compile(r"random|\d{1,3}(:\d{1,3})?")
 
 
@@ -182,6 +183,19 @@ def move_text(body: object) -> str:
     text = _text(data, "move", MAX_MOVE_CHARS) or ""
     if not _MOVE.fullmatch(text):
         raise BadRequestError(f"{text!r} is not a move; write it as UCI (e2e4, e7e8q) or SAN (Nf3, O-O)")
+    return text
+
+
+def picked_square(body: object) -> str | None:
+    """The square of ``{"square": "e2"}``, None for ``{"square": null}`` (the piece put down again).
+
+    >>> picked_square({"square": "e2"}), picked_square({})
+    ('e2', None)
+    """
+    data = fields(body, {"square": (str,)})
+    text = _text(data, "square", 2)
+    if text is not None and not _SQUARE.fullmatch(text):
+        raise BadRequestError(f"{text!r} is not a square; squares are a1 to h8")
     return text
 
 

@@ -1,15 +1,27 @@
 // chessatron's page: the live feed, what it shows, and the commands it sends.
-import { clockText, evaluation, movePairs, squaresFrom } from "./format.js";
+import {
+  clockText,
+  evaluation,
+  evaluationWords,
+  gantryText,
+  movePairs,
+  robotWork,
+  squaresFrom,
+} from "./format.js";
 
 const API = "/api/v1";
 const $ = (id) => document.getElementById(id);
 
 let state = null; // the live snapshot, kept current by the feed
 let watchOnly = false;
+let online = false;
+let wasOnline = false; // the feed was up once: a later "open" is a reconnection
 let selected = null; // the square of the piece the player picked
 let promoting = null; // the UCI prefix waiting for a promotion piece
 let clockAt = 0; // when the clock part last arrived (performance.now())
-let shownGame = null; // id and result of the game the saved list was loaded for
+let shownGames = null; // what the saved list was loaded for (game, plies, result, job)
+let lastNotice = null; // the newest notice already shown
+let infoTimer = 0;
 
 // The token came in the link; the server has put it in a cookie, so keep it out of history.
 if (new URLSearchParams(location.search).has("token")) {
@@ -18,8 +30,12 @@ if (new URLSearchParams(location.search).has("token")) {
 
 // --- talking to the server -----------------------------------------------------------------------
 
-async function post(path, body = {}) {
-  showError("");
+const ERRORS = ["error", "machine-error", "game-error", "reset-error"];
+
+/** POST a command; a refusal is shown under the controls that sent it (``errorAt``, the id of an error
+ * line; null: not shown). Returns the answer, or null. */
+async function post(path, body = {}, errorAt = "error") {
+  if (errorAt) showError("");
   try {
     const response = await fetch(API + path, {
       method: "POST",
@@ -28,18 +44,24 @@ async function post(path, body = {}) {
     });
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) {
-      showError(answer.error || `the server answered ${response.status}`);
+      if (errorAt) showError(answer.error || `the server answered ${response.status}`, errorAt);
       return null;
     }
     return answer;
-  } catch (error) {
-    showError(`the server cannot be reached (${error.message}); is chessatron serve running?`);
+  } catch {
+    if (errorAt) showError("the server cannot be reached; is chessatron serve still running?", errorAt);
     return null;
   }
 }
 
-function showError(message) {
-  $("error").textContent = message;
+/** Show ``message`` in the error line ``at`` (and clear the others); "" clears them all. */
+function showError(message, at = "error") {
+  for (const id of ERRORS) $(id).textContent = "";
+  if (!message) return;
+  const line = $(at);
+  line.textContent = message.charAt(0).toUpperCase() + message.slice(1);
+  const box = line.getBoundingClientRect();
+  if (box.top < 0 || box.bottom > window.innerHeight) line.scrollIntoView({ block: "nearest" });
 }
 
 let backoff = 250;
@@ -69,10 +91,32 @@ function connect() {
   });
 }
 
-function setConnection(online) {
+function setConnection(up) {
   const badge = $("connection");
-  badge.textContent = online ? "live" : "offline";
-  badge.className = `connection ${online ? "online" : "offline"}`;
+  const again = up && wasOnline && !online;
+  online = up;
+  wasOnline = wasOnline || up;
+  badge.textContent = up ? "live" : "offline";
+  badge.className = `connection ${up ? "online" : "offline"}`;
+  $("offline").hidden = up || !wasOnline;
+  if (again) {
+    // the server came back (perhaps restarted): what it allows and its games may have changed
+    showInfo("Connected to the server again.");
+    showError("");
+    loadInfo();
+    shownGames = null;
+  }
+  if (state) renderControls();
+}
+
+async function loadInfo() {
+  try {
+    const response = await fetch(API);
+    if (response.ok) watchOnly = (await response.json()).watch_only;
+  } catch {
+    // the feed shows that the server is away
+  }
+  document.body.classList.toggle("watch-only", watchOnly);
 }
 
 // --- pictures ------------------------------------------------------------------------------------
@@ -133,12 +177,20 @@ function squareOf(element) {
   return [...element.classList].find((name) => /^[a-h][1-8]$/.test(name)) || null;
 }
 
+/** Pick up (or put down) a piece: the table's LEDs show where it may go. */
+function pick(square) {
+  if (square === selected) return;
+  const before = selected;
+  selected = square;
+  if (square || before) post("/select", { square }, null);
+}
+
 function onSquare(square) {
   if (!state || !state.prompt || !square) {
-    selected = null;
+    pick(null);
   } else if (selected && legalFrom(selected).includes(square)) {
     const uci = selected + square;
-    selected = null;
+    selected = null; // the move puts it down (the server forgets the pick with the move)
     if ((state.prompt.promotion || []).includes(uci)) {
       promoting = uci;
       $("promotion").hidden = false;
@@ -146,7 +198,8 @@ function onSquare(square) {
       sendMove(uci);
     }
   } else {
-    selected = legalFrom(square).length ? square : null;
+    // the piece picked again (or one that cannot move) is put down
+    pick(square !== selected && legalFrom(square).length ? square : null);
   }
   decorateBoard();
 }
@@ -180,13 +233,38 @@ $("move-form").addEventListener("submit", (event) => {
   input.value = "";
 });
 
-for (const button of document.querySelectorAll("[data-command]")) {
-  button.addEventListener("click", () => post(`/command/${button.dataset.command}`));
+/** A button that asks once more before it acts (data-confirm): a stray tap must not resign a game. */
+function confirmed(button) {
+  if (!button.dataset.confirm) return true;
+  if (button.classList.contains("confirming")) {
+    disarm(button);
+    return true;
+  }
+  button.dataset.label = button.textContent;
+  button.textContent = button.dataset.confirm;
+  button.classList.add("confirming");
+  button.timer = setTimeout(() => disarm(button), 4000);
+  return false;
 }
-$("stop").addEventListener("click", () => post("/stop"));
-$("pause").addEventListener("click", () => post("/pause"));
-$("continue").addEventListener("click", () => post("/continue"));
-$("resume").addEventListener("click", () => post("/resume"));
+
+function disarm(button) {
+  clearTimeout(button.timer);
+  if (!button.classList.contains("confirming")) return;
+  button.classList.remove("confirming");
+  button.textContent = button.dataset.label;
+}
+
+for (const button of document.querySelectorAll("[data-command]")) {
+  button.addEventListener("click", () => {
+    if (confirmed(button)) post(`/command/${button.dataset.command}`);
+  });
+}
+$("stop").addEventListener("click", () => post("/stop", {}, "machine-error"));
+$("pause").addEventListener("click", () => post("/pause", {}, "machine-error"));
+$("continue").addEventListener("click", () => post("/continue", {}, "machine-error"));
+$("resume").addEventListener("click", async () => {
+  if (await post("/resume", {}, "game-error")) showBoard();
+});
 
 // --- new game and set-up -------------------------------------------------------------------------
 
@@ -207,6 +285,12 @@ function updateStartFields() {
   }
 }
 
+/** On a narrow screen the board is far above the forms: bring it into view once a job starts. */
+function showBoard() {
+  const board = $("play").getBoundingClientRect();
+  if (board.bottom < 0 || board.top > window.innerHeight) $("play").scrollIntoView({ block: "start" });
+}
+
 $("new-game").addEventListener("change", updateStartFields);
 $("new-game").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -218,23 +302,23 @@ $("new-game").addEventListener("submit", async (event) => {
   if (start === "fen") body.fen = form.elements.fen.value.trim();
   if (form.elements.clock.value.trim()) body.clock = form.elements.clock.value.trim();
   selected = null;
-  if (await post("/game", body)) loadGames();
+  if (await post("/game", body, "game-error")) showBoard();
 });
 
-$("reset").addEventListener("submit", (event) => {
+$("reset").addEventListener("submit", async (event) => {
   event.preventDefault();
-  post("/reset", { target: event.target.elements.target.value.trim() || "standard" });
+  const target = event.target.elements.target.value.trim() || "standard";
+  if (await post("/reset", { target }, "reset-error")) showBoard();
 });
 
 // --- what the page shows -------------------------------------------------------------------------
 
 function render(parts) {
   const changed = new Set(parts);
-  if (changed.has("status")) $("status").textContent = state.status;
+  if (["status", "runner", "gantry"].some((p) => changed.has(p))) renderStatus();
   if (changed.has("game")) renderGame();
   if (changed.has("prompt")) {
     if (!state.prompt) selected = null;
-    renderControls();
   }
   if (["game", "leds", "hint", "prompt"].some((p) => changed.has(p))) refresh("board");
   else if (!state.game && changed.has("table")) refresh("board");
@@ -244,19 +328,46 @@ function render(parts) {
   if (changed.has("clock")) {
     clockAt = performance.now();
     renderClock();
+  } else if (changed.has("game")) {
+    renderClock(); // the board may have turned round
   }
   if (changed.has("evaluation") || changed.has("game")) renderEvaluation();
   if (changed.has("sensors") || changed.has("game")) renderSensors();
-  if (changed.has("leds") || changed.has("game")) renderLeds();
+  if (["leds", "game", "runner"].some((p) => changed.has(p))) renderLeds();
   if (changed.has("notices")) renderNotices();
-  if (changed.has("status") || changed.has("game")) renderControls();
+  if (["status", "game", "prompt", "runner"].some((p) => changed.has(p))) renderControls();
+  if (["game", "runner"].some((p) => changed.has(p))) maybeLoadGames();
+}
+
+/** The runner's report; a page that only watches has none and reads the status instead. */
+function runner() {
+  if (state.runner) return state.runner;
+  const status = state.status || "";
+  return { job: null, paused: status.startsWith("paused"), leds: false };
+}
+
+function renderStatus() {
+  // while the robot is held the game may go on (a move made, the robot waiting to carry it out)
+  $("status").textContent = runner().paused ? "robot paused" : state.status;
+  const robot = $("robot");
+  const work = robotWork(state.gantry && state.gantry.work);
+  if (runner().paused) {
+    robot.textContent = "Robot paused: press Resume robot to go on";
+    robot.className = "robot paused";
+  } else if (work) {
+    robot.textContent = `Robot: ${work}`;
+    robot.className = "robot working";
+  }
+  robot.hidden = !runner().paused && !work;
 }
 
 function renderGame() {
   const game = state.game;
   const list = $("moves");
   list.replaceChildren();
-  $("players").textContent = game ? `White: ${game.white} · Black: ${game.black} · ${game.variant}` : "";
+  $("players").textContent = game
+    ? `White: ${game.white} · Black: ${game.black} · ${game.variant === "chess960" ? "Chess960" : "standard"}`
+    : "";
   if (!game) return;
   for (const [number, white, black] of movePairs(game.san, game.start_fen)) {
     const item = document.createElement("li");
@@ -278,28 +389,31 @@ function renderGame() {
     result.textContent = `${game.result} ${game.termination || ""}`.trim();
     list.append(result);
   }
-  const key = `${game.id}/${game.result}`;
-  if (key !== shownGame) {
-    shownGame = key;
-    loadGames();
-  }
 }
 
 function renderControls() {
   const prompt = state && state.prompt;
-  const game = state && state.game;
+  const job = runner().job;
+  const paused = runner().paused;
+  const offline = !online;
   for (const button of document.querySelectorAll("[data-command]")) {
-    button.disabled = watchOnly || !prompt;
+    button.disabled = watchOnly || offline || !prompt;
+    if (button.disabled) disarm(button);
   }
-  $("move-form").elements.move.disabled = watchOnly || !prompt;
-  const running = Boolean(game && !game.result);
-  $("stop").disabled = watchOnly || !running;
-  const paused = Boolean(state && state.status.startsWith("paused"));
-  $("pause").disabled = watchOnly || paused || state.status === "idle";
-  $("continue").disabled = watchOnly || !paused;
+  $("move-form").elements.move.disabled = watchOnly || offline || !prompt;
+  $("move-form").querySelector("button").disabled = watchOnly || offline || !prompt;
+  $("stop").disabled = watchOnly || offline || (job !== "game" && job !== "resume");
+  $("pause").disabled = watchOnly || offline || !job || paused;
+  $("continue").disabled = watchOnly || offline || !paused;
+  const busy = Boolean(job);
   for (const element of document.querySelectorAll("#new-game button, #reset button")) {
-    element.disabled = watchOnly;
+    element.disabled = watchOnly || offline || busy;
   }
+  let note = "";
+  if (watchOnly) note = "This page only watches; `chessatron serve` plays from a page.";
+  else if (job === "reset") note = "The robot is setting the table up; new games wait until it has finished.";
+  else if (busy) note = "A game is under way: Stop game (it stays saved) before starting another.";
+  $("busy-note").textContent = note;
   if (!prompt) {
     promoting = null;
     $("promotion").hidden = true;
@@ -313,9 +427,8 @@ function renderHint() {
 
 function renderGantry() {
   const g = state.gantry;
-  let text = `Gantry at X ${g.x.toFixed(1)} Y ${g.y.toFixed(1)} mm, ${g.state}`;
-  if (g.work) text += ` · ${g.work.title} ${g.work.index}/${g.work.of}`;
-  $("gantry-text").textContent = text;
+  const work = robotWork(g.work);
+  $("gantry-text").textContent = gantryText(g) + (work ? ` The robot is ${work}.` : "");
 }
 
 function renderClock() {
@@ -334,14 +447,22 @@ function renderClock() {
     if (clock.running === side) ms -= performance.now() - clockAt;
     element.textContent = `${side === "white" ? "White" : "Black"} ${clockText(ms)}`;
     element.className = `clock${clock.running === side ? " running" : ""}${ms < 20000 ? " low" : ""}`;
+    element.title = clock.running === side ? `${side}'s time is running` : "";
   }
 }
 
 function renderEvaluation() {
-  const { text, white } = evaluation(state.evaluation);
+  const shown = state.game ? state.evaluation : null;
+  const { text, white } = evaluation(shown);
   $("eval-white").style.height = `${white}%`;
-  $("eval-text").textContent = text;
   $("eval").classList.toggle("flipped", orientation() === "black");
+  $("eval").classList.toggle("none", !shown);
+  $("eval").title = shown
+    ? `the engine's evaluation, ${text} from White's side: the white part grows as White does better`
+    : "no evaluation yet";
+  $("eval-text").textContent = text;
+  $("eval-words").textContent = state.game ? evaluationWords(shown) : "";
+  $("eval-line").hidden = !state.game;
 }
 
 function gridOf(id) {
@@ -362,6 +483,7 @@ function gridOf(id) {
 }
 
 function renderSensors() {
+  $("sensors-note").textContent = state.sensors ? "" : "(not read yet)";
   const occupied = new Set((state.sensors && state.sensors.squares) || []);
   for (const cell of gridOf("sensors").children) {
     cell.classList.toggle("on", occupied.has(cell.dataset.square));
@@ -370,9 +492,14 @@ function renderSensors() {
 
 function renderLeds() {
   const leds = state.leds || {};
+  let lit = 0;
   for (const cell of gridOf("leds").children) {
     const colour = leds[cell.dataset.square];
-    cell.style.background = colour && colour !== "#000000" ? colour : "";
+    const on = Boolean(colour && colour !== "#000000");
+    cell.style.background = on ? colour : "";
+    cell.classList.toggle("on", on);
+    cell.title = on ? `${cell.dataset.square}: ${colour}` : cell.dataset.square;
+    lit += on ? 1 : 0;
   }
   const off = $("leds-off");
   off.replaceChildren();
@@ -383,18 +510,54 @@ function renderLeds() {
     dot.style.background = colour;
     off.append(dot, `cell ${name} `);
   }
+  const game = state.game;
+  const atTheBoard = game && [game.white, game.black].some((p) => /^(board|hand)\b/.test(p || ""));
+  let note = "";
+  if (game && !game.result && atTheBoard) {
+    note = "The LEDs guide the person at the board: they light up as pieces are lifted.";
+  } else if (game && !game.result && state.runner && state.runner.leds && !lit) {
+    note = "The LEDs light the engine's move, a check, and where a piece you pick may go.";
+  }
+  $("leds-note").textContent = note;
 }
 
 function renderNotices() {
   const list = $("notices");
+  const notices = state.notices || [];
   list.replaceChildren(
-    ...state.notices.slice(-6).map((notice) => {
+    ...notices.slice(-6).map((notice) => {
       const item = document.createElement("li");
       item.className = notice.level;
       item.textContent = notice.message;
       return item;
     }),
   );
+  const newest = notices.length ? notices[notices.length - 1] : null;
+  const key = newest ? `${notices.length}/${newest.message}` : null;
+  if (lastNotice !== null && key !== null && key !== lastNotice) {
+    showInfo(newest.message.charAt(0).toUpperCase() + newest.message.slice(1), newest.level);
+  }
+  lastNotice = key || "";
+}
+
+/** A short message under the game's buttons (a declined draw, a reconnection), for a while. */
+function showInfo(message, level = "info") {
+  const info = $("info");
+  info.textContent = message;
+  info.className = `info ${level}`;
+  clearTimeout(infoTimer);
+  infoTimer = setTimeout(() => {
+    info.textContent = "";
+  }, 15000);
+}
+
+/** Load the saved games when what they show changed: a new game, a move, a result, a job ending. */
+function maybeLoadGames() {
+  const game = state.game;
+  const key = [game && game.id, game && game.san.length, game && game.result, runner().job].join("/");
+  if (key === shownGames) return;
+  shownGames = key;
+  loadGames();
 }
 
 async function loadGames() {
@@ -409,10 +572,13 @@ async function loadGames() {
         link.href = `${API}/games/${encodeURIComponent(game.id)}.pgn`;
         link.download = `chessatron-${game.id}.pgn`;
         link.textContent = "PGN";
+        link.className = "pgn";
+        const moves = Math.ceil(game.plies / 2);
+        const length = `${moves} move${moves === 1 ? "" : "s"}`;
         const cells = [
           game.started.replace("T", " ").replace("+00:00", " UTC"),
           `${game.white} – ${game.black}${game.variant === "chess960" ? " (960)" : ""}`,
-          game.in_progress ? `in progress, ${game.plies} plies` : `${game.result}, ${game.plies} plies`,
+          game.in_progress ? `unfinished, ${length}` : `${game.result}, ${length}`,
         ].map((text) => {
           const cell = document.createElement("td");
           cell.textContent = text;
@@ -426,7 +592,7 @@ async function loadGames() {
       }),
     );
   } catch {
-    // shown again on the next game
+    // shown again on the next change
   }
 }
 
@@ -436,13 +602,7 @@ setInterval(() => {
 
 async function start() {
   updateStartFields();
-  try {
-    const response = await fetch(API);
-    if (response.ok) watchOnly = (await response.json()).watch_only;
-  } catch {
-    // the feed shows that the server is away
-  }
-  if (watchOnly) document.body.classList.add("watch-only");
+  await loadInfo();
   connect();
   loadGames();
 }
