@@ -7,6 +7,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -460,3 +464,38 @@ def test_an_engine_that_does_not_start_leaves_no_game_behind(tmp_path: Path) -> 
     )
     assert result.exit_code == 2 and "did not start" in result.output and "Traceback" not in result.output
     assert not list_games(games) and latest_unfinished(games) is None
+
+
+def test_a_service_stop_sigterm_stops_the_game_saved_as_ctrl_c_does(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "chessatron.cli", "play", "--white", ENGINE, "--black", ENGINE]
+    command += ["--speed", "1", "--json"]  # real time: the robot is at work when the signal comes
+    with subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env(tmp_path)},
+    ) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if json.loads(line)["event"] == "relocation":  # a drag has finished, the next one is under way
+                break
+        process.send_signal(signal.SIGTERM)  # to chessatron only, as systemd's KillMode=mixed does
+        _, errors = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in errors, errors
+    (saved,) = list_games(tmp_path / "games")
+    assert saved.in_progress
+    resumed = CliRunner(env=env(tmp_path)).invoke(main, ["play", "--resume", "--max-plies", "1"])
+    assert resumed.exit_code == 0, resumed.output
+
+
+def test_a_damaged_simulator_state_is_refused_plainly_and_fresh_starts_over(tmp_path: Path) -> None:
+    (tmp_path / "sim.json").write_text("{not json", encoding="utf-8")
+    args = ["play", "--white", ENGINE, "--black", ENGINE, "--max-plies", "2"]
+    refused = CliRunner(env=env(tmp_path)).invoke(main, args)
+    assert refused.exit_code == 2 and "damaged" in refused.stderr and "--fresh" in refused.stderr
+    assert list_games(tmp_path / "games") == []  # nothing began
+    fresh = CliRunner(env=env(tmp_path)).invoke(main, [*args, "--fresh"])
+    assert fresh.exit_code == 0, fresh.output
+    (game,) = list_games(tmp_path / "games")
+    assert game.plies == 2

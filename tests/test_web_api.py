@@ -25,6 +25,7 @@ from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
 from chessatron.config import Config
+from chessatron.game.journal import read_journal
 from chessatron.game.runner import GameRunner
 from chessatron.game.store import list_games
 from chessatron.live import LiveState
@@ -733,6 +734,49 @@ def test_serve_beyond_the_loopback_address_needs_the_printed_token(tmp_path: Pat
         assert httpx.get(local, params={"token": url.split("?token=")[1]}, timeout=5).status_code == 200
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0
+
+
+def printed_token(process: subprocess.Popen[str]) -> str:
+    with process:
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[-1]
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+    assert process.returncode == 0
+    return url.split("?token=")[1]
+
+
+def test_the_link_stays_the_same_from_one_start_to_the_next_until_a_new_token(tmp_path: Path) -> None:
+    first = printed_token(serve_command(tmp_path, "--host", "0.0.0.0"))
+    kept = tmp_path / "web-token"  # beside the simulator's state
+    assert kept.read_text().strip() == first and kept.stat().st_mode & 0o077 == 0  # for this user only
+    assert printed_token(serve_command(tmp_path, "--host", "0.0.0.0")) == first  # a bookmark still works
+    renewed = printed_token(serve_command(tmp_path, "--host", "0.0.0.0", "--new-token"))
+    assert renewed != first and kept.read_text().strip() == renewed
+    assert printed_token(serve_command(tmp_path, "--host", "0.0.0.0", "--token", "my-own-token")) == (
+        "my-own-token"
+    )
+    assert kept.read_text().strip() == renewed  # a token given for once is not kept
+
+
+def test_stopping_the_service_stops_the_game_at_its_next_move_saved(tmp_path: Path) -> None:
+    with serve_command(tmp_path, "--speed", "1") as process:  # real time: the robot is busy when it comes
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[-1]
+        started = httpx.post(url + "api/v1/game", json={"white": ENGINE, "black": ENGINE}, timeout=30)
+        assert started.status_code == 202
+        deadline = time.monotonic() + 60
+        while not httpx.get(url + "api/v1/state", timeout=5).json()["gantry"]["work"]:
+            assert time.monotonic() < deadline, "the robot never started"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)  # systemctl stop
+        output, errors = process.communicate(timeout=60)
+    assert process.returncode == 0 and "Traceback" not in errors, errors
+    assert "the game stops at its next move and stays saved" in output
+    (saved,) = list_games(tmp_path / "games")
+    assert saved.in_progress
+    state = read_journal(saved.path)
+    assert state.pending_robot is None  # the robot finished its work before the table stopped
 
 
 def test_after_ctrl_c_a_game_without_a_web_player_goes_on_until_ctrl_c_again(tmp_path: Path) -> None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import chess
@@ -57,6 +59,27 @@ def friendly(func: Callable[P, R]) -> Callable[P, R]:
             sys.exit(EXIT_STOPPED)
 
     return wrapper
+
+
+def sigterm_interrupts(func: Callable[P, R]) -> Callable[P, R]:
+    """SIGTERM (a service stopped, a shutdown) stops the command as Ctrl-C does, at a safe point (a game
+    stays saved, the magnet is released), instead of killing it in the middle of robot work."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if threading.current_thread() is not threading.main_thread():
+            return func(*args, **kwargs)
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+    return wrapper
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def load_layout(path: Path | None) -> Layout:
@@ -325,6 +348,13 @@ config_option = click.option(
 )
 
 
+fresh_option = click.option(
+    "--fresh",
+    is_flag=True,
+    help="On the simulator: forget the saved table and start from a table set up as delivered.",
+)
+
+
 @main.group()
 def config() -> None:
     """Check, show or create the machine config."""
@@ -582,8 +612,10 @@ PLAYER_HELP = (
     help="Play this many games in a row, the robot setting the table up again between them "
     "(with a keyboard player, each game ends with 'another game?').",
 )
+@fresh_option
 @config_option
 @friendly
+@sigterm_interrupts
 def play(
     white_text: str,
     black_text: str,
@@ -597,6 +629,7 @@ def play(
     max_plies: int | None,
     game_count: int,
     clock_text: str | None,
+    fresh: bool,
     config_path: Path | None,
 ) -> None:
     """Play a game at the table: typed moves, a person at the board or the engine; the robot moves the
@@ -643,7 +676,13 @@ def play(
     else:
         keyboard = None
     simulated = settings.urls["grbl"].startswith("sim")
-    state = load_state(default_state_path(), settings.layout) if simulated else None
+    state = None
+    if simulated:
+        state = (
+            SimulatorState.fresh(settings.layout)
+            if fresh
+            else load_state(default_state_path(), settings.layout)
+        )
     with (
         Session(
             settings,
@@ -878,9 +917,17 @@ def _write_bytes(path: Path, data: bytes) -> None:
 @click.option(
     "--token",
     default=None,
-    help="The token the page needs (default: a random one when --host is not a loopback address).",
+    help="The token the page needs off the loopback address (default: a random one, kept for the next "
+    "start in ~/.local/state/chessatron/web-token).",
+)
+@click.option(
+    "--new-token",
+    is_flag=True,
+    help="Make a new token (the kept one otherwise stays, so that links and bookmarks keep working); "
+    "pages opened with the old link are locked out.",
 )
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
+@fresh_option
 @config_option
 @friendly
 def serve(
@@ -890,7 +937,9 @@ def serve(
     engine_path: str,
     games_dir: Path | None,
     token: str | None,
+    new_token: bool,
     open_browser: bool,
+    fresh: bool,
     config_path: Path | None,
 ) -> None:
     """The web page: watch, play and set up the table from a browser or a phone."""
@@ -903,7 +952,9 @@ def serve(
         engine_path=engine_path,
         games_dir=games_dir,
         token=token,
+        new_token=new_token,
         open_browser=open_browser,
+        fresh=fresh,
         say=click.echo,
     )
 

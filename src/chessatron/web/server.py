@@ -11,15 +11,18 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import logging
+import os
 import re
 import secrets
+import signal
 import socket
 import threading
 import time
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Final
 from urllib.parse import quote
 
@@ -31,6 +34,7 @@ from ..errors import ChessatronError, ConfigError
 from ..game.runner import GameRunner
 from ..game.store import resolve_games_dir
 from ..live import LiveState
+from ..simstate import default_state_path
 from .app import create_app
 
 LOGGER = logging.getLogger(__name__)
@@ -65,6 +69,45 @@ def check_token(token: str) -> str:
             f"the token {token[:20]!r} must be 8 to 128 letters, digits or -._~; "
             "leave --token out for a random one"
         )
+    return token
+
+
+def token_path() -> Path:
+    """Where ``serve`` keeps its token: beside the simulator's state
+    (``~/.local/state/chessatron/web-token``)."""
+    return default_state_path().parent / "web-token"
+
+
+def kept_token(path: Path, *, new: bool = False) -> str:
+    """The token kept in ``path``, so that the page's link (and a phone's bookmark of it) stays the same
+    from one start to the next; a random one is made and kept (readable by this user only) on first use,
+    when the file holds no valid token, or when ``new``. Raises :class:`ChessatronError` when it cannot
+    be kept."""
+    if not new:
+        try:
+            text = path.read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            text = ""
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ChessatronError(
+                f"cannot read the page's token from {str(path)!r} ({exc}); "
+                "delete the file or pass --new-token"
+            ) from exc
+        if _TOKEN.fullmatch(text):
+            return text
+        if text:
+            LOGGER.warning("%s holds no valid token; making a new one", path)
+    token = secrets.token_urlsafe(16)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="ascii") as file:
+            file.write(token + "\n")
+        os.chmod(path, 0o600)  # a file made earlier keeps its mode otherwise
+    except OSError as exc:
+        raise ChessatronError(
+            f"cannot keep the page's token in {str(path)!r} ({exc.strerror or exc}); give one with --token"
+        ) from exc
     return token
 
 
@@ -200,15 +243,18 @@ def serve(
     token: str | None = None,
     open_browser: bool = False,
     fresh: bool = False,
+    new_token: bool = False,
     say: Callable[[str], None] = print,
 ) -> None:
     """``chessatron serve``: the page and its runner until Ctrl-C; then a game that needs no web player
-    goes on to its end (a second Ctrl-C stops it, saved for ``chessatron play --resume``). ``fresh``: on
-    the simulator, forget the saved table and start from one set up as delivered."""
+    goes on to its end (a second Ctrl-C stops it, saved for ``chessatron play --resume``). SIGTERM (a
+    service being stopped) stops a game at its next move, saved. ``fresh``: on the simulator, forget the
+    saved table and start from one set up as delivered. Off the loopback address the token is the one
+    kept in :func:`token_path` (``new_token``: a new one, which locks out links with the old one)."""
     if token is not None:
         check_token(token)
     elif not is_loopback(host):
-        token = secrets.token_urlsafe(16)
+        token = kept_token(token_path(), new=new_token)
     directory = resolve_games_dir(games_dir)
     live = LiveState(config.layout)
     sock = bind(host, port)
@@ -229,12 +275,39 @@ def serve(
         say("Ctrl-C stops the server; a game the page is not playing goes on to its end")
         if open_browser:
             threading.Thread(target=_open_when_up, args=(server, url), daemon=True).start()
-        with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it caught
-            server.run(sockets=[sock])
-        _finish(runner, live, say)
+        with _terminated_on_sigterm():
+            try:
+                with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it caught
+                    server.run(sockets=[sock])
+                _finish(runner, live, say)
+            except Terminated:
+                if runner.busy:
+                    say("stopping: the game stops at its next move and stays saved")
     finally:
         sock.close()
         runner.close()
+
+
+class Terminated(Exception):
+    """SIGTERM arrived (``systemctl stop``, a shutdown): stop at the next safe point, saved."""
+
+
+@contextlib.contextmanager
+def _terminated_on_sigterm() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` in the main thread (uvicorn catches it while it serves and
+    raises it again once it has stopped) instead of killing the process in the middle of robot work."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: FrameType | None) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _finish(runner: GameRunner, live: LiveState, say: Callable[[str], None]) -> None:
