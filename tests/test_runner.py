@@ -69,6 +69,24 @@ def test_a_web_player_moves_takes_back_asks_for_a_hint_and_resigns(runner: GameR
     assert summary.result == "0-1"
 
 
+def test_watchers_are_told_what_the_table_is_doing_for_a_hint_and_a_takeback(runner: GameRunner) -> None:
+    statuses: list[str] = []
+    runner.live.listen(lambda version: statuses.append(runner.live.snapshot()["status"]))
+    runner.start_game(GameRequest(white="web", black=ENGINE))
+    wait_for(runner, my_turn(0))
+    runner.move("e4")
+    wait_for(runner, my_turn(2))
+    runner.command("hint")
+    wait_for(runner, lambda s: s["hint"] is not None)
+    runner.command("takeback")
+    wait_for(runner, my_turn(0))
+    runner.stop()
+    assert runner.wait(30)
+    said = list(dict.fromkeys(statuses))  # each status once, in the order first seen
+    assert said.index("finding a hint for white") < said.index("taking back the last 2 moves")
+    assert said.index("robot moving") < said.index("finding a hint for white")
+
+
 def test_commands_out_of_turn_or_while_busy_are_refused(runner: GameRunner) -> None:
     with pytest.raises(NotYourTurnError):
         runner.move("e4")

@@ -614,6 +614,12 @@ class Session:
         journal = self._journal
         return journal.board() if journal is not None and not journal.closed else None
 
+    def _say(self, status: str, *, robot: bool = False) -> None:
+        """Show ``status``; for robot work while the machine is held (paused from elsewhere), the pause."""
+        with self.status_lock:  # a pause from another thread comes wholly before or after
+            held = robot and self.robot is not None and self.robot.link.is_held
+            self.live.update(status=PAUSED if held else status)
+
     def _forget_players(self) -> None:
         """The game is over: its board players (their LEDs and sensor logs close with it) and inboxes go."""
         self._board_movers.clear()
@@ -1015,9 +1021,7 @@ class Session:
                     if any(other.hand is None for other in self._board_movers):
                         self._follow_zone_sensors()  # a person may have moved a captured piece since
                     plan = self.planner.plan_move(self.table, board, choice, at=self.gantry)
-                    with self.status_lock:  # a pause from another thread comes before or after
-                        held = self.robot is not None and self.robot.link.is_held
-                        self.live.update(status=PAUSED if held else "robot moving")
+                    self._say("robot moving", robot=True)
                     self.run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
                 for other in {id(m): m for m in movers.values()}.values():
                     if isinstance(other, BoardMover) and other is not mover and self.has_robot:
@@ -1095,6 +1099,7 @@ class Session:
         if command == Command.QUIT:
             raise QuitRequested  # the game stays journaled: `play --resume` continues it
         if command == Command.HINT:
+            self._say(f"finding a hint for {colour_name(board.turn)}")
             try:
                 hint = self._adviser().hint(board)
             except ChessatronError as exc:  # no engine to ask: the game goes on without hints
@@ -1238,8 +1243,10 @@ class Session:
             target.pop()
         journal.take_back(plies)
         self.emit({"event": "takeback", "plies": plies})
+        moves = "the last move" if plies == 1 else f"the last {plies} moves"
         if self.has_robot:
             plan = self.resetter.plan(self.table, target, at=self.gantry)
+            self._say(f"taking back {moves}", robot=True)
             self.run_plan(plan, f"TAKEBACK {plies}", journal)
         else:
             before = self.table.placement()
