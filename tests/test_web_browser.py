@@ -456,4 +456,5 @@ def test_the_page_finds_its_server_again_after_a_restart(
         expect(page.locator("#new-game button[type=submit]")).to_be_enabled()
         assert time.monotonic() - started < 10
     assert shot.exists() and shot.stat().st_size > 0
-    assert all("ERR_CONNECTION_REFUSED" in error for error in watched.errors), watched.errors
+    # while the server was away the browser could not reach it (refused, or a socket cut), nothing else
+    assert all("Failed to load resource: net::ERR_" in error for error in watched.errors), watched.errors
