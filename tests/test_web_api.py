@@ -651,6 +651,25 @@ def test_a_page_that_stops_reading_is_dropped_and_never_holds_up_the_game(
     assert page.closed == feed_module.CLOSE_TRY_AGAIN and changes > 10
 
 
+def test_a_page_on_the_network_offers_its_link_to_phones_as_a_qr_code(runner: GameRunner) -> None:
+    link = f"http://192.168.1.20:8960/?token={TOKEN}"
+    app = create_app(runner, runner.live, token=TOKEN, games_dir=runner.games_dir, link=link)
+    with start_in_thread(app, token=TOKEN) as handle:
+        base = handle.url.split("?")[0]
+        with httpx.Client(base_url=base, headers={"authorization": f"Bearer {TOKEN}"}) as client:
+            assert client.get("/api/v1").json()["phone_link"] is True
+            code = client.get("/api/v1/link.svg")
+            assert code.status_code == 200 and code.headers["content-type"].startswith("image/svg+xml")
+            assert code.text.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and "<path" in code.text
+        assert httpx.get(base + "api/v1/link.svg").status_code == 401  # it holds the token: not for all
+
+
+def test_a_page_on_this_machine_only_has_no_link_for_phones(client: httpx.Client) -> None:
+    assert client.get("/api/v1").json()["phone_link"] is False
+    answer = client.get("/api/v1/link.svg")
+    assert answer.status_code == 404 and "--host 0.0.0.0" in error_of(answer)
+
+
 def test_the_feed_refuses_pages_without_the_token_and_from_elsewhere(runner: GameRunner) -> None:
     app = create_app(runner, runner.live, token=TOKEN, games_dir=runner.games_dir)
     with start_in_thread(app, token=TOKEN) as handle:

@@ -458,3 +458,35 @@ def test_the_page_finds_its_server_again_after_a_restart(
     assert shot.exists() and shot.stat().st_size > 0
     # while the server was away the browser could not reach it (refused, or a socket cut), nothing else
     assert all("Failed to load resource: net::ERR_" in error for error in watched.errors), watched.errors
+
+
+def test_a_page_on_the_network_shows_a_phone_its_link(
+    browser: Browser, runner: GameRunner, artifacts: Path
+) -> None:
+    token = "a-token-for-the-test"
+    app = create_app(
+        runner,
+        runner.live,
+        token=token,
+        games_dir=runner.games_dir,
+        link=f"http://10.0.0.7:8960/?token={token}",
+    )
+    with start_in_thread(app, token=token) as handle:
+        watched = open_page(browser, handle.url, 1280, 900)  # the link with its token, as printed
+        page = watched.page
+        expect(page.locator("#phone")).to_be_visible()
+        image = page.locator("#phone-link")
+        expect(image).to_be_visible()
+        # the picture came (the page's own requests carry the token in its cookie) and is square
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while not image.evaluate("(img) => img.complete && img.naturalWidth > 0"):
+            assert time.monotonic() < deadline, "the QR code never loaded"
+            time.sleep(0.05)
+        width, height = image.evaluate("(img) => [img.naturalWidth, img.naturalHeight]")
+        assert width == height and width >= 100
+        shot = screenshot(page, artifacts, "desktop-phone-link")
+        assert shot.exists() and watched.errors == []
+    # on this machine only, there is nothing to show a phone
+    with start_in_thread(create_app(runner, runner.live, token=None, games_dir=runner.games_dir)) as local:
+        page = open_page(browser, local.url, 1280, 900).page
+        expect(page.locator("#phone")).to_be_hidden()

@@ -955,6 +955,7 @@ def serve(
         new_token=new_token,
         open_browser=open_browser,
         fresh=fresh,
+        show_qr=sys.stdout.isatty(),
         say=click.echo,
     )
 

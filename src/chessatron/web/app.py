@@ -61,7 +61,7 @@ from ..live import LiveState
 from . import validate
 from .feed import Feed, Snapshots
 from .guard import COOKIE, Guard, SecurityHeaders
-from .pictures import Pictures
+from .pictures import Pictures, link_svg
 from .validate import MAX_BODY_BYTES, BadRequestError
 
 LOGGER = logging.getLogger(__name__)
@@ -126,8 +126,11 @@ async def read_json(request: Request) -> object:
 class Api:
     """The endpoints, over one runner (None: the page only watches) and its live state."""
 
-    def __init__(self, runner: GameRunner | None, live: LiveState, games_dir: Path) -> None:
+    def __init__(
+        self, runner: GameRunner | None, live: LiveState, games_dir: Path, link: str | None = None
+    ) -> None:
         self.runner = runner
+        self.link = link
         self.live = live
         self.games_dir = games_dir
         self.snapshots = Snapshots(
@@ -150,9 +153,20 @@ class Api:
             {
                 "api": 1,
                 "watch_only": self.runner is None,
+                "phone_link": self.link is not None,
                 "players": list(REMOTE_PLAYERS),
                 "commands": list(COMMANDS),
             }
+        )
+
+    async def link_svg(self, request: Request) -> Response:
+        if self.link is None:
+            raise GameNotFoundError(
+                "this page is served on this machine only; start `chessatron serve --host 0.0.0.0` to "
+                "open it on a phone"
+            )
+        return Response(
+            link_svg(self.link), media_type=SVG_TYPE, headers={"content-security-policy": SVG_POLICY}
         )
 
     async def state(self, request: Request) -> Response:
@@ -294,13 +308,15 @@ def create_app(
     token: str | None,
     games_dir: Path,
     hosts: tuple[str, ...] = (),
+    link: str | None = None,
 ) -> Starlette:
     """The page and its API over ``runner`` (None: a page that only watches ``live``, for the demo).
 
     ``token``: required on every request when set (the server listens beyond the loopback address);
-    ``hosts``: names the ``Host`` header may carry besides the loopback ones when there is no token.
+    ``hosts``: names the ``Host`` header may carry besides the loopback ones when there is no token;
+    ``link``: the page's link on the network (with its token), shown as a QR code for phones.
     """
-    api = Api(runner, live, games_dir)
+    api = Api(runner, live, games_dir, link)
 
     def get(path: str, endpoint: Endpoint) -> Route:
         return Route(API + path, _answering_errors(endpoint), methods=["GET"])
@@ -315,6 +331,7 @@ def create_app(
         get("/state", api.state),
         get("/board.svg", api.board_svg),
         get("/table.svg", api.table_svg),
+        get("/link.svg", api.link_svg),
         WebSocketRoute(API + "/live", api.feed.serve),
         post("/game", api.new_game),
         post("/move", api.move),

@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import html
+import io
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -23,6 +24,7 @@ from typing import Any, Final
 
 import chess
 import chess.svg
+import segno
 
 from ..layout import Layout
 from ..live import LiveState
@@ -137,3 +139,22 @@ def _empty_table(layout: Layout) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
         f'height="{height}"><text x="20" y="40">no table yet</text></svg>'
     )
+
+
+def link_svg(url: str) -> str:
+    """The page's link as a QR code (SVG) for a phone's camera.
+
+    >>> link_svg("http://192.168.1.20:8960/?token=abc").startswith("<svg")
+    True
+    """
+    svg = io.BytesIO()  # a whole SVG document (with its namespace: an <img> shows nothing without it)
+    code = segno.make(url, error="m")
+    code.save(svg, kind="svg", scale=6, border=2, title="the page's link", xmldecl=False)
+    return svg.getvalue().decode("utf-8")
+
+
+def link_text(url: str) -> str:
+    """The page's link as a QR code in text, for a terminal (two rows of modules to a line)."""
+    lines = io.StringIO()
+    segno.make(url, error="m").terminal(out=lines, compact=True, border=2)
+    return lines.getvalue().rstrip("\n")

@@ -36,6 +36,7 @@ from ..game.store import resolve_games_dir
 from ..live import LiveState
 from ..simstate import default_state_path
 from .app import create_app
+from .pictures import link_text
 
 LOGGER = logging.getLogger(__name__)
 
@@ -244,13 +245,15 @@ def serve(
     open_browser: bool = False,
     fresh: bool = False,
     new_token: bool = False,
+    show_qr: bool = False,
     say: Callable[[str], None] = print,
 ) -> None:
     """``chessatron serve``: the page and its runner until Ctrl-C; then a game that needs no web player
     goes on to its end (a second Ctrl-C stops it, saved for ``chessatron play --resume``). SIGTERM (a
     service being stopped) stops a game at its next move, saved. ``fresh``: on the simulator, forget the
     saved table and start from one set up as delivered. Off the loopback address the token is the one
-    kept in :func:`token_path` (``new_token``: a new one, which locks out links with the old one)."""
+    kept in :func:`token_path` (``new_token``: a new one, which locks out links with the old one);
+    ``show_qr`` prints the link as a QR code too, for a phone's camera."""
     if token is not None:
         check_token(token)
     elif not is_loopback(host):
@@ -267,11 +270,14 @@ def serve(
         raise
     try:
         url = page_url(host, sock.getsockname()[1], token)
-        app = create_app(runner, live, token=token, games_dir=directory, hosts=(host,))
+        link = url if token is not None else None
+        app = create_app(runner, live, token=token, games_dir=directory, hosts=(host,), link=link)
         server = _server(app)
         say(f"the page: {url}")
         if token is not None:
             say("anyone with this link can play on this table; keep it to the people at the table")
+            if show_qr:
+                say(link_text(url))
         say("Ctrl-C stops the server; a game the page is not playing goes on to its end")
         if open_browser:
             threading.Thread(target=_open_when_up, args=(server, url), daemon=True).start()

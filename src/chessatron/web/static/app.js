@@ -112,11 +112,22 @@ function setConnection(up) {
 async function loadInfo() {
   try {
     const response = await fetch(API);
-    if (response.ok) watchOnly = (await response.json()).watch_only;
+    if (response.ok) {
+      const info = await response.json();
+      watchOnly = info.watch_only;
+      showPhoneLink(info.phone_link);
+    }
   } catch {
     // the feed shows that the server is away
   }
   document.body.classList.toggle("watch-only", watchOnly);
+}
+
+/** The page's link as a QR code, when the server listens on the network (a phone can reach it). */
+function showPhoneLink(shown) {
+  $("phone").hidden = !shown;
+  const image = $("phone-link");
+  if (shown && !image.getAttribute("src")) image.src = `${API}/link.svg`;
 }
 
 // --- pictures ------------------------------------------------------------------------------------
