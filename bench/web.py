@@ -126,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, figures in runs.items():
         print(
             f"{name:<6} {figures['updates']:5.0f} updates  median {figures['median_ms']:6.1f} ms  "
-            f"p95 {figures['p95_ms']:6.1f} ms  max {figures['max_ms']:6.1f} ms"
+            f"p95 {figures['p95_ms']:6.1f} ms  max {figures['max_ms']:6.1f} ms  "
+            f"p95 / target {figures['p95_ms'] / TARGET_MS:.3f}"
         )
     print(
         f"(the game: {plies} plies in {args.seconds:.0f} s at speed {args.speed:g}; "
