@@ -11,9 +11,10 @@ import chess
 import pytest
 
 from chessatron.config import Config
-from chessatron.errors import ConfigError, IllegalMoveError
-from chessatron.game.runner import BusyError, GameRequest, GameRunner, NotYourTurnError
-from chessatron.game.store import list_games, load_game
+from chessatron.errors import ConfigError, GameNotFoundError, IllegalMoveError
+from chessatron.game.record import from_pgn
+from chessatron.game.runner import BusyError, CannotResumeError, GameRequest, GameRunner, NotYourTurnError
+from chessatron.game.store import list_games, load_game, save_record
 
 ENGINE = "engine:20:depth=1"
 
@@ -133,6 +134,39 @@ def test_a_stopped_game_resumes_with_the_same_moves(runner: GameRunner) -> None:
     snapshot = wait_for(runner, my_turn(2))
     assert snapshot["game"]["start_fen"] == start and snapshot["game"]["uci"][0] == "g2g3"
     runner.command("resign")
+    assert runner.wait(30)
+
+
+def test_a_game_is_resumed_by_its_id_not_only_the_latest(runner: GameRunner) -> None:
+    ids = []
+    for first in ("e4", "d4"):
+        runner.start_game(GameRequest(white="web", black=ENGINE))
+        wait_for(runner, lambda s: my_turn(0)(s) and s["game"]["result"] is None)
+        runner.move(first)
+        ids.append(wait_for(runner, my_turn(2))["game"]["id"])
+        runner.stop()
+        assert runner.wait(30)
+    older, newer = ids
+    assert runner.resume_game(older) == older
+    snapshot = wait_for(runner, lambda s: s["game"]["id"] == older and my_turn(2)(s))
+    assert snapshot["game"]["san"][0] == "e4"
+    table, _ = runner.live.table()  # the robot put the older game's pieces back
+    assert table is not None and table.board_fen() == chess.Board(snapshot["game"]["fen"]).board_fen()
+    with pytest.raises(BusyError):
+        runner.resume_game(newer)
+    runner.command("resign")
+    assert runner.wait(30)
+
+    with pytest.raises(CannotResumeError, match="is over"):
+        runner.resume_game(older)
+    with pytest.raises(GameNotFoundError):
+        runner.resume_game("0123456789abcdef")
+    imported = save_record(from_pgn("1. e4 *"), runner.games_dir)
+    with pytest.raises(CannotResumeError, match="imported"):
+        runner.resume_game(imported)
+    assert not runner.busy
+    assert runner.resume_game() == newer  # no id: the latest unfinished game played here
+    runner.stop()
     assert runner.wait(30)
 
 

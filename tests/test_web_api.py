@@ -26,8 +26,9 @@ from websockets.typing import Origin
 
 from chessatron.config import Config
 from chessatron.game.journal import read_journal
+from chessatron.game.record import from_pgn
 from chessatron.game.runner import GameRunner
-from chessatron.game.store import list_games
+from chessatron.game.store import list_games, save_record
 from chessatron.live import LiveState
 from chessatron.planner import Planner
 from chessatron.reset import ResetPlanner
@@ -110,7 +111,7 @@ def test_the_page_is_served_from_this_machine_with_a_strict_policy(client: httpx
         and page.headers["referrer-policy"] == "no-referrer"
     )
     assert "access-control-allow-origin" not in page.headers
-    for name in ("app.js", "format.js", "app.css"):
+    for name in ("app.js", "format.js", "viewer.js", "app.css"):
         asset = client.get(f"/static/{name}")
         assert asset.status_code == 200, name
         # nothing comes from the internet: no CDN, no web fonts
@@ -396,6 +397,138 @@ def test_a_stopped_game_gets_its_pieces_back_after_a_set_up(
     assert saved.board.board_fen() == saved.table.board_fen() == chess.Board(final).board_fen()
 
 
+# --- saved games in the viewer ---------------------------------------------------------------------
+
+FOOLS_MATE = '[White "Ann"]\n[Black "Bob"]\n[Date "2023.04.01"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n'
+
+
+def data_fen(svg: str) -> str:
+    start = svg.index('data-fen="') + len('data-fen="')
+    return svg[start : svg.index('"', start)]
+
+
+def test_a_saved_game_is_read_for_the_viewer_and_drawn_at_any_ply(
+    client: httpx.Client, runner: GameRunner
+) -> None:
+    game_id = save_record(from_pgn(FOOLS_MATE), runner.games_dir)
+    answer = client.get(f"/api/v1/games/{game_id}")
+    assert answer.status_code == 200, answer.text
+    game = answer.json()
+    assert (game["id"], game["date"], game["white"]["name"], game["black"]["name"]) == (
+        game_id,
+        "2023-04-01",
+        "Ann",
+        "Bob",
+    )
+    assert game["uci"] == ["f2f3", "e7e5", "g2g4", "d8h4"] and game["san"] == ["f3", "e5", "g4", "Qh4#"]
+    # the PGN does not say how it ended; its last position does
+    assert (game["result"], game["termination"], game["in_progress"]) == ("0-1", "checkmate", False)
+    assert (game["variant"], game["chess960"], game["start_fen"]) == ("standard", None, chess.STARTING_FEN)
+    assert game["headers"]["White"] == "Ann" and game["headers"]["Result"] == "0-1"
+
+    def board(**params: str) -> httpx.Response:
+        return client.get(f"/api/v1/games/{game_id}/board.svg", params=params)
+
+    start, after_two, final = board(ply="0"), board(ply="2"), board()
+    assert start.headers["content-type"].startswith("image/svg+xml")
+    assert data_fen(start.text) == chess.STARTING_BOARD_FEN and "lastmove" not in start.text
+    assert data_fen(after_two.text) == board_after(["f3", "e5"]).board_fen()
+    assert 'lastmove e7"' in after_two.text and 'lastmove e5"' in after_two.text  # the last move marked
+    mated = board_after(["f3", "e5", "g4", "Qh4#"])
+    assert data_fen(final.text) == mated.board_fen() and 'data-ply="4"' in final.text  # no ply: the end
+    assert "check_gradient" in final.text  # the mated king ringed
+    turned = board(ply="2", orientation="black").text
+    assert turned != after_two.text and data_fen(turned) == data_fen(after_two.text)
+
+    past = board(ply="5")
+    assert past.status_code == 422 and error_of(past) == (
+        "ply 5 is past the end of this game; it has 4 plies (0 to 4)"
+    )
+    for bad in ("-1", "two", "1e3", ""):
+        malformed = board(ply=bad)
+        assert malformed.status_code == 400 and "whole number of half-moves" in error_of(malformed), bad
+    assert not runner.busy and runner.session.robot is None
+
+
+def test_a_chess960_game_says_its_start_number(client: httpx.Client, runner: GameRunner) -> None:
+    board = chess.Board.from_chess960_pos(100)
+    board.chess960 = True
+    board.push_san("g3")
+    game_id = save_record(from_pgn(to_pgn_text(board)), runner.games_dir)
+    game = client.get(f"/api/v1/games/{game_id}").json()
+    assert (game["variant"], game["chess960"], game["result"], game["termination"]) == (
+        "chess960",
+        100,
+        "*",
+        None,
+    )
+    assert game["in_progress"] is False  # imported: it can be viewed, not continued here
+    start = client.get(f"/api/v1/games/{game_id}/board.svg", params={"ply": 0}).text
+    assert data_fen(start) == chess.Board.from_chess960_pos(100).board_fen()
+    refused = client.post("/api/v1/resume", json={"game": game_id})
+    assert refused.status_code == 409 and "imported, not played on this table" in error_of(refused)
+
+
+def to_pgn_text(board: chess.Board) -> str:
+    return str(chess.pgn.Game.from_board(board))
+
+
+def board_after(sans: list[str]) -> chess.Board:
+    board = chess.Board()
+    for san in sans:
+        board.push_san(san)
+    return board
+
+
+def play_and_stop(client: httpx.Client, live: LiveState, first_move: str) -> Snapshot:
+    """A game with the web player as White: its first move, the engine's answer, then stopped (saved)."""
+    assert client.post("/api/v1/game", json={"white": "web", "black": ENGINE}).status_code == 202
+    wait_for(live, lambda s: web_to_move(0)(s) and s["game"]["result"] is None)
+    assert client.post("/api/v1/move", json={"move": first_move}).status_code == 202
+    game: Snapshot = wait_for(live, web_to_move(2))["game"]
+    assert client.post("/api/v1/stop", json={}).status_code == 202
+    return game
+
+
+def test_resume_continues_the_game_asked_for_not_just_the_latest(
+    client: httpx.Client, runner: GameRunner
+) -> None:
+    live = runner.live
+    older = play_and_stop(client, live, "e4")
+    assert runner.wait(30)
+    newer = play_and_stop(client, live, "d4")
+    assert runner.wait(30)
+    viewed = client.get(f"/api/v1/games/{older['id']}").json()
+    assert viewed["in_progress"] is True and viewed["uci"] == older["uci"]
+    assert viewed["white"]["kind"] == "web" and viewed["black"]["spec"] == ENGINE
+
+    answer = client.post("/api/v1/resume", json={"game": older["id"]})
+    assert answer.status_code == 202 and answer.json() == {"accepted": "resume", "game": older["id"]}
+    state = wait_for(live, lambda s: s["game"]["id"] == older["id"] and web_to_move(2)(s))
+    assert state["game"]["uci"] == older["uci"]
+    # the robot put back the older game's pieces, which the newer game had moved
+    table, _ = live.table()
+    assert table is not None and table.board_fen() == chess.Board(older["fen"]).board_fen()
+
+    busy = client.post("/api/v1/resume", json={"game": newer["id"]})
+    assert busy.status_code == 409 and "stop it first" in error_of(busy)
+    assert client.post("/api/v1/command/resign", json={}).status_code == 202
+    assert runner.wait(30)
+    over = client.post("/api/v1/resume", json={"game": older["id"]})
+    assert over.status_code == 409
+    assert (
+        error_of(over) == f"game {older['id']!r} is over (0-1, resignation); it can be viewed, not continued"
+    )
+    assert client.get(f"/api/v1/games/{older['id']}").json()["in_progress"] is False
+
+    # no id: the latest unfinished one, as before
+    assert client.post("/api/v1/resume", json={}).json() == {"accepted": "resume", "game": newer["id"]}
+    state = wait_for(live, lambda s: s["game"]["id"] == newer["id"] and web_to_move(2)(s))
+    assert state["game"]["uci"] == newer["uci"]
+    client.post("/api/v1/stop", json={})
+    assert runner.wait(30)
+
+
 # --- bad requests ----------------------------------------------------------------------------------
 
 MALFORMED: list[tuple[str, str, dict[str, Any], int, str]] = [
@@ -446,6 +579,24 @@ MALFORMED: list[tuple[str, str, dict[str, Any], int, str]] = [
     ("GET", "/api/v1/games/GAME.pgn", {}, 400, "lower-case"),
     ("GET", "/api/v1/games/0123456789abcdef.pgn", {}, 404, "no saved game '0123456789abcdef'"),
     ("GET", "/api/v1/board.svg?orientation=sideways", {}, 400, "'sideways'"),
+    ("GET", "/api/v1/games/GAME", {}, 400, "lower-case"),
+    ("GET", "/api/v1/games/a.b", {}, 400, "no saved game can be called 'a.b'"),
+    ("GET", "/api/v1/games/0123456789abcdef", {}, 404, "no saved game '0123456789abcdef'"),
+    ("GET", "/api/v1/games/x%20y/board.svg", {}, 400, "no saved game can be called 'x y'"),
+    ("GET", "/api/v1/games/..%2Fsim.json/board.svg", {}, 404, "nothing at"),
+    ("GET", "/api/v1/games/0123456789abcdef/board.svg?ply=1", {}, 404, "no saved game '0123456789abcdef'"),
+    ("GET", "/api/v1/games/0123456789abcdef/board.svg?orientation=up", {}, 400, "'up'"),
+    ("POST", "/api/v1/resume", {"json": {"game": "../sim.json"}}, 400, "no saved game can be called"),
+    ("POST", "/api/v1/resume", {"json": {"game": 7}}, 400, '"game" must be a string'),
+    ("POST", "/api/v1/resume", {"json": {"id": "abc"}}, 400, "unknown field 'id'; use game"),
+    (
+        "POST",
+        "/api/v1/resume",
+        {"json": {"game": "0123456789abcdef"}},
+        404,
+        "no saved game '0123456789abcdef'",
+    ),
+    ("POST", "/api/v1/resume", {"json": {}}, 409, "no unfinished game to resume"),
     ("GET", "/api/v1/move", {}, 405, "GET is not allowed"),
     ("DELETE", "/api/v1/game", {}, 405, "DELETE is not allowed"),
     ("GET", "/api/v2/state", {}, 404, "nothing at '/api/v2/state'"),
@@ -706,7 +857,9 @@ def test_closing_the_page_and_stopping_the_server_leave_the_game_running(
 # --- the command -----------------------------------------------------------------------------------
 
 
-def serve_command(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+@contextlib.contextmanager
+def serve_command(tmp_path: Path, *args: str) -> Iterator[subprocess.Popen[str]]:
+    """``chessatron serve`` in a process of its own; killed if a test leaves it running (a failure)."""
     (tmp_path / "chessatron.toml").write_text("# the defaults: everything simulated\n")
     env = {
         **os.environ,
@@ -715,7 +868,14 @@ def serve_command(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
         "CHESSATRON_CONFIG": str(tmp_path / "chessatron.toml"),
     }
     command = [sys.executable, "-m", "chessatron.cli", "serve", "--port", "0", "--speed", "max", *args]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    ) as process:
+        try:
+            yield process
+        finally:
+            if process.poll() is None:
+                process.kill()
 
 
 def test_serve_prints_the_link_and_stops_on_ctrl_c(tmp_path: Path) -> None:
@@ -755,10 +915,17 @@ def test_serve_beyond_the_loopback_address_needs_the_printed_token(tmp_path: Pat
         assert process.wait(timeout=30) == 0
 
 
-def printed_token(process: subprocess.Popen[str]) -> str:
-    with process:
+def printed_token(tmp_path: Path, *args: str) -> str:
+    with serve_command(tmp_path, "--host", "0.0.0.0", *args) as process:
         assert process.stdout is not None
         url = process.stdout.readline().split()[-1]
+        port = url.split(":")[2].split("/")[0]
+        for _ in range(200):  # serving (a Ctrl-C before that ends the start-up, 130)
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/api/v1", timeout=5)
+                break
+            except httpx.ConnectError:
+                time.sleep(0.05)
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=30)
     assert process.returncode == 0
@@ -766,15 +933,13 @@ def printed_token(process: subprocess.Popen[str]) -> str:
 
 
 def test_the_link_stays_the_same_from_one_start_to_the_next_until_a_new_token(tmp_path: Path) -> None:
-    first = printed_token(serve_command(tmp_path, "--host", "0.0.0.0"))
+    first = printed_token(tmp_path)
     kept = tmp_path / "web-token"  # beside the simulator's state
     assert kept.read_text().strip() == first and kept.stat().st_mode & 0o077 == 0  # for this user only
-    assert printed_token(serve_command(tmp_path, "--host", "0.0.0.0")) == first  # a bookmark still works
-    renewed = printed_token(serve_command(tmp_path, "--host", "0.0.0.0", "--new-token"))
+    assert printed_token(tmp_path) == first  # a bookmark still works
+    renewed = printed_token(tmp_path, "--new-token")
     assert renewed != first and kept.read_text().strip() == renewed
-    assert printed_token(serve_command(tmp_path, "--host", "0.0.0.0", "--token", "my-own-token")) == (
-        "my-own-token"
-    )
+    assert printed_token(tmp_path, "--token", "my-own-token") == "my-own-token"
     assert kept.read_text().strip() == renewed  # a token given for once is not kept
 
 

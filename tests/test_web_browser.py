@@ -1,7 +1,8 @@
 """The web page in a real browser: Debian's Chromium, driven by Playwright, plays a whole short game
 against the engine on the simulator, from the page alone; the page on a phone-sized touch screen; the LEDs,
 the clock, a takeback and the robot paused, as the page shows them; the table set up from the page and a
-stopped game put back; and the page finding its server again after a restart.
+stopped game put back; saved games played through in the viewer (on a desktop and a phone) while a game
+goes on, and a stopped one continued from there; and the page finding its server again after a restart.
 
 Screenshots are kept as artifacts in ``test-artifacts/web/`` (or ``$CHESSATRON_ARTIFACTS/web/``). No
 browser is ever downloaded: without ``/usr/bin/chromium`` these tests fail and say how to install it.
@@ -13,8 +14,9 @@ import io
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
@@ -22,7 +24,9 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Error, Locator, Page, expect, sync_playwright
 
 from chessatron.config import Config
-from chessatron.game.runner import GameRunner
+from chessatron.game.record import GameRecord, Player, from_pgn
+from chessatron.game.runner import GameRequest, GameRunner
+from chessatron.game.store import save_record
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
 
@@ -149,10 +153,12 @@ def has_class(name: str) -> re.Pattern[str]:
     return re.compile(rf"(^|\s){name}(\s|$)")
 
 
-def screenshot(page: Page, folder: Path, name: str) -> Path:
+def screenshot(page: Page, folder: Path, name: str, *, full_page: bool = True) -> Path:
+    """The whole page, or with ``full_page=False`` the screen as it is (a dialog over the page)."""
     path = folder / f"{name}.png"
-    page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=str(path), full_page=True)
+    if full_page:
+        page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(path), full_page=full_page)
     return path
 
 
@@ -456,8 +462,9 @@ def test_the_page_finds_its_server_again_after_a_restart(
         expect(page.locator("#new-game button[type=submit]")).to_be_enabled()
         assert time.monotonic() - started < 10
     assert shot.exists() and shot.stat().st_size > 0
-    # while the server was away the browser could not reach it (refused, or a socket cut), nothing else
-    assert all("Failed to load resource: net::ERR_" in error for error in watched.errors), watched.errors
+    # while the server was away the browser could not reach it (refused, or a socket cut), nothing else;
+    # Chromium says so as a resource that failed to load or as a WebSocket that failed to connect
+    assert all("net::ERR_" in error for error in watched.errors), watched.errors
 
 
 def test_a_page_on_the_network_shows_a_phone_its_link(
@@ -490,3 +497,214 @@ def test_a_page_on_the_network_shows_a_phone_its_link(
     with start_in_thread(create_app(runner, runner.live, token=None, games_dir=runner.games_dir)) as local:
         page = open_page(browser, local.url, 1280, 900).page
         expect(page.locator("#phone")).to_be_hidden()
+
+
+# --- the saved-game viewer -------------------------------------------------------------------------
+
+FOOLS_MATE = '[White "Ann"]\n[Black "Bob"]\n[Date "2023.04.01"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n'
+
+
+def viewer_fen(page: Page) -> Locator:
+    return page.locator("#viewer-board svg")
+
+
+def open_saved(page: Page, text: str) -> None:
+    """Click the saved game whose row shows ``text``; its viewer opens at its last position."""
+    page.locator("#games tr", has_text=text).click()
+    expect(page.locator("#viewer")).to_be_visible()
+
+
+def test_a_saved_game_is_played_through_in_the_viewer_while_a_game_goes_on(
+    browser: Browser, runner: GameRunner, server: ServerHandle, artifacts: Path
+) -> None:
+    save_record(from_pgn(FOOLS_MATE), runner.games_dir)
+    watched = open_page(browser, server.url, 1280, 900)
+    page = watched.page
+    start_game(page, black_level=ENGINE_LEVEL)
+    expect(page.locator("#status")).to_have_text("white to move")
+    page.click("#board rect.square.e2")
+    page.click("#board rect.square.e4")
+    expect(page.locator("#moves .ply")).to_have_count(2)
+    live = board_after(shown_moves(page))
+
+    open_saved(page, "Ann – Bob")
+    expect(page.locator("#viewer-title")).to_have_text("Ann – Bob")
+    expect(page.locator("#viewer-about")).to_have_text(
+        "White: Ann · Black: Bob · played 2023-04-01 · standard chess"
+    )
+    expect(page.locator("#viewer-result")).to_have_text("0-1 · Black won by checkmate")
+    expect(page.locator("#viewer-continue")).to_be_hidden()  # a finished game
+    sans = ["f3", "e5", "g4", "Qh4#"]
+    positions = [board_after(sans[:ply]).board_fen() for ply in range(5)]
+    expect(viewer_fen(page)).to_have_attribute("data-fen", positions[4])
+    expect(page.locator("#viewer-ply")).to_have_text("After 2… Qh4# (4 of 4)")
+    expect(page.locator("#viewer-moves button[aria-current]")).to_have_text("Qh4#")
+    expect(page.locator("[data-step=forward]")).to_be_disabled()
+    shots = [screenshot(page, artifacts, "viewer-desktop-end", full_page=False)]
+
+    # the buttons, the arrow keys, and a click on a move; the last move marked on every board
+    steps: list[tuple[Callable[[], None], int]] = [
+        (lambda: page.click("[data-step=first]"), 0),
+        (lambda: page.click("[data-step=forward]"), 1),
+        (lambda: page.click("[data-step=forward]"), 2),
+        (lambda: page.click("[data-step=back]"), 1),
+        (lambda: page.keyboard.press("ArrowRight"), 2),
+        (lambda: page.click("#viewer-moves button.ply >> text=g4"), 3),
+        (lambda: page.keyboard.press("ArrowLeft"), 2),
+        (lambda: page.keyboard.press("End"), 4),
+        (lambda: page.keyboard.press("Home"), 0),
+        (lambda: page.click("[data-step=last]"), 4),
+    ]
+    for step, ply in steps:
+        step()
+        expect(viewer_fen(page)).to_have_attribute("data-fen", positions[ply])
+        expect(viewer_fen(page).locator("rect.lastmove")).to_have_count(2 if ply else 0)
+        if ply == 2:
+            expect(page.locator("#viewer-ply")).to_have_text("After 1… e5 (2 of 4)")
+            expect(page.locator("#viewer-moves button[aria-current]")).to_have_text("e5")
+    expect(page.locator("[data-step=first]")).to_be_enabled()
+    a1 = viewer_fen(page).locator("rect.square.a1")
+    expect(a1).to_have_attribute("x", "15")  # bottom left
+    page.click("#viewer-flip")  # turned round: the same position from Black's side
+    expect(a1).to_have_attribute("x", "330")  # top right
+    expect(viewer_fen(page)).to_have_attribute("data-fen", positions[4])
+    page.click("[data-step=back]")
+    expect(viewer_fen(page)).to_have_attribute("data-fen", positions[3])  # the board caught up
+    expect(page.locator("#viewer-ply")).to_contain_text("(3 of 4)")
+    shots.append(screenshot(page, artifacts, "viewer-desktop-stepped", full_page=False))
+    # the live board never followed the viewer
+    expect(page.locator("#board svg")).to_have_attribute("data-fen", live.board_fen())
+
+    page.click("#viewer-close")
+    expect(page.locator("#viewer")).to_be_hidden()
+    expect(page.locator("#status")).to_have_text("white to move")
+    page.click("#board rect.square.g1")  # the live game goes on
+    page.click("#board rect.square.f3")
+    expect(page.locator("#moves .ply")).to_have_count(4)
+    expect(page.locator("#board svg")).to_have_attribute(
+        "data-fen", board_after(shown_moves(page)).board_fen()
+    )
+    # Esc and the browser's back button (a phone's) close the viewer too
+    open_saved(page, "Ann – Bob")
+    page.keyboard.press("Escape")
+    expect(page.locator("#viewer")).to_be_hidden()
+    open_saved(page, "Ann – Bob")
+    page.go_back()
+    expect(page.locator("#viewer")).to_be_hidden()
+    assert page.url == server.url
+    for shot in shots:
+        assert shot.exists() and shot.stat().st_size > 0, shot
+    assert watched.errors == []
+
+
+def test_on_a_phone_a_saved_game_fills_the_screen_and_steps_by_touch(
+    browser: Browser, runner: GameRunner, server: ServerHandle, artifacts: Path
+) -> None:
+    start = chess.Board.from_chess960_pos(100)
+    board = start.copy()
+    board.chess960 = True
+    for san in ["g3", "g6", "Nc3", "Nc6", "b3", "b6", "Bb2", "Bb7", "f4", "f5"]:
+        board.push_san(san)
+    record = GameRecord.from_board(
+        board, white=Player("", "web"), black=Player("", "engine", ENGINE_LEVEL), result="1/2-1/2"
+    )
+    save_record(record, runner.games_dir)
+    watched = open_page(browser, server.url, 390, 844, touch=True)
+    page = watched.page
+    page.locator("#games tr", has_text="(960)").locator("button.view").tap()
+    expect(page.locator("#viewer")).to_be_visible()
+    expect(page.locator("#viewer-about")).to_contain_text("Chess960 #100")
+    expect(page.locator("#viewer-result")).to_have_text("½-½ · Draw")
+    expect(viewer_fen(page)).to_have_attribute("data-fen", board.board_fen())
+
+    # the whole screen, nothing wider than it, the board as wide as it can be, every control for a finger
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.evaluate("document.getElementById('viewer').scrollWidth") <= 390
+    shown = page.locator("#viewer-board").bounding_box()
+    forward = page.locator("[data-step=forward]").bounding_box()
+    assert shown is not None and forward is not None
+    assert shown["x"] >= 0 and shown["x"] + shown["width"] <= 390 and shown["width"] >= 360
+    assert forward["y"] + forward["height"] <= 844  # the steps under the board, without scrolling
+    small = page.evaluate(
+        """() => [...document.querySelectorAll("#viewer button, #viewer a")]
+          .filter((e) => e.getClientRects().length)
+          .map((e) => [e.id || e.textContent.trim(), e.getBoundingClientRect().height])
+          .filter(([, height]) => height < 44)"""
+    )
+    assert small == []
+
+    page.tap("[data-step=first]")
+    expect(viewer_fen(page)).to_have_attribute("data-fen", start.board_fen())
+    page.tap("[data-step=forward]")
+    expect(viewer_fen(page)).to_have_attribute("data-fen", board_after(["g3"], start).board_fen())
+    page.locator("#viewer-moves button.ply", has_text="Nc3").tap()
+    expect(page.locator("#viewer-ply")).to_have_text("After 2. Nc3 (3 of 10)")
+    third = board_after(["g3", "g6", "Nc3"], start)
+    expect(viewer_fen(page)).to_have_attribute("data-fen", third.board_fen())
+    shot = screenshot(page, artifacts, "viewer-phone", full_page=False)
+    page.tap("#viewer-close")
+    expect(page.locator("#viewer")).to_be_hidden()
+    expect(page.locator("#board")).to_be_visible()
+    assert shot.exists() and shot.stat().st_size > 0
+    assert watched.errors == []
+
+
+def stopped_game(runner: GameRunner, first_move: str) -> dict[str, Any]:
+    """A game with a web player as White: its first move, the engine's answer, stopped (saved)."""
+    runner.start_game(GameRequest(white="web", black=f"engine:{ENGINE_LEVEL}"))
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while True:
+        state = runner.live.snapshot()
+        game = state["game"]
+        if state["prompt"] is not None and game is not None and game["result"] is None:
+            if len(game["uci"]) == 0:
+                runner.move(first_move)
+            elif len(game["uci"]) == 2:
+                break
+        assert time.monotonic() < deadline, f"gave up waiting; the state is {state['status']!r}"
+        runner.live.wait(state["version"], 0.5)
+    runner.stop()
+    assert runner.wait(30)
+    stopped: dict[str, Any] = game
+    return stopped
+
+
+def test_a_stopped_game_is_continued_from_the_viewer(
+    browser: Browser, runner: GameRunner, server: ServerHandle, artifacts: Path
+) -> None:
+    older = stopped_game(runner, "e4")
+    newer = stopped_game(runner, "d4")
+    watched = open_page(browser, server.url, 1024, 768)
+    page = watched.page
+    expect(page.locator("#games tr", has_text="unfinished")).to_have_count(2)
+    page.locator(f"#games tr[data-id='{older['id']}']").click()
+    expect(viewer_fen(page)).to_have_attribute("data-fen", chess.Board(older["fen"]).board_fen())
+    expect(page.locator("#viewer-result")).to_have_text("Unfinished after 1 move")
+    expect(page.locator("#viewer-continue")).to_be_enabled()
+    expect(page.locator("#viewer-note")).to_contain_text("puts the pieces back")
+    shots = [screenshot(page, artifacts, "viewer-continue", full_page=False)]
+
+    # the older game, not the latest: the robot puts its pieces back, and it goes on on the live board
+    page.click("#viewer-continue")
+    expect(page.locator("#viewer")).to_be_hidden()
+    expect(page.locator("#status")).to_have_text("white to move")
+    expect(page.locator("#board svg")).to_have_attribute("data-fen", chess.Board(older["fen"]).board_fen())
+    assert shown_moves(page)[0] == "e4"
+    table = page.request.get(server.url + "api/v1/state").json()["table"]
+    assert runner.live.snapshot()["game"]["id"] == older["id"] and table is not None
+
+    # while it runs, the viewer says why no other game can be continued
+    page.locator(f"#games tr[data-id='{newer['id']}']").click()
+    expect(page.locator("#viewer-continue")).to_be_disabled()
+    expect(page.locator("#viewer-note")).to_contain_text("The table is busy")
+    page.keyboard.press("Escape")
+    page.locator(f"#games tr[data-id='{older['id']}']").click()
+    expect(page.locator("#viewer-note")).to_contain_text("being played on the table now")
+    shots.append(screenshot(page, artifacts, "viewer-busy", full_page=False))
+    page.click("#viewer-close")
+    page.click("#board rect.square.d2")
+    page.click("#board rect.square.d4")
+    expect(page.locator("#moves .ply")).to_have_count(4)
+    for shot in shots:
+        assert shot.exists() and shot.stat().st_size > 0, shot
+    assert watched.errors == []

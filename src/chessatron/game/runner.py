@@ -42,7 +42,7 @@ from .journal import Journal
 from .keyboard import Command, Rejection, parse_command
 from .record import ClockSettings
 from .session import PAUSED, InboxMover, PlayerSpec, Session
-from .store import latest_unfinished
+from .store import latest_unfinished, open_game
 
 LOGGER = logging.getLogger(__name__)
 
@@ -74,6 +74,10 @@ class BusyError(ChessatronError, RuntimeError):
 
 class NotYourTurnError(ChessatronError, RuntimeError):
     """A move or command for a player who is not waiting to move."""
+
+
+class CannotResumeError(ChessatronError, RuntimeError):
+    """A saved game asked to be continued that cannot be: it is over, or it was imported (no journal)."""
 
 
 @dataclass(frozen=True)
@@ -271,12 +275,30 @@ class GameRunner:
             raise ConfigError(f"the position {start.fen()!r} is already over; choose another")
         self._spawn("game", lambda: self._play_new(white, black, start, clock))
 
-    def resume_game(self) -> None:
-        """Continue the latest unfinished game in the background."""
-        summary = latest_unfinished(self.games_dir)
-        if summary is None:
-            raise ChessatronError("there is no unfinished game to resume; start a new one")
-        self._spawn("resume", lambda: self._play_resumed(summary.path))
+    def resume_game(self, game_id: str | None = None) -> str:
+        """Continue saved game ``game_id`` (None: the latest unfinished one) in the background; the robot
+        first puts its pieces back where the game stopped. Returns the game's id. Raises
+        :class:`GameNotFoundError` for an unknown id, :class:`CannotResumeError` for a game that is over or
+        was not played here, :class:`BusyError`."""
+        if game_id is None:
+            summary = latest_unfinished(self.games_dir)
+            if summary is None:
+                raise ChessatronError("there is no unfinished game to resume; start a new one")
+        else:
+            summary, _ = open_game(game_id, self.games_dir)
+            if summary.is_finished:
+                ended = f", {summary.termination}" if summary.termination else ""
+                raise CannotResumeError(
+                    f"game {game_id!r} is over ({summary.result}{ended}); it can be viewed, not continued"
+                )
+            if not summary.is_journal:
+                raise CannotResumeError(
+                    f"game {game_id!r} was imported, not played on this table, so it cannot be continued "
+                    "here; start a new game from its position instead"
+                )
+        path = summary.path
+        self._spawn("resume", lambda: self._play_resumed(path))
+        return summary.game_id
 
     def reset_table(self, target: str = "standard") -> None:
         """Set the table up (``518``, ``N:M``, a FEN, ``standard``) in the background."""

@@ -118,13 +118,18 @@ def _stamp(path: Path) -> dt.datetime:
 
 
 def _summary(game_id: str, path: Path) -> GameSummary:
+    return _summary_of(game_id, path, *_read(path))
+
+
+def _read(path: Path) -> tuple[GameRecord, dt.datetime]:
+    """The game in ``path`` and when it started (a journal) or entered the store (a PGN)."""
     if path.suffix == SUFFIX:
         state = read_journal(path)
-        record = state.to_record()
-        stored = state.metadata.started
-    else:
-        record = _read_pgn(path)
-        stored = _stamp(path)
+        return state.to_record(), state.metadata.started
+    return _read_pgn(path), _stamp(path)
+
+
+def _summary_of(game_id: str, path: Path, record: GameRecord, stored: dt.datetime) -> GameSummary:
     return GameSummary(
         game_id,
         path,
@@ -169,8 +174,16 @@ def find_game(game_id: str, games_dir: Path | None = None) -> Path:
 
 
 def load_game(game_id: str, games_dir: Path | None = None) -> GameRecord:
+    return _read(find_game(game_id, games_dir))[0]
+
+
+def open_game(game_id: str, games_dir: Path | None = None) -> tuple[GameSummary, GameRecord]:
+    """Game ``game_id`` as the list shows it (when it started, whether it can be resumed) and its whole
+    record, from one reading of its file; :class:`GameNotFoundError` if there is none, :class:`GameFileError`
+    if it cannot be read."""
     path = find_game(game_id, games_dir)
-    return read_journal(path).to_record() if path.suffix == SUFFIX else _read_pgn(path)
+    record, stored = _read(path)
+    return _summary_of(game_id, path, record, stored), record
 
 
 def export_pgn(ids: Iterable[str], games_dir: Path | None = None) -> str:

@@ -15,10 +15,16 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
                                          table's LEDs show where it may go); ``null`` puts it down
 ``POST /api/v1/command/{name}``          ``hint``, ``takeback``, ``draw``, ``resign``
 ``POST /api/v1/stop``                    stop the game at its next move (it stays saved)
-``POST /api/v1/resume``                  continue the last unfinished game
+``POST /api/v1/resume``                  continue the last unfinished game, or ``{"game": "<id>"}``
+                                         that one (404 unknown, 409 over or imported)
 ``POST /api/v1/pause``, ``/continue``    feed hold and cycle start: the robot waits, then goes on
 ``POST /api/v1/reset``                   set the table up: ``{"target": "standard"|"N"|"N:M"|FEN}``
 ``GET  /api/v1/games``                   the saved games, newest first
+``GET  /api/v1/games/{id}``              one game for the viewer: headers, players, variant (the
+                                         Chess960 number), result, how it ended, start FEN, the moves
+                                         as UCI and SAN, whether it can be continued
+``GET  /api/v1/games/{id}/board.svg``    its board after ``?ply=N`` half-moves (default: the end;
+                                         past the end 422), the last move marked; ``&orientation=black``
 ``GET  /api/v1/games/{id}.pgn``          one game's PGN (a download)
 ``GET  /api/v1/games.pgn``               every saved game's PGN
 =======================================  ===========================================================
@@ -32,12 +38,16 @@ unknown player, a bad FEN).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
+import chess
+import chess.pgn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -56,12 +66,21 @@ from ..errors import (
     IllegalMoveError,
 )
 from ..game import store
-from ..game.runner import COMMANDS, REMOTE_PLAYERS, BusyError, GameRunner, NotYourTurnError
+from ..game.record import GameRecord, Player, Termination, termination_of, to_pgn
+from ..game.runner import (
+    COMMANDS,
+    REMOTE_PLAYERS,
+    BusyError,
+    CannotResumeError,
+    GameRunner,
+    NotYourTurnError,
+)
+from ..game.store import GameSummary
 from ..live import LiveState
 from . import validate
 from .feed import Feed, Snapshots
 from .guard import COOKIE, Guard, SecurityHeaders
-from .pictures import Pictures, link_svg
+from .pictures import Pictures, link_svg, saved_board_svg
 from .validate import MAX_BODY_BYTES, BadRequestError
 
 LOGGER = logging.getLogger(__name__)
@@ -84,7 +103,7 @@ def status_of(exc: ChessatronError) -> int:
     """The HTTP status for an error the runner or the store raised."""
     if isinstance(exc, BadRequestError):
         return exc.status
-    if isinstance(exc, BusyError | NotYourTurnError | WatchOnlyError):
+    if isinstance(exc, BusyError | NotYourTurnError | WatchOnlyError | CannotResumeError):
         return 409
     if isinstance(exc, IllegalMoveError | ConfigError):
         return 422
@@ -200,9 +219,25 @@ class Api:
             ]
         )
 
+    async def saved_game(self, request: Request) -> Response:
+        game_id = validate.game_id(str(request.path_params["game_id"]))
+        with _saved(game_id):
+            summary, record = await run_in_threadpool(store.open_game, game_id, self.games_dir)
+        return JSONResponse(saved_game_json(summary, record))
+
+    async def saved_board(self, request: Request) -> Response:
+        game_id = validate.game_id(str(request.path_params["game_id"]))
+        orientation = validate.orientation(request.query_params.get("orientation"))
+        with _saved(game_id):
+            record = await run_in_threadpool(store.load_game, game_id, self.games_dir)
+        ply = validate.ply(request.query_params.get("ply"), record.plies)
+        svg = await run_in_threadpool(saved_board_svg, record, ply, orientation)
+        return Response(svg, media_type=SVG_TYPE, headers={"content-security-policy": SVG_POLICY})
+
     async def game_pgn(self, request: Request) -> Response:
         game_id = validate.game_id(str(request.path_params["game_id"]))
-        text = await run_in_threadpool(store.export_pgn, [game_id], self.games_dir)
+        with _saved(game_id):
+            text = await run_in_threadpool(store.export_pgn, [game_id], self.games_dir)
         return _pgn(text, f"chessatron-{game_id}.pgn")
 
     async def all_pgn(self, request: Request) -> Response:
@@ -243,10 +278,11 @@ class Api:
         return JSONResponse({"accepted": "stop"}, 202)
 
     async def resume(self, request: Request) -> Response:
-        validate.empty(await read_json(request))
+        game_id = validate.resumed_game(await read_json(request))
         runner = self._runner()
-        await run_in_threadpool(runner.resume_game)
-        return JSONResponse({"accepted": "resume"}, 202)
+        with _saved(game_id):
+            resumed = await run_in_threadpool(runner.resume_game, game_id)
+        return JSONResponse({"accepted": "resume", "game": resumed}, 202)
 
     async def pause(self, request: Request) -> Response:
         validate.empty(await read_json(request))
@@ -274,6 +310,60 @@ class Api:
         if token:  # the guard has checked it: keep it, so that the page's own requests carry it
             response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
         return response
+
+
+@contextlib.contextmanager
+def _saved(game_id: str | None) -> Iterator[None]:
+    """An unknown game, said without the server's games folder (the store's message names it)."""
+    try:
+        yield
+    except GameNotFoundError as exc:
+        raise GameNotFoundError(
+            f"no saved game {game_id!r}; the list of saved games shows those there are"
+        ) from exc
+
+
+def saved_game_json(summary: GameSummary, record: GameRecord) -> dict[str, Any]:
+    """What the page's viewer shows of a saved game: who played it when, the start (``chess960``: its
+    start number, when it is one of the 960), the moves as UCI and SAN, how it ended, and whether it can
+    be continued (``in_progress``); ``headers`` are those of its PGN."""
+    board = record.start_board()
+    san = []
+    for move in record.moves:
+        san.append(board.san(move))
+        board.push(move)
+    headers = chess.pgn.read_headers(io.StringIO(to_pgn(record)))
+    return {
+        "id": summary.game_id,
+        "started": summary.stored.isoformat(timespec="seconds"),
+        "date": record.date.isoformat() if record.date else None,
+        "event": record.event or None,
+        "site": record.site or None,
+        "white": _player_json(record.white),
+        "black": _player_json(record.black),
+        "variant": record.variant,
+        "chess960": record.start_number if record.chess960 else None,
+        "start_fen": record.start_fen,
+        "result": record.result,
+        "termination": record.termination or _ending(board, record.result),
+        "time_control": record.clock.time_control() if record.clock else None,
+        "in_progress": summary.in_progress,
+        "plies": record.plies,
+        "uci": [move.uci() for move in record.moves],
+        "san": san,
+        "headers": dict(headers) if headers is not None else {},
+    }
+
+
+def _ending(final: chess.Board, result: str) -> Termination | None:
+    """How a game whose PGN does not say so ended, when its ``final`` position says it (a mate, a
+    stalemate)."""
+    outcome = final.outcome()
+    return termination_of(outcome) if outcome is not None and outcome.result() == result else None
+
+
+def _player_json(player: Player) -> dict[str, str | None]:
+    return {"name": player.name or None, "kind": player.kind, "level": player.level, "spec": player.spec}
 
 
 def _pgn(text: str, filename: str) -> Response:
@@ -344,7 +434,9 @@ def create_app(
         post("/reset", api.reset),
         get("/games", api.games),
         get("/games.pgn", api.all_pgn),
-        get("/games/{game_id}.pgn", api.game_pgn),
+        get("/games/{game_id}.pgn", api.game_pgn),  # before the next two: an id has no dot
+        get("/games/{game_id}", api.saved_game),
+        get("/games/{game_id}/board.svg", api.saved_board),
     ]
     app = Starlette(
         routes=routes,

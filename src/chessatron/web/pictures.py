@@ -26,6 +26,7 @@ import chess
 import chess.svg
 import segno
 
+from ..game.record import GameRecord
 from ..layout import Layout
 from ..live import LiveState
 from ..render import table_svg
@@ -71,6 +72,33 @@ def board_svg(state: dict[str, Any], fallback_fen: str | None, orientation: Orie
         arrows=arrows,
         size=BOARD_PX,
     )
+    return _with_fen(svg, board)
+
+
+def saved_board_svg(record: GameRecord, ply: int, orientation: Orientation) -> str:
+    """The board of a saved game after its first ``ply`` half-moves (0: the start), the last of them
+    marked and a king in check ringed; ``data-fen`` as on the live board, ``data-ply`` the ply shown.
+
+    >>> from chessatron.game.record import from_pgn
+    >>> record = from_pgn("1. f3 e5 2. g4 Qh4# 0-1")
+    >>> svg = saved_board_svg(record, 2, "white")
+    >>> 'data-fen="rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR"' in svg, 'data-ply="2"' in svg
+    (True, True)
+    """
+    board = record.start_board()
+    for move in record.moves[:ply]:
+        board.push(move)
+    svg = chess.svg.board(
+        board,
+        orientation=chess.WHITE if orientation == "white" else chess.BLACK,
+        lastmove=board.peek() if board.move_stack else None,
+        check=board.king(board.turn) if board.is_check() else None,
+        size=BOARD_PX,
+    )
+    return _with_fen(svg, board).replace("<svg ", f'<svg data-ply="{len(board.move_stack)}" ', 1)
+
+
+def _with_fen(svg: str, board: chess.Board) -> str:
     return svg.replace("<svg ", f'<svg data-fen="{html.escape(board.board_fen())}" ', 1)
 
 

@@ -44,6 +44,8 @@ DEFAULT_PORT: Final = 8960
 #: Largest message a page may send over the WebSocket (it sends none that matter).
 WS_MAX_BYTES: Final = 64 * 1024
 STARTUP_TIMEOUT_S: Final = 10.0
+#: Connections waiting to be accepted (uvicorn's own default).
+BACKLOG: Final = 2048
 SHUTDOWN_GRACE_S: Final = 3
 
 _TOKEN = re.compile(r"[A-Za-z0-9_~.-]{8,128}")
@@ -154,6 +156,9 @@ def bind(host: str, port: int) -> socket.socket:
             f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port"
         ) from exc
     sock.set_inheritable(True)
+    # listening from here on: a client that acts on the printed link before uvicorn has started waits in
+    # the backlog instead of being refused
+    sock.listen(BACKLOG)
     return sock
 
 

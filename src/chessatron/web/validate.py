@@ -43,6 +43,7 @@ Orientation = Literal["white", "black"]
 _PLAYER_CHARS = re.compile(r"[a-z0-9:=.]+")
 _MOVE = re.compile(r"[a-hA-H1-8KQRBNOkqrbnox=+#-]{2,10}")
 _GAME_ID = re.compile(r"[0-9a-z]{1,32}")
+_PLY = re.compile(r"[0-9]{1,5}")
 _SQUARE = re.compile(r"[a-h][1-8]")
 _CHESS960 = re.compile(r"random|\d{1,3}(:\d{1,3})?")
 
@@ -222,6 +223,40 @@ def game_id(text: str) -> str:
             f"no saved game can be called {text[:40]!r}; game ids are 1 to 32 lower-case letters and digits"
         )
     return text
+
+
+def resumed_game(body: object) -> str | None:
+    """The saved game of ``{"game": "<id>"}`` to continue; None (``{}``) for the latest unfinished one.
+
+    >>> resumed_game({"game": "k3x9"}), resumed_game({})
+    ('k3x9', None)
+    """
+    data = fields(body, {"game": (str,)})
+    text = data.get("game")
+    return None if text is None else game_id(text)
+
+
+def ply(text: str | None, plies: int) -> int:
+    """The ``?ply=N`` of a saved game's picture: the position after N half-moves, 0 (the start) to
+    ``plies`` (the end, also when there is no ``ply``). Malformed is 400, out of the game 422.
+
+    >>> ply("3", 4), ply(None, 4)
+    (3, 4)
+    >>> ply("5", 4)
+    Traceback (most recent call last):
+    ...
+    chessatron.web.validate.BadRequestError: ply 5 is past the end of this game; it has 4 plies (0 to 4)
+    """
+    if text is None:
+        return plies
+    if not _PLY.fullmatch(text):
+        raise BadRequestError(f"ply {text[:20]!r} must be a whole number of half-moves, 0 for the start")
+    number = int(text)
+    if number > plies:
+        raise BadRequestError(
+            f"ply {number} is past the end of this game; it has {plies} plies (0 to {plies})", 422
+        )
+    return number
 
 
 def orientation(text: str | None) -> Orientation:

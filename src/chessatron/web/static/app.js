@@ -7,7 +7,9 @@ import {
   movePairs,
   robotWork,
   squaresFrom,
+  startedText,
 } from "./format.js";
+import { closeViewer, openGame, setUpViewer, updateViewer } from "./viewer.js";
 
 const API = "/api/v1";
 const $ = (id) => document.getElementById(id);
@@ -25,12 +27,12 @@ let infoTimer = 0;
 
 // The token came in the link; the server has put it in a cookie, so keep it out of history.
 if (new URLSearchParams(location.search).has("token")) {
-  history.replaceState(null, "", location.pathname);
+  history.replaceState(null, "", location.pathname + location.hash);
 }
 
 // --- talking to the server -----------------------------------------------------------------------
 
-const ERRORS = ["error", "machine-error", "game-error", "reset-error"];
+const ERRORS = ["error", "machine-error", "game-error", "reset-error", "viewer-error"];
 
 /** POST a command; a refusal is shown under the controls that sent it (``errorAt``, the id of an error
  * line; null: not shown). Returns the answer, or null. */
@@ -107,6 +109,7 @@ function setConnection(up) {
     shownGames = null;
   }
   if (state) renderControls();
+  updateViewer();
 }
 
 async function loadInfo() {
@@ -276,6 +279,10 @@ $("continue").addEventListener("click", () => post("/continue", {}, "machine-err
 $("resume").addEventListener("click", async () => {
   if (await post("/resume", {}, "game-error")) showBoard();
 });
+$("games").addEventListener("click", (event) => {
+  const row = event.target.closest("tr.game");
+  if (row && !event.target.closest("a")) openGame(row.dataset.id);
+});
 
 // --- new game and set-up -------------------------------------------------------------------------
 
@@ -348,6 +355,7 @@ function render(parts) {
   if (changed.has("notices")) renderNotices();
   if (["status", "game", "prompt", "runner"].some((p) => changed.has(p))) renderControls();
   if (["game", "runner"].some((p) => changed.has(p))) maybeLoadGames();
+  if (["status", "game", "runner"].some((p) => changed.has(p))) updateViewer();
 }
 
 /** The runner's report; a page that only watches has none and reads the status instead. */
@@ -587,7 +595,7 @@ async function loadGames() {
         const moves = Math.ceil(game.plies / 2);
         const length = `${moves} move${moves === 1 ? "" : "s"}`;
         const cells = [
-          game.started.replace("T", " ").replace("+00:00", " UTC"),
+          startedText(game.started),
           `${game.white} – ${game.black}${game.variant === "chess960" ? " (960)" : ""}`,
           game.in_progress ? `unfinished, ${length}` : `${game.result}, ${length}`,
         ].map((text) => {
@@ -595,9 +603,17 @@ async function loadGames() {
           cell.textContent = text;
           return cell;
         });
+        // the players open the game in the viewer (so does a click anywhere on the row)
+        const view = document.createElement("button");
+        view.type = "button";
+        view.className = "view";
+        view.textContent = cells[1].textContent;
+        view.title = "Play this game through, move by move";
+        cells[1].replaceChildren(view);
         const linkCell = document.createElement("td");
         linkCell.append(link);
         row.dataset.id = game.id;
+        row.className = "game";
         row.append(...cells, linkCell);
         return row;
       }),
@@ -614,6 +630,20 @@ setInterval(() => {
 async function start() {
   updateStartFields();
   await loadInfo();
+  setUpViewer({
+    liveState: () => ({
+      job: state ? runner().job : null,
+      watchOnly,
+      offline: !online,
+      game: state && state.game ? state.game.id : null,
+    }),
+    resumeGame: async (id) => {
+      if (!(await post("/resume", { game: id }, "viewer-error"))) return false;
+      closeViewer(); // back to the live board, where the game goes on
+      showBoard();
+      return true;
+    },
+  });
   connect();
   loadGames();
 }

@@ -114,3 +114,55 @@ export function squaresFrom(orientation) {
   const files = orientation === "black" ? [...FILES].reverse() : [...FILES];
   return ranks.flatMap((rank) => files.map((file) => `${file}${rank}`));
 }
+
+/** When a saved game started, as the list and the viewer show it: "2024-05-12 15:30:12 UTC". */
+export function startedText(iso) {
+  return iso.replace("T", " ").replace("+00:00", " UTC");
+}
+
+/** A saved game's player: the name, with the level for an engine; without a name, how it played
+ * ("web", "engine:5"). */
+export function playerName(player) {
+  if (!player.name) return player.spec;
+  return player.level ? `${player.name} (${player.spec})` : player.name;
+}
+
+const ENDINGS = {
+  checkmate: "by checkmate",
+  resignation: "by resignation",
+  "time forfeit": "on time",
+  stalemate: "by stalemate",
+  "agreed draw": "by agreement",
+  "threefold repetition": "by threefold repetition",
+  "fivefold repetition": "by fivefold repetition",
+  "fifty moves": "by the fifty-move rule",
+  "seventy-five moves": "by the seventy-five-move rule",
+  "insufficient material": "by insufficient material",
+};
+
+/** How a game ended, in words: "0-1 · Black won by checkmate", "½-½ · Draw by agreement". */
+export function endingText(result, termination) {
+  const how = termination ? ` ${ENDINGS[termination] || termination}` : "";
+  if (result === "1-0") return `1-0 · White won${how}`;
+  if (result === "0-1") return `0-1 · Black won${how}`;
+  if (result === "1/2-1/2") return `½-½ · Draw${how}`;
+  return "Unfinished";
+}
+
+/** The start of a saved game: "Chess960 #100", "standard chess", or a position set up. */
+export function variantText(variant, chess960, startFen) {
+  if (variant === "chess960") {
+    return chess960 === null ? "Chess960, from a set position" : `Chess960 #${chess960}`;
+  }
+  const standard = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+  return startFen === standard ? "standard chess" : "standard chess, from a set position";
+}
+
+/** Where a viewer stands in a game: "the start position", "after 2. g4", "after 1… e5". */
+export function plyText(san, startFen, ply) {
+  if (ply === 0) return "the start position";
+  const fields = (startFen || "").split(" ");
+  const index = ply - 1 + (fields[1] === "b" ? 1 : 0); // half-moves since White's move of the first number
+  const number = (parseInt(fields[5], 10) || 1) + Math.floor(index / 2);
+  return `after ${number}${index % 2 === 0 ? "." : "…"} ${san[ply - 1]}`;
+}
