@@ -19,7 +19,8 @@ from click.testing import CliRunner
 
 from chessatron.cli import main
 from chessatron.config import Config
-from chessatron.game.session import PlayerSpec, Session
+from chessatron.game.players import PlayerSpec
+from chessatron.game.session import Session
 from chessatron.game.store import latest_unfinished, list_games
 
 from .conftest import GAMES_DIR

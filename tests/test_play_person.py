@@ -15,7 +15,8 @@ import chess
 import pytest
 
 from chessatron.config import Config
-from chessatron.game.session import PlayerSpec, Session
+from chessatron.game.players import PlayerSpec
+from chessatron.game.session import Session
 from chessatron.layout import Cell
 from chessatron.sim.hand import HandAction, perform
 

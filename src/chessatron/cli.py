@@ -643,8 +643,9 @@ def play(
     from .game.clock import parse_clock
     from .game.events import describe_event, score_line, summary_line
     from .game.keyboard import KeyboardPlayer
+    from .game.players import PlayerSpec
     from .game.record import GameRecord
-    from .game.session import PlayerSpec, QuitRequested, Session, write_pgn
+    from .game.session import QuitRequested, Session, write_pgn
     from .game.store import latest_unfinished, resolve_games_dir
     from .game.view import PlayView
     from .live import LiveState

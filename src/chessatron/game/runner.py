@@ -40,8 +40,9 @@ from ..table import Table
 from .clock import parse_clock
 from .journal import Journal
 from .keyboard import Command, Rejection, parse_command
+from .players import InboxMover, PlayerSpec
 from .record import ClockSettings
-from .session import PAUSED, InboxMover, PlayerSpec, Session
+from .session import PAUSED, Session
 from .store import latest_unfinished, open_game
 
 LOGGER = logging.getLogger(__name__)

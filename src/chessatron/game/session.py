@@ -5,7 +5,7 @@ journaled and flushed **before** the robot touches a piece, the robot carries it
 (relocation by relocation, each one journaled as done), and the game ends on mate, stalemate, repetition,
 the fifty/seventy-five-move rules, insufficient material, resignation or an agreed draw. A crash or a pulled
 plug loses nothing: ``resume`` replays the journal, rebuilds the physical table and finishes a robot move
-that was cut short.
+that was cut short. The players and how each chooses a move are in :mod:`.players`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import queue
 import random
 import re
 import threading
@@ -29,27 +28,34 @@ import chess.engine
 
 from ..config import Config
 from ..errors import ChessatronError, ConfigError, HardwareError, NoSparePieceError
-from ..feedback.signals import LedSignals, combine
+from ..feedback.signals import LedSignals
 from ..grbl.link import GrblLink
 from ..grbl.stream import StreamProgress
 from ..layout import Cell, Layout, MachinePoint, Node
 from ..live import LiveLeds, LiveSensors, LiveState, colour_name
 from ..planner import Plan, Planner, Relocation
 from ..ports import LedStrip, OccupancySensor
-from ..recognition import Committed, Illegal, NewGame, PieceLifted, Recognizer, Resolved, Revised, TookBack
 from ..reset import ResetPlanner
 from ..robot import Robot
 from ..sim.hand import HandAction, SimulatedHand, perform
 from ..sim.hand_style import HandStyle
-from ..sim.trace import KnownMove, PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld, register_world
-from ..simulate import read_game
 from ..table import PhysicalPiece, PieceId, Table
 from .clock import ChessClock, flag_outcome
 from .engine import EnginePlayer, find_engine, parse_level
 from .journal import GameMetadata, Journal, JournalState, read_journal
 from .keyboard import Command, KeyboardPlayer
-from .record import ClockSettings, GameRecord, Player, Result, Termination, termination_of, to_pgn
+from .players import (
+    BoardMover,
+    EngineMover,
+    InboxMover,
+    KeyboardMover,
+    Mover,
+    PlayerSpec,
+    ScriptMover,
+    engine_level,
+)
+from .record import ClockSettings, GameRecord, Result, Termination, termination_of, to_pgn
 
 LOGGER = logging.getLogger(__name__)
 
@@ -80,64 +86,6 @@ def _cell(layout: Layout, node: Node) -> Cell:
     return cell
 
 
-@dataclass(frozen=True)
-class PlayerSpec:
-    """A player from the command line: ``engine[:LEVEL]``, ``keyboard``, ``board`` (a person at the
-    table), ``script:FILE``, ``web`` (the web page) or on the simulator ``hand[:LEVEL]``."""
-
-    kind: Literal["engine", "keyboard", "script", "board", "hand", "web"]
-    level: str | None = None
-    path: Path | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> PlayerSpec:
-        text = text.strip()
-        if text in ("keyboard", "board", "web"):
-            return cls(text)  # type: ignore[arg-type]
-        if text == "hand" or text.startswith("hand:"):
-            # a simulated person at the simulated table, choosing with an engine of that level
-            level = text[len("hand:") :] or None
-            parse_level(f"engine:{level}" if level else "engine")
-            return cls("hand", level=level)
-        if text.startswith("script:") and len(text) > len("script:"):
-            return cls("script", path=Path(text[len("script:") :]))
-        if text == "engine" or text.startswith("engine:"):
-            parse_level(text)  # validate now, with the level grammar's own message
-            return cls("engine", level=text[len("engine:") :] or None)
-        raise ConfigError(
-            f"unknown player {text!r}; use engine[:LEVEL] (e.g. engine:5, engine:1500elo), keyboard, board, "
-            "script:FILE.pgn, web (moves clicked on the web page), or on the simulator hand[:LEVEL]"
-        )
-
-    @property
-    def spec(self) -> str:
-        if self.kind in ("engine", "hand"):
-            return f"{self.kind}:{self.level}" if self.level else self.kind
-        if self.kind == "script":
-            return f"script:{self.path}"
-        return self.kind
-
-    def player(self) -> Player:
-        names = {
-            "engine": "Stockfish",
-            "keyboard": "keyboard",
-            "script": f"script {self.path}",
-            "board": "board",
-            "web": "web page",
-        }
-        if self.kind == "hand":
-            return Player(name="simulated hand", kind="board")
-        return Player(name=names[self.kind], kind=self.kind, level=self.level)
-
-    @property
-    def moves_pieces(self) -> bool:
-        """A person moving the pieces on the table (the robot must not)."""
-        return self.kind in ("board", "hand")
-
-
-# --- robot operations in the journal ---------------------------------------------------------------
-
-
 def encode_relocation(relocation: Relocation) -> str:
     """A relocation as the journal keeps it: purpose and path by nodes (pieces are found by position)."""
     path = " ".join(f"{i},{j}" for i, j in relocation.path)
@@ -158,282 +106,6 @@ def decode_relocation(text: str, table: Table) -> Relocation:
 
 
 # --- movers ----------------------------------------------------------------------------------------
-
-
-class ScriptMover:
-    """Plays the moves of a PGN's main line, in order."""
-
-    def __init__(self, path: Path) -> None:
-        game = read_game(path)
-        self.moves = list(game.mainline_moves())
-
-    def choose(self, board: chess.Board) -> chess.Move | Command:
-        ply = len(board.move_stack)
-        if ply >= len(self.moves):
-            return Command.RESIGN
-        move = self.moves[ply]
-        if not board.is_legal(move):
-            raise ChessatronError(f"the script's move {move.uci()!r} is not legal in {board.fen()!r}")
-        return move
-
-
-class EngineMover:
-    def __init__(self, engine: EnginePlayer) -> None:
-        self.engine = engine
-        #: The most the engine may think about a move (seconds) as its clock stands, None without one.
-        self.budget: Callable[[chess.Board], float | None] = lambda board: None
-
-    def choose(self, board: chess.Board) -> chess.Move | Command:
-        return self.engine.best_move(board, max_time_s=self.budget(board))
-
-
-class KeyboardMover:
-    def __init__(self, keyboard: KeyboardPlayer) -> None:
-        self.keyboard = keyboard
-        #: Whether the player's time is up (the session sets it when a clock runs): the prompt gives up.
-        self.expired: Callable[[], bool] | None = None
-
-    def choose(self, board: chess.Board) -> chess.Move | Command | None:
-        return self.keyboard.ask(board, expired=self.expired)
-
-
-class BoardMover:
-    """A person at the table: the sensors see pieces leave and arrive, the recognizer names the move.
-
-    With a simulated ``hand`` (and a brain to choose its moves), the hand moves the pieces in the
-    simulated world the way people do, in simulated time; otherwise this waits for a real person.
-    """
-
-    def __init__(
-        self,
-        layout: Layout,
-        sensors: OccupancySensor,
-        board: chess.Board,
-        *,
-        hand: SimulatedHand | None = None,
-        brain: EnginePlayer | None = None,
-        world: SimWorld | None = None,
-        scan_s: float = 0.02,
-        give_up_s: float = 120.0,
-        leds: LedStrip | None = None,
-        log: IO[str] | None = None,
-    ) -> None:
-        self.layout = layout
-        self.leds = leds
-        self.log = log
-        self.signals = LedSignals(layout)
-        self.sensors = sensors
-        # a person may set moves back by hand; a simulated hand never does
-        self.recognizer = Recognizer(board.copy(), layout=layout, takebacks=hand is None)
-        self.hand = hand
-        self.brain = brain
-        self.world = world
-        self.scan_s = scan_s
-        self.give_up_s = give_up_s
-        self.t = 0.0
-        self.events: list[object] = []
-        #: Plies the player set back on the board (when :meth:`choose` answered a takeback).
-        self.took_back = 0
-        #: Both players are at this board (a takeback of one ply hands the move to the other person).
-        self.both_sides = False
-        #: Whether the player's time is up (the session sets it when a clock runs).
-        self.expired: Callable[[], bool] = lambda: False
-        self._logged_scan()  # the log starts from the position the player sits down to
-
-    def apply(self, move: chess.Move) -> None:
-        """The robot (or a typed move) changed the board: the next scan is the new baseline."""
-        self.recognizer.apply(move)
-        if self.log is not None:
-            self.log.write(entry_line(KnownMove(round(self.t, 4), move)) + "\n")
-        if move.promotion is not None:
-            # the log alone must replay: say which piece the coming promotion brings
-            self._log_promotion(chess.piece_symbol(move.promotion))
-        self._light(None)
-
-    def _logged_scan(self) -> frozenset[Cell]:
-        cells = frozenset(self.sensors.scan())
-        if self.log is not None:
-            self.log.write(entry_line(TableSnapshot(round(self.t, 4), cells)) + "\n")
-        return cells
-
-    def observe(self, seconds: float) -> None:
-        """The robot is at work: record what the sensors see (for the log only; the recognizer learns
-        the robot's move from :meth:`apply`)."""
-        self.t += seconds
-        self._logged_scan()
-
-    def _log_promotion(self, piece: str) -> None:
-        if self.log is not None:
-            self.log.write(entry_line(PromotionChoice(round(self.t, 4), piece)) + "\n")
-
-    def _light(self, event: object) -> None:
-        """Guidance under the squares: legal destinations of a lifted piece, red for an illegal
-        action, violet for check."""
-        if self.leds is None:
-            return
-        board = self.recognizer.board
-        check = self.signals.show_check(board) if board.is_check() else {}
-        if isinstance(event, PieceLifted):
-            self.leds.show(combine(check, self.signals.show_legal_moves(board, event.square)))
-        elif isinstance(event, Illegal):
-            squares = [*event.guidance.missing, *event.guidance.extra]
-            self.leds.show(combine(check, self.signals.show_illegal(squares)))
-        elif event is None or isinstance(event, Committed | Revised | Resolved | TookBack | NewGame):
-            self.leds.show(check)
-
-    def restart(self, board: chess.Board) -> None:
-        """The position was set back (a takeback): recognise from ``board`` on."""
-        self.recognizer = Recognizer(board.copy(), layout=self.layout, takebacks=self.hand is None)
-        self._light(None)
-
-    def _scan(self) -> None:
-        self.t += self.scan_s
-        if self.hand is None:
-            time.sleep(self.scan_s)
-        cells = self._logged_scan()
-        for event in self.recognizer.feed_table(self.t, cells):
-            self.events.append(event)
-            self._light(event)
-
-    def carry_out(self, board: chess.Board, move: chess.Move) -> None:
-        """A player makes ``move`` (the engine's, on a board without a robot) as the LEDs show it; returns
-        once the recognizer has seen exactly that move. A wrong move shows red until it is put right.
-        With a simulated hand, the hand makes it."""
-        ply = len(board.move_stack)
-
-        def made() -> bool:
-            stack = self.recognizer.board.move_stack
-            return len(stack) == ply + 1 and stack[-1] == move
-
-        def wrong() -> bool:
-            stack = self.recognizer.board.move_stack
-            return len(stack) > ply and stack[ply:] != [move]
-
-        def watch(seconds: float) -> None:
-            end = self.t + seconds
-            while self.t < end:
-                self._scan()
-
-        if self.leds is not None:
-            self.leds.show(self.signals.show_engine_move(move, board))
-        if self.hand is not None and self.world is not None:
-            watch(self.recognizer.settle_s + 0.1)
-            step = self.hand.play(board, move, self.t + 0.3)
-            perform(self.world, step.actions, realtime=True, sleep=watch)
-            if step.promotion_choice is not None:
-                self._log_promotion(step.promotion_choice.piece)
-                self.recognizer.choose_promotion(self.t, step.promotion_choice.piece)
-        deadline = self.t + self.give_up_s
-        showing_wrong = False
-        while not made():
-            if self.hand is not None and self.t > deadline:
-                raise HardwareError(f"the move {move.uci()} was not seen on the board; check the sensors")
-            if self.hand is None and self.expired():
-                raise KeyboardInterrupt  # stopped while waiting: the game stays journaled
-            if wrong() != showing_wrong and self.leds is not None:
-                showing_wrong = not showing_wrong
-                squares = [move.from_square, move.to_square]
-                self.leds.show(
-                    self.signals.show_illegal(squares)
-                    if showing_wrong
-                    else self.signals.show_engine_move(move, board)
-                )
-            if move.promotion is not None and self.recognizer.board.move_stack[ply:] == [
-                chess.Move(move.from_square, move.to_square, chess.QUEEN)
-            ] != [move]:
-                self.recognizer.choose_promotion(self.t, chess.piece_symbol(move.promotion))
-            self._scan()
-        self._light(None)
-
-    def choose(self, board: chess.Board) -> chess.Move | Command | None:
-        """The move the player makes on the board; :attr:`Command.TAKEBACK` when they set the position
-        back instead (:attr:`took_back` says by how many plies)."""
-        found: list[chess.Move] = []
-        self.took_back = 0
-
-        def watch(seconds: float) -> None:
-            """Let ``seconds`` pass, scanning the sensors every scan period."""
-            end = self.t + seconds
-            while self.t < end and not found and not self.took_back:
-                self.t += self.scan_s
-                if self.hand is None:
-                    time.sleep(self.scan_s)
-                cells = self._logged_scan()
-                for event in self.recognizer.feed_table(self.t, cells):
-                    self.events.append(event)
-                    self._light(event)
-                    if isinstance(event, Committed) and len(self.recognizer.board.move_stack) > len(
-                        board.move_stack
-                    ):
-                        found.append(event.moves[0])
-                    elif isinstance(event, TookBack):
-                        plies = len(board.move_stack) - len(self.recognizer.board.move_stack)
-                        # against a player off the board, only a takeback that gives this player the
-                        # move again is complete (the opponent's move first, then their own)
-                        if self.both_sides or plies % 2 == 0:
-                            self.took_back = plies
-
-        # the board as it stands before anyone touches it, still long enough that the log alone shows the
-        # robot's last move as a move (a person does not start the instant the robot stops, either)
-        watch(self.recognizer.settle_s + 0.1)
-        if self.hand is not None and self.brain is not None and self.world is not None:
-            step = self.hand.play(board, self.brain.best_move(board), self.t + 0.3)
-            # the hand moves in simulated time; the sensors are read while it does
-            perform(self.world, step.actions, realtime=True, sleep=watch)
-            if step.promotion_choice is not None:
-                # the player answers the promotion prompt (the sensors cannot tell a knight from a queen)
-                self._log_promotion(step.promotion_choice.piece)
-                for event in self.recognizer.choose_promotion(self.t, step.promotion_choice.piece):
-                    self.events.append(event)
-                    if isinstance(event, Committed | Revised):
-                        found[:] = [event.moves[-1]]
-        deadline = self.t + self.give_up_s
-        while not found and not self.took_back and (self.t < deadline or self.hand is None):
-            if self.hand is None and self.expired():
-                return None  # the flag fell while the player thought
-            watch(self.scan_s)
-        if found:
-            return found[0]
-        if self.took_back > 0:
-            return Command.TAKEBACK
-        raise HardwareError("no move was recognised on the board; check the sensors (chessatron hw test)")
-
-
-class InboxMover:
-    """A player whose moves and commands arrive from elsewhere (the web page): ``choose`` shows the legal
-    moves on the live state and waits for the next item in the ``inbox``."""
-
-    def __init__(self, colour: chess.Color, live: LiveState) -> None:
-        self.colour = colour
-        self.live = live
-        self.inbox: queue.Queue[chess.Move | Command] = queue.Queue()
-        #: Whether the player's time is up (the session sets it when a clock runs).
-        self.expired: Callable[[], bool] = lambda: False
-
-    def choose(self, board: chess.Board) -> chess.Move | Command | None:
-        legal: dict[str, list[str]] = {}
-        for move in board.legal_moves:
-            targets = legal.setdefault(chess.square_name(move.from_square), [])
-            if chess.square_name(move.to_square) not in targets:
-                targets.append(chess.square_name(move.to_square))
-        while not self.inbox.empty():  # sent against an earlier prompt (a double click, a second page)
-            self.inbox.get_nowait()
-        self.live.update(prompt={"colour": colour_name(self.colour), "legal": legal})
-        try:
-            while True:
-                try:
-                    item = self.inbox.get(timeout=0.05)
-                    if isinstance(item, chess.Move) and item not in board.legal_moves:
-                        continue  # stale: checked against a position that is gone
-                    return item
-                except queue.Empty:
-                    if self.expired():
-                        return None  # the flag fell while the player thought
-        finally:
-            self.live.update(prompt=None)
-
-
-Mover = ScriptMover | EngineMover | KeyboardMover | BoardMover | InboxMover
 
 
 # --- the session -----------------------------------------------------------------------------------
@@ -544,7 +216,7 @@ class Session:
                     f"a board player needs sensors, but the [sensors] url is {sensors!r}; "
                     "set it in the config (chessatron config init) or play with --white keyboard"
                 )
-            level = _engine_level(spec)
+            level = engine_level(spec)
             if level is not None:
                 parse_level(level)
                 wanted.append((colour, level))
@@ -1166,7 +838,7 @@ class Session:
             hand = SimulatedHand(
                 random.Random(len(board.move_stack)), HandStyle.calm(), table=self.table, table_visible=True
             )
-            level = _engine_level(spec)
+            level = engine_level(spec)
             if not carrier and level is not None:
                 brain = self._engine(colour, level)
         leds = self.led_strip()
@@ -1378,15 +1050,6 @@ def evaluation_after(
     white = chess.engine.PovScore(mover, board.turn).white()
     depth = info.get("depth")
     return {"cp": white.score(), "mate": white.mate(), "depth": depth, "pv": line, "fen": after.fen()}
-
-
-def _engine_level(spec: PlayerSpec) -> str | None:
-    """The engine level a player needs running: an engine player's own, a simulated hand's brain."""
-    if spec.kind == "engine":
-        return spec.spec
-    if spec.kind == "hand":
-        return f"engine:{spec.level}" if spec.level else "engine"
-    return None
 
 
 def _made_by_hand(who: str) -> bool:

@@ -25,8 +25,8 @@ from typing import Any, Final, Literal
 
 from ..errors import ChessatronError, ConfigError
 from ..game.clock import parse_clock
+from ..game.players import PlayerSpec
 from ..game.runner import COMMANDS, REMOTE_PLAYERS, GameRequest
-from ..game.session import PlayerSpec
 from ..reset import parse_target
 
 #: The largest request body accepted, in bytes; every valid one is far smaller.
