@@ -24,7 +24,17 @@ from ..feedback.signals import LedSignals, combine
 from ..layout import Cell, Layout
 from ..live import LiveState, colour_name
 from ..ports import LedStrip, OccupancySensor
-from ..recognition import Committed, Illegal, NewGame, PieceLifted, Recognizer, Resolved, Revised, TookBack
+from ..recognition import (
+    Committed,
+    Illegal,
+    NewGame,
+    PieceLifted,
+    Recognizer,
+    RecognizerEvent,
+    Resolved,
+    Revised,
+    TookBack,
+)
 from ..sim.hand import SimulatedHand, perform
 from ..sim.trace import KnownMove, PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld
@@ -229,14 +239,17 @@ class BoardMover:
         self.recognizer = Recognizer(board.copy(), layout=self.layout, takebacks=self.hand is None)
         self._light(None)
 
-    def _scan(self) -> None:
+    def _scan(self) -> list[RecognizerEvent]:
+        """One scan period on: the sensors read, what the recognizer made of them kept and lit."""
         self.t += self.scan_s
         if self.hand is None:
             time.sleep(self.scan_s)
         cells = self._logged_scan()
-        for event in self.recognizer.feed_table(self.t, cells):
+        events = self.recognizer.feed_table(self.t, cells)
+        for event in events:
             self.events.append(event)
             self._light(event)
+        return events
 
     def carry_out(self, board: chess.Board, move: chess.Move) -> None:
         """A player makes ``move`` (the engine's, on a board without a robot) as the LEDs show it; returns
@@ -298,13 +311,7 @@ class BoardMover:
             """Let ``seconds`` pass, scanning the sensors every scan period."""
             end = self.t + seconds
             while self.t < end and not found and not self.took_back:
-                self.t += self.scan_s
-                if self.hand is None:
-                    time.sleep(self.scan_s)
-                cells = self._logged_scan()
-                for event in self.recognizer.feed_table(self.t, cells):
-                    self.events.append(event)
-                    self._light(event)
+                for event in self._scan():
                     if isinstance(event, Committed) and len(self.recognizer.board.move_stack) > len(
                         board.move_stack
                     ):
