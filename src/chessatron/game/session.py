@@ -232,7 +232,10 @@ class Session:
         Raises :class:`~chessatron.errors.ConfigError` and the engine's errors
         (:class:`~chessatron.errors.EngineMissingError`...).
         """
-        wanted = self.check_players(white, black)
+        self._start_engines(self.check_players(white, black))
+
+    def _start_engines(self, wanted: list[tuple[chess.Color, str]]) -> None:
+        """Run the engines ``wanted`` (by colour and level, as :meth:`check_players` says); close others."""
         for key in [key for key in self._engines if key not in wanted]:
             self._engines.pop(key).close()
         for colour, level in wanted:
@@ -461,9 +464,9 @@ class Session:
     ) -> Journal:
         """Journal a new game (with a chess clock of ``clock`` if given) and set the table up for it.
 
-        The players are checked first (:meth:`check_players`) and started before anything moves
-        (:meth:`start_players`): a game whose players cannot play leaves no journal behind."""
-        self.check_players(white, black)
+        The players are checked first (:meth:`check_players`) and their engines started before anything
+        moves: a game whose players cannot play leaves no journal behind."""
+        engines = self.check_players(white, black)
         metadata = GameMetadata(
             white=white.player(),
             black=black.player(),
@@ -475,7 +478,7 @@ class Session:
         )
         journal = Journal.create(self.games_dir, metadata)
         try:
-            self.start_players(white, black)
+            self._start_engines(engines)
         except ChessatronError:
             try:
                 journal.discard()  # the game never began: nothing for `play --resume` to pick up
