@@ -31,7 +31,7 @@ import chess
 from ..config import Config
 from ..errors import ChessatronError, ConfigError, IllegalMoveError
 from ..feedback.signals import LedSignals, combine
-from ..layout import Cell, Node
+from ..layout import Cell
 from ..live import LiveState, colour_name
 from ..ports import RGB, LedStrip
 from ..reset import parse_target
@@ -386,10 +386,12 @@ class GameRunner:
         elsewhere now (the table was set up for something else since), the robot puts them back."""
         session = self.session
         wanted = session.table
-        if _arrangement(standing) == _arrangement(wanted) or session.robot is None:
+        if session.robot is None:
+            return
+        plan = session.resetter.plan_arrangement(standing, wanted, session.gantry)
+        if not plan.relocations:  # every piece stands where the game left it
             return
         session.table = session.robot.table = standing
-        plan = session.resetter.plan_arrangement(standing, wanted, session.gantry)
         self.live.update(status="putting the pieces back where the game stopped")
         session.run_plan(plan, "RESUME", None)
         session.table = session.robot.table = wanted
@@ -597,8 +599,3 @@ def parse_move(board: chess.Board, text: str) -> chess.Move:
     if isinstance(result, Rejection) and result.is_move:
         raise IllegalMoveError(f"{text!r}: {result.reason}")
     raise IllegalMoveError(f"{text!r} is not a move; write it like e4, Nf3, O-O or e2e4")
-
-
-def _arrangement(table: Table) -> dict[Node, str]:
-    """What stands where, pieces of one kind being alike."""
-    return {table.node_of(piece.id): piece.symbol for piece in table}
