@@ -225,7 +225,7 @@ def setup(
     layout = load_layout(layout_path)
     target = parse_target(target_text)
     path = state_path or default_state_path()
-    state = SimulatorState.fresh(layout) if fresh else load_state(path, layout)
+    state = load_state(path, layout, fresh=fresh)
     sim = TableSimulator(layout, state.board, state.table, state.gantry_mm)
     if from_game is not None:
         board, moves = game_moves(read_game(from_game))
@@ -677,13 +677,7 @@ def play(
     else:
         keyboard = None
     simulated = settings.urls["grbl"].startswith("sim")
-    state = None
-    if simulated:
-        state = (
-            SimulatorState.fresh(settings.layout)
-            if fresh
-            else load_state(default_state_path(), settings.layout)
-        )
+    state = load_state(default_state_path(), settings.layout, fresh=fresh) if simulated else None
     with (
         Session(
             settings,

@@ -80,8 +80,11 @@ class SimulatorState:
         return cls(table, board, gantry)
 
 
-def load_state(path: Path, layout: Layout) -> SimulatorState:
-    """The saved simulated table, or a fresh one when none was saved yet."""
+def load_state(path: Path, layout: Layout, *, fresh: bool = False) -> SimulatorState:
+    """The saved simulated table, or a fresh one (set up as delivered) when none was saved yet or when
+    ``fresh`` asks to forget it (``--fresh``)."""
+    if fresh:
+        return SimulatorState.fresh(layout)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -197,11 +197,7 @@ class GameRunner:
         self.live = live if live is not None else LiveState(config.layout)
         self.simulated = config.urls["grbl"].startswith("sim")
         self.state_path = state_path if state_path is not None else default_state_path()
-        state = None
-        if self.simulated:
-            state = (
-                SimulatorState.fresh(config.layout) if fresh else load_state(self.state_path, config.layout)
-            )
+        state = load_state(self.state_path, config.layout, fresh=fresh) if self.simulated else None
         self.session = Session(
             config,
             games_dir=games_dir,
