@@ -9,12 +9,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import signal
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType, ModuleType
+from types import ModuleType
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import chess
@@ -30,6 +28,7 @@ from .layout import Layout
 from .reset import SetupTarget, chess960_target, parse_target
 from .simstate import SimulatorState, default_state_path, load_state, save_state
 from .simulate import TableSimulator, game_moves, layout_document, read_game, simulate_game
+from .termination import raising_on_sigterm
 
 if TYPE_CHECKING:
     from .game.record import Player
@@ -67,19 +66,10 @@ def sigterm_interrupts(func: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        if threading.current_thread() is not threading.main_thread():
+        with raising_on_sigterm(KeyboardInterrupt):
             return func(*args, **kwargs)
-        previous = signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            return func(*args, **kwargs)
-        finally:
-            signal.signal(signal.SIGTERM, previous)
 
     return wrapper
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
 
 
 def load_layout(path: Path | None) -> Layout:

@@ -14,15 +14,13 @@ import logging
 import os
 import re
 import secrets
-import signal
 import socket
 import threading
 import time
 import webbrowser
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Final
 from urllib.parse import quote
 
@@ -35,6 +33,7 @@ from ..game.runner import GameRunner
 from ..game.store import resolve_games_dir
 from ..live import LiveState
 from ..simstate import default_state_path
+from ..termination import raising_on_sigterm
 from .app import create_app
 from .pictures import link_text
 
@@ -286,7 +285,8 @@ def serve(
         say("Ctrl-C stops the server; a game the page is not playing goes on to its end")
         if open_browser:
             threading.Thread(target=_open_when_up, args=(server, url), daemon=True).start()
-        with _terminated_on_sigterm():
+        # uvicorn catches SIGTERM while it serves and raises it again once it has stopped
+        with raising_on_sigterm(Terminated):
             try:
                 with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it caught
                     server.run(sockets=[sock])
@@ -301,24 +301,6 @@ def serve(
 
 class Terminated(Exception):
     """SIGTERM arrived (``systemctl stop``, a shutdown): stop at the next safe point, saved."""
-
-
-@contextlib.contextmanager
-def _terminated_on_sigterm() -> Iterator[None]:
-    """SIGTERM raises :class:`Terminated` in the main thread (uvicorn catches it while it serves and
-    raises it again once it has stopped) instead of killing the process in the middle of robot work."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def terminate(signum: int, frame: FrameType | None) -> None:
-        raise Terminated
-
-    previous = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _finish(runner: GameRunner, live: LiveState, say: Callable[[str], None]) -> None:
