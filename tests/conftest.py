@@ -1,13 +1,19 @@
-"""Shared fixtures: the default layout and the engine games in ../shared/games."""
+"""Shared fixtures: the default layout, the engine games in ../shared/games, and a game runner (with
+its web page) on the simulator."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import chess.pgn
 import pytest
 
+from chessatron.config import Config
+from chessatron.game.runner import GameRunner
 from chessatron.layout import Layout
+from chessatron.web.app import create_app
+from chessatron.web.server import ServerHandle, start_in_thread
 
 GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "games"
 
@@ -29,3 +35,20 @@ def shared_games() -> list[tuple[str, chess.pgn.Game]]:
 @pytest.fixture(scope="session")
 def layout() -> Layout:
     return Layout.default()
+
+
+@pytest.fixture
+def runner(tmp_path: Path) -> Iterator[GameRunner]:
+    """A runner on the simulator as fast as the host allows, with the default config (never the user's)."""
+    with GameRunner(
+        Config.default(), games_dir=tmp_path / "games", speed=None, state_path=tmp_path / "sim.json"
+    ) as runner:
+        yield runner
+
+
+@pytest.fixture
+def served(runner: GameRunner) -> Iterator[ServerHandle]:
+    """The web page over :func:`runner`, on this machine, without a token."""
+    app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir)
+    with start_in_thread(app) as handle:
+        yield handle

@@ -3,28 +3,18 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import chess
 import pytest
 
-from chessatron.config import Config
 from chessatron.errors import ConfigError, GameNotFoundError, IllegalMoveError
 from chessatron.game.record import from_pgn
 from chessatron.game.runner import BusyError, CannotResumeError, GameRequest, GameRunner, NotYourTurnError
 from chessatron.game.store import list_games, load_game, save_record
 
 ENGINE = "engine:20:depth=1"
-
-
-@pytest.fixture
-def runner(tmp_path: Path) -> Iterator[GameRunner]:
-    with GameRunner(
-        Config.load(None), games_dir=tmp_path / "games", speed=None, state_path=tmp_path / "sim.json"
-    ) as runner:
-        yield runner
 
 
 def wait_for(

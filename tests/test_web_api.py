@@ -48,21 +48,6 @@ Snapshot = dict[str, Any]
 
 
 @pytest.fixture
-def runner(tmp_path: Path) -> Iterator[GameRunner]:
-    with GameRunner(
-        Config.default(), games_dir=tmp_path / "games", speed=None, state_path=tmp_path / "sim.json"
-    ) as runner:
-        yield runner
-
-
-@pytest.fixture
-def served(runner: GameRunner) -> Iterator[ServerHandle]:
-    app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir)
-    with start_in_thread(app) as handle:
-        yield handle
-
-
-@pytest.fixture
 def client(served: ServerHandle) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=served.url, timeout=30) as client:
         yield client

@@ -23,7 +23,6 @@ import chess.pgn
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Error, Locator, Page, expect, sync_playwright
 
-from chessatron.config import Config
 from chessatron.game.record import GameRecord, Player, from_pgn
 from chessatron.game.runner import GameRequest, GameRunner
 from chessatron.game.store import save_record
@@ -72,21 +71,6 @@ def artifacts() -> Path:
     folder = Path(os.environ.get("CHESSATRON_ARTIFACTS") or REPO / "test-artifacts") / "web"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@pytest.fixture
-def runner(tmp_path: Path) -> Iterator[GameRunner]:
-    with GameRunner(
-        Config.default(), games_dir=tmp_path / "games", speed=None, state_path=tmp_path / "sim.json"
-    ) as runner:
-        yield runner
-
-
-@pytest.fixture
-def server(runner: GameRunner) -> Iterator[ServerHandle]:
-    app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir)
-    with start_in_thread(app) as handle:
-        yield handle
 
 
 class Watched:
@@ -163,9 +147,9 @@ def screenshot(page: Page, folder: Path, name: str, *, full_page: bool = True) -
 
 
 def test_a_whole_game_against_the_engine_from_the_page(
-    browser: Browser, server: ServerHandle, artifacts: Path
+    browser: Browser, served: ServerHandle, artifacts: Path
 ) -> None:
-    watched = open_page(browser, server.url, 1280, 900)
+    watched = open_page(browser, served.url, 1280, 900)
     page = watched.page
     shots = [screenshot(page, artifacts, "desktop-0-idle")]
     expect(page.locator("#status")).to_have_text("idle")
@@ -188,7 +172,7 @@ def test_a_whole_game_against_the_engine_from_the_page(
     expect(page.locator("#status")).to_have_text("white to move")
     expect(page.locator("#board svg")).to_have_attribute("data-fen", board_after(moves).board_fen())
     expect(page.locator("#eval-text")).not_to_have_text("–")  # the engine's evaluation
-    gantry = page.request.get(server.url + "api/v1/state").json()["gantry"]  # where the robot stopped
+    gantry = page.request.get(served.url + "api/v1/state").json()["gantry"]  # where the robot stopped
     expect(page.locator("#gantry-text")).to_contain_text(
         f"X {gantry['x']:.1f} Y {gantry['y']:.1f} mm, standing still"
     )
@@ -233,9 +217,9 @@ def test_a_whole_game_against_the_engine_from_the_page(
 
 
 def test_on_a_phone_the_page_is_one_column_and_still_plays(
-    browser: Browser, server: ServerHandle, artifacts: Path
+    browser: Browser, served: ServerHandle, artifacts: Path
 ) -> None:
-    watched = open_page(browser, server.url, 390, 844, touch=True)
+    watched = open_page(browser, served.url, 390, 844, touch=True)
     page = watched.page
     start_game(page, black_level=ENGINE_LEVEL, chess960="100")
     expect(page.locator("#status")).to_have_text("white to move")
@@ -285,10 +269,10 @@ def test_on_a_phone_the_page_is_one_column_and_still_plays(
 
 
 def test_a_pawn_promoted_from_the_page_becomes_the_piece_chosen(
-    browser: Browser, server: ServerHandle, artifacts: Path
+    browser: Browser, served: ServerHandle, artifacts: Path
 ) -> None:
     fen = "8/4P1k1/8/8/8/8/7P/4K3 w - - 0 1"  # the h-pawn keeps a knight's game going
-    watched = open_page(browser, server.url, 1024, 768)
+    watched = open_page(browser, served.url, 1024, 768)
     page = watched.page
     page.select_option("select[name=black-kind]", "engine")
     page.fill("input[name=black-level]", ENGINE_LEVEL)
@@ -313,9 +297,9 @@ def test_a_pawn_promoted_from_the_page_becomes_the_piece_chosen(
 
 
 def test_the_leds_the_clock_a_takeback_and_the_robot_paused_as_the_page_shows_them(
-    browser: Browser, server: ServerHandle, artifacts: Path
+    browser: Browser, served: ServerHandle, artifacts: Path
 ) -> None:
-    watched = open_page(browser, server.url, 1280, 900)
+    watched = open_page(browser, served.url, 1280, 900)
     page = watched.page
     start_game(page, black_level=ENGINE_LEVEL, clock="5+3")
     expect(page.locator("#status")).to_have_text("white to move")
@@ -381,9 +365,9 @@ def test_the_leds_the_clock_a_takeback_and_the_robot_paused_as_the_page_shows_th
 
 
 def test_the_table_is_set_up_from_the_page_and_a_stopped_game_put_back(
-    browser: Browser, runner: GameRunner, server: ServerHandle, artifacts: Path
+    browser: Browser, runner: GameRunner, served: ServerHandle, artifacts: Path
 ) -> None:
-    watched = open_page(browser, server.url, 1024, 768)
+    watched = open_page(browser, served.url, 1024, 768)
     page = watched.page
     start_game(page, black_level=ENGINE_LEVEL)
     expect(page.locator("#status")).to_have_text("white to move")
@@ -515,10 +499,10 @@ def open_saved(page: Page, text: str) -> None:
 
 
 def test_a_saved_game_is_played_through_in_the_viewer_while_a_game_goes_on(
-    browser: Browser, runner: GameRunner, server: ServerHandle, artifacts: Path
+    browser: Browser, runner: GameRunner, served: ServerHandle, artifacts: Path
 ) -> None:
     save_record(from_pgn(FOOLS_MATE), runner.games_dir)
-    watched = open_page(browser, server.url, 1280, 900)
+    watched = open_page(browser, served.url, 1280, 900)
     page = watched.page
     start_game(page, black_level=ENGINE_LEVEL)
     expect(page.locator("#status")).to_have_text("white to move")
@@ -591,14 +575,14 @@ def test_a_saved_game_is_played_through_in_the_viewer_while_a_game_goes_on(
     open_saved(page, "Ann – Bob")
     page.go_back()
     expect(page.locator("#viewer")).to_be_hidden()
-    assert page.url == server.url
+    assert page.url == served.url
     for shot in shots:
         assert shot.exists() and shot.stat().st_size > 0, shot
     assert watched.errors == []
 
 
 def test_on_a_phone_a_saved_game_fills_the_screen_and_steps_by_touch(
-    browser: Browser, runner: GameRunner, server: ServerHandle, artifacts: Path
+    browser: Browser, runner: GameRunner, served: ServerHandle, artifacts: Path
 ) -> None:
     start = chess.Board.from_chess960_pos(100)
     board = start.copy()
@@ -609,7 +593,7 @@ def test_on_a_phone_a_saved_game_fills_the_screen_and_steps_by_touch(
         board, white=Player("", "web"), black=Player("", "engine", ENGINE_LEVEL), result="1/2-1/2"
     )
     save_record(record, runner.games_dir)
-    watched = open_page(browser, server.url, 390, 844, touch=True)
+    watched = open_page(browser, served.url, 390, 844, touch=True)
     page = watched.page
     page.locator("#games tr", has_text="(960)").locator("button.view").tap()
     expect(page.locator("#viewer")).to_be_visible()
@@ -670,11 +654,11 @@ def stopped_game(runner: GameRunner, first_move: str) -> dict[str, Any]:
 
 
 def test_a_stopped_game_is_continued_from_the_viewer(
-    browser: Browser, runner: GameRunner, server: ServerHandle, artifacts: Path
+    browser: Browser, runner: GameRunner, served: ServerHandle, artifacts: Path
 ) -> None:
     older = stopped_game(runner, "e4")
     newer = stopped_game(runner, "d4")
-    watched = open_page(browser, server.url, 1024, 768)
+    watched = open_page(browser, served.url, 1024, 768)
     page = watched.page
     expect(page.locator("#games tr", has_text="unfinished")).to_have_count(2)
     page.locator(f"#games tr[data-id='{older['id']}']").click()
@@ -690,7 +674,7 @@ def test_a_stopped_game_is_continued_from_the_viewer(
     expect(page.locator("#status")).to_have_text("white to move")
     expect(page.locator("#board svg")).to_have_attribute("data-fen", chess.Board(older["fen"]).board_fen())
     assert shown_moves(page)[0] == "e4"
-    table = page.request.get(server.url + "api/v1/state").json()["table"]
+    table = page.request.get(served.url + "api/v1/state").json()["table"]
     assert runner.live.snapshot()["game"]["id"] == older["id"] and table is not None
 
     # while it runs, the viewer says why no other game can be continued
