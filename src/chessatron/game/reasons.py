@@ -22,7 +22,6 @@ import chess
 __all__ = [
     "colour_word",
     "is_castling_attempt",
-    "piece_word",
     "why_into_check",
     "why_no_piece_goes",
     "why_not_castle",
@@ -42,12 +41,7 @@ _MOVES_LIKE: Final[dict[chess.PieceType, str]] = {
 
 def colour_word(colour: chess.Color) -> str:
     """``"White"`` or ``"Black"``."""
-    return "White" if colour == chess.WHITE else "Black"
-
-
-def piece_word(piece_type: chess.PieceType) -> str:
-    """``"knight"``, ``"pawn"``..."""
-    return chess.piece_name(piece_type)
+    return chess.COLOR_NAMES[colour].capitalize()
 
 
 def _turn(board: chess.Board) -> str:
@@ -73,7 +67,7 @@ def why_not_move(board: chess.Board, move: chess.Move, text: str) -> str:
         return f"{text} does not move the piece; type where it goes as well, like e2e4"
     if piece is None:
         return f"there is no piece on {chess.square_name(origin)}"
-    name = piece_word(piece.piece_type)
+    name = chess.piece_name(piece.piece_type)
     here = f"the {name} on {chess.square_name(origin)}"
     if piece.color != board.turn:
         return f"{here} is {colour_word(piece.color)}'s, and {_turn(board)}"
@@ -109,13 +103,13 @@ def why_into_check(board: chess.Board, move: chess.Move, text: str) -> str:
             if by is not None:
                 return (
                     f"your king cannot go to {target}: {colour_word(by.color)}'s "
-                    f"{piece_word(by.piece_type)} on {chess.square_name(attacker)} attacks it"
+                    f"{chess.piece_name(by.piece_type)} on {chess.square_name(attacker)} attacks it"
                 )
     if board.is_check():
         return f"you are in check, and {text} does not get your king out of it"
     if piece is not None and board.is_pinned(board.turn, move.from_square):
         return (
-            f"the {piece_word(piece.piece_type)} on {chess.square_name(move.from_square)} is pinned: "
+            f"the {chess.piece_name(piece.piece_type)} on {chess.square_name(move.from_square)} is pinned: "
             f"{text} would leave your king in check"
         )
     return f"{text} would leave your king in check"
@@ -126,7 +120,7 @@ def _why_not_reached(
 ) -> str:
     """Why a piece of the player's cannot get from ``origin`` to ``target`` at all: it does not move
     that way, its own side's piece stands there, or something is in the way."""
-    name = piece_word(piece.piece_type)
+    name = chess.piece_name(piece.piece_type)
     here = f"the {name} on {chess.square_name(origin)}"
     there = chess.square_name(target)
     if origin == target:
@@ -142,7 +136,7 @@ def _why_not_reached(
             return f"{here} cannot go to {there}: it is blocked at {chess.square_name(blocker)}"
     if own:
         assert occupant is not None
-        return f"{here} cannot go to {there}: your own {piece_word(occupant.piece_type)} stands there"
+        return f"{here} cannot go to {there}: your own {chess.piece_name(occupant.piece_type)} stands there"
     if piece.piece_type == chess.PAWN:
         return f"{here} cannot go to {there}: a pawn moves diagonally only to capture, and {there} is empty"
     blocker = _first_blocker(board, origin, target)
@@ -255,7 +249,7 @@ def why_no_piece_goes(
     if from_rank is not None:
         mask &= chess.BB_RANKS[from_rank]
     own = chess.SquareSet(board.pieces_mask(piece_type, board.turn) & mask)
-    name = piece_word(piece_type)
+    name = chess.piece_name(piece_type)
     there = chess.square_name(target)
     colour = colour_word(board.turn).lower()
     where = ""
@@ -280,9 +274,8 @@ def why_no_piece_goes(
         (origin,) = reaching if len(reaching) == 1 else own
         return _why_not_reached(board, piece, origin, target)
     if reaching and occupant is not None and occupant.color == board.turn:
-        return (
-            f"no {colour} {name} can go to {there}: your own {piece_word(occupant.piece_type)} stands there"
-        )
+        mine = chess.piece_name(occupant.piece_type)
+        return f"no {colour} {name} can go to {there}: your own {mine} stands there"
     flipped = board.copy(stack=False)
     flipped.turn = not board.turn
     theirs = any(
