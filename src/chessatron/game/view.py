@@ -39,7 +39,7 @@ from ..planner import Relocation
 from ..render import table_text
 from ..table import Table
 from .clock import format_clock
-from .events import result_line
+from .events import move_label, result_line
 from .keyboard import read_stdin_line
 
 __all__ = ["FPS", "PlayView", "render_view"]
@@ -244,18 +244,18 @@ def _move_lines(game: Mapping[str, Any] | None, width: int) -> list[Text]:
     sans: list[str] = list(game.get("san") or ())
     if not sans:
         return [Text("no moves yet", style="dim")]
-    fields = str(game.get("start_fen") or chess.STARTING_FEN).split()
-    black_first = len(fields) > 1 and fields[1] == "b"
-    number = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
-    pairs: list[Text] = []
-    ply = 0
-    if black_first:
-        pairs.append(_pair(number, "...", sans[0], last=len(sans) == 1))
-        number, ply = number + 1, 1
-    while ply < len(sans):
-        moves = sans[ply : ply + 2]
-        pairs.append(_pair(number, ".", " ".join(moves), last=ply + len(moves) == len(sans)))
-        number, ply = number + 1, ply + 2
+    start_fen = game.get("start_fen")
+    groups: list[tuple[str, list[str]]] = []  # "12." and White's move and Black's reply; "12..." alone
+    for ply, san in enumerate(sans, start=1):
+        label = move_label(ply, start_fen)
+        if label.endswith("...") and groups:
+            groups[-1][1].append(san)
+        else:
+            groups.append((label, [san]))
+    pairs = [
+        _pair(label, " ".join(moves), last=index == len(groups) - 1)
+        for index, (label, moves) in enumerate(groups)
+    ]
     lines: list[Text] = []
     line = Text()
     for pair in pairs[-MOVES_SHOWN:]:
@@ -269,8 +269,8 @@ def _move_lines(game: Mapping[str, Any] | None, width: int) -> list[Text]:
     return lines
 
 
-def _pair(number: int, dots: str, moves: str, *, last: bool) -> Text:
-    text = Text(f"{number}{dots} ", style="dim")
+def _pair(label: str, moves: str, *, last: bool) -> Text:
+    text = Text(f"{label} ", style="dim")
     text.append(moves, style="bold" if last else "")
     return text
 
