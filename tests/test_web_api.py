@@ -96,7 +96,7 @@ def test_the_page_is_served_from_this_machine_with_a_strict_policy(client: httpx
         and page.headers["referrer-policy"] == "no-referrer"
     )
     assert "access-control-allow-origin" not in page.headers
-    for name in ("app.js", "format.js", "viewer.js", "app.css"):
+    for name in ("app.js", "format.js", "fetching.js", "viewer.js", "app.css"):
         asset = client.get(f"/static/{name}")
         assert asset.status_code == 200, name
         # nothing comes from the internet: no CDN, no web fonts

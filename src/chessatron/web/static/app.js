@@ -9,6 +9,7 @@ import {
   squaresFrom,
   startedText,
 } from "./format.js";
+import { coalesced } from "./fetching.js";
 import { closeViewer, openGame, setUpViewer, updateViewer } from "./viewer.js";
 
 const API = "/api/v1";
@@ -135,32 +136,22 @@ function showPhoneLink(shown) {
 
 // --- pictures ------------------------------------------------------------------------------------
 
+/** Fetch a picture again; while one is on its way, once more after it (always the latest). A failure
+ * waits for the next change: the feed reconnects and asks again. */
 const pictures = {
-  board: { busy: false, again: false, url: () => `${API}/board.svg?orientation=${orientation()}` },
-  table: { busy: false, again: false, url: () => `${API}/table.svg` },
+  board: coalesced(() => loadPicture("board", `${API}/board.svg?orientation=${orientation()}`)),
+  table: coalesced(() => loadPicture("table", `${API}/table.svg`)),
 };
 
-/** Fetch a picture again; while one is on its way, fetch once more after it (always the latest). */
-async function refresh(name) {
-  const picture = pictures[name];
-  if (picture.busy) {
-    picture.again = true;
-    return;
-  }
-  picture.busy = true;
-  try {
-    do {
-      picture.again = false;
-      const response = await fetch(picture.url());
-      if (response.ok) {
-        $(name).innerHTML = await response.text();
-        if (name === "board") decorateBoard();
-      }
-    } while (picture.again);
-  } catch {
-    // the feed reconnects and asks again
-  } finally {
-    picture.busy = false;
+function refresh(name) {
+  pictures[name]();
+}
+
+async function loadPicture(name, url) {
+  const response = await fetch(url);
+  if (response.ok) {
+    $(name).innerHTML = await response.text();
+    if (name === "board") decorateBoard();
   }
 }
 

@@ -1,5 +1,6 @@
 // The saved-game viewer: a game from the list, stepped through move by move in a dialog of its own. It
 // has its own board picture (drawn by the server for the ply shown), so the live board goes on beneath it.
+import { coalesced } from "./fetching.js";
 import { endingText, movePairs, playerName, plyText, startedText, variantText } from "./format.js";
 
 const API = "/api/v1";
@@ -19,7 +20,6 @@ let ply = 0; // the position shown: after this many half-moves
 let flipped = false; // the board seen from Black's side (at first when Black played on the page)
 let wanted = null; // the id asked for last: an older answer arriving late is dropped
 let pushed = false; // the viewer added an entry to the browser's history (a phone's back button closes it)
-const picture = { busy: false, again: false };
 let live = () => ({ job: null, watchOnly: false, offline: false, game: null });
 let resume = async () => {};
 
@@ -190,26 +190,17 @@ function boardUrl() {
 }
 
 /** Fetch the board for the position shown; while one is on its way, once more after it (the latest). */
-async function refreshBoard() {
-  if (picture.busy) {
-    picture.again = true;
-    return;
-  }
-  picture.busy = true;
-  try {
-    do {
-      picture.again = false;
-      if (!game) break;
-      const url = boardUrl();
-      const response = await fetch(url);
-      if (response.ok && game && url === boardUrl()) $("viewer-board").innerHTML = await response.text();
-    } while (picture.again);
-  } catch {
+const refreshBoard = coalesced(
+  async () => {
+    if (!game) return;
+    const url = boardUrl();
+    const response = await fetch(url);
+    if (response.ok && game && url === boardUrl()) $("viewer-board").innerHTML = await response.text();
+  },
+  () => {
     $("viewer-error").textContent = "The board could not be loaded; is chessatron serve still running?";
-  } finally {
-    picture.busy = false;
-  }
-}
+  },
+);
 
 function renderContinue() {
   const button = $("viewer-continue");
