@@ -14,7 +14,7 @@ import pytest
 from chessatron.errors import ConfigError, GameFileError, IllegalMoveError, StateError
 from chessatron.layout import Cell, Layout
 from chessatron.sim.hand import SimulatedHand, displacement_is_decidable
-from chessatron.sim.hand_style import BEHAVIOURS, Behaviour, HandStyle, IllegalKind
+from chessatron.sim.hand_style import BEHAVIOURS, CATALOGUE, Behaviour, HandStyle, IllegalKind
 from chessatron.sim.scenario import (
     GeneratedTrace,
     Scenario,
@@ -294,13 +294,13 @@ def test_mover_first_after_a_slide_leaves_the_victim_square_empty_long_enough_to
         assert len(empty) >= 3  # past a 30 ms debounce at 20 ms scans
 
 
-def test_displacement_only_where_occupancy_can_tell_the_victim(layout: Layout) -> None:
-    # the pawn on d4 can take on c5 or e5: pushed off, either victim leaves the same board behind
+def test_displacement_happens_even_where_occupancy_cannot_tell_the_victim(layout: Layout) -> None:
+    # the pawn on d4 can take on c5 or e5: pushed off, either victim leaves the same board behind; people
+    # do it all the same, and only what follows (or the player, asked) can tell which it was
     fen = "4k3/8/8/2p1p3/3P4/8/8/4K3 w - - 0 1"
-    for seed in range(5):
-        result = play(ucis("d4e5"), HandStyle.only("displacement"), layout, seed=seed, fen=fen)
-        assert "displacement" not in result.plies[0].behaviours
-        assert set(result.plies[0].behaviours) & {"capture-victim-first", "capture-mover-first"}
+    result = play(ucis("d4e5"), HandStyle.only("displacement"), layout, fen=fen)
+    assert result.plies[0].behaviours == ("displacement",)
+    assert all(shows(s, "e5") and shows(s, "c5") for s in snaps(result))
     assert displacement_is_decidable(chess.Board(fen), chess.Move.from_uci("d4e5")) is False
     assert displacement_is_decidable(chess.Board(), chess.Move.from_uci("e2e4")) is False
     single = chess.Board("4k3/8/8/4p3/3P4/8/8/4K3 w - - 0 1")
@@ -327,20 +327,35 @@ def test_rook_first_castling_fills_f1_before_e1_empties(layout: Layout) -> None:
     assert first(calm, "g1", True, start) < first(calm, "h1", False, start)
 
 
-def test_castling_with_both_in_hand_empties_both_squares_at_once(layout: Layout) -> None:
-    result = play(CASTLE, HandStyle.only("castle-both-hands"), layout)
+@pytest.mark.parametrize(
+    ("behaviour", "down_first"),
+    [("castle-both-king-down-first", "g1"), ("castle-both-rook-down-first", "f1")],
+)
+def test_castling_with_both_in_hand_empties_both_squares_at_once(
+    layout: Layout, behaviour: Behaviour, down_first: str
+) -> None:
+    result = play(CASTLE, HandStyle.only(behaviour), layout)
+    assert behaviour in result.plies[6].behaviours
     assert any(not any(shows(s, sq) for sq in ("e1", "f1", "g1", "h1")) for s in during(result, 6)), (
         "king and rook should be in the air together"
     )
+    other = "f1" if down_first == "g1" else "g1"
+    start = result.plies[6].start_t
+    assert first(result, down_first, True, start) < first(result, other, True, start)
     assert snaps(result)[-1].occupied == result.board().occupied
 
 
-def test_chess960_castling_onto_each_others_squares_needs_both_hands(layout: Layout) -> None:
+def test_chess960_castling_onto_each_others_squares_lifts_both(layout: Layout) -> None:
+    # king f1, rook g1: each lands where the other stands, so whichever goes first, both are lifted
     board = chess.Board("4k3/8/8/8/8/8/8/5KR1 w G - 0 1", chess960=True)
-    for behaviour in ("castle-king-first", "castle-rook-first"):
+    forced: list[tuple[Behaviour, Behaviour]] = [
+        ("castle-king-first", "castle-both-king-down-first"),
+        ("castle-rook-first", "castle-both-rook-down-first"),
+    ]
+    for behaviour, used in forced:
         hand = SimulatedHand(random.Random(2), HandStyle.only(behaviour), layout=layout)
         step = hand.play(board, chess.Move.from_uci("f1g1"), 0.0)
-        assert "castle-both-hands" in step.behaviours
+        assert used in step.behaviours
         assert hand.table is not None and hand.table.board_fen() == "4k3/8/8/8/8/8/8/5RK1"
     # castling where the king stays: only the rook moves
     board = chess.Board("4k3/8/8/8/8/8/8/1RK5 w B - 0 1", chess960=True)
@@ -394,6 +409,60 @@ def test_nudges_and_touches_lift_and_put_back_a_piece(layout: Layout, behaviour:
         assert refilled(during(result, 2)), "a piece should be lifted and put back"
         assert snaps(result)[-1].occupied == result.board().occupied
     assert not refilled(during(play(moves, HandStyle.calm(), layout), 2))
+
+
+def test_a_hesitation_pauses_between_actions_from_50_ms_to_seconds(layout: Layout) -> None:
+    moves = ucis("e2e4", "e7e5", "g1f3")
+    calm = play(moves, HandStyle.calm(), layout)
+    hesitant = play(moves, replace(HandStyle.only("hesitate"), hesitate_s=(2.0, 2.0)), layout)
+    assert all("hesitate" in ply.behaviours for ply in hesitant.plies)
+    # every action waits two seconds more: each ply takes far longer than a calm one
+    for slow, quick in zip(hesitant.plies, calm.plies, strict=True):
+        assert slow.last_change_t - slow.start_t > quick.last_change_t - quick.start_t + 2.0
+
+
+def test_a_nudge_during_the_move_happens_with_the_mover_in_the_air(layout: Layout) -> None:
+    moves = ucis("e2e4", "e7e5", "g1f3")
+    for seed in range(4):
+        result = play(moves, HandStyle.only("nudge-during"), layout, seed=seed)
+        assert "nudge-during" in result.plies[2].behaviours
+        start = result.plies[2].start_t
+        up, down = first(result, "g1", False, start), first(result, "f3", True, start)
+        window = [s for s in snaps(result) if up <= s.t < down]
+        assert refilled(window), "a piece near f3 should be lifted and put back while the knight is in hand"
+
+
+def test_a_misplaced_piece_rests_on_a_square_next_to_its_target_then_moves_on(layout: Layout) -> None:
+    moves = ucis("e2e4", "e7e5", "g1f3")
+    result = play(moves, HandStyle.only("misplace"), layout)
+    assert "misplace" in result.plies[2].behaviours
+    start = result.plies[2].start_t
+    f3 = SQ("f3")
+    near = [s for s in chess.SQUARES if chess.square_distance(s, f3) == 1]
+    visited = [
+        s
+        for s in near
+        if any(shows(snap, chess.square_name(s)) for snap in during(result, 2) if snap.t > start)
+        and not (chess.Board().occupied & chess.BB_SQUARES[s])
+    ]
+    assert visited, "the knight should first be set on an empty square next to f3"
+    assert snaps(result)[-1].occupied == result.board().occupied
+
+
+def test_bounce_reads_a_changed_square_back_for_one_scan(layout: Layout) -> None:
+    moves = ucis("e2e4", "e7e5")
+    result = play(moves, HandStyle.only("bounce"), layout)
+    assert all("bounce" in ply.behaviours for ply in result.plies)
+    # a square that changes reads its old state once more at the next scan, then the new one again
+    assert len(blips(result)) >= 4  # each ply lifts and places at least once
+    assert not blips(play(moves, HandStyle.calm(), layout))
+    assert snaps(result)[-1].occupied == result.board().occupied
+
+
+def test_every_behaviour_of_the_catalogue_can_be_forced_and_is_described() -> None:
+    assert set(CATALOGUE) == set(BEHAVIOURS)
+    for behaviour in BEHAVIOURS:
+        assert HandStyle.only(behaviour).weight(behaviour) > 0 and CATALOGUE[behaviour]
 
 
 EN_PASSANT = ucis("e2e4", "a7a6", "e4e5", "d7d5", "e5d6")

@@ -9,15 +9,19 @@ Sensors see which cells hold a piece, never which piece, so what a recognizer mu
   **pause** mid-slide (0.1–1.5 s, often longer than a recognizer's settle time);
 * captures take the **victim first**, the **mover first**, or by **displacement** (the victim is pushed
   off as the mover arrives; the target never reads empty); captured pieces go to their colour's
-  capture zone, promoted pawns too. Displacement is used only when the mover has no other capture
-  (see :func:`displacement_is_decidable`): otherwise the board shows just the mover's square emptied,
-  which fits every capture it could make, and a real board would have to ask which piece was taken;
-* **nudges** (a nearby piece lifted and put back, before or after the move) and **touches** (an own
-  piece lifted, held, put back);
-* castling **king first**, **rook first** or **both in hand**; en passant with the victim removed
+  capture zone, promoted pawns too. Displacement happens whatever else the mover could capture: when
+  it had other captures (see :func:`displacement_is_decidable`) the board shows just the mover's square
+  emptied, which fits each of them, and only what follows or the player can tell which it was;
+* **hesitations** of 50 ms to several seconds before any action;
+* **nudges** (a nearby piece lifted and put back, before, during or after the move), **touches** (an
+  own piece lifted, held, put back) and a piece **misplaced** on a square next to its target, then
+  moved on;
+* castling **king first**, **rook first** or **both in hand**, either set down first (a king or rook
+  that must land where the other stands is lifted with it); en passant with the victim removed
   **before**, **between** or **after**; promotions with the piece taken from the **reserve**, chosen at a
   **prompt** (a :class:`~chessatron.sim.trace.PromotionChoice`), or left to the recognizer's **default**;
-* replies inside one settle window (**quick-reply**) and one-scan **flicker** on random cells.
+* replies inside one settle window (**quick-reply**); one-scan **flicker** on random cells and sensor
+  **bounce** as pieces arrive and leave are added when a :class:`~.scenario.Scenario` samples a trace.
 
 :class:`~chessatron.sim.hand_style.HandStyle` is the player's manner; :mod:`.scenario` strings
 steps into whole sessions and traces.
@@ -109,6 +113,10 @@ class _Plan:
 
     def wait(self, span: Span, extra: float = 0.0) -> None:
         self.t += self.rng.uniform(*span) + extra
+        if self.style.hesitate and self.rng.random() < self.style.hesitate:
+            low, high = (max(x, 1e-3) for x in self.style.hesitate_s)
+            self.t += math.exp(self.rng.uniform(math.log(low), math.log(high)))
+            self.behaviours.append("hesitate")
 
     def _record(self, kind: Literal["lift", "place"], pid: PieceId, cell: Cell, note: str) -> None:
         self.actions.append(HandAction(round(self.t, 3), kind, cell, self.pieces[pid].symbol, note, pid))
@@ -150,6 +158,28 @@ class _Plan:
         self.wait(span)
         self.place(pid, cell, note)
         self.wait(self.style.place_s)
+
+    def nudge(self, around: Iterable[chess.Square], exclude: set[PieceId | None], kind: Behaviour) -> None:
+        """Adjust a piece on or next to ``around``: lift it and put it back."""
+        centres = list(around)
+        near = [s for s in chess.SQUARES if any(chess.square_distance(s, c) <= 1 for c in centres)]
+        candidates = sorted(
+            {pid for s in near for pid in self.at.get(self.layout.square_cell(s), []) if pid not in exclude}
+        )
+        if candidates:
+            self.lift_and_put_back(
+                self.rng.choice(candidates), self.style.nudge_s, f"{kind}: adjusts a piece"
+            )
+            self.behaviours.append(kind)
+
+    def wrong_cell(self, pid: PieceId, to: Cell, path: Sequence[Cell]) -> Cell | None:
+        """An empty board cell next to ``to``, off the piece's way, where a hand might set it by mistake."""
+        target = self.layout.node_square(self.layout.cell_node(to))
+        if target is None:
+            return None
+        cells = [self.layout.square_cell(s) for s in chess.SQUARES if chess.square_distance(s, target) == 1]
+        free = [c for c in cells if self.is_empty(c) and c not in path and c != self.came_from.get(pid)]
+        return self.rng.choice(free) if free else None
 
     def choose(self, members: Sequence[Behaviour]) -> Behaviour:
         weights = [self.style.weight(b) for b in members]
@@ -212,6 +242,13 @@ class _Plan:
         path = self.slide_path(pid, to)
         if self.cell_of[pid] is not None:
             self.pick(pid, note)
+        mover_square = self.layout.node_square(self.layout.cell_node(to))
+        if (
+            self.style.nudge_during
+            and self.rng.random() < self.style.nudge_during
+            and mover_square is not None
+        ):
+            self.nudge((mover_square,), {pid, victim}, "nudge-during")
         if path:
             self.behaviours.append("slide")
             pause_at = self.rng.randrange(len(path)) if self.rng.random() < self.style.pause else -1
@@ -222,6 +259,18 @@ class _Plan:
                 self.lift(pid, f"{note}: slides on")
             if pause_at >= 0:
                 self.behaviours.append("pause")
+        if (
+            self.style.misplace
+            and order != "displacement"
+            and (victim is None or order != "after")
+            and self.rng.random() < self.style.misplace
+        ):
+            wrong = self.wrong_cell(pid, to, path)
+            if wrong is not None:
+                self.put(pid, wrong, f"{note}: set on a wrong square")
+                self.wait(self.style.misplace_s)
+                self.pick(pid, f"{note}: moved on from the wrong square")
+                self.behaviours.append("misplace")
         if victim is not None and order == "mover-first":
             self.pick(victim, "capture: the victim is taken off with the mover in hand")
             victim_in_hand = True
@@ -334,15 +383,6 @@ def displacement_is_decidable(board: chess.Board, move: chess.Move) -> bool:
     return targets == {move.to_square}
 
 
-def _capture_orders(board: chess.Board, move: chess.Move) -> tuple[Behaviour, ...]:
-    """The capture orders a player may use for ``move``: an undecidable displacement would leave the
-    board asking which piece was taken (and a trace has no way to answer), so the victim is taken off
-    in view instead."""
-    if displacement_is_decidable(board, move):
-        return GROUPS["capture"]
-    return tuple(b for b in GROUPS["capture"] if b != "displacement")
-
-
 class SimulatedHand:
     """A player's hand on a table: turns moves into timed :class:`HandAction` events and keeps the
     :class:`~chessatron.table.Table` in step (captured pieces to their zone, promotion pieces from the
@@ -409,7 +449,7 @@ class SimulatedHand:
         elif board.is_capture(move):
             victim = plan.piece_on(move.to_square)
         if rng.random() < style.nudge_before:
-            self._nudge(plan, (move.from_square, move.to_square), {mover, victim}, "nudge-before")
+            plan.nudge((move.from_square, move.to_square), {mover, victim}, "nudge-before")
         if rng.random() < style.touch:
             own = sorted(plan.piece_on(s) for s in chess.SquareSet(board.occupied_co[board.turn]))
             touched = mover if rng.random() < 0.5 else rng.choice(own)
@@ -421,14 +461,14 @@ class SimulatedHand:
         elif move.promotion is not None:
             choice = self._promote(plan, board, move, mover, victim)
         elif victim is not None:
-            group = GROUPS["en passant"] if board.is_en_passant(move) else _capture_orders(board, move)
+            group = GROUPS["en passant"] if board.is_en_passant(move) else GROUPS["capture"]
             order = plan.choose(group)
             plan.behaviours.append(order)
             plan.travel(mover, square_cell(move.to_square), "the move", victim, _CAPTURE_ORDER[order])
         else:
             plan.travel(mover, square_cell(move.to_square), "the move")
         if rng.random() < style.nudge_after:
-            self._nudge(plan, (move.to_square,), set(), "nudge-after")
+            plan.nudge((move.to_square,), set(), "nudge-after")
         step = plan.finish(self, move, choice)
         after = board.copy(stack=False)
         after.push(move)
@@ -440,20 +480,6 @@ class SimulatedHand:
             self.table = Table.from_board(self.layout, board)
         self.table.check_matches(board)
         return self.table
-
-    def _nudge(
-        self, plan: _Plan, around: Iterable[chess.Square], exclude: set[PieceId | None], kind: Behaviour
-    ) -> None:
-        centres = list(around)
-        near = [s for s in chess.SQUARES if any(chess.square_distance(s, c) <= 1 for c in centres)]
-        candidates = sorted(
-            {pid for s in near for pid in plan.at.get(self.layout.square_cell(s), []) if pid not in exclude}
-        )
-        if candidates:
-            plan.lift_and_put_back(
-                self.rng.choice(candidates), self.style.nudge_s, f"{kind}: adjusts a piece"
-            )
-            plan.behaviours.append(kind)
 
     def _castle(self, plan: _Plan, board: chess.Board, move: chess.Move) -> None:
         after = board.copy(stack=False)
@@ -480,11 +506,11 @@ class SimulatedHand:
             return
         king, rook = steps
         order = plan.choose(GROUPS["castling"])
-        # Chess960: a piece cannot go down where the other still stands.
-        if (order == "castle-king-first" and not plan.is_empty(king[1])) or (
-            order == "castle-rook-first" and not plan.is_empty(rook[1])
-        ):
-            order = "castle-both-hands"
+        # Chess960: a piece cannot go down where the other still stands, so the player lifts that one too
+        if order == "castle-king-first" and not plan.is_empty(king[1]):
+            order = "castle-both-king-down-first"
+        elif order == "castle-rook-first" and not plan.is_empty(rook[1]):
+            order = "castle-both-rook-down-first"
         plan.behaviours.append(order)
         if order == "castle-king-first":
             plan.travel(*king)
@@ -496,7 +522,8 @@ class SimulatedHand:
             first, second = (king, rook) if self.rng.random() < 0.5 else (rook, king)
             plan.pick(first[0], first[2])
             plan.pick(second[0], second[2])
-            for pid, target, note in (first, second) if self.rng.random() < 0.5 else (second, first):
+            down = (king, rook) if order == "castle-both-king-down-first" else (rook, king)
+            for pid, target, note in down:
                 plan.put(pid, target, note)
 
     def _promote(
@@ -519,7 +546,7 @@ class SimulatedHand:
         plan.behaviours.append(mode)
         order: Literal["victim-first", "mover-first", "displacement", "after"] = "victim-first"
         if victim is not None:
-            capture = plan.choose(_capture_orders(board, move))
+            capture = plan.choose(GROUPS["capture"])
             plan.behaviours.append(capture)
             order = _CAPTURE_ORDER[capture]
         target = self.layout.square_cell(move.to_square)

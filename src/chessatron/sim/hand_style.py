@@ -1,6 +1,8 @@
-"""How a simulated person handles pieces: the :data:`Behaviour` names (slides, pauses, capture and
-castling orders, nudges, touches, promotions, quick replies, flicker) and :class:`HandStyle`, their
-timings, probabilities and weights. :mod:`.hand` turns moves into actions in that style.
+"""How a simulated person handles pieces: the catalogue of :data:`Behaviour` names (what people do at a
+sensor board: slides, pauses, hesitations, capture and castling orders, nudges, touches, a piece set on
+the wrong square, promotions, quick replies, flicker and sensor bounce), described in :data:`CATALOGUE`,
+and :class:`HandStyle`, their timings, probabilities and weights. :mod:`.hand` turns moves into actions in
+that style.
 
 >>> HandStyle.only("slide").weight("slide"), HandStyle.only("slide").weight("pause")
 (1.0, 0.0)
@@ -21,16 +23,21 @@ Span: TypeAlias = tuple[float, float]
 Behaviour = Literal[
     "slide",
     "pause",
+    "hesitate",
     "capture-victim-first",
     "capture-mover-first",
     "displacement",
     "nudge-before",
+    "nudge-during",
     "nudge-after",
     "touch",
+    "misplace",
     "flicker",
+    "bounce",
     "castle-king-first",
     "castle-rook-first",
-    "castle-both-hands",
+    "castle-both-king-down-first",
+    "castle-both-rook-down-first",
     "ep-victim-before",
     "ep-victim-between",
     "ep-victim-after",
@@ -41,10 +48,46 @@ Behaviour = Literal[
 ]
 BEHAVIOURS: tuple[Behaviour, ...] = get_args(Behaviour)
 
+#: What each behaviour is, in the words of someone watching the player: the catalogue tests and the
+#: benchmark iterate over (each can be forced on every ply with :meth:`HandStyle.only`).
+CATALOGUE: dict[Behaviour, str] = {
+    "slide": "a piece glides over the squares on its way (each seen for a moment)",
+    "pause": "a gliding piece rests on a square on its way, often longer than the settle time",
+    "hesitate": "a pause of 50 ms to several seconds between any two actions",
+    "capture-victim-first": "the captured piece is taken off, then the capturing piece is moved",
+    "capture-mover-first": "the capturing piece is lifted, the victim taken off, the capturing piece "
+    "set down",
+    "displacement": "the capturing piece is set on the victim, which is taken away after: that square "
+    "never reads empty, even when the capturing piece had other captures",
+    "nudge-before": "a piece near the move is adjusted (lifted and put back) before the move",
+    "nudge-during": "a piece near the target is adjusted while the moving piece is in hand",
+    "nudge-after": "a piece near the target is adjusted after the move",
+    "touch": "an own piece is picked up, held and put back before a piece is moved",
+    "misplace": "the moving piece is set on a wrong square next to its target, then moved on",
+    "flicker": "a sensor reads wrong for a single scan",
+    "bounce": "a sensor chatters as a piece arrives or leaves (reads back for one scan)",
+    "castle-king-first": "castling: the king is moved, then the rook",
+    "castle-rook-first": "castling: the rook is moved, then the king",
+    "castle-both-king-down-first": "castling: king and rook both in hand, the king set down first",
+    "castle-both-rook-down-first": "castling: king and rook both in hand, the rook set down first",
+    "ep-victim-before": "en passant: the captured pawn is taken off first",
+    "ep-victim-between": "en passant: the pawn is lifted, the captured pawn taken off, the pawn set down",
+    "ep-victim-after": "en passant: the pawn is moved, then the captured pawn is taken off",
+    "promote-reserve": "promotion: the new piece is taken from its reserve slot (a table trace sees which)",
+    "promote-prompt": "promotion: the piece is named at a prompt",
+    "promote-default": "promotion: nobody names the piece; the default is meant",
+    "quick-reply": "the next move starts within the settle time of the last one",
+}
+
 #: Behaviours of which exactly one happens whenever the move allows it; their style fields are weights.
 GROUPS: dict[str, tuple[Behaviour, ...]] = {
     "capture": ("capture-victim-first", "capture-mover-first", "displacement"),
-    "castling": ("castle-king-first", "castle-rook-first", "castle-both-hands"),
+    "castling": (
+        "castle-king-first",
+        "castle-rook-first",
+        "castle-both-king-down-first",
+        "castle-both-rook-down-first",
+    ),
     "en passant": ("ep-victim-before", "ep-victim-between", "ep-victim-after"),
     "promotion": ("promote-reserve", "promote-prompt", "promote-default"),
 }
@@ -54,9 +97,13 @@ IllegalKind = Literal["wrong-square", "wrong-side", "knocked-over"]
 _PROBABILITIES = (
     "slide",
     "pause",
+    "hesitate",
     "nudge_before",
+    "nudge_during",
     "nudge_after",
     "touch",
+    "misplace",
+    "bounce",
     "quick_reply",
     "keep_victim_in_hand",
     "pawn_visits_promotion_square",
@@ -91,6 +138,10 @@ class HandStyle:
     """A sliding piece between two squares, seen by neither sensor."""
     pause_s: Span = (0.1, 1.5)
     """A slide paused over one intermediate square."""
+    hesitate_s: Span = (0.05, 4.0)
+    """A hesitation between two actions, drawn log-uniformly (most are short, some last seconds)."""
+    misplace_s: Span = (0.1, 2.5)
+    """A piece set on a wrong square rests there this long before it is moved on."""
     push_s: Span = (0.0, 0.04)
     """Displacement: both pieces on the target before the victim is pushed off."""
     swap_s: Span = (0.08, 0.25)
@@ -109,9 +160,16 @@ class HandStyle:
     """Probability that a piece with intermediate squares on its way glides over them."""
     pause: float = 0.0
     """Probability that a slide pauses over one intermediate square."""
+    hesitate: float = 0.0
+    """Probability that the player hesitates before any one action."""
     nudge_before: float = 0.0
+    nudge_during: float = 0.0
     nudge_after: float = 0.0
     touch: float = 0.0
+    misplace: float = 0.0
+    """Probability that a moving piece is first set on a wrong square next to its target."""
+    bounce: float = 0.0
+    """Probability that a sensor chatters for one scan when a piece arrives or leaves it."""
     quick_reply: float = 0.0
     """Probability that a ply follows the one before inside a settle window."""
     flicker: float = 0.0
@@ -126,7 +184,8 @@ class HandStyle:
     displacement: float = 0.0
     castle_king_first: float = 1.0
     castle_rook_first: float = 0.0
-    castle_both_hands: float = 0.0
+    castle_both_king_down_first: float = 0.0
+    castle_both_rook_down_first: float = 0.0
     ep_victim_before: float = 0.0
     ep_victim_between: float = 0.0
     ep_victim_after: float = 1.0
@@ -167,9 +226,13 @@ class HandStyle:
             carry_s=(0.15, 0.6),
             slide=0.45,
             pause=0.2,
+            hesitate=0.04,
             nudge_before=0.05,
+            nudge_during=0.03,
             nudge_after=0.1,
             touch=0.05,
+            misplace=0.03,
+            bounce=0.05,
             quick_reply=0.06,
             flicker=0.05,
             keep_victim_in_hand=0.3,
@@ -177,9 +240,10 @@ class HandStyle:
             capture_victim_first=0.45,
             capture_mover_first=0.3,
             displacement=0.25,
-            castle_king_first=0.6,
+            castle_king_first=0.45,
             castle_rook_first=0.2,
-            castle_both_hands=0.2,
+            castle_both_king_down_first=0.175,
+            castle_both_rook_down_first=0.175,
             ep_victim_before=0.25,
             ep_victim_between=0.25,
             ep_victim_after=0.5,

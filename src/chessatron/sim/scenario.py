@@ -249,11 +249,16 @@ class Scenario:
         noise_cells = list(layout.cells()) if self.table_trace else list(bit)
         flicker_p = min(1.0, self.style.flicker * scan_s)
         flickered: set[int] = set()
+        bounced: set[int] = set()
         starts = [ply.start_t for ply in self._plies]
         entries: list[TraceEntry] = []
+        bouncing: set[Cell] = set()
+        """Cells that changed at the last scan and read their old state once more at this one."""
         i = j = 0
         for k in range(math.floor(end_t / scan_s + 1e-9) + 1):
             t = round(k * scan_s, 6)
+            noise = set(bouncing)
+            bouncing = set()
             while i < len(actions) and actions[i].t <= t:
                 action = actions[i]
                 before = counts[action.cell]
@@ -263,23 +268,33 @@ class Scenario:
                 if (before == 0) != (counts[action.cell] == 0):
                     occupied ^= {action.cell}
                     bits ^= bit.get(action.cell, 0)
+                    noise.discard(action.cell)
+                    if self.style.bounce and rng.random() < self.style.bounce and action.cell in noise_cells:
+                        bouncing.add(action.cell)
+                        if starts:
+                            bounced.add(max(0, bisect.bisect_right(starts, t) - 1))
                 i += 1
             while j < len(choices) and choices[j].t <= t:
                 entries.append(choices[j])
                 j += 1
-            noise: Cell | None = None
             if flicker_p and rng.random() < flicker_p:
-                noise = rng.choice(noise_cells)
+                noise ^= {rng.choice(noise_cells)}
                 if starts:
                     flickered.add(max(0, bisect.bisect_right(starts, t) - 1))
             if self.table_trace:
-                seen = frozenset(occupied) if noise is None else frozenset(occupied ^ {noise})
-                entries.append(TableSnapshot(t, seen))
+                entries.append(TableSnapshot(t, frozenset(occupied ^ noise)))
             else:
-                entries.append(Snapshot(t, bits if noise is None else bits ^ bit[noise]))
+                entries.append(Snapshot(t, bits ^ board_bits(noise, layout)))
         entries.extend(choices[j:])
         plies = tuple(
-            replace(ply, behaviours=(*ply.behaviours, "flicker")) if n in flickered else ply
+            replace(
+                ply,
+                behaviours=(
+                    *ply.behaviours,
+                    *(("flicker",) if n in flickered else ()),
+                    *(("bounce",) if n in bounced else ()),
+                ),
+            )
             for n, ply in enumerate(self._plies)
         )
         return GeneratedTrace(

@@ -9,7 +9,11 @@ A trace is a time-ordered list of entries, stored as JSON lines (one object per 
   ``n`` for a promotion, e.g. at a prompt;
 * ``{"t": 0.02, "cells": ["c0r9", "c2r1"]}`` — a :class:`TableSnapshot` of the whole table (board,
   capture zones and reserve): the occupied cells, each named ``c<column>r<row>`` after the layout's
-  ``(column, row)`` cell (``c0r9`` is column 0, row 9), written sorted by column, then row.
+  ``(column, row)`` cell (``c0r9`` is column 0, row 9), written sorted by column, then row;
+* ``{"t": 3.0, "move": "e7e5"}`` — a :class:`KnownMove`: a move the recognizer was told rather than
+  shown (the robot's, or a typed one);
+* ``{"t": 7.5, "choose": "g4f3"}`` — a :class:`MoveChoice`: asked which move they made (the board fit
+  several), the player named this one (UCI).
 
 Times never go below zero and never decrease. Entries carry exactly the keys shown. :func:`write_trace`
 writes ``t`` as Python's shortest round-tripping float, so ``write_trace(read_trace(f))`` reproduces a
@@ -43,6 +47,8 @@ from ..layout import Cell, Layout
 
 __all__ = [
     "PROMOTION_LETTERS",
+    "KnownMove",
+    "MoveChoice",
     "PromotionChoice",
     "Snapshot",
     "TableSnapshot",
@@ -135,7 +141,20 @@ class KnownMove:
         _check_time(self.t)
 
 
-TraceEntry: TypeAlias = Snapshot | PromotionChoice | TableSnapshot | KnownMove
+@dataclass(frozen=True)
+class MoveChoice:
+    """Asked which move they made (the board fitted several equally well), the player named ``choice``,
+    at a prompt, on the web page or with the buttons."""
+
+    t: float
+    """Seconds from the start of the trace."""
+    choice: chess.Move
+
+    def __post_init__(self) -> None:
+        _check_time(self.t)
+
+
+TraceEntry: TypeAlias = Snapshot | PromotionChoice | TableSnapshot | KnownMove | MoveChoice
 
 
 # --- helpers ---------------------------------------------------------------------------------------
@@ -196,6 +215,8 @@ def entry_line(entry: TraceEntry) -> str:
         data["promote"] = entry.piece
     elif isinstance(entry, KnownMove):
         data["move"] = entry.move.uci()
+    elif isinstance(entry, MoveChoice):
+        data["choose"] = entry.choice.uci()
     else:
         data["cells"] = [cell_name(cell) for cell in sorted(entry.cells)]
     return json.dumps(data)
@@ -209,10 +230,10 @@ def parse_entry(text: str) -> TraceEntry:
         raise GameFileError(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
     if not isinstance(data, dict):
         raise GameFileError(f"expected a JSON object, found {text.strip()!r}")
-    kinds = [key for key in ("occupied", "promote", "cells", "move") if key in data]
+    kinds = [key for key in ("occupied", "promote", "cells", "move", "choose") if key in data]
     if "t" not in data or len(kinds) != 1:
         raise GameFileError(
-            "an entry needs 't' and exactly one of 'occupied', 'promote', 'cells', 'move'; "
+            "an entry needs 't' and exactly one of 'occupied', 'promote', 'cells', 'move', 'choose'; "
             f"found keys {sorted(data)!r}"
         )
     extra = sorted(set(data) - {"t", kinds[0]})
@@ -228,11 +249,12 @@ def parse_entry(text: str) -> TraceEntry:
         return Snapshot(float(t), int(value, 16))
     if kinds[0] == "promote":
         return PromotionChoice(float(t), value)
-    if kinds[0] == "move":
+    if kinds[0] in ("move", "choose"):
         try:
-            return KnownMove(float(t), chess.Move.from_uci(str(value)))
+            move = chess.Move.from_uci(str(value))
         except ValueError as exc:
-            raise GameFileError(f"move {value!r} is not a UCI move such as 'e2e4'") from exc
+            raise GameFileError(f"{kinds[0]} {value!r} is not a UCI move such as 'e2e4'") from exc
+        return KnownMove(float(t), move) if kinds[0] == "move" else MoveChoice(float(t), move)
     if not isinstance(value, list):
         raise GameFileError(f"cells {value!r} is not a list of names such as 'c0r9'")
     cells = [parse_cell_name(name) for name in value]
