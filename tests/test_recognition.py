@@ -110,7 +110,10 @@ def test_a_piece_held_in_the_air_is_no_capture() -> None:
 def test_abandoned_capture_is_no_move_and_a_missing_victim_gets_guidance() -> None:
     s = script(TWO_TARGETS).lift("e5").lift("f3").place("f3").place("e5").settle()
     assert s.moves() == [] and not s.of(Illegal)
+    # the victim taken off: a capture begun, perhaps a pause to think; left for long, it is missing
     s = script(TWO_TARGETS).lift("e5").settle(3.0)
+    assert not s.of(Illegal)
+    s.settle(8.0)
     (error,) = s.of(Illegal)
     assert error.guidance.missing == (chess.E5,)
     s.place("e5").settle()
@@ -337,14 +340,59 @@ def test_a_reply_that_begins_with_a_piece_held_is_no_capture_by_displacement() -
 def test_a_displacement_that_could_have_taken_either_piece_is_asked_not_guessed() -> None:
     # the knight on f3 can take on e5 or d4; pushed off, either victim leaves the same board behind
     s = script(TWO_TARGETS).lift("f3").settle(3.0)
-    assert s.moves() == [] and not s.of(Illegal)
+    assert s.moves() == [] and not s.of(Illegal) and not s.of(Ambiguous)  # perhaps still in hand
+    s.settle(1.5)
     (asked,) = s.of(Ambiguous)
     assert set(asked.candidates) == {
         (chess.Move.from_uci("f3e5"),),
         (chess.Move.from_uci("f3d4"),),
     }
+    assert asked.ply == 0 and asked.question in ("Nxd4 or Nxe5?", "Nxe5 or Nxd4?")
+    assert s.recognizer.is_asking
     s.lift("e5").place("e5").settle()  # the player lifts the capturing piece to show where it stands
-    assert s.moves() == ["f3e5"]
+    assert s.moves() == ["f3e5"] and s.of(Resolved) and not s.recognizer.is_asking
+
+
+def test_the_player_answers_which_capture_they_made() -> None:
+    s = script(TWO_TARGETS).lift("f3").settle(5.0)
+    (asked,) = s.of(Ambiguous)
+    with pytest.raises(ValueError, match="not one of the moves asked about"):
+        s.recognizer.choose_move(s.t, chess.Move.from_uci("f3g5"))
+    s.events += s.recognizer.choose_move(s.t, chess.Move.from_uci("f3d4"))
+    assert s.moves() == ["f3d4"] and s.of(Resolved)
+    assert s.of(Committed)[-1].sans == ("Nxd4",)
+
+
+def test_a_move_legal_in_only_one_branch_settles_the_question() -> None:
+    # Bxf3 or Bxh3 by displacement (the bishop on g4 had both); white replies Nf3-e5, which only a knight
+    # still on f3 can play: the bishop took on h3
+    fen = "r2qkbnr/pppnpppp/8/3p4/6b1/5NPP/PPPPPPB1/RNBQK2R b KQkq - 0 5"
+    s = script(fen).lift("g4").settle(0.5).move("f3", "e5").settle()
+    assert s.moves() == ["g4h3", "f3e5"] and not s.of(Ambiguous)
+    assert [m.uci() for e in s.of(Committed) for m in e.moves] == ["g4h3", "f3e5"]
+
+
+def test_a_piece_held_so_long_it_looked_like_a_capture_is_withdrawn_when_it_comes_back() -> None:
+    # the bishop could take only on b4 (by displacement): after a long hold that is taken as the move, but
+    # the bishop is set back on f8 and another piece moves
+    fen = "rnbqkbnr/pppp1ppp/4p3/8/1N6/8/PPPPPPPP/R1BQKBNR b KQkq - 0 1"
+    s = script(fen).lift("f8").settle(3.0)
+    assert s.moves() == ["f8b4"]
+    s.place("f8").settle().move("d7", "d5").settle()
+    assert s.moves() == ["d7d5"]
+    withdrawn = s.of(Revised)[0]
+    assert withdrawn.undone == chess.Move.from_uci("f8b4") and withdrawn.moves == ()
+    assert s.of(Committed)[-1].sans == ("d5",)
+
+
+def test_replies_that_never_leave_the_board_still_are_seen_one_by_one() -> None:
+    # blitz at the board: each move starts before the board has been still for the settle time
+    s = script(chess.STARTING_FEN)
+    for origin, target in [("e2", "e4"), ("e7", "e5"), ("g1", "f3"), ("b8", "c6"), ("f1", "c4")]:
+        s.move(origin, target, 0.08).hold(0.1)
+    assert s.committed[:3] == ["e2e4", "e7e5", "g1f3"]  # while the board was still busy
+    s.settle()
+    assert s.moves() == ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]
 
 
 def test_the_opponent_lifting_the_piece_just_moved_does_not_revise_it() -> None:

@@ -22,7 +22,9 @@ class Committed:
 @dataclass(frozen=True)
 class Revised:
     """The last committed move was replaced: the same player went on (a paused slide, rook-first castling,
-    a promotion piece chosen late); ``moves`` are the plies now standing in its place."""
+    a promotion piece chosen late); ``moves`` are the plies now standing in its place. With no ``moves``
+    it was withdrawn: its piece was only held over the board (a capture by displacement looks just
+    like that) and is back on its square."""
 
     t: float
     undone: chess.Move
@@ -65,19 +67,35 @@ class Illegal:
 @dataclass(frozen=True)
 class Ambiguous:
     """The board fits several moves equally well, e.g. a capture by displacement that could have taken
-    either of two pieces. Nothing is committed until the player shows which: lifting the capturing piece
-    and setting it down again is enough."""
+    either of two pieces. Nothing is committed until what follows is legal in only one of them, or the
+    player says which (:meth:`~.Recognizer.choose_move`, or lifting the capturing piece and setting it
+    down again)."""
 
     t: float
     candidates: tuple[tuple[chess.Move, ...], ...]
     """The plies each explanation would make, from the position before the last committed move when
     that move would be revised."""
     sans: tuple[tuple[str, ...], ...]
+    ply: int = 0
+    """The half-move of the game (counted from 0) at which the candidates part: the player is asked
+    which of :attr:`options` they made there."""
+    options: tuple[chess.Move, ...] = ()
+    """The moves the candidates make at :attr:`ply`, each once."""
+    option_sans: tuple[str, ...] = ()
+
+    @property
+    def question(self) -> str:
+        """The question for the player, e.g. ``"Bxf3 or Bxh3?"``."""
+        names = list(self.option_sans)
+        if len(names) <= 2:
+            return " or ".join(names) + "?"
+        return ", ".join(names[:-1]) + " or " + names[-1] + "?"
 
 
 @dataclass(frozen=True)
 class Resolved:
-    """After an illegal action, the board matches the position again."""
+    """After an illegal action, the board matches the position again; or a question
+    (:class:`Ambiguous`) is settled, by an answer or by what followed."""
 
     t: float
 

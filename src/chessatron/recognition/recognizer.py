@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import chess
 
@@ -24,31 +24,16 @@ from .events import (
     SquareEvent,
     TookBack,
 )
-from .shapes import (
-    Explanation,
-    Ply,
-    Shape,
-    fit_segment,
-    is_begun,
-    is_better,
-    king_target,
-    occupancy_after,
-    sans_of,
-    shape_of,
-    shapes_by_diff,
-    squares_of,
-)
+from .model import HumanModel
+from .search import MAX_PLIES, SEARCH_BUDGET, Explanation, Search
+from .shapes import is_under_way, king_target, occupancy_after, sans_of
 
 LOGGER = logging.getLogger(__name__)
 
 #: Promotion pieces by letter.
 PROMOTIONS = {"q": chess.QUEEN, "r": chess.ROOK, "b": chess.BISHOP, "n": chess.KNIGHT}
 
-#: Plies one explanation may hold: quick replies seldom chain more than three in one settle window; a
-#: board never still for longer is reported as illegal rather than searched without end.
-MAX_PLIES = 8
-#: Segment fits tried per search: a player fiddling for minutes must not stall the recognizer.
-SEARCH_BUDGET = 3000
+__all__ = ["MAX_PLIES", "PROMOTIONS", "SEARCH_BUDGET", "Recognizer"]
 
 
 @dataclass
@@ -67,6 +52,9 @@ class Recognizer:
     board: chess.Board
     settle_s: float = 0.3
     debounce_s: float = 0.03
+    chatter_s: float = 0.12
+    """A change that follows one which flipped back within this long is one change, begun with the
+    first: a sensor chatters as a piece arrives or leaves (the order of lifts and places depends on it)."""
     takebacks: bool = False
     promotion_default: str = "q"
     layout: Layout | None = None
@@ -77,16 +65,23 @@ class Recognizer:
     """A still board that matches nothing is reported only after this long: a player pausing halfway
     through castling or a capture, or holding a piece while thinking, is not shown an error. Measured
     on human-like traces: 1 s gave 84 false alarms in 30 legal games, 2.5 s none."""
-    displacement_after_s: float = 2.5
-    """A capture whose victim was never seen leaving (pushed off by the mover) looks exactly like a
-    piece held in the air over its square, so as the last ply it is committed only after the board is
-    still this long (people hold a touched piece up to about two seconds)."""
+    unfinished_after_s: float = 10.0
+    """A still board that is a move halfway made (a victim taken off, king and rook in hand) is reported
+    only after this long: people pause mid-move to think; if nothing follows, the pieces are missing."""
+    ask_after_s: float = 4.0
+    """A question (:class:`Ambiguous`) is put only after the board has been still this long: a player
+    holding the capturing piece over the board while thinking is not asked which capture they made."""
+    model: HumanModel = field(default_factory=HumanModel)
+    """What people do and how unlikely each is: how explanations are ranked."""
 
     history: list[SquareEvent] = field(default_factory=list)
     """Square events since the window opened: from before the last committed ply, which may be revised."""
     stable: int = 0
     _raw: int = 0
-    _pending: dict[chess.Square, float] = field(default_factory=dict)
+    _pending: dict[chess.Square, tuple[float, float]] = field(default_factory=dict)
+    """Squares whose change has not lasted yet: since when it reads so, and when the change began."""
+    _chatter: dict[chess.Square, float] = field(default_factory=dict)
+    """Squares whose change flipped back before it lasted: when that change began."""
     _last_event_t: float = float("-inf")
     _evaluated: bool = True
     _wake_t: float | None = None
@@ -99,7 +94,11 @@ class Recognizer:
     _window_end: int = 0
     """Where the committed ply's stretch of events ends in ``history``."""
     _version: int = 0
-    _searched: tuple[int, list[Explanation]] | None = None
+    _searched: tuple[int, list[Explanation], list[Explanation]] | None = None
+    _advanced: int = -1
+    """The window version last looked at while the board was busy."""
+    _answers: list[tuple[int, chess.Move]] = field(default_factory=list)
+    """Moves the player named when asked, by the half-move of the game they answer for."""
     _choices: list[tuple[float, str]] = field(default_factory=list)
     _reserve_empty: dict[Cell, tuple[float, bool]] = field(default_factory=dict)
     """Reserve slots seen empty: since when, and whether that lasted past the debounce time."""
@@ -123,6 +122,39 @@ class Recognizer:
     @property
     def in_error(self) -> bool:
         return self._error is not None
+
+    def settled_for(self, t: float) -> float:
+        """Seconds the board has shown the position, untouched, at ``t`` (0 when anything is off its
+        square, changing, or asked about): how long the last move has stood."""
+        if self._pending or self._asked is not None or self.stable != self.expected:
+            return 0.0
+        if len(self.history) > self._window_end:
+            return 0.0  # touched since: a piece lifted and put back may still be followed by more
+        return max(0.0, t - self._now_t())
+
+    @property
+    def is_asking(self) -> bool:
+        """A question is open: the board fits several moves and nothing has settled which yet."""
+        return self._asked is not None
+
+    @property
+    def question(self) -> Ambiguous | None:
+        """The open question, if any."""
+        return self._asked
+
+    def choose_move(self, t: float, move: chess.Move) -> list[RecognizerEvent]:
+        """The player says which move they made, answering the open question (:class:`Ambiguous`).
+        Without an open question the answer is ignored (what followed may have settled it meanwhile).
+        Raises ValueError for a move that is not one of the question's options."""
+        asked = self._asked
+        if asked is None:
+            return []
+        if move not in asked.options:
+            options = ", ".join(m.uci() for m in asked.options)
+            raise ValueError(f"{move.uci()!r} is not one of the moves asked about ({options})")
+        self._answers.append((asked.ply, move))
+        self._evaluated = False
+        return self._tick(t)
 
     def choose_promotion(self, t: float, piece: str) -> list[RecognizerEvent]:
         """The player picked a promotion piece (at a prompt). An answer that comes after the board
@@ -168,18 +200,32 @@ class Recognizer:
         changed = occupied ^ self._raw
         for square in chess.SquareSet(changed):
             if square in self._pending:
-                del self._pending[square]  # it flipped back before it lasted: flicker
+                # it flipped back before it lasted: flicker, or a sensor chattering as a piece arrives or
+                # leaves, in which case the change began with the chatter
+                self._chatter[square] = self._pending.pop(square)[1]
             else:
-                self._pending[square] = t
+                began = self._chatter.pop(square, None)
+                if began is None or t - began > self.chatter_s:
+                    began = t
+                self._pending[square] = (t, began)
         self._raw = occupied
-        lasted = [(since, square) for square, since in self._pending.items() if t - since >= self.debounce_s]
+        debounce = self.debounce_s
+        lasted = [(began, sq) for sq, (since, began) in self._pending.items() if t - since >= debounce]
         # in time order, and within one scan lifts first: a piece cannot land before it left
         lasted.sort(key=lambda item: (item[0], bool(occupied & chess.BB_SQUARES[item[1]])))
         for since, square in lasted:
             del self._pending[square]
             is_on = bool(occupied & chess.BB_SQUARES[square])
             self.stable ^= chess.BB_SQUARES[square]
-            self.history.append(SquareEvent(since, square, is_on))
+            # in time order: a chattering change that lasted late began before others that lasted
+            # sooner (never before the committed ply's own events)
+            at = len(self.history)
+            while at > self._window_end and (self.history[at - 1].t, self.history[at - 1].occupied) > (
+                since,
+                is_on,
+            ):
+                at -= 1
+            self.history.insert(at, SquareEvent(since, square, is_on))
             self._version += 1
             self._last_event_t = max(self._last_event_t, since)
             self._evaluated = False
@@ -197,6 +243,8 @@ class Recognizer:
             return self.feed_table(t, getattr(entry, "cells"))  # noqa: B009
         if hasattr(entry, "piece"):
             return self.choose_promotion(t, str(getattr(entry, "piece")))  # noqa: B009
+        if hasattr(entry, "choice"):
+            return self.choose_move(t, getattr(entry, "choice"))  # noqa: B009
         if hasattr(entry, "move"):
             move = getattr(entry, "move")  # noqa: B009
             try:
@@ -214,6 +262,7 @@ class Recognizer:
         self.board.push(move)
         self._error = None
         self._pending.clear()
+        self._chatter.clear()
         self._started = False
 
     def freeze(self) -> None:
@@ -228,7 +277,7 @@ class Recognizer:
             return []
         due = not self._evaluated and t - self._last_event_t >= self.settle_s - 1e-9
         if not due and (self._wake_t is None or t < self._wake_t - 1e-9):
-            return []
+            return self._advance(t)
         self._evaluated = True
         self._wake_t = None
         return self._evaluate(t)
@@ -244,15 +293,25 @@ class Recognizer:
 
     def _evaluate(self, t: float) -> list[RecognizerEvent]:
         still = t - self._last_event_t
-        explanations = [e for e in self._explanations() if self._promotions_agree(e)]
-        firm = [e for e in explanations if not e.held]
-        if firm:
-            return self._settle(t, firm)
+        found, partial = self._explanations()
+        unfinished = min((e.cost for e in partial), default=float("inf"))
+        explanations = [e for e in found if self._agrees(e)]
         if explanations:
-            if still >= self.displacement_after_s - 1e-9:
-                return self._settle(t, explanations)
-            self._wake_t = self._last_event_t + self.displacement_after_s
-            return []  # a piece held in the air, or a capture by displacement: wait and see
+            best = min(e.cost for e in explanations)
+            contenders = [e for e in explanations if e.cost <= best + self.model.margin]
+            wait_s = self.model.still_wait_s(max(e.cost for e in contenders), unfinished)
+            if len({e.moves for e in contenders}) > 1 and any(
+                len(e.moves) <= parting_ply([c.moves for c in contenders]) + 1 for e in contenders
+            ):
+                # a question about the last move made: the player may still hold its piece (once the
+                # opponent has moved on, the player had finished)
+                wait_s = max(wait_s, self.ask_after_s)
+            if still < wait_s - 1e-9:
+                # the player may still be at it (a piece held in the air looks exactly like a capture
+                # by displacement): wait and see
+                self._wake_t = self._last_event_t + wait_s
+                return []
+            return self._settle(t, contenders)
         occupied = self.stable
         if self.takebacks:
             plies = self._takeback_plies(occupied)
@@ -264,11 +323,13 @@ class Recognizer:
             self._open_window(t)
             self._error = None
             return [NewGame(t)]
-        if still < self.illegal_after_s:
-            self._wake_t = self._last_event_t + self.illegal_after_s
+        under_way = is_under_way(self.board, occupied)
+        if under_way and self._in_hand(occupied):
+            return []  # thinking with one of its own pieces in hand is no error: its destinations are lit
+        patience = self.unfinished_after_s if under_way else self.illegal_after_s
+        if still < patience:
+            self._wake_t = self._last_event_t + patience
             return []  # the player may be in the middle of something
-        if self._in_hand(occupied):
-            return []  # thinking with a piece in hand is no error: its destinations are lit
         return self._illegal(t, occupied)
 
     def _in_hand(self, occupied: int) -> bool:
@@ -280,12 +341,46 @@ class Recognizer:
             and bool(missing & self.board.occupied_co[self.board.turn])
         )
 
-    def _settle(self, t: float, explanations: list[Explanation]) -> list[RecognizerEvent]:
-        best_cost = min(e.cost for e in explanations)
+    def _advance(self, t: float) -> list[RecognizerEvent]:
+        """The board is busy (quick replies, one after another): commit the plies that every good
+        explanation of the events so far agrees on, once each is followed by the next player's move."""
+        if self._advanced == self._version or self._error is not None:
+            return []
+        self._advanced = self._version
+        if len(self.history) - self._window_end < 4:
+            return []  # too little since the committed ply for another whole ply and a reply begun
+        found, partial = self._explanations()
+        options = [(e, False) for e in found if self._agrees(e)]
+        options += [(e, True) for e in partial if self._agrees(e)]
+        if not options:
+            return []
+        best = min(e.cost for e, _ in options)
+        near = [(e, is_partial) for e, is_partial in options if e.cost <= best + self.model.margin]
+        common = near[0][0].moves
+        for e, _ in near:
+            k = 0
+            while k < min(len(common), len(e.moves)) and common[k] == e.moves[k]:
+                k += 1
+            common = common[:k]
+        # a ply is finished when every explanation has something after it: the next player's move
+        length = len(common)
+        if any(len(e.moves) == length and not is_partial for e, is_partial in near):
+            length -= 1
+        kept = self._window_plies
+        committed = tuple(self.board.move_stack[len(self.board.move_stack) - kept :])
+        if length <= kept or common[:kept] != committed:
+            return []  # nothing new, or a revision: wait for the board to be still
+        plies = next(e for e, _ in near if e.moves[:length] == common[:length]).plies[:length]
+        return self._adopt(t, Explanation(plies, best), prefix=True)
+
+    def _agrees(self, explanation: Explanation) -> bool:
+        return self._promotions_agree(explanation) and self._answers_agree(explanation)
+
+    def _settle(self, t: float, contenders: list[Explanation]) -> list[RecognizerEvent]:
+        """Adopt the best explanation, unless another move sequence is as good (then ask)."""
         best: dict[tuple[chess.Move, ...], Explanation] = {}
-        for explanation in explanations:
-            if explanation.cost == best_cost:
-                best.setdefault(explanation.moves, explanation)
+        for explanation in sorted(contenders, key=lambda e: e.cost):
+            best.setdefault(explanation.moves, explanation)
         if len(best) > 1:
             return self._ambiguous(t, list(best))
         return self._adopt(t, next(iter(best.values())))
@@ -313,6 +408,8 @@ class Recognizer:
         self._asked = None
         # promotion answers and reserve slots belong to plies inside the window, or to coming ones
         self._choices = [c for c in self._choices if c[0] >= self._window_t]
+        first_ply = len(self.board.move_stack) - plies
+        self._answers = [a for a in self._answers if a[0] >= first_ply]
         self._reserve_taken = [r for r in self._reserve_taken if r[0] >= self._window_t]
 
     def _occupancies(self) -> list[int]:
@@ -331,90 +428,30 @@ class Recognizer:
 
     # --- the search --------------------------------------------------------------------------------
 
-    def _explanations(self) -> list[Explanation]:
-        """Every complete explanation of the window's events (best per move sequence)."""
+    def _explanations(self) -> tuple[list[Explanation], list[Explanation]]:
+        """Every complete explanation of the window's events, and every one in which a move is still under
+        way (best per move sequence)."""
         if self._searched is not None and self._searched[0] == self._version:
-            return self._searched[1]
-        events = self.history
-        occupied = self._occupancies()
-        lifts: dict[chess.Square, list[int]] = {}
-        places: dict[chess.Square, list[int]] = {}
-        for index, event in enumerate(events):
-            (places if event.occupied else lifts).setdefault(event.square, []).append(index)
+            return self._searched[1], self._searched[2]
         board = self._window_board()
-        committed: Shape | None = None
-        if self._window_plies:
-            committed = shape_of(board, self.board.move_stack[-1])
-        found: dict[tuple[chess.Move, ...], Explanation] = {}
-        budget = [SEARCH_BUDGET]
-        n = len(events)
-        # the fewest captures by displacement that explain the first i events as whole plies, the rest
-        # being one move begun and not finished
-        unfinished = [float("inf")] * (n + 1)
-
-        def touched(i: int, j: int) -> int:
-            bits = 0
-            for event in events[i:j]:
-                bits |= chess.BB_SQUARES[event.square]
-            return bits
-
-        def visit(i: int, plies: list[Ply], costs: tuple[int, int, int, float]) -> None:
-            if is_begun(board, occupied[n]):
-                unfinished[i] = min(unfinished[i], costs[0])
-            tail = touched(i, n)
-            # after the last ply only pieces lifted and put back: nothing appears from nowhere
-            if occupied[n] == board.occupied and (plies or committed is None) and not tail & ~occupied[i]:
-                cost = (costs[0], costs[1] + chess.popcount(tail), costs[2], costs[3])
-                explanation = Explanation(tuple(plies), cost)
-                moves = explanation.moves
-                if moves not in found or is_better(explanation, found[moves]):
-                    found[moves] = explanation
-            if len(plies) >= MAX_PLIES or i >= n or budget[0] <= 0:
-                return
-            shapes = shapes_by_diff(board)
-            base = int(board.occupied)
-            for j in range(i + 1, n + 1):
-                for shape in shapes.get(occupied[j] ^ base, ()):
-                    if not plies and committed is not None:
-                        if shape.departs & committed.departs != committed.departs:
-                            continue  # a revision moves the same pieces on, never fewer
-                        revises = int((shape.move.from_square, shape.move.to_square) != squares_of(committed))
-                    else:
-                        revises = 0
-                    budget[0] -= 1
-                    fit = fit_segment(shape, events, lifts, places, base, i, j)
-                    if fit is None:
-                        continue
-                    displaced, nudges, refill = fit
-                    ply = Ply(shape.move, i, j, bool(displaced))
-                    board.push(shape.move)
-                    visit(
-                        j,
-                        [*plies, ply],
-                        (costs[0] + displaced, costs[1] + nudges, costs[2] + revises, costs[3] + refill),
-                    )
-                    board.pop()
-
-        visit(0, [], (0, 0, 0, 0.0))
-        if budget[0] <= 0:
+        committed = self.board.move_stack[-1] if self._window_plies else None
+        search = Search(board, self.history, self._occupancies(), committed, self.model)
+        result = search.run()
+        if search.cut_short:
             LOGGER.warning("recognition search cut short after %d segment fits", SEARCH_BUDGET)
-        result = [replace(e, held=self._is_held(e, unfinished)) for e in found.values()]
-        self._searched = (self._version, result)
-        return result
+        partial = list(search.partial.values())
+        self._searched = (self._version, result, partial)
+        return result, partial
 
-    @staticmethod
-    def _is_held(explanation: Explanation, unfinished: Sequence[float]) -> bool:
-        """A capture by displacement cannot be told from a piece held in the air, so an explanation that
-        needs one waits when: it is the last ply; or it revises the last move (the opponent lifting the
-        piece that move put down, to take it, looks the same); or the events up to and past that ply fit
-        legal plies with fewer displacements and the rest is one move begun, not finished (a capture
-        that gives check, then a reply paused mid-slide)."""
-        displaced = [p for p in explanation.plies if p.displaced]
-        if not displaced:
-            return False
-        if explanation.plies[-1].displaced or explanation.cost[2]:
-            return True
-        return min(unfinished[displaced[0].end :], default=float("inf")) < explanation.cost[0]
+    def _answers_agree(self, explanation: Explanation) -> bool:
+        """Whether the explanation makes each move the player named when asked."""
+        start = len(self.board.move_stack) - self._window_plies
+        moves = explanation.moves
+        for ply, move in self._answers:
+            k = ply - start
+            if 0 <= k < len(moves) and moves[k] != move:
+                return False
+        return True
 
     # --- promotions --------------------------------------------------------------------------------
 
@@ -452,9 +489,11 @@ class Recognizer:
 
     # --- outcomes ----------------------------------------------------------------------------------
 
-    def _adopt(self, t: float, explanation: Explanation) -> list[RecognizerEvent]:
+    def _adopt(self, t: float, explanation: Explanation, *, prefix: bool = False) -> list[RecognizerEvent]:
+        """Make the explanation's moves the game's; with ``prefix`` it explains only the first events of
+        the window, and the rest stay."""
         events: list[RecognizerEvent] = []
-        if self._error is not None:
+        if self._error is not None or self._asked is not None:
             self._error = None
             events.append(Resolved(t))
         self._asked = None
@@ -478,9 +517,15 @@ class Recognizer:
         for move in moves[kept:]:
             sans.append(self.board.san(move))
             self.board.push(move)
+        if not explanation.plies:
+            assert undone is not None
+            self._open_window(t)  # withdrawn: the piece is back where it stood
+            return [*events, Revised(t, undone, (), ())]
         last = explanation.plies[-1]
         self._open_window(t, start=last.start, plies=1)
         self._window_end = last.end - last.start
+        if prefix:
+            self._evaluated = False  # the rest of the window is still to be explained
         if undone is not None:
             return [*events, Revised(t, undone, moves, tuple(sans))]
         return [*events, Committed(t, moves[kept:], tuple(sans))]
@@ -490,10 +535,17 @@ class Recognizer:
         if self._asked is not None and self._asked.candidates == ordered:
             return []
         board = self._window_board()
-        sans = []
-        for moves in ordered:
-            sans.append(tuple(sans_of(board, moves)))
-        self._asked = Ambiguous(t, ordered, tuple(sans))
+        sans = [tuple(sans_of(board, moves)) for moves in ordered]
+        # the first ply at which the candidates part, and what each makes there
+        part = parting_ply(ordered)
+        options: dict[chess.Move, str] = {}
+        for moves, names in zip(ordered, sans, strict=True):
+            if len(moves) > part:
+                options.setdefault(moves[part], names[part])
+        start = len(board.move_stack)
+        self._asked = Ambiguous(
+            t, ordered, tuple(sans), start + part, tuple(options), tuple(options.values())
+        )
         return [self._asked]
 
     def _takeback_plies(self, occupied: int) -> int:
@@ -541,3 +593,11 @@ class Recognizer:
         if changed > 4:
             return "several pieces are off their squares"
         return "that is not a legal move"
+
+
+def parting_ply(candidates: Sequence[Sequence[chess.Move]]) -> int:
+    """The first index at which the move sequences differ (or one ends)."""
+    part = 0
+    while all(len(moves) > part for moves in candidates) and len({m[part] for m in candidates}) == 1:
+        part += 1
+    return part

@@ -1,5 +1,6 @@
-"""Explanations of a stretch of square events, without state: what each legal move does to the
-occupancy (its :class:`Shape`), and whether a stretch of events fits it (:func:`fit_segment`)."""
+"""Moves against a stretch of square events, without state: what each legal move does to the occupancy
+(its :class:`Shape`), and whether a stretch of events fits it and what else it then needs
+(:func:`fit_segment`, a :class:`Fit`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 import chess
 
 from .events import SquareEvent
+from .model import HumanModel
 
 
 @dataclass(frozen=True)
@@ -33,26 +35,28 @@ class Shape:
 
 
 @dataclass(frozen=True)
-class Ply:
-    move: chess.Move
-    start: int
-    """Its stretch of events is ``history[start:end]``."""
-    end: int
-    displaced: bool
+class Fit:
+    """What a stretch of events needs, besides the move, to be that move (see :mod:`.model`)."""
 
+    displaced: int = 0
+    """1 when a capture's victim never left its square in view."""
+    nudges: int = 0
+    """Pieces lifted and put back before the move began or after it ended."""
+    nudges_in_flight: int = 0
+    """Pieces lifted and put back while the moving piece was in the air."""
+    stopovers: int = 0
+    """Squares off its way where the moving piece was set down, then lifted again."""
+    flight_s: float = 0.0
+    """Seconds from the mover leaving its square to its landing (a capture: its victim's square filled)."""
 
-@dataclass(frozen=True)
-class Explanation:
-    plies: tuple[Ply, ...]
-    cost: tuple[float, ...]
-    """Lower is better: (captures by displacement, nudges, revises the last move, victim refill time)."""
-    held: bool = False
-    """It relies on a capture by displacement that may be only a piece held in the air, or a move still
-    in progress: it is taken only after the board has been still for long."""
-
-    @property
-    def moves(self) -> tuple[chess.Move, ...]:
-        return tuple(p.move for p in self.plies)
+    def cost(self, model: HumanModel) -> float:
+        return model.cost(
+            nudges=self.nudges,
+            nudges_in_flight=self.nudges_in_flight,
+            stopovers=self.stopovers,
+            displaced=self.displaced,
+            flight_s=self.flight_s,
+        )
 
 
 def shapes_by_diff(board: chess.Board) -> dict[int, list[Shape]]:
@@ -87,16 +91,28 @@ def shape_of(board: chess.Board, move: chess.Move) -> Shape:
     return Shape(move, bb[origin] | bb[target], bb[origin], bb[target], path, origin, target=target)
 
 
-def is_begun(board: chess.Board, occupied: int) -> bool:
-    """Whether ``occupied`` could be ``board`` with one move of the side to move under way: its mover
-    (and perhaps a victim or the castling rook) lifted, at most one piece set down somewhere."""
-    emptied = board.occupied & ~occupied
-    filled = occupied & ~board.occupied
-    return (
-        chess.popcount(filled) <= 1
-        and 1 <= chess.popcount(emptied) <= 2
-        and bool(emptied & board.occupied_co[board.turn])
-    )
+def is_under_way(board: chess.Board, occupied: int, shapes: Sequence[Shape] | None = None) -> bool:
+    """Whether ``occupied`` could be ``board`` with a move of the side to move under way: only squares that
+    move empties (its mover, a victim, king and rook) read empty, save at most one more (a piece lifted to
+    adjust it, or held while thinking), and at most one piece stands where the move passes or lands.
+    ``shapes`` are the legal moves' shapes, when known."""
+    missing = board.occupied & ~occupied
+    extra = occupied & ~board.occupied
+    if not missing or chess.popcount(extra) > 1:
+        return False
+    if not extra and chess.popcount(missing) == 1 and missing & board.occupied_co[board.turn]:
+        return True  # one of its own pieces in hand: thinking
+    if shapes is None:
+        shapes = [shape_of(board, move) for move in board.legal_moves]
+    for shape in shapes:
+        leaves = shape.departs | (chess.BB_SQUARES[shape.victim] if shape.victim is not None else 0)
+        if (
+            missing & leaves
+            and chess.popcount(missing & ~leaves) <= 1
+            and not extra & ~(shape.arrives | shape.path)
+        ):
+            return True
+    return False
 
 
 def explained_squares(shape: Shape) -> int:
@@ -117,6 +133,14 @@ def last_index(indices: list[int] | None, i: int, j: int) -> int | None:
     return indices[k] if k >= 0 and indices[k] >= i else None
 
 
+def first_index(indices: list[int] | None, i: int, j: int) -> int:
+    """The first of the sorted ``indices`` in ``[i, j)``, else ``j``."""
+    if not indices:
+        return j
+    k = bisect.bisect_left(indices, i)
+    return indices[k] if k < len(indices) and indices[k] < j else j
+
+
 def fit_segment(
     shape: Shape,
     events: Sequence[SquareEvent],
@@ -125,9 +149,15 @@ def fit_segment(
     before: int,
     i: int,
     j: int,
-) -> tuple[int, int, float] | None:
+) -> Fit | None:
     """Whether ``events[i:j]``, starting from occupancy ``before``, can be this move: None if not, else
-    (captures by displacement, nudges, seconds from the mover leaving to its victim's square refilled)."""
+    what else the stretch needs (nudges, a capture by displacement, stops off the mover's way).
+
+    Every square the move empties must be seen empty; a quiet move's target fills after its mover left; a
+    capture's target is emptied and filled again after the mover left, or else the victim was displaced.
+    A square the move does not touch may change only as a piece lifted and put back (a nudge), or, if it
+    was empty, as the mover set down there while in flight (a slide over it on its way, or a stop off its
+    way): nothing appears from nowhere."""
     first_left = j
     for square in chess.SquareSet(shape.departs):
         lifted = last_index(lifts.get(square), i, j)
@@ -135,11 +165,13 @@ def fit_segment(
             return None  # a piece left without its square ever reading empty
         first_left = min(first_left, lifted)
     left = last_index(lifts.get(shape.origin), i, j)
-    displaced, refill, nudges_on_victim = 0, 0.0, 0
+    displaced, nudges_on_victim = 0, 0
+    landing: int | None = None
     if shape.target is not None:
         landed = last_index(places.get(shape.target), i, j)
         if left is None or landed is None or landed < left:
             return None
+        landing = next(k for k in places[shape.target] if k > left)
     elif shape.victim is not None and left is not None:
         refilled = last_index(places.get(shape.victim), i, j)
         if last_index(lifts.get(shape.victim), i, j) is None or refilled is None or refilled < left:
@@ -149,19 +181,24 @@ def fit_segment(
             nudges_on_victim = int(last_index(lifts.get(shape.victim), i, j) is not None)
         else:
             # how soon, not how late: a promoting pawn exchanged on the square later is the same capture
-            first_refill = next(k for k in places[shape.victim] if k > left)
-            refill = events[first_refill].t - events[left].t
+            landing = next(k for k in places[shape.victim] if k > left)
     # The mover is in flight from leaving its square to the last landing the move shows.
-    # castling: from the first of king and rook leaving
-    flight_from = first_left if shape.castling or left is None else left
+    # castling: from the first of king and rook leaving (the first time: one may land where the other
+    # stood and leave again)
+    if shape.castling:
+        flight_from = min(first_index(lifts.get(s), i, j) for s in chess.SquareSet(shape.departs))
+    else:
+        flight_from = first_left if left is None else left
     if shape.victim is not None:
         refilled = None if displaced else last_index(places.get(shape.victim), i, j)
         flight_to = j if refilled is None else refilled
     else:
         landings = [last_index(places.get(s), i, j) for s in chess.SquareSet(shape.arrives)]
         flight_to = max((x for x in landings if x is not None), default=j)
+        if shape.castling and flight_to < j:
+            landing = flight_to
     explained = explained_squares(shape)
-    nudges = nudges_on_victim
+    nudges, in_flight, stopovers = nudges_on_victim, 0, 0
     spans: dict[chess.Square, list[int]] = {}
     for index in range(i, j):
         square = events[index].square
@@ -169,21 +206,17 @@ def fit_segment(
             spans.setdefault(square, [index, index])[1] = index
     for square, (first, last) in spans.items():
         if before & chess.BB_SQUARES[square]:
-            nudges += 1  # a piece lifted and put back
+            # a piece lifted and put back: with the other hand if the mover was in the air meanwhile
+            if last < flight_from or first > flight_to:
+                nudges += 1
+            else:
+                in_flight += 1
         elif not (flight_from < first and last < flight_to):
             return None  # a piece set down and taken away, but not the mover in flight: from where?
         elif not shape.path & chess.BB_SQUARES[square]:
-            if displaced:
-                return None  # set down off its path, lifted again, then pushing a victim off unseen
-            nudges += 1  # the mover set down off its path, then moved on
-    return displaced, nudges, refill
-
-
-def is_better(a: Explanation, b: Explanation) -> bool:
-    """Same moves: the lower cost, then the later boundaries (noise goes with the earlier ply)."""
-    if a.cost != b.cost:
-        return a.cost < b.cost
-    return [p.end for p in a.plies] > [p.end for p in b.plies]
+            stopovers += 1  # the mover set down off its way, then moved on
+    flight_s = 0.0 if landing is None else events[landing].t - events[flight_from].t
+    return Fit(displaced, nudges, in_flight, stopovers, max(0.0, flight_s))
 
 
 def sans_of(board: chess.Board, moves: Sequence[chess.Move]) -> list[str]:
