@@ -34,6 +34,9 @@ The snapshot's keys (a contract for the page and its tests):
 ``prompt``
     ``None`` or ``{"colour", "legal": {"e2": ["e3", "e4"], ...}, "promotion": [from uci prefixes]}``
     when a ``web`` player is to move.
+``question``
+    ``None`` or ``{"text": "Bxf3 or Bxh3?", "ply", "options": [{"uci", "san"}, ...]}`` while the board fits
+    several moves and the player at the board is asked which they made (``POST /api/v1/answer``).
 ``hint``, ``notices``
     the hint for the position on the board ``{"uci", "san", "fen"}`` (cleared, as the evaluation is,
     when the position changes or the game ends) and the last notices (``[{"message", "level"}]``,
@@ -100,6 +103,7 @@ class LiveState:
             "clock": None,
             "evaluation": None,
             "prompt": None,
+            "question": None,
             "hint": None,
             "notices": [],
         }

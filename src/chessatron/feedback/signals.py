@@ -23,7 +23,7 @@ import chess
 from ..errors import ColourError, ConfigError
 from ..layout import Cell, Layout
 from ..ports import RGB
-from .colours import NAMED_COLOURS, check_rgb, parse_colour
+from .colours import NAMED_COLOURS, OFF, check_rgb, parse_colour
 
 __all__ = ["LedSignals", "SignalColours", "combine"]
 
@@ -45,6 +45,8 @@ class SignalColours:
     """Where the engine's move starts (a castling rook's start too)."""
     engine_to: RGB = NAMED_COLOURS["blue"]
     """Where the engine's move ends."""
+    question: RGB = NAMED_COLOURS["cyan"]
+    """Blinking: the squares of the moves the player is asked to choose between."""
 
     def __post_init__(self) -> None:
         for field in fields(self):
@@ -134,6 +136,20 @@ class LedSignals:
         else:
             lit[self.cell(move.to_square)] = self.colours.engine_to
         return lit
+
+    def show_question(
+        self, board: chess.Board, options: Iterable[chess.Move], *, lit: bool = True
+    ) -> dict[Cell, RGB]:
+        """The squares of the moves a question names (where each starts and ends; a castling's king and
+        rook squares), in the *question* colour; with ``lit`` False, the same squares dark: alternate the
+        two to blink them."""
+        squares: set[chess.Square] = set()
+        for move in options:
+            squares |= {move.from_square, move.to_square}
+            if board.is_castling(move):
+                squares |= {_castled_king_square(board, move), *_castling_rook(board, move)}
+        colour = self.colours.question if lit else OFF
+        return {self.cell(square): colour for square in squares}
 
     def __repr__(self) -> str:
         return f"LedSignals({self.layout!r})"

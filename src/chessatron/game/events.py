@@ -75,6 +75,19 @@ def describe_event(event: Mapping[str, Any], game: Mapping[str, Any] | None = No
         uci = str(event.get("uci") or "")
         squares = f" ({uci[:2]} to {uci[2:4]})" if len(uci) >= 4 else ""
         return f"please make {whose}{event.get('san')} on the board{squares}"
+    if kind == "question":
+        asked = event.get("question")
+        if not asked:
+            return "settled: the board shows the move"
+        return (
+            f"which move was it: {asked.get('text')} Answer on the web page, or lift the piece you "
+            "moved and set it down again"
+        )
+    if kind == "revised":
+        sans = list(event.get("san") or ())
+        if not sans:
+            return "the last move was withdrawn: its piece is back on its square"
+        return f"the last move was {' '.join(sans)}, not as first seen"
     if kind == "arrange":
         return f"{event.get('why')}: please arrange the pieces as the lights show: {event.get('fen')}"
     return None

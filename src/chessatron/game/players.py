@@ -25,6 +25,7 @@ from ..layout import Cell, Layout
 from ..live import LiveState, colour_name
 from ..ports import LedStrip, OccupancySensor
 from ..recognition import (
+    Ambiguous,
     Committed,
     Illegal,
     NewGame,
@@ -35,8 +36,8 @@ from ..recognition import (
     Revised,
     TookBack,
 )
-from ..sim.hand import SimulatedHand, perform
-from ..sim.trace import KnownMove, PromotionChoice, TableSnapshot, entry_line
+from ..sim.hand import HandAction, SimulatedHand, perform
+from ..sim.trace import KnownMove, MoveChoice, PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld
 from ..simulate import read_game
 from .engine import EnginePlayer, parse_level
@@ -150,11 +151,31 @@ class KeyboardMover:
         return self.keyboard.ask(board, expired=self.expired)
 
 
+@dataclass(frozen=True)
+class Revision:
+    """The person's last move was not what the sensors first said: ``moves`` stand in place of ``undone``
+    (a paused slide went on, rook-first castling, a piece set down on the wrong square and moved on);
+    none when it was withdrawn (its piece had only been held over the board)."""
+
+    undone: chess.Move
+    moves: tuple[chess.Move, ...]
+
+
+#: A question's squares blink this fast (seconds on, as many off).
+BLINK_S = 0.4
+
+
 class BoardMover:
     """A person at the table: the sensors see pieces leave and arrive, the recognizer names the move.
 
     With a simulated ``hand`` (and a brain to choose its moves), the hand moves the pieces in the
     simulated world the way people do, in simulated time; otherwise this waits for a real person.
+
+    When the board fits several moves (a capture by displacement that could have taken either of two
+    pieces) nothing is guessed: the question goes to :attr:`on_question` (the terminal, the web page, the
+    display say it), the LEDs blink the candidates' squares, and an answer put in :attr:`answers` (or
+    the capturing piece lifted and set down again) settles it. A simulated person answers by lifting
+    the piece again, unless ``hand_answers`` is off (then the page or a test answers).
     """
 
     def __init__(
@@ -170,6 +191,8 @@ class BoardMover:
         give_up_s: float = 120.0,
         leds: LedStrip | None = None,
         log: IO[str] | None = None,
+        hand_answers: bool = True,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.layout = layout
         self.leds = leds
@@ -183,6 +206,9 @@ class BoardMover:
         self.world = world
         self.scan_s = scan_s
         self.give_up_s = give_up_s
+        self.hand_answers = hand_answers
+        self._clock = clock
+        self._started = clock()
         self.t = 0.0
         self.events: list[object] = []
         #: Plies the player set back on the board (when :meth:`choose` answered a takeback).
@@ -191,7 +217,22 @@ class BoardMover:
         self.both_sides = False
         #: Whether the player's time is up (the session sets it when a clock runs).
         self.expired: Callable[[], bool] = lambda: False
+        #: Answers to a question, from the page, the terminal or buttons: the move the player made.
+        self.answers: queue.Queue[chess.Move] = queue.Queue()
+        #: Told of every question (an :class:`Ambiguous`) and of its end (None).
+        self.on_question: Callable[[Ambiguous | None], None] = lambda question: None
+        #: Told when an answer is not one of the moves asked about.
+        self.on_notice: Callable[[str], None] = lambda message: None
+        self._played: chess.Move | None = None
+        """The move a simulated hand made last (it knows what it did when asked)."""
+        self._answered_t: float | None = None
         self._logged_scan()  # the log starts from the position the player sits down to
+
+    @property
+    def real_time(self) -> bool:
+        """Scans follow the wall clock: a real person, or a simulated one whose question waits for an
+        answer from outside (the page)."""
+        return self.hand is None or (self.recognizer.is_asking and not self.hand_answers)
 
     def apply(self, move: chess.Move) -> None:
         """The robot (or a typed move) changed the board: the next scan is the new baseline."""
@@ -221,7 +262,7 @@ class BoardMover:
 
     def _light(self, event: object) -> None:
         """Guidance under the squares: legal destinations of a lifted piece, red for an illegal
-        action, violet for check."""
+        action, violet for check, the candidates of a question blinking."""
         if self.leds is None:
             return
         board = self.recognizer.board
@@ -231,8 +272,17 @@ class BoardMover:
         elif isinstance(event, Illegal):
             squares = [*event.guidance.missing, *event.guidance.extra]
             self.leds.show(combine(check, self.signals.show_illegal(squares)))
+        elif isinstance(event, Ambiguous):
+            self._blink(event, lit=True)
         elif event is None or isinstance(event, Committed | Revised | Resolved | TookBack | NewGame):
             self.leds.show(check)
+
+    def _blink(self, question: Ambiguous, *, lit: bool) -> None:
+        if self.leds is not None:
+            board = self.recognizer.board.copy()
+            while len(board.move_stack) > question.ply:
+                board.pop()
+            self.leds.show(self.signals.show_question(board, question.options, lit=lit))
 
     def restart(self, board: chess.Board) -> None:
         """The position was set back (a takeback): recognise from ``board`` on."""
@@ -240,16 +290,62 @@ class BoardMover:
         self._light(None)
 
     def _scan(self) -> list[RecognizerEvent]:
-        """One scan period on: the sensors read, what the recognizer made of them kept and lit."""
-        self.t += self.scan_s
-        if self.hand is None:
+        """One scan period on: the sensors read, what the recognizer made of them kept and lit; answers
+        to a question passed on."""
+        if self.real_time:
             time.sleep(self.scan_s)
+            self.t = max(self.t + 1e-4, self._clock() - self._started)
+        else:
+            self.t += self.scan_s
         cells = self._logged_scan()
         events = self.recognizer.feed_table(self.t, cells)
+        asked = self.recognizer.question
+        while asked is not None and not self.answers.empty():
+            answer = self.answers.get_nowait()
+            try:
+                events += self.recognizer.choose_move(self.t, answer)
+            except ValueError as exc:
+                self.on_notice(str(exc))
+            else:
+                if self.log is not None:
+                    self.log.write(entry_line(MoveChoice(round(self.t, 4), answer)) + "\n")
+            asked = self.recognizer.question
         for event in events:
             self.events.append(event)
             self._light(event)
+            if isinstance(event, Ambiguous):
+                self.on_question(event)
+            elif isinstance(event, Resolved | Committed | Revised) and asked is None:
+                self.on_question(None)
+        if asked is not None and self.leds is not None:
+            self._blink(asked, lit=int(self.t / BLINK_S) % 2 == 0)
         return events
+
+    def ahead(self, board: chess.Board) -> chess.Move | Revision | None:
+        """What the sensors have seen beyond ``board`` (the game as the session has it): the next move, a
+        revision of its last move, or nothing."""
+        mine, theirs = self.recognizer.board.move_stack, board.move_stack
+        common = 0
+        while common < min(len(mine), len(theirs)) and mine[common] == theirs[common]:
+            common += 1
+        if common == len(theirs) and len(mine) > common:
+            return mine[common]
+        if common == len(theirs) - 1 and len(mine) >= common:
+            return Revision(theirs[-1], tuple(mine[common:]))
+        return None
+
+    def confirm(self, board: chess.Board, hold_s: float) -> Revision | None:
+        """Before the robot answers the person's last move on ``board``: scan until that move has stood
+        untouched for ``hold_s`` (a paused slide or rook-first castling goes on within that), and
+        return a revision of it found meanwhile. The robot waits as long as the board is not settled
+        (a piece off its square is shown red until it is put back)."""
+        while True:
+            outcome = self.ahead(board)
+            if isinstance(outcome, Revision):
+                return outcome
+            if self.recognizer.settled_for(self.t) >= hold_s:
+                return None
+            self._scan()
 
     def carry_out(self, board: chess.Board, move: chess.Move) -> None:
         """A player makes ``move`` (the engine's, on a board without a robot) as the LEDs show it; returns
@@ -274,6 +370,7 @@ class BoardMover:
             self.leds.show(self.signals.show_engine_move(move, board))
         if self.hand is not None and self.world is not None:
             watch(self.recognizer.settle_s + 0.1)
+            self._played = move
             step = self.hand.play(board, move, self.t + 0.3)
             perform(self.world, step.actions, realtime=True, sleep=watch)
             if step.promotion_choice is not None:
@@ -286,6 +383,9 @@ class BoardMover:
                 raise HardwareError(f"the move {move.uci()} was not seen on the board; check the sensors")
             if self.hand is None and self.expired():
                 raise KeyboardInterrupt  # stopped while waiting: the game stays journaled
+            if self.recognizer.is_asking and self.answers.empty():
+                # the board fits the engine's move and another: it is the engine's move
+                self.answers.put(move)
             if wrong() != showing_wrong and self.leds is not None:
                 showing_wrong = not showing_wrong
                 squares = [move.from_square, move.to_square]
@@ -301,21 +401,24 @@ class BoardMover:
             self._scan()
         self._light(None)
 
-    def choose(self, board: chess.Board) -> chess.Move | Command | None:
+    def choose(self, board: chess.Board) -> chess.Move | Command | Revision | None:
         """The move the player makes on the board; :attr:`Command.TAKEBACK` when they set the position
-        back instead (:attr:`took_back` says by how many plies)."""
-        found: list[chess.Move] = []
+        back instead (:attr:`took_back` says by how many plies); a :class:`Revision` when the last move
+        turns out to have been another (both players at the board: the opponent's last move)."""
+        found: list[chess.Move | Revision] = []
         self.took_back = 0
+        outcome = self.ahead(board)
+        if outcome is not None:
+            return outcome  # seen already: a quick reply in the same breath, or a revision
 
-        def watch(seconds: float) -> None:
-            """Let ``seconds`` pass, scanning the sensors every scan period."""
+        def watch(seconds: float, *, to_the_end: bool = False) -> None:
+            """Let ``seconds`` pass, scanning the sensors every scan period (until a move is seen, unless
+            ``to_the_end``: a simulated hand finishing what it does)."""
             end = self.t + seconds
-            while self.t < end and not found and not self.took_back:
+            while self.t < end and (to_the_end or (not found and not self.took_back)):
                 for event in self._scan():
-                    if isinstance(event, Committed) and len(self.recognizer.board.move_stack) > len(
-                        board.move_stack
-                    ):
-                        found.append(event.moves[0])
+                    if isinstance(event, Committed | Revised) and (outcome := self.ahead(board)) is not None:
+                        found[:] = [outcome]
                     elif isinstance(event, TookBack):
                         plies = len(board.move_stack) - len(self.recognizer.board.move_stack)
                         # against a player off the board, only a takeback that gives this player the
@@ -326,27 +429,65 @@ class BoardMover:
         # the board as it stands before anyone touches it, still long enough that the log alone shows the
         # robot's last move as a move (a person does not start the instant the robot stops, either)
         watch(self.recognizer.settle_s + 0.1)
-        if self.hand is not None and self.brain is not None and self.world is not None:
-            step = self.hand.play(board, self.brain.best_move(board), self.t + 0.3)
-            # the hand moves in simulated time; the sensors are read while it does
-            perform(self.world, step.actions, realtime=True, sleep=watch)
+        if self.hand is not None and self.brain is not None and self.world is not None and not found:
+            self._played = self.brain.best_move(board)
+            step = self.hand.play(board, self._played, self.t + 0.3)
+            # the hand moves in simulated time; the sensors are read while it does, to its last action
+            perform(self.world, step.actions, realtime=True, sleep=lambda s: watch(s, to_the_end=True))
             if step.promotion_choice is not None:
                 # the player answers the promotion prompt (the sensors cannot tell a knight from a queen)
                 self._log_promotion(step.promotion_choice.piece)
                 for event in self.recognizer.choose_promotion(self.t, step.promotion_choice.piece):
                     self.events.append(event)
-                    if isinstance(event, Committed | Revised):
-                        found[:] = [event.moves[-1]]
+                    if isinstance(event, Committed | Revised) and (outcome := self.ahead(board)) is not None:
+                        found[:] = [outcome]
         deadline = self.t + self.give_up_s
         while not found and not self.took_back and (self.t < deadline or self.hand is None):
             if self.hand is None and self.expired():
                 return None  # the flag fell while the player thought
+            if self.recognizer.is_asking:
+                if self.hand is not None and self.hand_answers:
+                    self._answer_by_hand()
+                deadline = self.t + self.give_up_s  # waiting for an answer is no silence of the sensors
             watch(self.scan_s)
         if found:
             return found[0]
         if self.took_back > 0:
             return Command.TAKEBACK
         raise HardwareError("no move was recognised on the board; check the sensors (chessatron hw test)")
+
+    def _answer_by_hand(self) -> None:
+        """The simulated person answers the question: a capture by lifting the capturing piece and setting
+        it down again (its square seen emptied and filled again tells), anything else at the prompt."""
+        question, move = self.recognizer.question, self._played
+        if question is None or move is None or self.world is None or move not in question.options:
+            return
+        if self._answered_t is not None and self.t < self._answered_t + 3.0:
+            return  # answered a moment ago: let the board settle first
+        self._answered_t = self.t
+        board = self.recognizer.board.copy()
+        while len(board.move_stack) > question.ply:
+            board.pop()
+        if not board.is_capture(move) or board.is_castling(move):
+            self.answers.put(move)
+            return
+        cell = self.layout.square_cell(move.to_square)
+        symbol = board.piece_at(move.from_square)
+        assert symbol is not None
+        start = self.t + 1.0
+        actions = [
+            HandAction(round(start, 3), "lift", cell, symbol.symbol(), "answer: lifts the capturing piece"),
+            HandAction(
+                round(start + 0.4, 3), "place", cell, symbol.symbol(), "answer: and sets it down again"
+            ),
+        ]
+
+        def watch(seconds: float) -> None:
+            end = self.t + seconds
+            while self.t < end:
+                self._scan()
+
+        perform(self.world, actions, realtime=True, sleep=watch)
 
 
 class InboxMover:

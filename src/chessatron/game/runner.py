@@ -499,6 +499,14 @@ class GameRunner:
         inbox.inbox.put(move)
         return move
 
+    def answer(self, text: str) -> chess.Move:
+        """The player at the board says which move they made (UCI or SAN) when the board fits several.
+        Raises :class:`NotYourTurnError` when nothing is asked, :class:`IllegalMoveError` for a move that
+        is not one of those asked about."""
+        if not self.busy or self.session.question is None:
+            raise NotYourTurnError("nothing is asked now: the board shows a move, or none yet")
+        return self.session.answer(text)
+
     def select(self, square: str | None) -> None:
         """The web player picked the piece on ``square`` (None: put it down again): the LEDs show where it
         may go. Raises :class:`NotYourTurnError`, :class:`IllegalMoveError` for a piece that cannot move."""

@@ -27,14 +27,15 @@ import chess
 import chess.engine
 
 from ..config import Config
-from ..errors import ChessatronError, ConfigError, HardwareError, NoSparePieceError
+from ..errors import ChessatronError, ConfigError, HardwareError, IllegalMoveError, NoSparePieceError
 from ..feedback.signals import LedSignals
 from ..grbl.link import GrblLink
 from ..grbl.stream import StreamProgress
 from ..layout import Cell, Layout, MachinePoint, Node
 from ..live import LiveLeds, LiveSensors, LiveState, colour_name
-from ..planner import Plan, Planner, Relocation
+from ..planner import Plan, Planner, Relocation, castling_squares
 from ..ports import LedStrip, OccupancySensor
+from ..recognition import Ambiguous
 from ..reset import ResetPlanner
 from ..robot import Robot
 from ..sim.hand import HandAction, SimulatedHand, perform
@@ -52,6 +53,7 @@ from .players import (
     KeyboardMover,
     Mover,
     PlayerSpec,
+    Revision,
     ScriptMover,
     engine_level,
 )
@@ -173,6 +175,10 @@ class Session:
         # after a resume: a person's finished relocations whose "done" the journal lacks
         self._hand_done_unjournaled: list[int] = []
         self._specs: dict[chess.Color, PlayerSpec] = {}
+        #: How a simulated person (a ``hand`` player) handles the pieces, and whether it answers a
+        #: question itself (by lifting the capturing piece again) or leaves it to the page.
+        self.hand_style: HandStyle = HandStyle.calm()
+        self.hand_answers = True
 
     def emit(self, event: dict[str, Any]) -> None:
         """Tell the caller (and the watchers) what happened."""
@@ -299,6 +305,8 @@ class Session:
         """The game is over: its board players (their LEDs and sensor logs close with it) and inboxes go."""
         self._board_movers.clear()
         self.inboxes = {}
+        if self.live.snapshot().get("question") is not None:
+            self.live.update(question=None)
 
     @property
     def has_robot(self) -> bool:
@@ -634,6 +642,8 @@ class Session:
                 elif isinstance(mover, EngineMover):
                     mover.budget = self._thinking_budget
             plies = 0
+            # the person whose move on the board the robot is about to answer (it must stand first)
+            person: BoardMover | None = None
             while outcome is None:
                 if self.stop_requested.is_set():
                     raise KeyboardInterrupt  # stopped from elsewhere: the game stays journaled
@@ -650,6 +660,20 @@ class Session:
                     outcome = self._finish(journal, Outcome(result, termination))
                     break
                 if choice is None:
+                    continue
+                robot_answers = self.has_robot and not isinstance(movers[board.turn], BoardMover)
+                if person is not None and robot_answers and not isinstance(choice, Revision):
+                    # before the robot touches a piece: the person's move must stand (a slide paused on a
+                    # legal square, rook-first castling, a piece set down on the wrong square go on)
+                    revised = person.confirm(board, reply_hold_s(board))
+                    if revised is not None:
+                        choice = revised
+                if isinstance(choice, Revision):
+                    # (the revised move, too, must stand before the robot answers it)
+                    self._revised_on_board(board, journal, choice)
+                    board = journal.board()
+                    if clock is not None:
+                        self.clock = clock = self._clock_for(journal)
                     continue
                 if isinstance(choice, Command):
                     if clock is not None and choice == Command.TAKEBACK:
@@ -679,6 +703,7 @@ class Session:
                 entry = journal.record_move(choice, who=who, clock_ms=clock_ms)
                 self.emit({"event": "move", "ply": entry.ply, "uci": uci, "san": entry.san, "who": who})
                 mover = movers[board.turn]
+                person = mover if isinstance(mover, BoardMover) else None
                 if isinstance(mover, EngineMover):
                     self._show_evaluation(board, choice, mover.engine.last_info)
                 if not self.has_robot and not isinstance(mover, BoardMover):
@@ -839,7 +864,7 @@ class Session:
         hand = brain = None
         if spec.kind == "hand":
             hand = SimulatedHand(
-                random.Random(len(board.move_stack)), HandStyle.calm(), table=self.table, table_visible=True
+                random.Random(len(board.move_stack)), self.hand_style, table=self.table, table_visible=True
             )
             level = engine_level(spec)
             if not carrier and level is not None:
@@ -847,10 +872,53 @@ class Session:
         leds = self.led_strip()
         log = stack.enter_context(self._sensor_log())
         mover = BoardMover(
-            self.layout, sensors, board, hand=hand, brain=brain, world=world, leds=leds, log=log
+            self.layout,
+            sensors,
+            board,
+            hand=hand,
+            brain=brain,
+            world=world,
+            leds=leds,
+            log=log,
+            hand_answers=self.hand_answers,
         )
+        mover.on_question = self._ask
+        mover.on_notice = lambda message: self.emit({"event": "notice", "message": message})
         self._board_movers.append(mover)
         return mover
+
+    def _ask(self, question: Ambiguous | None) -> None:
+        """The board fits several moves: say so wherever the player looks, until it is settled."""
+        if question is None:
+            if self.live.snapshot().get("question") is not None:
+                self.live.update(question=None)
+                self.emit({"event": "question", "question": None})
+            return
+        options = [
+            {"uci": move.uci(), "san": san}
+            for move, san in zip(question.options, question.option_sans, strict=True)
+        ]
+        asked = {"text": question.question, "ply": question.ply, "options": options}
+        self.live.update(question=asked)
+        self.emit({"event": "question", "question": asked})
+
+    @property
+    def question(self) -> Ambiguous | None:
+        """The question a person at the board is asked, if any."""
+        return next((m.recognizer.question for m in self._board_movers if m.recognizer.is_asking), None)
+
+    def answer(self, text: str) -> chess.Move:
+        """The player says which move they made (UCI or SAN, e.g. ``Bxf3``), answering the open question.
+        Raises :class:`~chessatron.errors.IllegalMoveError` with what to do when there is no question or
+        the move is not one of those asked about."""
+        for mover in self._board_movers:
+            question = mover.recognizer.question
+            if question is None:
+                continue
+            move = option_named(question, text)
+            mover.answers.put(move)
+            return move
+        raise IllegalMoveError("no question is open: the board shows a move, or none yet")
 
     @contextmanager
     def _sensor_log(self) -> Iterator[IO[str]]:
@@ -962,6 +1030,34 @@ class Session:
         self.live.show_board(target)
         self.live.show_table(self.table, ())
 
+    def _revised_on_board(self, board: chess.Board, journal: Journal, revision: Revision) -> None:
+        """The person's last move was another (or none): journal it so, the pieces as the sensors see
+        them. The robot has not answered it yet."""
+        target = board.copy()
+        target.pop()
+        journal.take_back(1)
+        before = self.table.placement()
+        sans = []
+        for move in revision.moves:
+            who = self._specs[target.turn].spec
+            entry = journal.record_move(move, who=who)
+            sans.append(entry.san)
+            target.push(move)
+        self.emit(
+            {
+                "event": "revised",
+                "undone": revision.undone.uci(),
+                "uci": [m.uci() for m in revision.moves],
+                "san": sans,
+            }
+        )
+        self.resetter.plan(self.table, target, at=self.gantry).apply(self.table)
+        self._follow_zone_sensors()
+        self._journal_by_hand(journal, before)
+        self.table.check_matches(target)
+        self.live.show_board(target)
+        self.live.show_table(self.table, ())
+
     def _follow_zone_sensors(self) -> None:
         """A person put pieces off the board (a capture, a takeback): where exactly, only the sensors under
         the zones can tell. Move the model's off-board pieces the sensors do not see to the off-board
@@ -1053,6 +1149,45 @@ def evaluation_after(
     white = chess.engine.PovScore(mover, board.turn).white()
     depth = info.get("depth")
     return {"cp": white.score(), "mate": white.mate(), "depth": depth, "pv": line, "fen": after.fen()}
+
+
+#: The robot answers a person's move once it has stood untouched this long: a slide paused on a legal
+#: square, or a piece set down on the wrong one, goes on within about a second.
+REPLY_HOLD_S = 1.0
+#: The same for a king step or a rook move that could be the first half of castling: people pause
+#: between king and rook for several seconds.
+CASTLING_HOLD_S = 4.0
+
+
+def reply_hold_s(board: chess.Board) -> float:
+    """How long the person's last move on ``board`` must stand before the robot answers it.
+
+    >>> board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    >>> board.push_uci("e1f1")
+    >>> reply_hold_s(board)
+    4.0
+    """
+    move = board.peek()
+    before = board.copy()
+    before.pop()
+    if before.piece_type_at(move.from_square) not in (chess.KING, chess.ROOK):
+        return REPLY_HOLD_S
+    for castling in before.generate_castling_moves():
+        king_from, _, rook_from, _ = castling_squares(before, castling)
+        if move.from_square in (king_from, rook_from):
+            return CASTLING_HOLD_S
+    return REPLY_HOLD_S
+
+
+def option_named(question: Ambiguous, text: str) -> chess.Move:
+    """The option of a question the player named, in UCI or SAN. Raises
+    :class:`~chessatron.errors.IllegalMoveError` naming the options for anything else."""
+    wanted = text.strip()
+    for move, san in zip(question.options, question.option_sans, strict=True):
+        if wanted in (move.uci(), san, san.rstrip("+#")):
+            return move
+    names = " or ".join(question.option_sans)
+    raise IllegalMoveError(f"{text!r} is not one of the moves asked about: answer {names}")
 
 
 def _made_by_hand(who: str) -> bool:

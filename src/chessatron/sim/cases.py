@@ -122,11 +122,7 @@ def _victims(targets: tuple[chess.Square, ...], first: int, alike: bool) -> list
         back_rank = chess.square_rank(target) in (0, 7)
         turn = 0 if alike else k % len(order)
         choice = next(
-            (
-                v
-                for v in order[turn:] + order[:turn]
-                if used[v] < _OWNED[v] and not (v == "p" and back_rank)
-            ),
+            (v for v in order[turn:] + order[:turn] if used[v] < _OWNED[v] and not (v == "p" and back_rank)),
             None,
         )
         if choice is None:

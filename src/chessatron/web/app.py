@@ -258,6 +258,11 @@ class Api:
         move = self._runner().move(text)
         return JSONResponse({"accepted": "move", "move": move.uci()}, 202)
 
+    async def answer(self, request: Request) -> Response:
+        text = validate.move_text(await read_json(request))
+        move = self._runner().answer(text)
+        return JSONResponse({"accepted": "answer", "move": move.uci()}, 202)
+
     async def select(self, request: Request) -> Response:
         square = validate.picked_square(await read_json(request))
         self._runner().select(square)
@@ -426,6 +431,7 @@ def create_app(
         post("/game", api.new_game),
         post("/move", api.move),
         post("/select", api.select),
+        post("/answer", api.answer),
         post("/command/{name}", api.command),
         post("/stop", api.stop),
         post("/resume", api.resume),
