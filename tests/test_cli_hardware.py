@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,7 +12,10 @@ from pathlib import Path
 import serial
 from click.testing import CliRunner
 
+import chessatron
 from chessatron.cli import main
+from chessatron.layout import Layout
+from chessatron.sim.world import get_world
 
 from .conftest import GAMES_DIR
 
@@ -81,6 +85,67 @@ def test_hw_test_passes_on_the_simulator(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["hw", "test", "--yes", "--seconds", "0", "--config", str(config)])
     assert result.exit_code == 0, result.output
     assert "6 of 6 steps ok" in result.output
+
+
+def test_hw_test_walks_through_the_build_homing_and_the_step_idle_advice(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[grbl]\nurl = "sim://hwtest-grbl?speed=max&step_idle_delay_ms=25"\n')
+    args = ["hw", "test", "--yes", "--only", "gantry", "--config", str(config)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())  # rich wraps long lines
+    assert "built for a core-xy machine as the layout says ([OPT:VCZ]" in said  # the $I check
+    assert "$1=25: the motors go limp 25 ms after every stop; set $1=255" in said  # the $1 advice
+    assert "homing ($H): grbl says nothing until it is done, which takes at most" in said
+    assert "homed in" in said and "the magnet is at X0 Y0" in said
+    assert "1 of 1 steps ok" in said
+
+
+def test_hw_test_refuses_a_build_for_other_kinematics(tmp_path: Path) -> None:
+    layout = tmp_path / "cartesian.toml"
+    text = (Path(chessatron.__file__).parent / "data" / "table.toml").read_text()
+    layout.write_text(text.replace('kinematics = "corexy"', 'kinematics = "cartesian"'))
+    config = tmp_path / "c.toml"
+    # the config's layout is Cartesian; the simulated board behind sim:// is built for the default table
+    config.write_text(f'layout = "{layout}"\n[grbl]\nurl = "sim://hwtest-build?speed=max"\n')
+    get_world("hwtest-build", Layout.default())
+    result = CliRunner().invoke(main, ["hw", "test", "--yes", "--only", "gantry", "--config", str(config)])
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "built for a core-xy machine" in said and "#define COREXY" in said and "failed: gantry" in said
+
+
+def test_config_grbl_settings_prints_what_to_flash_and_run_sends_it(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["config", "grbl-settings"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("(grbl 1.1h settings for a 12 x 10 table, corexy")
+    settings = dict(line.split(" ", 1)[0].split("=") for line in lines[1:])
+    assert settings["$1"] == "255" and settings["$22"] == "1" and settings["$23"] == "3"
+    assert settings["$20"] == "1" and settings["$130"] == "630.000" and settings["$131"] == "530.000"
+    assert lines.index(next(line for line in lines if line.startswith("$22="))) < lines.index(
+        next(line for line in lines if line.startswith("$20="))
+    )  # grbl refuses soft limits while homing is off
+    program = tmp_path / "grbl-settings.txt"
+    program.write_text(result.output)
+    sent = CliRunner().invoke(
+        main, ["run", str(program), "--no-home", "--port", "sim://flash?speed=max&homing=0"]
+    )
+    assert sent.exit_code == 0, sent.output
+
+
+def test_play_homes_a_board_that_powers_up_locked_before_the_game(tmp_path: Path) -> None:
+    # a sim:// URL with speed= keeps the simulated board's homing on: it boots locked, as GRBL does
+    config = tmp_path / "c.toml"
+    config.write_text('[grbl]\nurl = "sim://locked-board?speed=max"\n')
+    script = str(GAMES_DIR / "engine-standard.pgn")
+    args = ["play", "--white", f"script:{script}", "--black", f"script:{script}", "--max-plies", "4"]
+    env = {"CHESSATRON_STATE": str(tmp_path / "sim.json"), "CHESSATRON_GAMES": str(tmp_path / "games")}
+    result = CliRunner(env=env).invoke(main, [*args, "--config", str(config), "--json"])
+    assert result.exit_code == 0, result.output
+    assert "error:9" not in result.output
+    events = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
+    assert sum(event["event"] == "move" for event in events) == 4
 
 
 def test_hw_test_catches_a_stuck_sensor(tmp_path: Path) -> None:

@@ -28,7 +28,9 @@ from chessatron.errors import (
     GarbledReplyError,
     GcodeError,
     GrblAlarm,
+    GrblBuildError,
     GrblError,
+    GrblLockedError,
     GrblResetError,
     GrblVersionError,
 )
@@ -37,12 +39,14 @@ from chessatron.grbl.link import GrblLink
 from chessatron.grbl.protocol import Status
 from chessatron.grbl.stream import StreamProgress, StreamResult, strip_line
 from chessatron.layout import Layout, MagnetConfig
+from chessatron.motion import Kinematics
 from chessatron.planner import Relocation
 from chessatron.sim.grbl import SimFaults, SimGrbl, SimHostMagnet
 from chessatron.sim.protocol_sim import Serial as SimSerial
 from chessatron.sim.world import SimWorld, forget_world, register_world
 from chessatron.simulate import TableSimulator, game_moves, simulate_game
 from chessatron.table import Table
+from chessatron.timing import Timer
 
 from .conftest import shared_games
 
@@ -193,13 +197,143 @@ def test_connect_warns_where_settings_disagree_with_the_layout(bench_factory: Ca
     bench = bench_factory(homing=False)
     (warning,) = bench.link.connect()
     assert "homing is off ($22=0)" in warning
-    for setting in ("$110=6000", "$32=1", "$131=300"):
+    for setting in ("$110=6000", "$32=1", "$131=300", "$1=25"):
         bench.link.command(setting)
     warnings = bench.link.connect()
-    assert len(warnings) == 4
+    assert len(warnings) == 5
     assert any(w.startswith("laser mode is on ($32=1)") for w in warnings)
     assert any(w.startswith("$110 (x maximum rate, mm/min) is 6000") for w in warnings)
     assert any(w.startswith("$131 (y maximum travel) is 300 mm") for w in warnings)
+    (idle,) = [w for w in warnings if w.startswith("$1 (step idle delay) is 25")]
+    assert "set $1=255" in idle and "step_idle_delay_ms = 25" in idle  # the advice, and the time model
+
+
+@pytest.mark.parametrize("built", ["corexy", "cartesian"])
+def test_a_build_for_other_kinematics_is_refused_at_connect(built: Kinematics) -> None:
+    layout = Layout.default()
+    board = replace(layout, profile=replace(layout.profile, kinematics=built))
+    wanted = replace(
+        layout, profile=replace(layout.profile, kinematics="cartesian" if built == "corexy" else "corexy")
+    )
+    grbl = SimGrbl(SimWorld(board, name="build"), speed=None, homing=False)
+    with GrblLink.over(grbl, layout=wanted) as link, pytest.raises(GrblBuildError) as refused:
+        link.connect()
+    assert "every move would go the wrong way" in str(refused.value)
+    assert "#define COREXY" in str(refused.value)
+    assert grbl.received == ["$$", "$I"]  # nothing moved
+    with GrblLink.over(
+        SimGrbl(SimWorld(board, name="build"), speed=None, homing=False), layout=board
+    ) as link:
+        link.connect()
+        assert link.build is not None and link.build.is_corexy == (built == "corexy")
+
+
+def test_homing_waits_through_grbls_silence(world: SimWorld) -> None:
+    # GRBL answers no '?' while it homes, for far longer than the link's timeout here
+    grbl = SimGrbl(world, speed=50.0, homing=True)
+    with GrblLink.over(grbl, layout=world.layout, timeout_s=0.2) as link:
+        link.connect()
+        assert link.is_locked
+        link.unlock()
+        assert link.stream(["G0 X500 Y400"]).ok
+        before = grbl.machine_s
+        assert link.ready(home=True)
+        homing_s = grbl.machine_s - before
+        assert homing_s / 50.0 > 2 * link.timeout_s  # silent for many of the link's timeouts
+        assert homing_s < link.homing_bound_s()
+        assert not link.is_locked and link.status(fresh=True).mpos == (0.0, 0.0, 0.0)
+    assert world.twin.magnet_xy == world.layout.home_mm
+
+
+def test_a_program_that_homes_waits_through_the_silence_too(world: SimWorld) -> None:
+    grbl = SimGrbl(world, speed=50.0, homing=True)
+    with GrblLink.over(grbl, layout=world.layout, timeout_s=0.2) as link:
+        link.connect()
+        link.unlock()
+        result = link.stream(["G0 X500 Y400", "$H", "G0 X100 Y100"])
+    assert result.ok, result.error
+    assert world.twin.magnet_xy == (100.0, 100.0)
+
+
+def _silent_homing_peer(after_homing: bytes | None) -> ScriptedPeer:
+    """A board whose settings make homing take at most a fraction of a second; ``after_homing`` is what
+    it answers to $H (None: nothing, ever), and its position afterwards."""
+    settings = b"$1=255\r\n$22=1\r\n$24=6000\r\n$25=6000\r\n$26=0\r\n$27=0.1\r\n$130=1\r\n$131=1\r\nok\r\n"
+    return ScriptedPeer(
+        {
+            b"\x18": b"\r\nGrbl 1.1h ['$' for help]\r\n[MSG:'$H'|'$X' to unlock]\r\n",
+            b"$$\n": settings,
+            b"$I\n": BUILD_INFO,
+            b"?": b"<Alarm|MPos:0.000,0.000,0.000|FS:0,0>\r\n",
+            b"$H\n": after_homing or b"",
+        }
+    )
+
+
+def test_a_board_silent_for_longer_than_homing_can_take_is_lost() -> None:
+    with GrblLink.over(_silent_homing_peer(None), layout=Layout.default(), timeout_s=0.2) as link:
+        link.connect()
+        assert link.homing_bound_s() < 0.5
+        started = time.monotonic()
+        with pytest.raises(
+            ConnectionLostError, match=r"no answer to '\$H' within .* homing cycle takes at most"
+        ):
+            link.ready()
+    assert time.monotonic() - started < 2.0
+
+
+def test_homing_that_leaves_the_magnet_away_from_home_is_refused() -> None:
+    # a firmware built without HOMING_FORCE_SET_ORIGIN puts home at minus the travel
+    peer = _silent_homing_peer(b"ok\r\n")
+    with GrblLink.over(peer, layout=Layout.default(), timeout_s=0.3) as link:
+        link.connect()
+        peer.script[b"?"] = b"<Idle|MPos:-629.000,-529.000,0.000|FS:0,0>\r\n"
+        with pytest.raises(GrblBuildError, match="HOMING_FORCE_SET_ORIGIN"):
+            link.home()
+
+
+def test_a_locked_board_without_homing_says_what_to_do(bench_factory: Callable[..., Bench]) -> None:
+    bench = bench_factory(homing=False)
+    bench.link.connect()
+    assert not bench.link.ready()  # unlocked: nothing to do
+    bench.grbl.raise_alarm(1)  # a limit switch: stopped, locked, deaf to all but a reset
+    with pytest.raises(GrblLockedError, match=r"homing is off \(\$22=0\).*home_mm \(0\.0, 0\.0\)"):
+        bench.link.ready()
+    assert bench.link.is_locked and bench.grbl.state == "Alarm"
+    assert not any(line.startswith("G") for line in bench.grbl.received)  # nothing was sent to move
+
+
+def test_after_an_alarm_a_board_with_homing_is_homed_before_it_moves(
+    bench_factory: Callable[..., Bench],
+) -> None:
+    bench = bench_factory()
+    bench.link.connect()
+    assert bench.link.is_locked  # homing on: locked since power-up
+    assert bench.link.ready()
+    assert bench.link.stream(["G0 X100 Y100"]).ok
+    bench.grbl.raise_alarm(1)
+    result = bench.link.stream(["G0 X200 Y100"])
+    assert result.state(1) == "error" or isinstance(result.error, GrblAlarm)  # refused: locked
+    assert bench.link.is_locked
+    assert bench.link.ready()  # a soft reset (the limit alarm's stop), then $H
+    assert bench.link.stream(["G0 X200 Y100"]).ok
+    assert bench.grbl.received.count("$H") == 2
+    assert bench.world.twin.magnet_xy == (200.0, 100.0)
+
+
+def test_a_frozen_board_with_the_magnet_on_says_a_piece_may_still_hang_on_it(world: SimWorld) -> None:
+    grbl = SimGrbl(world, speed=10.0, homing=False)
+    with GrblLink.over(grbl, layout=world.layout, timeout_s=0.3) as link:
+        link.connect()
+        threading.Timer(0.2, grbl.freeze).start()
+        result = link.stream(["M3 S1000", "G1 X600 F600", "M5"])
+    assert isinstance(result.error, ConnectionLostError)
+    message = str(result.error)
+    assert "frozen with the magnet on" in message and "switch the machine's power off" in message
+    assert "program line 2" in message
+    assert world.twin.magnet_on  # a dead board keeps its outputs: only its power can drop the piece
+    grbl.power_cycle()
+    assert not world.twin.magnet_on
 
 
 def test_a_device_that_is_not_grbl_1_1_is_refused() -> None:
@@ -214,6 +348,7 @@ def test_stray_answers_before_the_banner_are_dropped() -> None:
         {
             b"\x18": b"ok\r\nok\r\nerror:2\r\n\r\nGrbl 1.1h ['$' for help]\r\n",
             b"$$\n": settings,
+            b"$I\n": BUILD_INFO,
             b"?": b"<Idle|MPos:0.000,0.000,0.000|FS:0,0>\r\n",
         }
     )
@@ -279,6 +414,25 @@ def test_a_whole_game_ends_with_the_simulators_table(game: Game, bench_factory: 
         == progress[-1].total
         == len([line for line in game.lines if strip_line(line)[0]])
     )
+
+
+def test_the_time_model_counts_the_stop_delay_grbl_makes(
+    game: Game, bench_factory: Callable[..., Bench]
+) -> None:
+    # GRBL's default $1=25 holds the machine 25 ms at every stop: the planner counts it as the board does
+    layout = replace(game.layout, profile=replace(game.layout.profile, step_idle_delay_ms=25))
+    idle_game = _make_game(layout)
+    bench = bench_factory(idle_game)
+    assert bench.grbl.settings[1] == "25"
+    bench.link.connect()
+    bench.link.home()
+    before = bench.grbl.machine_s
+    assert bench.link.stream(idle_game.lines).ok
+    assert 0.999 <= (bench.grbl.machine_s - before) / idle_game.predicted_s <= 1.02
+    # the planner's figures: a travel and a drag each end in a stop
+    timer, held = Timer(layout), Timer(game.layout)
+    assert timer.travel_s((0, 0), (100, 0)) == pytest.approx(held.travel_s((0, 0), (100, 0)) + 0.025)
+    assert timer.drag_s([(5, 3), (5, 7)]) == pytest.approx(held.drag_s([(5, 3), (5, 7)]) + 0.025)
 
 
 class RecordingMagnet:
@@ -576,7 +730,7 @@ def test_the_simulator_reports_help_state_and_settings(world: SimWorld) -> None:
         replies = [line.decode().strip() for line in _lines(grbl, 9)]
         assert replies[:2] == ["[MSG:Caution: Unlocked]", "ok"]
         assert replies[2] == "[GC:G0 G54 G17 G21 G90 G94 M5 M9 T0 F0 S0]"
-        assert replies[4:6] == ["[VER:1.1h.20190830:]", "[OPT:V,15,128]"]
+        assert replies[4:6] == ["[VER:1.1h.20190830:]", "[OPT:VCZ,15,128]"]  # C: core-xy
         assert replies[7].startswith("[HLP:")
 
 
@@ -635,6 +789,9 @@ def test_the_simulator_serves_a_pseudo_terminal() -> None:
 
 # --- a scripted peer ---------------------------------------------------------------------------------
 
+#: GRBL 1.1h built for Core-XY, answering $I.
+BUILD_INFO = b"[VER:1.1h.20190830:]\r\n[OPT:VCZ,15,128]\r\nok\r\n"
+
 
 class ScriptedPeer:
     """A fake port, like pyserial's ``loop://`` but answering from a script: bytes written that match a
@@ -678,6 +835,7 @@ def test_a_restart_of_grbl_in_the_middle_of_a_program_is_reported() -> None:
         {
             b"\x18": b"\r\nGrbl 1.1h ['$' for help]\r\n",
             b"$$\n": b"$22=0\r\nok\r\n",
+            b"$I\n": BUILD_INFO,
             b"?": b"<Idle|MPos:0.000,0.000,0.000|FS:0,0>\r\n",
             b"G0X1\n": b"ok\r\n",
             b"G0X2\n": b"\r\nGrbl 1.1h ['$' for help]\r\n",
@@ -696,6 +854,7 @@ def test_an_answer_lost_without_a_trace_stops_the_stream() -> None:
         {
             b"\x18": b"\r\nGrbl 1.1h ['$' for help]\r\n",
             b"$$\n": b"$22=0\r\nok\r\n",
+            b"$I\n": BUILD_INFO,
             b"?": idle,
             b"M8\n": b"ok\r\n",
             b"G1X1F100\n": b"",  # noise ate the "ok"

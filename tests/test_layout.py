@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import chess
@@ -74,6 +75,8 @@ def test_rotated_table_keeps_square_spacing(rotation: int) -> None:
         (("square_mm = 50.8", 'square_mm = "big"'), "square_mm"),
         (("rotation_deg = 0", "rotation_deg = 45"), "rotation_deg"),
         (('piece = "Q"', 'piece = "K"'), "'K'"),
+        (("step_idle_delay_ms = 255", "step_idle_delay_ms = 300"), r"grbl's \$1"),
+        (("step_idle_delay_ms = 255", "step_idle_delay_ms = 2.5"), "step_idle_delay_ms"),
     ],
 )
 def test_bad_layouts_are_rejected_naming_the_problem(
@@ -106,3 +109,11 @@ def test_default_file_loads_from_disk(tmp_path: Path) -> None:
     path = tmp_path / "table.toml"
     path.write_text(DEFAULT_TOML)
     assert Layout.from_toml(path) == Layout.default()
+
+
+def test_the_step_idle_delay_of_the_layout_is_the_stop_delay_of_its_time_model() -> None:
+    assert Layout.default().profile.stop_delay_s == 0.0  # $1=255: the motors stay on, no delay
+    layout = Layout.from_dict(
+        tomllib.loads(DEFAULT_TOML.replace("step_idle_delay_ms = 255", "step_idle_delay_ms = 25"))
+    )
+    assert layout.profile.stop_delay_s == pytest.approx(0.025)

@@ -230,3 +230,16 @@ def test_splitting_a_straight_move_does_not_change_its_time(
     deep = dataclasses.replace(profile, planner_blocks=len(pieces))
     whole = straight_time(start, end, feed, deep)
     assert run_time(pieces, deep) == pytest.approx(whole, rel=1e-6)
+
+
+def test_every_stop_costs_the_step_idle_delay_unless_the_motors_stay_on() -> None:
+    # GRBL's st_go_idle waits $1 ms at the end of every run before the next command; $1=255 never waits
+    moves = [Block((0.0, 0.0), (50.0, 0.0), 3000.0), Block((50.0, 0.0), (50.0, 50.0), 3000.0)]
+    held = dataclasses.replace(CARTESIAN, step_idle_delay_ms=255)
+    released = dataclasses.replace(CARTESIAN, step_idle_delay_ms=25)
+    assert run_time(moves, released) == pytest.approx(run_time(moves, held) + 0.025)  # one run, one stop
+    assert run_time(moves, held) == pytest.approx(math.fsum(p.duration_s for p in plan_run(moves, held)))
+    assert run_time([Block((5.0, 5.0), (5.0, 5.0), None)], released) == 0.0  # no motion, no stop
+    assert straight_time((0.0, 0.0), (0.0, 0.0), None, released) == 0.0
+    with pytest.raises(MachineProfileError, match=r"\$1"):
+        MachineProfile(step_idle_delay_ms=256)

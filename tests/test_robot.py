@@ -10,11 +10,13 @@ from collections.abc import Callable, Iterator
 import chess
 import pytest
 
+from chessatron.errors import GrblAlarm, GrblError, GrblLockedError
 from chessatron.grbl.link import GrblLink
 from chessatron.layout import Layout
 from chessatron.planner import Planner
 from chessatron.robot import Robot
 from chessatron.sensors import open_sensor
+from chessatron.sim.grbl import SimFaults, SimGrbl
 from chessatron.sim.world import SimWorld, forget_world, register_world
 from chessatron.table import Table
 
@@ -122,3 +124,61 @@ def _distance_to_segment(p: tuple[float, float], a: tuple[float, float], b: tupl
     length = dx * dx + dy * dy
     t = 0.0 if length == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length))
     return math.dist(p, (a[0] + t * dx, a[1] + t * dy))
+
+
+def test_an_error_inside_a_drag_leaves_the_piece_where_the_report_says(world: WorldFactory) -> None:
+    board = chess.Board()
+    table = Table.from_board(LAYOUT, board)
+    sim = world(table)
+    plan = Planner(LAYOUT).plan_move(table, board, chess.Move.from_uci("g1f3"))
+    (relocation,) = plan.relocations
+    assert len(relocation.path) == 4  # g1, a corner, an edge, f3: three drag lines
+    # lines sent: G0 to g1, M3, the settle dwell, drag line 1, drag line 2 (refused), drag line 3, M5...
+    with (
+        connect(sim, "&error_line=5&error_code=20") as link,
+        open_sensor(f"sim://{sim.name}", LAYOUT, world=sim) as sensors,
+    ):
+        execution = Robot(LAYOUT, link, table, sensors=sensors).execute(plan, "MOVE 1 g1f3")
+    assert not execution.ok and isinstance(execution.stream.error, GrblError)
+    # the machine did what the report says: GRBL never had the third drag line, so the piece stopped at
+    # the end of the first and was let go there
+    assert execution.stranded is not None and execution.stranded.node == relocation.path[1]
+    assert table.node_of(relocation.piece.id) == relocation.path[1]
+    assert twin_agrees(sim, table) and not sim.twin.magnet_on
+    problems = " ".join(execution.problems())
+    assert "error:20" in problems
+    assert "set down where f1, f2, g1 and g2 meet (X416.4 Y111.6)" in problems
+    assert "put it back on g1" in problems
+    assert execution.check is not None and execution.check.ok  # the sensors agree: g1 empty
+
+
+@pytest.mark.parametrize("homing", [True, False])
+def test_after_an_alarm_the_robot_homes_before_it_moves_again(world: WorldFactory, homing: bool) -> None:
+    board = chess.Board()
+    table = Table.from_board(LAYOUT, board)
+    planner = Planner(LAYOUT)
+    sim = world(table)
+    grbl = SimGrbl(sim, speed=None, homing=homing)
+    with GrblLink.over(grbl, layout=LAYOUT) as link:
+        link.connect()
+        link.ready()
+        robot = Robot(LAYOUT, link, table)
+        first = planner.plan_move(table, board, chess.Move.from_uci("e2e4"))
+        assert robot.execute(first, "MOVE 1 e2e4").ok
+        board.push_uci("e2e4")
+        # a limit switch as the next move's travel starts: stopped, locked
+        sent = sum(1 for line in grbl.received if line and not line.startswith("$"))
+        grbl.inject(SimFaults(alarm_line=sent + 1))
+        second = planner.plan_move(table, board, chess.Move.from_uci("e7e5"))
+        stopped = robot.execute(second, "MOVE 2 e7e5")
+        assert isinstance(stopped.stream.error, GrblAlarm) and link.is_locked
+        again = planner.plan_move(table, board, chess.Move.from_uci("e7e5"), at=robot.writer.position)
+        if not homing:
+            with pytest.raises(GrblLockedError, match="push the magnet to home_mm"):
+                robot.execute(again, "MOVE 2 e7e5")
+            return
+        assert robot.execute(again, "MOVE 2 e7e5").ok
+    board.push_uci("e7e5")
+    table.check_matches(board)
+    assert grbl.received.count("$H") == 2  # at connect (locked since power-up), and after the alarm
+    assert twin_agrees(sim, table)

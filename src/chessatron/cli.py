@@ -378,6 +378,19 @@ def config_init(path: Path | None, force: bool) -> None:
     click.echo(f"wrote {target}")
 
 
+@config.command("grbl-settings")
+@layout_option
+@friendly
+def config_grbl_settings(layout_path: Path | None) -> None:
+    """Print the GRBL $ settings the table needs, one line each with its meaning (the layout: --layout,
+    else the machine config's); send them to GRBL, e.g. with `chessatron run FILE --no-home`."""
+    from .grbl.settings import settings_program
+
+    layout = load_layout(layout_path) if layout_path is not None else Config.load().layout
+    for line in settings_program(layout):
+        click.echo(line)
+
+
 @main.command()
 @click.argument("trace_path", metavar="TRACE.jsonl", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(

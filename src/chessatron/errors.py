@@ -208,6 +208,16 @@ class GrblAlarm(HardwareError, RuntimeError):
         self.line = line
 
 
+class GrblLockedError(HardwareError, RuntimeError):
+    """GRBL is locked in its alarm state (after power-up with homing enabled, or after any alarm) and
+    refuses g-code until it is homed (``$H``) or unlocked (``$X``); this error says which is possible."""
+
+
+class GrblBuildError(HardwareError, RuntimeError):
+    """The GRBL firmware was built for another machine: Core-XY against a Cartesian layout (or the other
+    way round), or a homing cycle that leaves the magnet away from the layout's ``home_mm``."""
+
+
 class GrblVersionError(ProtocolError, ValueError):
     """The device's banner is not GRBL 1.1 (another firmware or another GRBL version)."""
 

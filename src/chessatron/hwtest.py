@@ -1,9 +1,10 @@
 """``chessatron hw test``: walk a maker through their build, one device at a time.
 
-Connect to GRBL (banner, settings checked against the layout), home when homing is on, move the magnet to
-each corner of the table, engage and release the magnet, light each LED, show the sensor matrix live,
-show a line on the display and play a tune. On the simulator every step checks itself against the digital
-twin; on hardware the maker answers whether it looked right.
+Connect to GRBL (banner, settings checked against the layout, its build checked for Core-XY with ``$I``,
+the advice on ``$1``), home when homing is on (GRBL is silent while it homes: the step says how long it
+may take), move the magnet to each corner of the table, engage and release the magnet, light each LED,
+show the sensor matrix live, show a line on the display and play a tune. On the simulator every step
+checks itself against the digital twin; on hardware the maker answers whether it looked right.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import chess
 from rich.console import Console
@@ -20,8 +22,12 @@ from rich.text import Text
 from .config import Config
 from .errors import ChessatronError
 from .layout import Cell, Layout
+from .motion import STEPPERS_ALWAYS_ON
 from .ports import DeviceUrl, OccupancySensor
 from .verification import cell_name
+
+if TYPE_CHECKING:
+    from .grbl.link import GrblLink
 
 Ask = Callable[[str], bool]
 
@@ -54,6 +60,24 @@ def sensor_matrix(layout: Layout, cells: frozenset[Cell]) -> Text:
     return text
 
 
+def _describe_grbl(link: GrblLink, console: Console) -> None:
+    """What the maker should see about the firmware: its build (``$I``) and the stop delay (``$1``)."""
+    build = link.build
+    if build is not None and build.options is not None:
+        kinematics = "core-xy" if build.is_corexy else "cartesian"
+        console.print(
+            f"grbl {build.version}, built for a {kinematics} machine as the layout says "
+            f"([OPT:{build.options}]: {', '.join(build.option_names())})"
+        )
+    idle = link.settings.get(1)
+    if idle == STEPPERS_ALWAYS_ON:
+        console.print(
+            "$1=255: the motors hold the carriage at every stop, while the magnet engages and releases"
+        )
+    elif idle is not None:
+        console.print(f"$1={idle:g}: the motors go limp {idle:g} ms after every stop; set $1=255 (see below)")
+
+
 def hardware_test(
     config: Config, *, console: Console, ask: Ask, sensor_seconds: float = 3.0, only: set[str] | None = None
 ) -> list[StepResult]:
@@ -79,12 +103,25 @@ def hardware_test(
         from .sim.world import get_world
 
         with GrblLink(config.urls["grbl"], layout=layout, baudrate=config.baudrate) as link:
-            warnings = link.connect()
+            warnings = link.connect()  # a build for the wrong kinematics fails the step here
+            _describe_grbl(link, console)
             for warning in warnings:
                 console.print(f"[yellow]warning:[/yellow] {warning}")
-            if config.home or link.status(fresh=True).state.lower().startswith("alarm"):
-                console.print("homing ($H)…")
-                link.home()
+            if config.home or link.is_locked:
+                console.print(
+                    f"homing ($H): grbl says nothing until it is done, which takes at most "
+                    f"{link.homing_bound_s():.0f} s…"
+                )
+                started = time.monotonic()
+                link.ready(home=config.home)
+                status = link.status(fresh=True)
+                at = status.machine_position() or (0.0, 0.0)
+                console.print(
+                    f"homed in {time.monotonic() - started:.1f} s; the magnet is at X{at[0]:g} Y{at[1]:g}, "
+                    f"the layout's home_mm {layout.home_mm!r}"
+                )
+            elif link.settings.get(22) != 1:
+                console.print("homing is off ($22=0): the gantry must stand at home_mm when grbl starts")
             missed = []
             for name, (x, y) in _corners(layout):
                 console.print(f"magnet to the {name} corner of the table: X{x:g} Y{y:g}")

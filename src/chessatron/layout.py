@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeAlias, cast, get_args
 import chess
 
 from .errors import ConfigError, LayoutError
-from .motion import Kinematics, MachineProfile
+from .motion import STEPPERS_ALWAYS_ON, Kinematics, MachineProfile
 
 Node: TypeAlias = tuple[int, int]
 """A lattice point, in node pitches (half squares) from the table corner."""
@@ -133,6 +133,7 @@ class Layout:
             acceleration_mm_s2=reader.pair(machine, "acceleration_mm_s2", (800.0, 800.0)),
             junction_deviation_mm=reader.number(machine, "junction_deviation_mm", 0.01),
             kinematics=cast(Kinematics, reader.choice(machine, "kinematics", get_args(Kinematics), "corexy")),
+            step_idle_delay_ms=reader.integer(machine, "step_idle_delay_ms", STEPPERS_ALWAYS_ON),
         )
         capture: dict[chess.Color, list[Cell]] = {chess.WHITE: [], chess.BLACK: []}
         reserve_cells = set()

@@ -14,7 +14,10 @@ Pure functions over values, no I/O. The model follows GRBL's planner step by ste
   included), so it plans every block's exit speed as if the machine had to stop at the end of the last
   block it can see;
 * a backward (deceleration) and a forward (acceleration) pass make the entry speeds feasible and each
-  block runs a trapezoid, or a triangle when it is too short to reach its nominal speed.
+  block runs a trapezoid, or a triangle when it is too short to reach its nominal speed;
+* every stop costs GRBL's step idle delay (``$1``): when the last block of a run ends, the stepper
+  interrupt holds the motors for ``$1`` milliseconds before it flags the cycle's end (``st_go_idle``), and
+  nothing else runs meanwhile. ``$1=255`` keeps the motors on for ever and costs nothing.
 
 Speeds in this API are in mm/s, feeds in mm/min as in G-code.
 
@@ -33,6 +36,7 @@ from typing import Literal
 from chessatron.errors import MachineProfileError, MoveError
 
 __all__ = [
+    "STEPPERS_ALWAYS_ON",
     "Block",
     "Kinematics",
     "MachineProfile",
@@ -49,6 +53,8 @@ Point = tuple[float, float]
 # 1 mm/min.
 MINIMUM_JUNCTION_SPEED_MM_S = 0.0
 MINIMUM_FEED_RATE_MM_S = 1.0 / 60.0
+#: ``$1=255``: GRBL keeps the stepper motors powered after a stop (and does not wait before going idle).
+STEPPERS_ALWAYS_ON = 255
 # GRBL's thresholds on the junction cosine for "straight on" and "full reversal".
 _COS_LIMIT = 0.999999
 # Shorter than any stepper's resolution; GRBL drops blocks that make no step.
@@ -71,6 +77,9 @@ class MachineProfile:
     junction_deviation_mm: float = 0.01
     kinematics: Kinematics = "corexy"
     planner_blocks: int = 15
+    step_idle_delay_ms: int = STEPPERS_ALWAYS_ON
+    """GRBL's ``$1``: 255 keeps the motors powered at every stop; 0 to 254 releases them that many
+    milliseconds after each stop, and the machine stands still that long (:attr:`stop_delay_s`)."""
 
     def __post_init__(self) -> None:
         for name, values in (
@@ -89,6 +98,18 @@ class MachineProfile:
             raise MachineProfileError(f"planner_blocks must be an integer, got {self.planner_blocks!r}")
         if self.planner_blocks < 1:
             raise MachineProfileError(f"planner_blocks must be at least 1, got {self.planner_blocks!r}")
+        delay = self.step_idle_delay_ms
+        if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= STEPPERS_ALWAYS_ON:
+            raise MachineProfileError(
+                f"step_idle_delay_ms (grbl's $1) must be a whole number from 0 to 255, got {delay!r}"
+            )
+
+    @property
+    def stop_delay_s(self) -> float:
+        """Seconds the machine stands after every stop before it runs the next command: ``$1`` in
+        seconds, or 0 with ``$1=255`` (the motors stay on and GRBL does not wait)."""
+        delay = self.step_idle_delay_ms
+        return 0.0 if delay == STEPPERS_ALWAYS_ON else delay / 1000.0
 
     def to_planner(self, dx: float, dy: float) -> Point:
         """Turn a cartesian displacement (mm) into the space GRBL plans in (motor space on Core-XY)."""
@@ -311,8 +332,18 @@ def plan_run(blocks: Sequence[Block], profile: MachineProfile) -> list[PlannedBl
 
 
 def run_time(blocks: Sequence[Block], profile: MachineProfile) -> float:
-    """Seconds GRBL takes for a run of moves from rest to rest: the sum of :func:`plan_run`'s durations."""
-    return math.fsum(p.duration_s for p in plan_run(blocks, profile))
+    """Seconds GRBL takes for a run of moves from rest to rest: the sum of :func:`plan_run`'s durations,
+    plus the stop delay (``$1``) at its end when anything moved.
+
+    >>> slow_stop = MachineProfile(kinematics="cartesian", acceleration_mm_s2=(1000.0, 1000.0),
+    ...                            step_idle_delay_ms=25)
+    >>> round(run_time([Block((0.0, 0.0), (100.0, 0.0), 6000.0)], slow_stop), 3)
+    1.125
+    """
+    planned = plan_run(blocks, profile)
+    if not planned:
+        return 0.0
+    return math.fsum(p.duration_s for p in planned) + profile.stop_delay_s
 
 
 def straight_time(start: Point, end: Point, feed_mm_min: float | None, profile: MachineProfile) -> float:

@@ -5,8 +5,14 @@ simulated one: both are ``GrblLink`` URLs) and is applied to the physical state 
 as GRBL acknowledges the relocation's last line — a magnet release and its dwell, which GRBL only
 acknowledges once the motion before them has finished. So after an ``error:``, an alarm or a pulled cable
 the physical state says exactly which relocations were carried out, and the game can continue from
-there. Afterwards the table's sensors (when there are any) are compared with the physical state: a piece
-that did not follow the magnet is reported with its name and square.
+there. GRBL gets a drag one accepted line at a time (:mod:`~chessatron.grbl.stream`), so after an
+``error:N`` inside a drag the machine has stopped at the end of the last line it accepted and the release
+dropped the piece there: the physical state puts it on that node and the report says where. Afterwards
+the table's sensors (when there are any) are compared with the physical state: a piece that did not
+follow the magnet is reported with its name and square.
+
+Before it moves anything the robot makes sure GRBL is not locked by an earlier alarm
+(:meth:`~chessatron.grbl.link.GrblLink.ready`: it homes, or says what to do).
 """
 
 from __future__ import annotations
@@ -15,19 +21,75 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import chess
+
+from .errors import GrblError
 from .gcode import ProgramWriter, comment
 from .grbl.link import GrblLink
 from .grbl.stream import StreamProgress, StreamResult
-from .layout import Layout
+from .layout import Layout, Node
 from .planner import Plan, Relocation
 from .ports import OccupancySensor
 from .table import Table
-from .verification import TableCheck, check_table
+from .verification import TableCheck, cell_name, check_table
 
 LOGGER = logging.getLogger(__name__)
 
 #: Called after each relocation the machine has finished: its index and the relocation.
 StepCallback = Callable[[int, Relocation], None]
+
+
+def place_name(layout: Layout, node: Node) -> str:
+    """Where a node lies, in words: ``f3``, ``c0r9``, ``between f3 and g3``, ``where f3, g3, f4 and g4
+    meet``, with its machine coordinates.
+
+    >>> place_name(Layout.default(), (16, 7))
+    'between f3 and g3 (X416.4 Y187.8)'
+    """
+    x, y = layout.node_mm(node)
+    i, j = node
+    cells = [
+        (column, row)
+        for column in ((i - 1) // 2, i // 2)
+        for row in ((j - 1) // 2, j // 2)
+        if 0 <= column < layout.columns and 0 <= row < layout.rows
+    ]
+    names = sorted({cell_name(layout, cell) for cell in cells})
+    if len(names) == 1:
+        where = names[0]
+    elif len(names) == 2:
+        where = f"between {names[0]} and {names[1]}"
+    else:
+        where = f"where {', '.join(names[:-1])} and {names[-1]} meet"
+    return f"{where} (X{x:g} Y{y:g})"
+
+
+@dataclass(frozen=True)
+class Stranded:
+    """A piece a stopped drag set down on its way: GRBL refused a line of the drag, so the machine ran
+    the drag's lines up to the one before, and the release dropped the piece at ``node``."""
+
+    relocation: Relocation
+    node: Node
+    message: str
+    """Where the piece is and what to do, in words."""
+
+    @classmethod
+    def at(cls, relocation: Relocation, node: Node, layout: Layout) -> Stranded:
+        piece = relocation.piece
+        name = f"{chess.COLOR_NAMES[piece.color]} {chess.piece_name(piece.piece.piece_type)}"
+        start = _short_place(layout, relocation.start)
+        goal = _short_place(layout, relocation.goal)
+        return cls(
+            relocation,
+            node,
+            f"the {name} {piece.id} stopped on its way from {start} to {goal} and was set down "
+            f"{place_name(layout, node)}; put it back on {start} before the game goes on",
+        )
+
+
+def _short_place(layout: Layout, node: Node) -> str:
+    return place_name(layout, node).split(" (")[0]
 
 
 @dataclass(frozen=True)
@@ -43,6 +105,10 @@ class Execution:
     interrupted: Relocation | None = None
     """The relocation under way when the machine stopped: its piece may be anywhere along its path
     (the sensors could not tell; put it on a square and say where)."""
+    stranded: Stranded | None = None
+    """A drag stopped by an ``error:N``: where its piece was set down (the physical state has it there)."""
+    advice: tuple[str, ...] = ()
+    """What to do about a piece the stop left on its way (the stranded or interrupted one)."""
 
     @property
     def ok(self) -> bool:
@@ -56,6 +122,7 @@ class Execution:
         found = []
         if self.stream.error is not None:
             found.append(str(self.stream.error))
+        found += self.advice
         if self.check is not None:
             found += self.check.messages()
         return found
@@ -81,7 +148,12 @@ class Robot:
         on_progress: Callable[[StreamProgress], None] | None = None,
     ) -> Execution:
         """Stream ``plan``; apply each relocation to the table once GRBL has finished it (``on_step``
-        hears of each); ``on_progress`` gets the stream's progress, status reports included."""
+        hears of each); ``on_progress`` gets the stream's progress, status reports included.
+
+        A GRBL locked by an earlier alarm is homed first (or :class:`~chessatron.errors.GrblLockedError`
+        says what to do); nothing else raises for what the machine does: the execution tells."""
+        if self.link.is_locked and self.link.ready():
+            self.writer.position = self.layout.home_mm
         lines = [comment(title)]
         ends: list[int] = []  # program line (from 1) that finishes each relocation
         start_position = self.writer.position
@@ -108,23 +180,60 @@ class Robot:
 
         result = self.link.stream(lines, on_progress=progress)
         advance(result.completed_through)
-        interrupted = None
+        interrupted = stranded = None
+        advice: tuple[str, ...] = ()
         if done < len(ends) and not result.ok:
-            interrupted = plan.relocations[done]
-            if self._arrived(interrupted):
-                # the drag ran to its end before the stop (e.g. GRBL refused only the release)
-                self.table.relocate(interrupted.piece.id, interrupted.goal)
+            relocation = plan.relocations[done]
+            first = ends[done - 1] + 1 if done else 1
+            reached = self._reached(relocation, lines[first - 1 : ends[done]], first, result)
+            if reached == relocation.goal or (reached is None and self._arrived(relocation)):
+                # the drag ran to its end before the stop (e.g. GRBL refused only the release, and the
+                # streamer's own release dropped the piece at its goal): it is done, journal included
+                self.table.relocate(relocation.piece.id, relocation.goal)
+                if on_step is not None:
+                    on_step(done, relocation)
                 done += 1
-                interrupted = None
+            elif reached is None:
+                interrupted = relocation
+                start = _short_place(self.layout, relocation.start)
+                goal = _short_place(self.layout, relocation.goal)
+                advice = (
+                    f"{relocation.piece.id} may lie anywhere on its way from {start} to {goal}, where the "
+                    f"machine stopped; put it back on {start} before the game goes on",
+                )
+            elif reached != relocation.start:
+                self.table.relocate(relocation.piece.id, reached)
+                stranded = Stranded.at(relocation, reached, self.layout)
+                advice = (stranded.message,)
         if done < len(ends):
             # The writer believed the magnet would end at the plan's end; it is where the last
-            # finished relocation left it (or where it was when the plan began).
+            # finished relocation left it (or where it was when the plan began), or where a drag stopped.
             self.writer.position = (
-                self.layout.node_mm(plan.relocations[done - 1].goal) if done else start_position
+                self.layout.node_mm(stranded.node)
+                if stranded is not None
+                else self.layout.node_mm(plan.relocations[done - 1].goal)
+                if done
+                else start_position
             )
             LOGGER.warning("%s stopped after %d of %d relocations: %s", title, done, len(ends), result.error)
         check = check_table(self.table, self.sensors.scan()) if self.sensors is not None else None
-        return Execution(plan, done, result, check, interrupted)
+        return Execution(plan, done, result, check, interrupted, stranded, advice)
+
+    @staticmethod
+    def _reached(relocation: Relocation, lines: list[str], first: int, result: StreamResult) -> Node | None:
+        """Where a relocation cut short by ``error:N`` left its piece: GRBL had one drag line at a time,
+        so it ran exactly the drag lines it accepted (``G1`` line k ends at ``path[k]``) and the
+        streamer's release dropped the piece there. None when the stop was anything else (an alarm, a
+        lost connection: the piece may be anywhere on its way)."""
+        if not isinstance(result.error, GrblError):
+            return None
+        drags = [first + i for i, text in enumerate(lines) if text.startswith("G1 ")]
+        accepted = 0
+        for line in drags:
+            if result.state(line) != "ok":
+                break
+            accepted += 1
+        return relocation.path[accepted]
 
     def _arrived(self, relocation: Relocation) -> bool:
         """Do the sensors see the piece at its goal and its start empty?"""

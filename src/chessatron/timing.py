@@ -1,7 +1,9 @@
 """How long the machine takes for empty travel, drags and magnet actions, from the planner time model.
 
 The planner uses these figures to choose among orders and destinations; the G-code it then writes is
-exactly what these figures describe, so the twin measures the same time.
+exactly what these figures describe, so the twin measures the same time. Travel and drags each end in a
+stop (the magnet switch after them waits for the machine to stand still), so each carries GRBL's stop
+delay ``$1`` (:attr:`~chessatron.motion.MachineProfile.stop_delay_s`; nothing with ``$1=255``).
 """
 
 from __future__ import annotations
@@ -26,13 +28,13 @@ class Timer:
         return 2 * self.layout.magnet.settle_s
 
     def travel_s(self, a: MachinePoint, b: MachinePoint) -> float:
-        """Empty travel at rapid, in one straight G0 from rest to rest."""
+        """Empty travel at rapid, in one straight G0 from rest to rest (its stop delay included)."""
         if a == b:
             return 0.0
         return straight_time(a, b, None, self.layout.profile)
 
     def drag_s(self, path: Sequence[Node]) -> float:
-        """A drag along ``path`` at the carry feed, from rest to rest."""
+        """A drag along ``path`` at the carry feed, from rest to rest (its stop delay included)."""
         key = tuple(path)
         cached = self._drags.get(key)
         if cached is None:

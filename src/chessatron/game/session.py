@@ -272,8 +272,11 @@ class Session:
             if self.world is not None and "homing is off" in warning:
                 continue  # the simulated gantry starts at home; this session turned homing off itself
             self.emit({"event": "warning", "message": warning})
-        if self.config.home:
-            link.home()
+        # before any game is journaled: a board locked since power-up or by an alarm is homed, or the
+        # error says what to do (GrblLockedError)
+        if (self.config.home or link.is_locked) and link.settings.get(22) == 1:
+            self.emit({"event": "notice", "message": "homing the gantry (grbl is silent until it is done)"})
+        link.ready(home=self.config.home)
         self.robot = Robot(self.layout, link, self.table, sensors=self._table_sensors())
         self.live.show_table(self.table, ())
         self.live.show_gantry(self.gantry, state="Idle")

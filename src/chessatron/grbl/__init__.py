@@ -3,8 +3,11 @@
 * :mod:`~chessatron.grbl.codes`: what ``error:N`` and ``ALARM:N`` mean;
 * :mod:`~chessatron.grbl.protocol`: every message GRBL 1.1 sends, as values (no I/O);
 * :mod:`~chessatron.grbl.stream`: the streaming bookkeeping (no I/O);
-* :mod:`~chessatron.grbl.settings`: ``$$`` settings against a table layout (no I/O);
-* :mod:`~chessatron.grbl.link`: :class:`GrblLink`, the driver over a pyserial port;
+* :mod:`~chessatron.grbl.settings`: ``$$`` settings against a table layout, and the ones to flash (no I/O);
+* :mod:`~chessatron.grbl.build`: the firmware's build (``$I``) against a table layout (no I/O);
+* :mod:`~chessatron.grbl.homing`: how long the homing cycle takes, and the longest it can (no I/O);
+* :mod:`~chessatron.grbl.link`: :class:`GrblLink`, the driver over a pyserial port, and
+  :mod:`~chessatron.grbl.streaming`, its streaming loop;
 * :mod:`~chessatron.grbl.pty`: the simulated GRBL on a pseudo-terminal, for other programs;
 * :mod:`~chessatron.grbl.run`: run a program file with a progress bar (the ``run`` command).
 

@@ -12,12 +12,18 @@
 ('1.1h', [], (1, 2))
 
 Every wait has a deadline: a port that stays silent for ``timeout_s`` (status polls included) is a lost
-connection, not a hang.
+connection, not a hang. The one silence that is expected is homing's: GRBL 1.1h runs its homing cycle
+without its real-time protocol and answers no ``?`` until the cycle is over, so :meth:`GrblLink.home`
+waits in silence as long as the cycle can take with the board's settings
+(:func:`~chessatron.grbl.homing.homing_bound_s`), and no longer.
+
+After any alarm, and after power-up with homing enabled, GRBL is locked: it refuses g-code
+(``error:9``) until it is homed (``$H``) or unlocked (``$X``). The link follows that state from what GRBL
+says (:attr:`GrblLink.is_locked`), and :meth:`GrblLink.ready` homes a locked board or says what to do.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import threading
@@ -34,17 +40,22 @@ from ..errors import (
     DeviceClosedError,
     GarbledReplyError,
     GrblAlarm,
+    GrblBuildError,
     GrblError,
+    GrblLockedError,
     GrblResetError,
     GrblVersionError,
     SerialPortError,
 )
 from ..layout import Layout
+from ..motion import MachineProfile
 from ..ports import HostMagnet
+from .build import BuildInfo, check_build
+from .homing import HomingSettings, homing_bound_s
 from .protocol import (
-    RX_BUFFER_BYTES,
     Alarm,
     Error,
+    Feedback,
     Garbled,
     LineSplitter,
     Message,
@@ -54,18 +65,20 @@ from .protocol import (
     Welcome,
     parse_message,
 )
-from .settings import check_settings
-from .stream import HostAction, Outgoing, Streamer, StreamProgress, StreamResult, dwell_s
+from .settings import check_settings, layout_settings
+from .stream import HostAction, Streamer, StreamProgress, StreamResult
+from .streaming import SOFT_RESET, StreamRun, looks_like_reply
 
 __all__ = ["GrblLink", "SerialPort"]
 
 LOGGER = logging.getLogger(__name__)
 
-SOFT_RESET = b"\x18"
 # How long one read may block: the loop's granularity when nothing arrives.
 _READ_SLICE_S = 0.02
-# After a garbled reply: how long without an answer (and with GRBL idle) before its buffer is known empty.
-_QUIET_S = 0.3
+# Homing: the wait is the longest cycle the settings allow, times this, plus the link's timeout.
+_HOMING_MARGIN = 1.5
+# After homing, GRBL's position must be the layout's home_mm within this (mm).
+_HOME_TOLERANCE_MM = 1.0
 
 
 class SerialPort(Protocol):
@@ -83,13 +96,6 @@ class SerialPort(Protocol):
     def reset_input_buffer(self) -> None: ...
 
     def close(self) -> None: ...
-
-
-def _looks_like_reply(garbled: Garbled) -> bool:
-    """Could this corrupted line have been an ``ok``/``error:N``/``ALARM:N``? Status reports and push
-    messages are bracketed, and losing one of those costs nothing."""
-    text = garbled.text
-    return not (text.startswith(("<", "[")) or text.endswith((">", "]")))
 
 
 class GrblLink:
@@ -136,6 +142,10 @@ class GrblLink:
         self.last_status: Status | None = None
         #: Whether this link has held the machine (``!``) and not yet let it go on (``~``, a reset).
         self.is_held = False
+        #: How the firmware was built (its ``$I`` answer), once connected.
+        self.build: BuildInfo | None = None
+        self._locked = False
+        self._needs_reset = False  # a limit alarm: grbl answers nothing but a soft reset
         self._port: SerialPort | None = None
         self._closed = False
         self._splitter = LineSplitter()
@@ -244,6 +254,19 @@ class GrblLink:
             if isinstance(message, Status):
                 self.last_status = message
                 self._last_status_at = self._last_rx
+                self._locked = message.is_alarm
+            elif isinstance(message, Alarm):
+                self._locked = True
+            elif isinstance(message, Welcome):
+                self._needs_reset = False
+            elif isinstance(message, Feedback):
+                # after a reset in alarm: "'$H'|'$X' to unlock"; after a limit alarm: "Reset to continue"
+                if "to unlock" in message.text:
+                    self._locked = True
+                elif "Reset to continue" in message.text:
+                    self._locked = self._needs_reset = True
+                elif message.text.startswith("Caution: Unlocked"):
+                    self._locked = False
             elif isinstance(message, Garbled):
                 LOGGER.warning(
                     "garbled line from grbl on %s: %r (%s)", self.url, message.text, message.reason
@@ -260,8 +283,9 @@ class GrblLink:
         return None
 
     def connect(self) -> list[str]:
-        """Open the port, soft-reset GRBL, read its banner and settings; return the warnings where the
-        settings disagree with the layout (see :func:`~chessatron.grbl.settings.check_settings`).
+        """Open the port, soft-reset GRBL, read its banner, settings (``$$``) and build (``$I``); return
+        the warnings where they disagree with the layout (see
+        :func:`~chessatron.grbl.settings.check_settings` and :func:`~chessatron.grbl.build.check_build`).
 
         No classic wake-up (``\\r\\n\\r\\n``, sleep, flush): each ``\\r\\n`` makes GRBL answer twice and the
         sleep is a guess. A soft reset (control-x) is a real-time byte that needs no line end, clears a
@@ -270,7 +294,9 @@ class GrblLink:
         reset), the reset is sent once more.
 
         Raises :class:`~chessatron.errors.ConnectionLostError` if no banner comes,
-        :class:`~chessatron.errors.GrblVersionError` if it is not GRBL 1.1.
+        :class:`~chessatron.errors.GrblVersionError` if it is not GRBL 1.1 and
+        :class:`~chessatron.errors.GrblBuildError` if it was built for other kinematics than the layout's
+        (a Cartesian build on a Core-XY table, or the other way round).
         """
         port = self._require_port()
         try:
@@ -298,19 +324,69 @@ class GrblLink:
         for attempt in range(3):
             try:
                 self.settings = self.read_settings()
+                build = BuildInfo.from_messages(self.command("$I"))
                 break
             except (GrblResetError, GarbledReplyError):
                 # The board finished booting and answered a second reset, or noise hit the answer: again.
                 if attempt == 2:
                     raise
+        self.build = build
+        warnings = check_settings(self.settings, self.layout)
+        warnings += check_build(build, self.layout, where=f"grbl on {self.url!r}")
         self.status(fresh=True)
-        return check_settings(self.settings, self.layout)
+        return warnings
 
-    def command(self, line: str, *, timeout_s: float | None = None) -> list[Message]:
+    @property
+    def is_locked(self) -> bool:
+        """True while GRBL is (as far as it has said) locked in its alarm state: after power-up with
+        homing enabled, or after any alarm, until ``$H`` or ``$X``."""
+        return self._locked
+
+    def ready(self, *, home: bool = False) -> bool:
+        """Make GRBL take g-code: home it if ``home`` asks for it, or if it is locked in its alarm state
+        (since power-up with homing enabled, or after any alarm) and homing is enabled (``$22=1``); return
+        True if it homed. A board still stopped by a limit alarm is soft-reset first (it answers nothing
+        else).
+
+        Call it before anything that moves, after :meth:`connect`. Raises
+        :class:`~chessatron.errors.GrblLockedError` if GRBL is locked and homing is off (where the gantry
+        stands is then unknown), and what :meth:`home` raises.
+        """
+        if self.version is None:
+            raise DeviceClosedError(f"the link to {self.url!r} is not connected; call connect() first")
+        status = self._status_after_alarms()
+        if not (home or status.is_alarm):
+            return False
+        if status.is_alarm and self.settings.get(22) != 1:
+            home_mm = None if self.layout is None else self.layout.home_mm
+            raise GrblLockedError(
+                f"grbl on {self.url!r} is locked in its alarm state (after an alarm, or since it was "
+                "switched on) and homing is off ($22=0), so where the gantry stands is unknown: switch "
+                f"the machine off, push the magnet to home_mm {home_mm!r} by hand and switch it on again; "
+                "or fit limit switches and set $22=1, and it will home itself"
+            )
+        self.home()
+        return True
+
+    def _status_after_alarms(self) -> Status:
+        """A fresh status report, whatever alarm came before it; a board stopped by a limit alarm
+        answers nothing but a soft reset, so it gets one (it stays locked after it)."""
+        for attempt in range(2):
+            if self._needs_reset:
+                self.soft_reset()
+            try:
+                return self.status(fresh=True, alarms=False)
+            except ConnectionLostError:
+                if attempt or not self._needs_reset:
+                    raise
+        raise AssertionError("unreachable")  # the second attempt returns or raises
+
+    def command(self, line: str, *, timeout_s: float | None = None, silent: bool = False) -> list[Message]:
         """Send one line send-response and wait for its ``ok``; return the messages that came before it.
 
         ``timeout_s`` caps the whole wait (default: ten times the link's :attr:`timeout_s`); status is
-        polled meanwhile, and :attr:`timeout_s` of silence is a lost connection. Raises
+        polled meanwhile, and :attr:`timeout_s` of silence is a lost connection, unless ``silent`` says
+        that GRBL answers nothing until it is done (homing): then only the cap counts. Raises
         :class:`~chessatron.errors.GrblError` for ``error:N``, :class:`~chessatron.errors.GrblAlarm` for
         an alarm, :class:`~chessatron.errors.GrblResetError` if GRBL restarts,
         :class:`~chessatron.errors.GarbledReplyError` for a corrupted answer and
@@ -329,9 +405,11 @@ class GrblLink:
             now = time.monotonic()
             if now >= cap:
                 raise self._lost(f"no answer to {line!r} within {limit:g} s")
-            if now - self._last_rx > self.timeout_s:
+            if silent:
+                pass  # a ? would only be answered at the end
+            elif now - self._last_rx > self.timeout_s:
                 raise self._lost(f"nothing for {self.timeout_s:g} s after {line!r}")
-            if now >= next_poll:
+            elif now >= next_poll:
                 self._write(b"?")
                 next_poll = now + 1.0 / self.status_hz
             for message in self._read():
@@ -346,7 +424,7 @@ class GrblLink:
                     raise self._alarm(message, None)
                 if isinstance(message, Welcome):
                     raise GrblResetError(f"grbl restarted while answering {line!r}; send it again")
-                if isinstance(message, Garbled) and _looks_like_reply(message):
+                if isinstance(message, Garbled) and looks_like_reply(message):
                     raise GarbledReplyError(
                         f"grbl's answer to {line!r} arrived garbled ({message.text!r}); check the cable and "
                         "the baud rate, then send it again"
@@ -363,13 +441,35 @@ class GrblLink:
             if isinstance(m, Setting) and (value := m.number_value) is not None
         }
 
-    def home(self, *, timeout_s: float = 120.0) -> None:
-        """Run the homing cycle (``$H``), waiting up to ``timeout_s``; GRBL is idle at home afterwards.
+    def homing_bound_s(self) -> float:
+        """The longest GRBL's homing cycle can take with its settings (the layout's before connecting)
+        and the layout's kinematics: both approaches searching their whole distance (seconds)."""
+        settings: dict[int, float] = dict(self.settings)
+        if not settings and self.layout is not None:
+            settings = {n: float(v) for n, v in layout_settings(self.layout).items()}
+        profile = self.layout.profile if self.layout is not None else MachineProfile()
+        return homing_bound_s(HomingSettings.from_settings(settings), profile)
 
-        Raises :class:`~chessatron.errors.GrblError` (``error:5`` when homing is off: set ``$22=1``).
+    def homing_wait_s(self) -> float:
+        """How long to wait in silence for homing's answer: :meth:`homing_bound_s` with a margin."""
+        return _HOMING_MARGIN * self.homing_bound_s() + self.timeout_s
+
+    def home(self, *, timeout_s: float | None = None) -> None:
+        """Run the homing cycle (``$H``); GRBL is idle at home afterwards, unlocked.
+
+        GRBL answers nothing while it homes, so the link waits in silence for its ``ok`` (or an alarm) up
+        to ``timeout_s``: by default the longest cycle the settings allow (:meth:`homing_bound_s`) with a
+        margin. Raises :class:`~chessatron.errors.GrblError` (``error:5`` when homing is off: set
+        ``$22=1``), :class:`~chessatron.errors.GrblAlarm` when homing fails (``ALARM:8``/``ALARM:9``: a
+        switch not found or not cleared), :class:`~chessatron.errors.ConnectionLostError` when no answer
+        comes in time, and :class:`~chessatron.errors.GrblBuildError` when the position GRBL gives home
+        is not the layout's ``home_mm``.
         """
+        bound = self.homing_bound_s()
+        limit = self.homing_wait_s() if timeout_s is None else timeout_s
+        started = time.monotonic()
         try:
-            self.command("$H", timeout_s=timeout_s)
+            self.command("$H", timeout_s=limit, silent=True)
         except GrblError as exc:
             if exc.code == 5:
                 raise GrblError(
@@ -378,14 +478,43 @@ class GrblLink:
                     code=5,
                 ) from exc
             raise
+        except ConnectionLostError as exc:
+            if time.monotonic() - started < limit:
+                raise  # the port failed: that message says it
+            raise self._lost(
+                f"no answer to '$H' within {limit:.0f} s, though the homing cycle takes at most "
+                f"{bound:.0f} s with its settings ($130/$131 travel, $24/$25 rates): grbl has stopped "
+                "answering (a frozen board, or a switch that never closes and a firmware that does not "
+                "give up); switch the machine off and on, check the switches and the cable, then home"
+            ) from exc
+        self._locked = False
+        self._check_home(self.status(fresh=True))
+
+    def _check_home(self, status: Status) -> None:
+        """After homing GRBL's machine position must be the layout's ``home_mm``, or every coordinate is
+        off (a firmware homing to the other end, or without ``HOMING_FORCE_SET_ORIGIN``)."""
+        position = status.machine_position()
+        if self.layout is None or position is None or len(position) < 2:
+            return
+        home = self.layout.home_mm
+        if math.dist(position[:2], home) <= _HOME_TOLERANCE_MM:
+            return
+        raise GrblBuildError(
+            f"after homing grbl on {self.url!r} says the magnet is at X{position[0]:g} Y{position[1]:g}, but "
+            f"the layout's home_mm is {home!r}, so every move would go elsewhere: build grbl with #define "
+            "HOMING_FORCE_SET_ORIGIN and home towards home_mm ($23, see `chessatron config grbl-settings`), "
+            "or set home_mm and envelope_mm in the layout to grbl's coordinates"
+        )
 
     def unlock(self) -> None:
         """``$X``: leave the alarm state without homing. Only when the user knows where the gantry is."""
         self.command("$X")
 
-    def status(self, *, fresh: bool = False) -> Status:
+    def status(self, *, fresh: bool = False, alarms: bool = True) -> Status:
         """GRBL's status: a ``?`` poll, at most :attr:`status_hz` times a second (a report younger than
-        that is returned again unless ``fresh``). Raises ConnectionLostError if none comes in time."""
+        that is returned again unless ``fresh``). Raises :class:`~chessatron.errors.GrblAlarm` for an alarm
+        that arrives meanwhile (unless ``alarms`` is False: the report then says ``Alarm``), and
+        ConnectionLostError if no report comes in time (or a limit alarm makes GRBL deaf to ``?``)."""
         now = time.monotonic()
         if not fresh and self.last_status is not None and now - self._last_status_at < 1.0 / self.status_hz:
             return self.last_status
@@ -394,10 +523,12 @@ class GrblLink:
         deadline = now + self.timeout_s
         while time.monotonic() < deadline:
             for message in self._read():
-                if isinstance(message, Alarm):
+                if isinstance(message, Alarm) and alarms:
                     raise self._alarm(message, None)
             if self.last_status is not None and self._last_status_at >= asked:
                 return self.last_status
+            if self._needs_reset and not alarms:
+                break  # after a limit alarm grbl answers nothing but a soft reset
         raise self._lost(f"no status report within {self.timeout_s:g} s of '?'")
 
     def feed_hold(self) -> None:
@@ -469,7 +600,7 @@ class GrblLink:
         if self.version is None:
             for warning in self.connect():
                 LOGGER.warning("grbl on %s: %s", self.url, warning)
-        return _StreamRun(self, streamer, on_progress, on_host).run()
+        return StreamRun(self, streamer, on_progress, on_host).run()
 
     def _host(self, action: HostAction, on_host: Callable[[str], None] | None) -> None:
         if action.kind == "host":
@@ -482,192 +613,3 @@ class GrblLink:
             magnet.engage()
         else:
             magnet.release()
-
-
-class _StreamRun:
-    """One :meth:`GrblLink.stream` call: the I/O loop around a :class:`Streamer`."""
-
-    def __init__(
-        self,
-        link: GrblLink,
-        streamer: Streamer,
-        on_progress: Callable[[StreamProgress], None] | None,
-        on_host: Callable[[str], None] | None,
-    ) -> None:
-        self.link = link
-        self.streamer = streamer
-        self.on_progress = on_progress
-        self.on_host = on_host
-        self.started = time.monotonic()
-        self.failure: ChessatronError | None = None
-        self.swallowing = False  # after a garbled reply: drop answers until GRBL is quiet and idle
-        self.last_answer = self.started
-        self.last_progress = -math.inf
-        self.idle_since: float | None = None  # since when GRBL is idle and empty with lines unanswered
-
-    def run(self) -> StreamResult:
-        link, streamer = self.link, self.streamer
-        link._last_rx = self.started
-        next_poll = self.started
-        try:
-            while not streamer.is_finished or self.swallowing:
-                while not self.swallowing and (item := streamer.next_item()) is not None:
-                    link._write(item.data, streamer.running_line)
-                    streamer.mark_sent(item)
-                now = time.monotonic()
-                if now >= next_poll:
-                    link._write(b"?", streamer.running_line)
-                    next_poll = now + 1.0 / link.status_hz
-                for message in link._read(streamer.running_line):
-                    self._handle(message)
-                now = time.monotonic()
-                if now - link._last_rx > link.timeout_s:
-                    raise link._lost(
-                        f"grbl sent nothing for {link.timeout_s:g} s, not even a status report",
-                        line=streamer.running_line,
-                    )
-                if self.swallowing:
-                    self._check_quiet(now)
-                else:
-                    self._check_stuck(now)
-                self._progress(now)
-        except (ConnectionLostError, GrblAlarm, GrblResetError) as exc:
-            self._fail(exc)
-            self._release_host()
-        except KeyboardInterrupt:
-            # The user stopped the run: hold the machine where it is, keep the position.
-            with contextlib.suppress(ChessatronError):
-                link._write(b"!")
-            raise
-        self._progress(time.monotonic(), force=True)
-        return streamer.result(self.failure, time.monotonic() - self.started)
-
-    def _fail(self, error: ChessatronError) -> None:
-        if self.failure is None:
-            self.failure = error
-        self.streamer.halt()
-
-    def _handle(self, message: Message) -> None:
-        link, streamer = self.link, self.streamer
-        if isinstance(message, Ok | Error):
-            self.last_answer = time.monotonic()
-            if self.swallowing:
-                return
-            ack = streamer.acknowledge(message)
-            if ack is None:
-                LOGGER.warning("grbl on %s answered %r with nothing in flight", link.url, message)
-                return
-            if ack.error is not None:
-                self._fail(self._rejected(ack.item, ack.error))
-            if ack.action is not None:
-                self._run_action(ack.action)
-        elif isinstance(message, Alarm):
-            raise link._alarm(message, streamer.running_line)
-        elif isinstance(message, Welcome):
-            line = streamer.running_line
-            raise GrblResetError(
-                f"grbl restarted (its banner arrived) while running program line {line}; the lines it had "
-                "buffered are lost and the position may be too: home and run the program again",
-                line=line,
-            )
-        elif isinstance(message, Garbled) and _looks_like_reply(message):
-            line = streamer.oldest_line
-            self._fail(
-                GarbledReplyError(
-                    f"a reply from grbl arrived garbled ({message.text!r}) while program line {line} was "
-                    "running, so which lines grbl accepted is unknown; the program was stopped and the "
-                    "magnet released: check the cable (noise) and the baud rate, then run it again",
-                    line=line,
-                )
-            )
-            streamer.forget_in_flight()
-            self.swallowing = True
-
-    def _check_stuck(self, now: float) -> None:
-        """A reply lost without a trace (noise that ate a whole line) leaves lines unanswered for ever while
-        GRBL sits idle with an empty buffer: after :attr:`GrblLink.timeout_s` of that (plus the dwells in
-        flight, during which GRBL also reports ``Idle``), stop."""
-        link, streamer = self.link, self.streamer
-        status = link.last_status
-        in_flight = streamer.in_flight
-        idle = (
-            bool(in_flight)
-            and status is not None
-            and link._last_status_at > self.last_answer
-            and status.state == "Idle"
-            and (status.rx_free is None or status.rx_free >= RX_BUFFER_BYTES - 1)
-        )
-        if not idle:
-            self.idle_since = None
-            return
-        if self.idle_since is None:
-            self.idle_since = now
-            return
-        if now - self.idle_since <= link.timeout_s + sum(dwell_s(item.block) for item in in_flight):
-            return
-        line = streamer.running_line
-        self._fail(
-            GarbledReplyError(
-                f"grbl is idle with an empty buffer but never answered program line {line}: its answer was "
-                "lost, so which lines it accepted is unknown; the program was stopped and the magnet "
-                "released: check the cable (noise) and the baud rate, then run it again",
-                line=line,
-            )
-        )
-        streamer.forget_in_flight()
-        self.idle_since = None
-
-    def _check_quiet(self, now: float) -> None:
-        """Leave the garbled-reply state once GRBL has answered everything: idle, receive buffer empty."""
-        status = self.link.last_status
-        if (
-            now - self.last_answer < _QUIET_S
-            or status is None
-            or self.link._last_status_at <= self.last_answer
-        ):
-            return
-        if status.state == "Idle" and (status.rx_free is None or status.rx_free >= RX_BUFFER_BYTES - 1):
-            self.swallowing = False
-
-    def _run_action(self, action: HostAction) -> None:
-        streamer = self.streamer
-        if streamer.halted and not action.is_release:
-            streamer.host_done(action, ran=False)  # after an error nothing new is picked up
-            return
-        try:
-            self.link._host(action, self.on_host)
-        except ChessatronError as exc:
-            streamer.host_done(action, ran=True, ok=False)
-            self._fail(exc)
-            return
-        streamer.host_done(action, ran=True)
-
-    def _release_host(self) -> None:
-        magnet = self.link.host_magnet
-        if magnet is None or not self.streamer.host_magnet_on:
-            return
-        try:
-            magnet.release()
-            self.streamer.host_done(HostAction("magnet-off", "MAGNET OFF", 0), ran=True)
-        except ChessatronError as exc:
-            LOGGER.error("could not release the host magnet after %s: %s", self.failure, exc)
-
-    def _rejected(self, item: Outgoing, error: Error) -> GrblError:
-        if item.line is None:
-            return GrblError(
-                f"grbl rejected the streamer's own {item.block!r} with error:{error.code} ({error.text})",
-                code=error.code,
-            )
-        text = self.streamer.program[item.line - 1].text
-        return GrblError(
-            f"grbl rejected program line {item.line} {text!r} with error:{error.code} ({error.text}); the "
-            "program was stopped there and the magnet released: fix the line and run the rest again",
-            code=error.code,
-            line=item.line,
-        )
-
-    def _progress(self, now: float, *, force: bool = False) -> None:
-        if self.on_progress is None or (not force and now - self.last_progress < 0.05):
-            return
-        self.last_progress = now
-        self.on_progress(self.streamer.progress(self.link.last_status, now - self.started))

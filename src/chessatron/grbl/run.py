@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..errors import ConfigError, GrblError
+from ..errors import ConfigError
 from ..layout import Layout
 from ..ports import DeviceUrl, HostMagnet
 from .link import GrblLink
@@ -50,8 +50,9 @@ def run_program(
     decides the exit status (``result.raise_for_error()``).
 
     Raises :class:`~chessatron.errors.ConfigError` for an unreadable file,
-    :class:`~chessatron.errors.GcodeError` for a line that cannot be streamed, and the link's errors
-    for a failed connection or homing.
+    :class:`~chessatron.errors.GcodeError` for a line that cannot be streamed, the link's errors for a
+    failed connection or homing, and :class:`~chessatron.errors.GrblLockedError` when GRBL is locked,
+    homing is off and ``home`` asked for a usable machine.
     """
     console = console or Console(highlight=False)
     lines = read_program(path)
@@ -60,14 +61,18 @@ def run_program(
         for warning in link.connect():
             console.print(f"[yellow]warning:[/yellow] {warning}")
         console.print(f"grbl {link.version} on {url}")
-        if home and link.settings.get(22) == 1:
-            console.print("homing…")
-            link.home()
-        elif link.last_status is not None and link.last_status.is_alarm:
-            raise GrblError(
-                "grbl is locked in its alarm state and homing is off; unlock it ($X) once the gantry is at "
-                f"home_mm {layout.home_mm!r}",
-                code=9,
+        if home:
+            homing = link.settings.get(22) == 1
+            if homing:
+                # grbl answers nothing while it homes: say how long the wait may be
+                console.print(
+                    f"homing… (grbl is silent until it is done: up to {link.homing_bound_s():.0f} s)"
+                )
+            link.ready(home=homing)  # locked with homing off: GrblLockedError says what to do
+        elif link.is_locked:
+            console.print(
+                "[yellow]warning:[/yellow] grbl is locked in its alarm state: it takes $ commands only, "
+                "until it is homed ($H) or unlocked ($X)"
             )
         progress = Progress(
             TextColumn("{task.description}"),

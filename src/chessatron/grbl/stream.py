@@ -22,6 +22,12 @@ its planner never starves between short moves.
 * a line that switches a magnet on (``M3``, ``M8``…) waits until every line before it is answered, so
   that after an error nothing new is picked up; GRBL waits for the motion before it to end before
   switching anyway, so this costs nothing;
+* while the lines sent leave a magnet on (a drag), GRBL gets one line at a time: each only once it has
+  accepted the one before. GRBL goes on running the lines behind a line it rejects, so with a whole drag
+  in its buffer an ``error:N`` in the middle would let the piece travel on; this way the machine stops
+  at the end of the last line it accepted, and the release sent then drops the piece exactly there.
+  GRBL answers a motion line as soon as it is planned, long before it has run, so its planner still
+  sees the drag ahead (a round trip on the cable per line, against a few hundred milliseconds of motion);
 * unless the program ends with a dwell, a ``G4 P0`` of the streamer's own ends it, so that the last
   answer means the machine has stopped;
 * after :meth:`Streamer.halt` (an error, a stop) no more program lines go out; what is already in
@@ -43,8 +49,12 @@ its planner never starves between short moves.
 1
 >>> streamer.state(2)  # the comment after line 1 has been passed
 'ok'
->>> send_what_fits(), streamer.in_flight_bytes  # the final sync waits for the release's answer
-([b'M3S1000\\n', b'G1X20F4000\\n', b'M5\\n'], 22)
+>>> send_what_fits()  # from the engage on, one line at a time
+[b'M3S1000\\n']
+>>> _ = streamer.acknowledge(Ok()); send_what_fits()
+[b'G1X20F4000\\n']
+>>> _ = streamer.acknowledge(Ok()); send_what_fits()  # the final sync waits for the release's answer
+[b'M5\\n']
 """
 
 from __future__ import annotations
@@ -406,6 +416,14 @@ class Streamer:
     def host_magnet_on(self) -> bool:
         return self._host_magnet_on
 
+    @property
+    def grbl_magnet_may_be_on(self) -> bool:
+        """True if GRBL's own magnet output (spindle or coolant) may be on now: the lines sent leave it on,
+        or a line that switches it off was sent and not yet answered (GRBL answers a switch only once it
+        has made it, after the motion before it)."""
+        in_flight = [self._items[i] for i in self._in_flight] + list(self._extra_sent)
+        return self._spindle_on or self._coolant_on or any(_releases(item.block) for item in in_flight)
+
     def state(self, line: int) -> LineState:
         """The state of program line ``line`` (from 1)."""
         if line in self._marker_states:
@@ -440,6 +458,8 @@ class Streamer:
             last = self._items[self._in_flight[-1]] if self._in_flight else None
         if last is not None and (last.send_response or last.action is not None or item.send_response):
             return False  # wait for the answer (and the host action) before anything else
+        if last is not None and self.magnet_engaged:
+            return False  # a drag goes one accepted line at a time (see the module docs)
         if any(self._items[index].releases for index in self._in_flight):
             # Nothing moves on until GRBL has accepted the release: if it refused it, the magnet is
             # still on, and a travel move sent behind it would drag the piece along at rapid.

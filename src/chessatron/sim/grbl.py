@@ -5,8 +5,13 @@
 
 * the banner at power-up and after a soft reset (control-x), ``ok`` and ``error:N`` for every line,
   ``ALARM:N``, real-time ``?`` status reports (``<Idle|MPos:…|Bf:15,128|FS:…>``), ``!`` feed hold, ``~``
-  resume, and the ``$`` commands a sender uses: ``$$``, ``$N=value``, ``$G``, ``$I``, ``$#``, ``$N``,
-  ``$H``, ``$X``, ``$J=`` (``$C``, ``$SLP`` and ``$RST`` answer ``error:3``);
+  resume, and the ``$`` commands a sender uses: ``$$``, ``$N=value``, ``$G``, ``$I`` (the build of GRBL
+  for this table: ``[OPT:VCZ,15,128]``, ``C`` exactly when the layout is Core-XY), ``$#``, ``$N``, ``$H``,
+  ``$X``, ``$J=`` (``$C``, ``$SLP`` and ``$RST`` answer ``error:3``); what a line means is
+  :mod:`~chessatron.sim.grbl_parser`'s business, this module runs it;
+* the lock: with homing on (``$22=1``) it boots in the alarm state, and after any alarm it stays there
+  (a soft reset included) until ``$H`` or ``$X``, refusing g-code with ``error:9``;
+* a rejected line is not run, but the lines behind it in the receive buffer are, as on the firmware;
 * a 128-byte receive buffer (bytes beyond it are lost, as on the real board: the host must count
   characters) and a 15-block planner: a line leaves the buffer when the parser is free, a motion line is
   answered once its block is queued, and a line that switches the spindle or coolant, dwells (``G4``) or
@@ -16,7 +21,13 @@
   planner is full, when a sync command waits behind it, or when no new line has come for
   ``idle_grace_s`` (then it plans to stop at the last block it knows, as a starved GRBL does). Time runs
   ``speed`` times faster than the wall clock, or with ``speed=None`` as fast as the host feeds it; either
-  way :attr:`SimGrbl.machine_s` counts *machine* seconds, to compare with the planner's prediction;
+  way :attr:`SimGrbl.machine_s` counts *machine* seconds, to compare with the planner's prediction. Every
+  stop (the last block of a run done) costs the step idle delay ``$1`` (none at ``$1=255``), during which
+  nothing else runs, as GRBL's ``st_go_idle`` holds everything up;
+* homing (``$H``) as GRBL 1.1h built for this table runs it (:mod:`chessatron.grbl.homing`: X's cycle,
+  then Y's, each approach, pull-off, locate, pull-off at ``$25``/``$24``, with the ``$26`` debounce), and
+  as silent: no ``?`` is answered while it homes, the ones that came get a single ``<Home|…>`` report as
+  the cycle ends, before its ``ok``; a feed hold is ignored, a soft reset raises ``ALARM:6``;
 * G-code as this table uses it: G0, G1, G4, G17, G20/G21, G54, G90/G91, G94, M2/M30, M3/M4/M5, M8/M9
   (other codes answer ``error:20``, as they would on a GRBL built without them); soft limits (``$20=1``)
   check targets against the layout's envelope (machine coordinates are the layout's, as with
@@ -26,11 +37,11 @@ Every line runs through the world's twin (``world.twin.run([line], finish=False)
 ``world.lock``) when it physically happens: a motion line when its block has run, others when GRBL
 executes them, so the twin's magnet drags the pieces and an alarm leaves them where the machine stopped.
 
-Faults (:class:`SimFaults` given to the constructor or to :meth:`SimGrbl.inject`, or the methods
-:meth:`SimGrbl.raise_alarm`, :meth:`SimGrbl.pull_cable`, :meth:`SimGrbl.freeze`) make it misbehave the
-ways hardware does. The recorder: :attr:`SimGrbl.received`
-(every line as received), :attr:`SimGrbl.flags` (protocol misuse by the host: ``\\r`` line ends, buffer
-overruns) and :meth:`SimGrbl.assert_clean`.
+Faults (:class:`~chessatron.sim.grbl_faults.SimFaults` given to the constructor or to
+:meth:`SimGrbl.inject`, or the methods :meth:`SimGrbl.raise_alarm`, :meth:`SimGrbl.pull_cable`,
+:meth:`SimGrbl.freeze`, :meth:`SimGrbl.power_cycle`) make it misbehave the ways hardware does. The
+recorder: :attr:`SimGrbl.received` (every line as received), :attr:`SimGrbl.flags` (protocol misuse by
+the host: ``\\r`` line ends, buffer overruns) and :meth:`SimGrbl.assert_clean`.
 
 >>> from chessatron.layout import Layout
 >>> from chessatron.sim.world import SimWorld
@@ -61,62 +72,25 @@ import serial
 
 from ..errors import ConfigError
 from ..grbl.codes import SETTINGS
+from ..grbl.homing import HomingSettings, homing_time_s
 from ..grbl.protocol import RX_BUFFER_BYTES, WELCOME, MachineState, Status, format_status
 from ..grbl.settings import format_setting, layout_settings
 from ..grbl.stream import strip_line
 from ..motion import Block, MachineProfile, PlannedBlock, plan_run
 from ..ports import DeviceUrl
+from .grbl_faults import FAULT_OPTIONS, SimFaults, faults_from_url
+from .grbl_parser import HELP, PLANNER_BLOCKS, Modal, Reject, build_info, decode, decode_jog, parameters
 from .world import SimWorld, get_world
 
 __all__ = ["PLANNER_BLOCKS", "SimFaults", "SimGrbl", "SimHostMagnet", "sim_grbl_for_url"]
 
 LOGGER = logging.getLogger(__name__)
 
-#: Blocks GRBL 1.1's planner holds on an Arduino Uno.
-PLANNER_BLOCKS = 15
 # GRBL's line buffer: 79 characters and the line end.
 _LINE_CHARS = 79
 # Earlier blocks of a run the planner model looks back at; a longer run is planned from this far back.
 _LOOKBACK_BLOCKS = 48
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)")
-_SUPPORTED_G = {0: "motion", 1: "motion", 4: "dwell", 17: "plane", 20: "units", 21: "units"}
-_SUPPORTED_G |= {54: "coordinates", 90: "distance", 91: "distance", 94: "feed-mode"}
-_SUPPORTED_M = {2: "stop", 30: "stop", 3: "spindle", 4: "spindle", 5: "spindle", 8: "coolant", 9: "coolant"}
-_VALUE_LETTERS = frozenset("FSPXYZNT")
-_ARC_LETTERS = frozenset("IJKR")
-_INCH_MM = 25.4
-
-
-@dataclass(frozen=True)
-class SimFaults:
-    """Faults to inject; line numbers count the g-code lines received since power-up (from 1; ``$``
-    commands and blank lines do not count).
-
-    ``error_line``: answer ``error:<error_code>`` to that line instead of running it. ``alarm_line``:
-    raise ``ALARM:<alarm_code>`` when that line starts to run; ``alarm_at_s``: when the machine clock
-    passes that many seconds (mid-move if a move is running). ``pull_cable_line``: the cable comes out
-    when that line arrives (reads and writes raise :class:`serial.SerialException`); ``freeze_line``: the
-    firmware hangs there (the port stays open, nothing answers). ``reply_delay_s``: every ``ok``/``error``
-    leaves that many (wall) seconds late. ``garble_rate``: the chance that a line sent to the host has a
-    byte corrupted (``seed`` makes it repeatable).
-    """
-
-    error_line: int | None = None
-    error_code: int = 20
-    alarm_line: int | None = None
-    alarm_at_s: float | None = None
-    alarm_code: int = 1
-    pull_cable_line: int | None = None
-    freeze_line: int | None = None
-    reply_delay_s: float = 0.0
-    garble_rate: float = 0.0
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if not (0.0 <= self.garble_rate <= 1.0):
-            raise ConfigError(f"garble_rate must be between 0 and 1, got {self.garble_rate!r}")
-        if not (math.isfinite(self.reply_delay_s) and self.reply_delay_s >= 0.0):
-            raise ConfigError(f"reply_delay_s must be zero or positive seconds, got {self.reply_delay_s!r}")
 
 
 @dataclass
@@ -147,9 +121,10 @@ class _Line:
 
 @dataclass
 class _Running:
-    """What the machine is doing now: a block of the planner, a dwell or a homing cycle."""
+    """What the machine is doing now: a block of the planner, a dwell, a homing cycle, or the stop delay
+    (``$1``) after motion ended, during which GRBL's stepper interrupt holds everything up."""
 
-    kind: Literal["block", "dwell", "home"]
+    kind: Literal["block", "dwell", "home", "stop"]
     duration_s: float
     start_clock: float
     start_wall: float
@@ -158,22 +133,15 @@ class _Running:
     paused_at: float | None = None
 
 
-class _Reject(Exception):
-    """A line GRBL rejects with ``error:code``."""
-
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
-
-
 class SimGrbl:
     """A simulated GRBL 1.1 behind a pyserial-like port (see the module docs).
 
     ``world`` is the table it drives (default: the ``default`` world). ``speed``: machine seconds per wall
     second, or None for virtual time. ``timeout``: seconds :meth:`read` waits (None: for ever; 0: not at
     all). ``homing`` and ``soft_limits`` set ``$22`` and ``$20`` (with homing on, GRBL starts in the alarm
-    state until ``$H`` or ``$X``, as real GRBL with its homing lock). The port opens on construction
-    unless ``do_not_open``.
+    state until ``$H`` or ``$X``, as real GRBL with its homing lock); ``step_idle_delay_ms`` sets ``$1``
+    (default: the layout's). Every other setting is what ``chessatron config grbl-settings`` prints for
+    the layout. The port opens on construction unless ``do_not_open``.
 
     Raises :class:`~chessatron.errors.ConfigError` for a speed that is not positive.
     """
@@ -188,6 +156,7 @@ class SimGrbl:
         soft_limits: bool = False,
         faults: SimFaults | None = None,
         idle_grace_s: float = 0.03,
+        step_idle_delay_ms: int | None = None,
         port: str = "sim://",
         do_not_open: bool = False,
     ) -> None:
@@ -206,7 +175,9 @@ class SimGrbl:
         self._thread: threading.Thread | None = None
         self._random = random.Random(self.faults.seed)
         self._settings = layout_settings(self.layout, homing=homing, soft_limits=soft_limits)
-        self._profile = self.layout.profile
+        if step_idle_delay_ms is not None:
+            self._settings[1] = format_setting(1, step_idle_delay_ms)
+        self._profile = self._profile_from_settings()
         #: Every line received, as received (without its line end), ``$`` commands and blank lines too.
         self.received: list[str] = []
         #: Protocol misuse by the host: ``\\r`` line ends, receive-buffer overruns.
@@ -249,19 +220,14 @@ class SimGrbl:
         self._frozen = False
         self._overrun = 0
         self._reports = 0
+        self._status_pending = False  # a ? that came while homing, answered when the cycle ends
         self._emit("")
         self._emit(WELCOME)
         if self._alarm:
             self._emit("[MSG:'$H'|'$X' to unlock]")
 
     def _modal_reset(self) -> None:
-        self._rapid = True
-        self._absolute = True
-        self._inches = False
-        self._feed: float | None = None
-        self._speed = 0.0
-        self._spindle = 5
-        self._coolant = False
+        self._modal = Modal()
 
     # --- pyserial interface ----------------------------------------------------------------------------
 
@@ -355,7 +321,9 @@ class SimGrbl:
             now = time.monotonic()
             for byte in data:
                 if byte == 0x3F:  # ?
-                    if not self._critical:
+                    if self._is_homing():
+                        self._status_pending = True  # GRBL's homing loop runs no real-time protocol
+                    elif not self._critical:
                         self._emit(self._status_text(now))
                 elif byte == 0x21:  # !
                     self._feed_hold(now)
@@ -444,8 +412,18 @@ class SimGrbl:
             self._flush_machine(now)
             self._unplugged = True
 
+    def power_cycle(self) -> None:
+        """Switch the board off and on (or reset it with the DTR line, as opening a port does to an
+        Arduino): the machine stops dead, its outputs go off, and GRBL boots with the settings it keeps
+        in EEPROM: locked in the alarm state when homing is enabled."""
+        with self._cond:
+            self._flush_machine(time.monotonic())
+            self._power_on()
+            self._cond.notify_all()
+
     def freeze(self) -> None:
-        """Hang the firmware: the port stays open but nothing is answered or run any more."""
+        """Hang the firmware: the port stays open but nothing is answered or run any more, not even a
+        soft reset, and its outputs stay as they are (a magnet on keeps its piece)."""
         with self._cond:
             self._frozen = True
             self._cond.notify_all()
@@ -479,6 +457,9 @@ class SimGrbl:
 
     # --- real-time commands ------------------------------------------------------------------------
 
+    def _is_homing(self) -> bool:
+        return self._running is not None and self._running.kind == "home"
+
     def _state(self) -> MachineState:
         if self._alarm or self._critical:
             return "Alarm"
@@ -489,8 +470,8 @@ class SimGrbl:
             return "Home"
         if running is not None and running.kind == "block" and running.line.jog:
             return "Jog"
-        if self._blocks_queued:
-            return "Run"
+        if self._blocks_queued or (running is not None and running.kind == "stop"):
+            return "Run"  # the cycle ends after the stop delay
         return "Idle"  # also during a dwell, as GRBL reports it
 
     def _position(self, now: float) -> tuple[float, float]:
@@ -506,7 +487,7 @@ class SimGrbl:
         wall = (running.paused_at if running.paused_at is not None else now) - running.start_wall
         return max(0.0, wall * self.speed)
 
-    def _status_text(self, now: float) -> str:
+    def _status_text(self, now: float, state: MachineState | None = None) -> str:
         mask = int(self._settings[10])
         x, y = self._position(now)
         position = (x, y, 0.0)
@@ -518,7 +499,7 @@ class SimGrbl:
         out_spindle, out_coolant, out_speed = self._output
         spindle = out_speed if out_spindle in (3, 4) else 0.0
         status = Status(
-            self._state(),
+            self._state() if state is None else state,
             0 if self._hold and not self._alarm else None,
             mpos=position if mask & 1 else None,
             wpos=None if mask & 1 else position,
@@ -539,8 +520,8 @@ class SimGrbl:
         return format_status(status)
 
     def _feed_hold(self, now: float) -> None:
-        if self._alarm or self._critical or self._hold:
-            return
+        if self._alarm or self._critical or self._hold or self._is_homing():
+            return  # the homing loop looks at nothing but the switches and a reset
         self._hold = True
         if self._running is not None:
             self._running.paused_at = now
@@ -555,6 +536,9 @@ class SimGrbl:
             running.paused_at = None
 
     def _soft_reset(self, now: float) -> None:
+        if self._is_homing():
+            self._raise_alarm(6, now)  # homing fail: the cycle was reset
+            return
         moving = self._running is not None or bool(self._queue) or self._parser is not None
         if moving and not (self._alarm or self._critical):
             self._raise_alarm(3, now)  # reset while moving: the position may be lost
@@ -627,8 +611,7 @@ class SimGrbl:
             LOGGER.debug("twin: %s: %s", text, violation)
 
     def _modal_line(self) -> str:
-        line = f"G{0 if self._rapid else 1} G{90 if self._absolute else 91}"
-        return line if self._feed is None else f"{line} F{self._feed:g}"
+        return self._modal.twin_line()
 
     # --- the firmware's main loop ----------------------------------------------------------------------
 
@@ -653,7 +636,10 @@ class SimGrbl:
             return None
         running = self._running
         if running is not None:
-            if self._hold and running.kind != "home":
+            # While homing, and while the stepper interrupt waits out the stop delay, the main loop
+            # (which reads lines) does not run; during motion and holds it does.
+            blocked = running.kind in ("home", "stop")
+            if self._hold and not blocked:
                 return 0.0 if self._parse_step(now) else None
             elapsed = self._elapsed(running, now)
             alarm_t = self._alarm_time(running)
@@ -662,11 +648,11 @@ class SimGrbl:
                 self._raise_alarm(self.faults.alarm_code, now, alarm_t)
                 return 0.0
             if self.speed is not None and elapsed < running.duration_s:
-                if self._parse_step(now):
+                if not blocked and self._parse_step(now):
                     return 0.0
                 until = running.duration_s if alarm_t is None else alarm_t
                 return max((until - elapsed) / self.speed, 1e-4)
-            self._finish_running()
+            self._finish_running(now)
             return 0.0
         if self._parse_step(now):
             return 0.0
@@ -720,7 +706,7 @@ class SimGrbl:
         planned = plan_run(run.blocks[lo:], self._profile)[head.run_index - lo]
         self._running = _Running("block", planned.duration_s, self._clock, now, head, planned)
 
-    def _finish_running(self) -> None:
+    def _finish_running(self, now: float) -> None:
         running = self._running
         assert running is not None
         self._running = None
@@ -732,9 +718,17 @@ class SimGrbl:
             self._queue.popleft()
             self._blocks_queued -= 1
             line.run.done += 1
-            if line.run.done >= len(line.run.blocks):
+            stopped = line.run.done >= len(line.run.blocks)
+            if stopped:
                 line.run.closed = True  # the machine has stopped
             self._run_line(line)
+            delay = self._profile.stop_delay_s
+            if stopped and delay > 0.0:
+                # st_go_idle: the stepper interrupt holds the motors $1 ms before the cycle may end
+                ended = now if self.speed is None else running.start_wall + running.duration_s / self.speed
+                self._running = _Running("stop", delay, self._clock, ended, line)
+        elif running.kind == "stop":
+            pass
         elif running.kind == "home":
             assert line.on_done is not None
             line.on_done()
@@ -798,7 +792,7 @@ class SimGrbl:
         if block.startswith("$"):
             try:
                 self._system(block, now)
-            except _Reject as exc:
+            except Reject as exc:
                 self._reply(exc.code)
             return
         self._gcode_lines += 1
@@ -817,97 +811,20 @@ class SimGrbl:
             return
         try:
             self._parser = self._decode(number, block, now)
-        except _Reject as exc:
+        except Reject as exc:
             self._reply(exc.code)
-
-    def _words(self, block: str) -> list[tuple[str, float]]:
-        words: list[tuple[str, float]] = []
-        i = 0
-        while i < len(block):
-            letter = block[i]
-            if not ("A" <= letter <= "Z"):
-                raise _Reject(1)
-            match = _NUMBER.match(block, i + 1)
-            if match is None:
-                raise _Reject(2)
-            words.append((letter, float(match.group())))
-            i = match.end()
-        return words
 
     def _decode(self, number: int, block: str, now: float) -> _Line | None:
         """Check a line as GRBL's gc_execute_line does and update the modal state; None if it is done."""
-        words = self._words(block)
-        groups: set[str] = set()
-        g_codes: set[int] = set()
-        m_codes: set[int] = set()
-        values: dict[str, float] = {}
-        for letter, value in words:
-            if letter in "GM":
-                table = _SUPPORTED_G if letter == "G" else _SUPPORTED_M
-                if value != int(value) or int(value) not in table:
-                    raise _Reject(20)
-                group = f"{letter}-{table[int(value)]}"
-                if group in groups:
-                    raise _Reject(21)
-                groups.add(group)
-                (g_codes if letter == "G" else m_codes).add(int(value))
-            elif letter in _VALUE_LETTERS:
-                if letter in values:
-                    raise _Reject(25)
-                if value < 0 and letter in "FSPNT":
-                    raise _Reject(4)
-                values[letter] = value
-            elif letter in _ARC_LETTERS:
-                raise _Reject(36)  # arc words without an arc
-            else:
-                raise _Reject(20)
-        if "P" in values and 4 not in g_codes:
-            raise _Reject(36)
-        if 4 in g_codes and "P" not in values:
-            raise _Reject(28)
-        inches = (20 in g_codes) if g_codes & {20, 21} else self._inches
-        scale = _INCH_MM if inches else 1.0
-        rapid = (0 in g_codes) if g_codes & {0, 1} else self._rapid
-        absolute = (90 in g_codes) if g_codes & {90, 91} else self._absolute
-        feed = values["F"] * scale if "F" in values else self._feed
-        axes = [a for a in "XYZ" if a in values]
-        target = None
-        if axes:
-            if not rapid and not feed:
-                raise _Reject(22)
-            x0, y0 = self._planned_xy
-            if absolute:
-                target = (values.get("X", x0 / scale) * scale, values.get("Y", y0 / scale) * scale)
-            else:
-                target = (x0 + values.get("X", 0.0) * scale, y0 + values.get("Y", 0.0) * scale)
-            if self._settings[20] == "1" and not self._in_envelope(target):
-                self._raise_alarm(2, now)  # soft limit: nothing moves, GRBL waits for a reset
-                return None
-        # Accepted: the modal state changes now, in parse order, as in GRBL.
-        self._inches, self._rapid, self._absolute = inches, rapid, absolute
-        if "F" in values:
-            self._feed = feed
-        line = _Line(number, block)
-        new_speed = values.get("S", self._speed)
-        spindle = next((c for c in m_codes if c in (3, 4, 5)), self._spindle)
-        coolant = (8 in m_codes) if m_codes & {8, 9} else self._coolant
-        line.sync = (
-            spindle != self._spindle
-            or coolant != self._coolant
-            or (new_speed != self._speed and self._spindle != 5)
-            or 4 in g_codes
-            or bool(m_codes & {2, 30})
-        )
-        self._speed = new_speed
-        self._spindle, self._coolant = spindle, coolant
-        if m_codes & {2, 30}:
-            self._spindle, self._coolant = 5, False
-            self._rapid, self._absolute = False, True
-        line.output = (self._spindle, self._coolant, self._speed)
-        if 4 in g_codes:
-            line.dwell_s = values["P"]
+        decoded = decode(block, self._modal, self._planned_xy)
+        target = decoded.target
+        if target is not None and self._settings[20] == "1" and not self._in_envelope(target):
+            self._raise_alarm(2, now)  # soft limit: nothing moves, GRBL waits for a reset
+            return None
+        self._modal = decoded.modal  # accepted: the modal state changes now, in parse order
+        line = _Line(number, block, sync=decoded.sync, dwell_s=decoded.dwell_s, output=decoded.output)
         if target is not None:
-            line.block = self._queue_block(target, None if rapid else feed)
+            line.block = self._queue_block(target, decoded.feed_mm_min)
         return line
 
     def _in_envelope(self, xy: tuple[float, float]) -> bool:
@@ -957,31 +874,17 @@ class SimGrbl:
     def _system(self, block: str, now: float) -> None:
         command = block[1:]
         if command == "":
-            self._emit("[HLP:$$ $# $G $I $N $x=val $Nx=line $J=line $SLP $C $X $H ~ ! ? ctrl-x]")
+            self._emit(HELP)
         elif command == "$":
             if self._busy():
-                raise _Reject(8)
+                raise Reject(8)
             for number, value in self._settings.items():
                 self._emit(f"${number}={value}")
         elif command == "G":
-            motion = "G0" if self._rapid else "G1"
-            words = [
-                motion,
-                "G54",
-                "G17",
-                "G20" if self._inches else "G21",
-                "G90" if self._absolute else "G91",
-            ]
-            words += ["G94", f"M{self._spindle}", "M8" if self._coolant else "M9", "T0"]
-            self._emit(f"[GC:{' '.join(words)} F{self._feed or 0:g} S{self._speed:g}]")
-        elif command == "I":
-            self._emit("[VER:1.1h.20190830:]")
-            self._emit(f"[OPT:V,{PLANNER_BLOCKS},{RX_BUFFER_BYTES}]")
-        elif command == "#":
-            for name in ("G54", "G55", "G56", "G57", "G58", "G59", "G28", "G30", "G92"):
-                self._emit(f"[{name}:0.000,0.000,0.000]")
-            self._emit("[TLO:0.000]")
-            self._emit("[PRB:0.000,0.000,0.000:0]")
+            self._emit(self._modal.report())
+        elif command in ("I", "#"):
+            for text in build_info(self.layout) if command == "I" else parameters():
+                self._emit(text)
         elif command == "N":
             self._emit("$N0=")
             self._emit("$N1=")
@@ -998,40 +901,53 @@ class SimGrbl:
         elif "=" in command:
             self._write_setting(command)
         else:
-            raise _Reject(3)
+            raise Reject(3)
         self._reply()
 
     def _write_setting(self, command: str) -> None:
         name, _, text = command.partition("=")
         if not name.isdigit() or int(name) not in SETTINGS:
-            raise _Reject(3)
+            raise Reject(3)
         if not _NUMBER.fullmatch(text):
-            raise _Reject(2)
+            raise Reject(2)
         if self._busy():
-            raise _Reject(8)
+            raise Reject(8)
         number, value = int(name), float(text)
         if value < 0:
-            raise _Reject(4)
+            raise Reject(4)
         if number == 20 and value and self._settings[22] != "1":
-            raise _Reject(10)
+            raise Reject(10)
+        if number == 1 and value > 255:
+            raise Reject(4)  # GRBL keeps $1 in a byte
+        before = self._settings[number]
         self._settings[number] = format_setting(number, value)
-        s = {n: float(v) for n, v in self._settings.items()}
         try:
-            self._profile = MachineProfile(
-                max_rate_mm_min=(s[110], s[111]),
-                acceleration_mm_s2=(s[120], s[121]),
-                junction_deviation_mm=s[11],
-                kinematics=self.layout.profile.kinematics,
-                planner_blocks=PLANNER_BLOCKS,
-            )
+            self._profile = self._profile_from_settings()
         except ConfigError:
-            raise _Reject(4) from None
+            self._settings[number] = before
+            raise Reject(4) from None
+
+    def _numeric_settings(self) -> dict[int, float]:
+        return {n: float(v) for n, v in self._settings.items()}
+
+    def _profile_from_settings(self) -> MachineProfile:
+        """The planner model GRBL runs with its settings: rates, accelerations, junction deviation and the
+        stop delay (``$1``)."""
+        s = self._numeric_settings()
+        return MachineProfile(
+            max_rate_mm_min=(s[110], s[111]),
+            acceleration_mm_s2=(s[120], s[121]),
+            junction_deviation_mm=s[11],
+            kinematics=self.layout.profile.kinematics,
+            planner_blocks=PLANNER_BLOCKS,
+            step_idle_delay_ms=int(s[1]),
+        )
 
     def _home(self, now: float) -> None:
         if self._settings[22] != "1":
-            raise _Reject(5)
+            raise Reject(5)
         if self._busy() or self._parser is not None:
-            raise _Reject(8)
+            raise Reject(8)
         home = self.layout.home_mm
         line = _Line(0, f"G90 G0 X{home[0]:.3f} Y{home[1]:.3f}")
 
@@ -1040,36 +956,30 @@ class SimGrbl:
             self._homed = True
             self._xy = self._planned_xy = home
             self._parser = None
+            if self._status_pending:
+                # the one report asked for during the cycle, sent as the cycle ends (still homing)
+                self._status_pending = False
+                self._emit(self._status_text(time.monotonic(), state="Home"))
             self._reply()
 
         line.on_done = homed
         line.executing = True
         self._parser = line
-        self._twin(line.text)  # the twin's gantry goes home at once; the clock takes the time below
+        # X's cycle, then Y's (one axis at a time, as on Core-XY). The twin's gantry goes home at once:
+        # GRBL reports nothing while it homes, so nobody sees it on the way; the clock takes the time.
+        self._twin(f"G90 G0 X{home[0]:.3f} Y{self._xy[1]:.3f}")
+        self._twin(line.text)
         self._twin(self._modal_line())
-        seconds = math.fsum(p.duration_s for p in plan_run([Block(self._xy, home, None)], self._profile))
+        homing = HomingSettings.from_settings(self._numeric_settings())
+        seconds = homing_time_s(self._xy, home, homing, self._profile)
         self._running = _Running("home", seconds, self._clock, now, line)
 
     def _jog(self, body: str, now: float) -> None:
         if self._alarm:
-            raise _Reject(9)
-        words = self._words(body)
-        values = {letter: value for letter, value in words if letter not in "G"}
-        g_codes = {int(value) for letter, value in words if letter == "G"}
-        if not g_codes <= {20, 21, 53, 90, 91} or "F" not in values or set(values) - set("XYZF"):
-            raise _Reject(16)
-        if values["F"] <= 0:
-            raise _Reject(16)
-        scale = _INCH_MM if (20 in g_codes or (self._inches and 21 not in g_codes)) else 1.0
-        absolute = 90 in g_codes or (self._absolute and 91 not in g_codes)
-        x0, y0 = self._planned_xy
-        if absolute:
-            target = (values.get("X", x0 / scale) * scale, values.get("Y", y0 / scale) * scale)
-        else:
-            target = (x0 + values.get("X", 0.0) * scale, y0 + values.get("Y", 0.0) * scale)
+            raise Reject(9)
+        target, feed = decode_jog(body, self._modal, self._planned_xy)
         if self._settings[20] == "1" and not self._in_envelope(target):
-            raise _Reject(15)
-        feed = values["F"] * scale
+            raise Reject(15)
         line = _Line(0, f"G90 G1 X{target[0]:.3f} Y{target[1]:.3f} F{feed:g}", jog=True)
         line.block = self._queue_block(target, feed)
 
@@ -1121,23 +1031,8 @@ class SimHostMagnet:
         return f"<SimHostMagnet world={self.world.name!r} actions={len(self.actions)}>"
 
 
-_URL_OPTIONS = frozenset(
-    {
-        "speed",
-        "homing",
-        "soft_limits",
-        "idle_grace_s",
-        "error_line",
-        "error_code",
-        "alarm_line",
-        "alarm_at_s",
-        "alarm_code",
-        "pull_cable_line",
-        "freeze_line",
-        "reply_delay_s",
-        "garble_rate",
-        "seed",
-    }
+_URL_OPTIONS = (
+    frozenset({"speed", "homing", "soft_limits", "idle_grace_s", "step_idle_delay_ms"}) | FAULT_OPTIONS
 )
 
 
@@ -1145,9 +1040,9 @@ def sim_grbl_for_url(url: str, *, timeout: float | None = None, do_not_open: boo
     """A :class:`SimGrbl` for ``sim://[world][?speed=F|max&homing=0&soft_limits=1&error_line=N&…]``.
 
     Options: ``speed`` (a factor, or ``max`` for virtual time; default 1), ``homing``, ``soft_limits``,
-    ``idle_grace_s`` and every field of :class:`SimFaults`. The world is looked up by name (created with
-    the default layout if there is none yet). Raises :class:`~chessatron.errors.ConfigError` for an
-    unknown option or a bad value.
+    ``step_idle_delay_ms`` (``$1``), ``idle_grace_s`` and every field of :class:`SimFaults`. The world is
+    looked up by name (created with the default layout if there is none yet). Raises
+    :class:`~chessatron.errors.ConfigError` for an unknown option or a bad value.
     """
     parsed = DeviceUrl.parse(url)
     if parsed.scheme != "sim":
@@ -1157,22 +1052,9 @@ def sim_grbl_for_url(url: str, *, timeout: float | None = None, do_not_open: boo
         raise ConfigError(f"unknown option {unknown[0]!r} in {url!r}; use {', '.join(sorted(_URL_OPTIONS))}")
     speed_text = parsed.params.get("speed", "1")
     speed = None if speed_text.lower() in ("max", "none") else parsed.number("speed", 1.0)
-
-    def optional(key: str) -> int | None:
-        return parsed.integer(key, 0) if key in parsed.params else None
-
-    faults = SimFaults(
-        error_line=optional("error_line"),
-        error_code=parsed.integer("error_code", 20),
-        alarm_line=optional("alarm_line"),
-        alarm_at_s=parsed.number("alarm_at_s", 0.0) if "alarm_at_s" in parsed.params else None,
-        alarm_code=parsed.integer("alarm_code", 1),
-        pull_cable_line=optional("pull_cable_line"),
-        freeze_line=optional("freeze_line"),
-        reply_delay_s=parsed.number("reply_delay_s", 0.0),
-        garble_rate=parsed.number("garble_rate", 0.0),
-        seed=parsed.integer("seed", 0),
-    )
+    idle = parsed.integer("step_idle_delay_ms", 0) if "step_idle_delay_ms" in parsed.params else None
+    if idle is not None and not 0 <= idle <= 255:
+        raise ConfigError(f"step_idle_delay_ms in {url!r} is grbl's $1: a whole number from 0 to 255")
     world = get_world(parsed.target.strip("/") or "default")
     return SimGrbl(
         world,
@@ -1180,8 +1062,9 @@ def sim_grbl_for_url(url: str, *, timeout: float | None = None, do_not_open: boo
         timeout=timeout,
         homing=parsed.flag("homing", True),
         soft_limits=parsed.flag("soft_limits", False),
-        faults=faults,
+        faults=faults_from_url(parsed),
         idle_grace_s=parsed.number("idle_grace_s", 0.03),
+        step_idle_delay_ms=idle,
         port=url,
         do_not_open=do_not_open,
     )

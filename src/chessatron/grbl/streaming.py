@@ -1,0 +1,285 @@
+"""The streaming loop of :class:`~chessatron.grbl.link.GrblLink`: the I/O around a
+:class:`~chessatron.grbl.stream.Streamer` for one program.
+
+It writes what the streamer says fits, polls status, hands each answer to the streamer and runs the host
+actions at their sync points. Whatever GRBL or the port does ends the stream at a safe point, never with
+an exception: an ``error:N`` halts it (the streamer then releases the magnet), an alarm, a reset or a
+lost connection stop it, a garbled reply stops it and waits until GRBL is idle, and a board that goes
+silent gets a soft reset (from its serial interrupt it switches the magnet outputs off) and a message that
+says whether a piece may still hang on the magnet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..errors import (
+    ChessatronError,
+    ConnectionLostError,
+    GarbledReplyError,
+    GrblAlarm,
+    GrblError,
+    GrblResetError,
+)
+from .protocol import RX_BUFFER_BYTES, Alarm, Error, Garbled, Message, Ok, Welcome
+from .stream import HostAction, Outgoing, Streamer, StreamProgress, StreamResult, dwell_s
+
+if TYPE_CHECKING:
+    from .link import GrblLink
+
+__all__ = ["SOFT_RESET", "StreamRun", "looks_like_reply"]
+
+LOGGER = logging.getLogger(__name__)
+
+#: Control-x: GRBL's soft reset, a real-time byte.
+SOFT_RESET = b"\x18"
+# After a garbled reply: how long without an answer (and with GRBL idle) before its buffer is known empty.
+_QUIET_S = 0.3
+# A board gone silent is sent a soft reset (it switches the outputs off from the serial interrupt); how
+# long to wait for the banner that shows it was only stuck.
+_REVIVE_S = 0.5
+
+
+def looks_like_reply(garbled: Garbled) -> bool:
+    """Could this corrupted line have been an ``ok``/``error:N``/``ALARM:N``? Status reports and push
+    messages are bracketed, and losing one of those costs nothing."""
+    text = garbled.text
+    return not (text.startswith(("<", "[")) or text.endswith((">", "]")))
+
+
+class StreamRun:
+    """One :meth:`GrblLink.stream` call: the I/O loop around a :class:`Streamer`, reading and writing
+    through the link's port (it is the link's own loop, kept in a module of its own)."""
+
+    def __init__(
+        self,
+        link: GrblLink,
+        streamer: Streamer,
+        on_progress: Callable[[StreamProgress], None] | None,
+        on_host: Callable[[str], None] | None,
+    ) -> None:
+        self.link = link
+        self.streamer = streamer
+        self.on_progress = on_progress
+        self.on_host = on_host
+        self.started = time.monotonic()
+        self.failure: ChessatronError | None = None
+        self.swallowing = False  # after a garbled reply: drop answers until GRBL is quiet and idle
+        self.last_answer = self.started
+        self.last_progress = -math.inf
+        self.idle_since: float | None = None  # since when GRBL is idle and empty with lines unanswered
+        self.homing_wait_s: float | None = None
+
+    def run(self) -> StreamResult:
+        link, streamer = self.link, self.streamer
+        link._last_rx = self.started
+        next_poll = self.started
+        try:
+            while not streamer.is_finished or self.swallowing:
+                while not self.swallowing and (item := streamer.next_item()) is not None:
+                    link._write(item.data, streamer.running_line)
+                    streamer.mark_sent(item)
+                now = time.monotonic()
+                if now >= next_poll:
+                    link._write(b"?", streamer.running_line)
+                    next_poll = now + 1.0 / link.status_hz
+                for message in link._read(streamer.running_line):
+                    self._handle(message)
+                now = time.monotonic()
+                if now - link._last_rx > self._silence_allowed_s():
+                    raise self._silent()
+                if self.swallowing:
+                    self._check_quiet(now)
+                else:
+                    self._check_stuck(now)
+                self._progress(now)
+        except (ConnectionLostError, GrblAlarm, GrblResetError) as exc:
+            self._fail(exc)
+            self._release_host()
+        except KeyboardInterrupt:
+            # The user stopped the run: hold the machine where it is, keep the position.
+            with contextlib.suppress(ChessatronError):
+                link._write(b"!")
+            raise
+        self._progress(time.monotonic(), force=True)
+        return streamer.result(self.failure, time.monotonic() - self.started)
+
+    def _silence_allowed_s(self) -> float:
+        """The link's timeout, or while a ``$H`` of the program runs, as long as homing may take: GRBL
+        answers nothing, not even ``?``, until the cycle is over."""
+        if any(item.block.startswith("$H") for item in self.streamer.in_flight):
+            if self.homing_wait_s is None:
+                self.homing_wait_s = self.link.homing_wait_s()
+            return self.homing_wait_s
+        return self.link.timeout_s
+
+    def _silent(self) -> ConnectionLostError:
+        """GRBL answers nothing, not even ``?``: send it a soft reset (from its serial interrupt a reset
+        switches the spindle and coolant outputs off at once, even with the main loop stuck) and tell
+        whether it came back or stays frozen, with the magnet as the lines sent left it."""
+        link, streamer = self.link, self.streamer
+        line = streamer.running_line
+        silence = f"grbl sent nothing for {link.timeout_s:g} s, not even a status report"
+        revived = False
+        with contextlib.suppress(ChessatronError):
+            link._write(SOFT_RESET, line)
+            deadline = time.monotonic() + _REVIVE_S
+            while not revived and time.monotonic() < deadline:
+                revived = any(isinstance(m, Welcome) for m in link._read(line))
+        link.is_held = False
+        if revived:
+            return link._lost(
+                f"{silence}; a soft reset brought it back and switched its outputs off (a piece on the "
+                "magnet was dropped where the gantry stood)",
+                line=line,
+            )
+        at = f"while running program line {line}" if line is not None else "while running the program"
+        if streamer.grbl_magnet_may_be_on:
+            what = (
+                "the board has frozen with the magnet on, so a piece may still hang on it where the gantry "
+                "stopped, and it ignores a soft reset: switch the machine's power off (the magnet lets go "
+                "of the piece), check the board and the cable, then switch it on, home and resume"
+            )
+        else:
+            what = (
+                "the board has frozen (it ignores a soft reset); its magnet output was off: switch the "
+                "machine's power off and on, check the board and the cable, then connect, home and resume"
+            )
+        return ConnectionLostError(
+            f"grbl on {link.url!r} stopped answering {at}: {silence}; {what}", line=line
+        )
+
+    def _fail(self, error: ChessatronError) -> None:
+        if self.failure is None:
+            self.failure = error
+        self.streamer.halt()
+
+    def _handle(self, message: Message) -> None:
+        link, streamer = self.link, self.streamer
+        if isinstance(message, Ok | Error):
+            self.last_answer = time.monotonic()
+            if self.swallowing:
+                return
+            ack = streamer.acknowledge(message)
+            if ack is None:
+                LOGGER.warning("grbl on %s answered %r with nothing in flight", link.url, message)
+                return
+            if ack.error is not None:
+                self._fail(self._rejected(ack.item, ack.error))
+            if ack.action is not None:
+                self._run_action(ack.action)
+        elif isinstance(message, Alarm):
+            raise link._alarm(message, streamer.running_line)
+        elif isinstance(message, Welcome):
+            line = streamer.running_line
+            raise GrblResetError(
+                f"grbl restarted (its banner arrived) while running program line {line}; the lines it had "
+                "buffered are lost and the position may be too: home and run the program again",
+                line=line,
+            )
+        elif isinstance(message, Garbled) and looks_like_reply(message):
+            line = streamer.oldest_line
+            self._fail(
+                GarbledReplyError(
+                    f"a reply from grbl arrived garbled ({message.text!r}) while program line {line} was "
+                    "running, so which lines grbl accepted is unknown; the program was stopped and the "
+                    "magnet released: check the cable (noise) and the baud rate, then run it again",
+                    line=line,
+                )
+            )
+            streamer.forget_in_flight()
+            self.swallowing = True
+
+    def _check_stuck(self, now: float) -> None:
+        """A reply lost without a trace (noise that ate a whole line) leaves lines unanswered for ever while
+        GRBL sits idle with an empty buffer: after :attr:`GrblLink.timeout_s` of that (plus the dwells in
+        flight, during which GRBL also reports ``Idle``), stop."""
+        link, streamer = self.link, self.streamer
+        status = link.last_status
+        in_flight = streamer.in_flight
+        idle = (
+            bool(in_flight)
+            and status is not None
+            and link._last_status_at > self.last_answer
+            and status.state == "Idle"
+            and (status.rx_free is None or status.rx_free >= RX_BUFFER_BYTES - 1)
+        )
+        if not idle:
+            self.idle_since = None
+            return
+        if self.idle_since is None:
+            self.idle_since = now
+            return
+        if now - self.idle_since <= link.timeout_s + sum(dwell_s(item.block) for item in in_flight):
+            return
+        line = streamer.running_line
+        self._fail(
+            GarbledReplyError(
+                f"grbl is idle with an empty buffer but never answered program line {line}: its answer was "
+                "lost, so which lines it accepted is unknown; the program was stopped and the magnet "
+                "released: check the cable (noise) and the baud rate, then run it again",
+                line=line,
+            )
+        )
+        streamer.forget_in_flight()
+        self.idle_since = None
+
+    def _check_quiet(self, now: float) -> None:
+        """Leave the garbled-reply state once GRBL has answered everything: idle, receive buffer empty."""
+        status = self.link.last_status
+        if (
+            now - self.last_answer < _QUIET_S
+            or status is None
+            or self.link._last_status_at <= self.last_answer
+        ):
+            return
+        if status.state == "Idle" and (status.rx_free is None or status.rx_free >= RX_BUFFER_BYTES - 1):
+            self.swallowing = False
+
+    def _run_action(self, action: HostAction) -> None:
+        streamer = self.streamer
+        if streamer.halted and not action.is_release:
+            streamer.host_done(action, ran=False)  # after an error nothing new is picked up
+            return
+        try:
+            self.link._host(action, self.on_host)
+        except ChessatronError as exc:
+            streamer.host_done(action, ran=True, ok=False)
+            self._fail(exc)
+            return
+        streamer.host_done(action, ran=True)
+
+    def _release_host(self) -> None:
+        magnet = self.link.host_magnet
+        if magnet is None or not self.streamer.host_magnet_on:
+            return
+        try:
+            magnet.release()
+            self.streamer.host_done(HostAction("magnet-off", "MAGNET OFF", 0), ran=True)
+        except ChessatronError as exc:
+            LOGGER.error("could not release the host magnet after %s: %s", self.failure, exc)
+
+    def _rejected(self, item: Outgoing, error: Error) -> GrblError:
+        if item.line is None:
+            return GrblError(
+                f"grbl rejected the streamer's own {item.block!r} with error:{error.code} ({error.text})",
+                code=error.code,
+            )
+        text = self.streamer.program[item.line - 1].text
+        return GrblError(
+            f"grbl rejected program line {item.line} {text!r} with error:{error.code} ({error.text}); the "
+            "program was stopped there and the magnet released: fix the line and run the rest again",
+            code=error.code,
+            line=item.line,
+        )
+
+    def _progress(self, now: float, *, force: bool = False) -> None:
+        if self.on_progress is None or (not force and now - self.last_progress < 0.05):
+            return
+        self.last_progress = now
+        self.on_progress(self.streamer.progress(self.link.last_status, now - self.started))
