@@ -55,7 +55,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import serial
 
@@ -1149,12 +1149,17 @@ def sim_grbl_for_url(url: str, *, timeout: float | None = None, do_not_open: boo
     the default layout if there is none yet). Raises :class:`~chessatron.errors.ConfigError` for an
     unknown option or a bad value.
     """
+    world, options = sim_grbl_options(url)
+    return SimGrbl(get_world(world), **options, timeout=timeout, port=url, do_not_open=do_not_open)
+
+
+def sim_grbl_options(url: str) -> tuple[str, dict[str, Any]]:
+    """The world's name and :class:`SimGrbl`'s keyword arguments a ``sim://`` URL names, checked without
+    making anything (``chessatron config check``). Raises :class:`~chessatron.errors.ConfigError`."""
     parsed = DeviceUrl.parse(url)
     if parsed.scheme != "sim":
         raise ConfigError(f"{url!r} is not a sim:// URL")
-    unknown = sorted(set(parsed.params) - _URL_OPTIONS)
-    if unknown:
-        raise ConfigError(f"unknown option {unknown[0]!r} in {url!r}; use {', '.join(sorted(_URL_OPTIONS))}")
+    parsed.check_options(_URL_OPTIONS, "sim://?speed=max&homing=0")
     speed_text = parsed.params.get("speed", "1")
     speed = None if speed_text.lower() in ("max", "none") else parsed.number("speed", 1.0)
 
@@ -1173,15 +1178,12 @@ def sim_grbl_for_url(url: str, *, timeout: float | None = None, do_not_open: boo
         garble_rate=parsed.number("garble_rate", 0.0),
         seed=parsed.integer("seed", 0),
     )
-    world = get_world(parsed.target.strip("/") or "default")
-    return SimGrbl(
-        world,
-        speed=speed,
-        timeout=timeout,
-        homing=parsed.flag("homing", True),
-        soft_limits=parsed.flag("soft_limits", False),
-        faults=faults,
-        idle_grace_s=parsed.number("idle_grace_s", 0.03),
-        port=url,
-        do_not_open=do_not_open,
-    )
+    if speed is not None and not (math.isfinite(speed) and speed > 0.0):
+        raise ConfigError(f"speed={speed_text!r} in {url!r} is not a positive factor or 'max'")
+    return parsed.target.strip("/") or "default", {
+        "speed": speed,
+        "homing": parsed.flag("homing", True),
+        "soft_limits": parsed.flag("soft_limits", False),
+        "faults": faults,
+        "idle_grace_s": parsed.number("idle_grace_s", 0.03),
+    }
