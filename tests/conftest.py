@@ -3,6 +3,7 @@ its web page) on the simulator."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +31,19 @@ def shared_games() -> list[tuple[str, chess.pgn.Game]]:
                 n += 1
                 games.append((f"{path.stem}#{n}", game))
     return games
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _log_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The command's log file (:mod:`chessatron.logs`) goes to a temporary folder, never the user's
+    ~/.local/state; subprocesses inherit it."""
+    before = os.environ.get("CHESSATRON_LOG")
+    os.environ["CHESSATRON_LOG"] = str(tmp_path_factory.mktemp("log") / "chessatron.log")
+    yield
+    if before is None:
+        os.environ.pop("CHESSATRON_LOG", None)
+    else:
+        os.environ["CHESSATRON_LOG"] = before
 
 
 @pytest.fixture(scope="session")

@@ -282,7 +282,9 @@ def test_headers_we_do_not_model_survive_and_unknowns_stay_unknown() -> None:
     [
         ("", "holds 0 games"),
         ("1. e4 e5 *\n\n1. d4 d5 *\n", "holds 2 games"),
-        ("1. e4 e5 2. Ke3 *\n", "illegal san: 'Ke3'"),
+        ("1. e4 e5 2. Ke3 *\n", "move 2 (white): 'Ke3' is illegal"),
+        ("1. e4 e5 2. Nf9 Nc6 *\n", "move 2: 'Nf9' is not a move"),
+        ("1. e4 e5 2. Nbd2 *\n", "move 2 (white): 'Nbd2' is illegal"),
         ('[FEN "8/8/8 w - - 0 1"]\n[SetUp "1"]\n\n1. e4 *\n', "cannot be read"),
         ('[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]\n[SetUp "1"]\n\n*\n', "cannot arise in chess"),
         ('[Variant "Atomic"]\n\n1. e4 *\n', "'Atomic'"),

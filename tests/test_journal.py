@@ -408,7 +408,7 @@ def test_pgn_import_and_export_round_trip(tmp_path: Path) -> None:
     ]
     source = tmp_path / "club.pgn"
     source.write_text("\n".join(to_pgn(r) for r in records), encoding="utf-8")
-    ids = store.import_pgn(source, games)
+    ids = store.import_pgn(source, games).stored
     assert len(ids) == 2 and sorted(g.game_id for g in store.list_games(games)) == sorted(ids)
     assert read_pgn_games(store.export_pgn(ids, games)) == records
     assert read_pgn_games(store.export_pgn(reversed(ids), games)) == records[::-1]
@@ -432,7 +432,7 @@ def test_compact_import_and_export_round_trip(tmp_path: Path) -> None:
     assert data[:2] == (100).to_bytes(2, "big") and len(data) == 2 + 2 * 12 + 2
     compact = tmp_path / "game.bin"
     compact.write_bytes(data)
-    game_id = store.import_compact(compact, tmp_path)
+    (game_id,) = store.import_compact(compact, tmp_path).stored
     assert store.export_compact(game_id, tmp_path) == data
     imported = store.load_game(game_id, tmp_path)
     assert imported.white == Player() and imported.termination == "time forfeit"

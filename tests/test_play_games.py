@@ -57,7 +57,7 @@ def test_an_empty_folder_says_so(tmp_path: Path) -> None:
     [
         ("garbage\n", "holds no game"),
         ("", "holds no game"),
-        (None, "No such file or directory"),
+        (None, "no such file"),
     ],
 )
 def test_importing_what_is_no_game_is_refused_and_stores_nothing(

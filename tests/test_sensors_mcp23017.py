@@ -70,7 +70,7 @@ def test_the_map_can_come_from_a_file(world: SimWorld, tmp_path: Path) -> None:
 
 def test_a_missing_map_file_is_named(world: SimWorld, tmp_path: Path) -> None:
     bus = FakeMcp23017Bus(world, PinMap.default(world.layout))
-    with pytest.raises(ConfigError, match=r"cannot read the pin map file .*nowhere\.txt"):
+    with pytest.raises(ConfigError, match=r"cannot read pin map .*nowhere\.txt': no such file"):
         open_sensor(f"mcp23017://1?map={tmp_path}/nowhere.txt", world.layout, bus=bus)
 
 

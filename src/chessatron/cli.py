@@ -1,7 +1,8 @@
 """The ``chessatron`` command.
 
 Every command-line contract written in an issue is kept exactly here; errors a user can cause end in a
-one-line reason on stderr and a non-zero exit, never a traceback.
+one-line reason on stderr and a non-zero exit, never a traceback. Anything unexpected ends in one line
+too, its traceback in the log file (:mod:`.logs`), or on stderr with ``--debug``.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +22,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import __version__
+from . import __version__, logs
 from .config import Config, default_config_path, default_config_text
 from .errors import ChessatronError
 from .gcode import program_text
@@ -39,12 +41,16 @@ R = TypeVar("R")
 
 #: Exit status for a user error (bad file, illegal move, impossible table); 1 is a failed verdict.
 EXIT_USAGE = 2
-#: Exit status of a game stopped before its end (Ctrl-C, ``quit``): it stays saved for ``play --resume``.
+#: Exit status of a game stopped by Ctrl-C or SIGTERM: it stays saved for ``play --resume``. A typed
+#: ``quit`` is no failure: 0.
 EXIT_STOPPED = 130
+#: Exit status after an internal error (a bug: the user sees one line, the log file the traceback).
+EXIT_INTERNAL = 70
 
 
 def friendly(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn chessatron errors into one line on stderr and a non-zero exit."""
+    """Turn chessatron errors into one line on stderr and a non-zero exit, and anything unexpected too:
+    one line asking for a report, the traceback filed in the log (shown with ``--debug``)."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -56,6 +62,19 @@ def friendly(func: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:
             click.echo("chessatron: interrupted", err=True)
             sys.exit(EXIT_STOPPED)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # click's own: usage errors it words itself
+        except BrokenPipeError:
+            # whoever read our output left (`| head`): nothing to say, and nowhere to say it
+            with contextlib.suppress(OSError):
+                sys.stdout = open(os.devnull, "w")  # noqa: SIM115  # no second error at exit
+            sys.exit(1)
+        except Exception as exc:
+            setup = logs.active()
+            if setup is not None and setup.debug:
+                raise
+            click.echo(f"chessatron: {logs.internal_error(exc)}", err=True)
+            sys.exit(EXIT_INTERNAL)
 
     return wrapper
 
@@ -72,6 +91,11 @@ def sigterm_interrupts(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+#: A file a command reads: what is wrong with it (a folder, a device, missing) is said in one line by
+#: :mod:`chessatron.files` rather than by click's usage message.
+READ_FILE = click.Path(path_type=Path)
+
+
 def load_layout(path: Path | None) -> Layout:
     return Layout.default() if path is None else Layout.from_toml(path)
 
@@ -79,7 +103,7 @@ def load_layout(path: Path | None) -> Layout:
 layout_option = click.option(
     "--layout",
     "layout_path",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=READ_FILE,
     default=None,
     help="Table layout TOML (default: the classic 12x10 table).",
 )
@@ -87,12 +111,21 @@ layout_option = click.option(
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="chessatron")
-def main() -> None:
+@click.option(
+    "--debug",
+    is_flag=True,
+    envvar="CHESSATRON_DEBUG",
+    help="Show every log record, and the traceback of an internal error, on stderr (also "
+    "CHESSATRON_DEBUG=1); otherwise they go to the log file, ~/.local/state/chessatron/chessatron.log.",
+)
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
     """chessatron: a chessboard that moves its own pieces."""
+    ctx.call_on_close(logs.configure(debug=debug).close)
 
 
 @main.command()
-@click.argument("game_path", metavar="GAME.pgn", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("game_path", metavar="GAME.pgn", type=READ_FILE)
 @click.option(
     "--layout-out",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -185,7 +218,7 @@ def _write(path: Path, text: str) -> None:
 @click.option(
     "--state",
     "state_path",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=READ_FILE,
     default=None,
     help="Simulated table state file (default: $XDG_STATE_HOME/chessatron/simulator.json).",
 )
@@ -194,7 +227,7 @@ def _write(path: Path, text: str) -> None:
 )
 @click.option(
     "--from-game",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=READ_FILE,
     help="First play this PGN's main line on the table (to have something to clear up).",
 )
 @click.option(
@@ -332,7 +365,7 @@ def demo(
 config_option = click.option(
     "--config",
     "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=READ_FILE,
     default=None,
     help="Machine config TOML (default: $CHESSATRON_CONFIG or ~/.config/chessatron/chessatron.toml).",
 )
@@ -351,7 +384,7 @@ def config() -> None:
 
 
 @config.command("check")
-@click.argument("path", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@click.argument("path", type=READ_FILE, required=False)
 @friendly
 def config_check(path: Path | None) -> None:
     """Validate a config file (and its layout); name the first problem plainly."""
@@ -392,7 +425,7 @@ def config_grbl_settings(layout_path: Path | None) -> None:
 
 
 @main.command()
-@click.argument("trace_path", metavar="TRACE.jsonl", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("trace_path", metavar="TRACE.jsonl", type=READ_FILE)
 @click.option(
     "--fen",
     default=chess.STARTING_FEN,
@@ -475,7 +508,7 @@ def sim_grbl(use_pty: bool, speed_text: str, world: str, no_homing: bool, layout
 
 
 @main.command()
-@click.argument("program", metavar="PROGRAM.gcode", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("program", metavar="PROGRAM.gcode", type=READ_FILE)
 @click.option(
     "--port", default=None, help="GRBL's serial port or pyserial URL (default: the config's, sim://)."
 )
@@ -745,7 +778,7 @@ def play(
                 )
                 click.echo(stopped, err=True)
                 if isinstance(stop, QuitRequested):
-                    sys.exit(EXIT_STOPPED)  # asked for: no "interrupted"
+                    sys.exit(0)  # asked for: no "interrupted", and no failure
                 raise
             played += 1
             if simulated:
@@ -772,13 +805,14 @@ def play(
 
 
 @main.command()
+@click.argument("game_ids", nargs=-1, metavar="[ID]...")
 @click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
-@click.option("--export", "export_ids", multiple=True, metavar="ID", help="Print these games as PGN.")
+@click.option("--export", is_flag=True, help="Print the games ID... as PGN, one after another.")
 @click.option("--export-compact", metavar="ID", help="Write this game's compact record to --out.")
 @click.option(
     "--import",
     "import_path",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=READ_FILE,
     help="Import a PGN (or .bin compact record).",
 )
 @click.option(
@@ -786,25 +820,36 @@ def play(
 )
 @friendly
 def games(
+    game_ids: tuple[str, ...],
     games_dir: Path | None,
-    export_ids: tuple[str, ...],
+    export: bool,
     export_compact: str | None,
     import_path: Path | None,
     out: Path | None,
 ) -> None:
-    """List saved games; export them as PGN or compact records; import PGN or compact records."""
+    """List saved games; export them as PGN (games --export ID...) or compact records; import PGN or
+    compact records (a game saved already is not imported again)."""
     from .game import store
 
     directory = store.resolve_games_dir(games_dir)
+    if game_ids and not export:
+        raise click.UsageError(f"to print game {game_ids[0]} as PGN, write: chessatron games --export ID...")
     if import_path is not None:
         if import_path.suffix in (".bin", ".cgr"):
-            ids = [store.import_compact(import_path, directory)]
+            imported = store.import_compact(import_path, directory)
         else:
-            ids = store.import_pgn(import_path, directory)
-        click.echo(f"imported {len(ids)} game(s): {', '.join(ids)}")
+            imported = store.import_pgn(import_path, directory)
+        stored, again = imported.stored, imported.already_saved
+        click.echo(f"imported {len(stored)} game(s)" + (f": {', '.join(stored)}" if stored else ""))
+        if again:
+            click.echo(f"skipped {len(again)} game(s) saved already: {', '.join(again)}")
         return
-    if export_ids:
-        click.echo(store.export_pgn(export_ids, directory), nl=False)
+    if export:
+        if not game_ids:
+            raise click.UsageError(
+                "--export needs the ids of the games to print; 'chessatron games' lists them"
+            )
+        click.echo(store.export_pgn(game_ids, directory), nl=False)
         return
     if export_compact is not None:
         if out is None:

@@ -9,14 +9,15 @@ first problem plainly; ``chessatron config init`` writes the commented default.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from . import files
 from .errors import ConfigError
+from .keys import unknown
 from .layout import Layout
 from .ports import DeviceUrl
 
@@ -39,6 +40,22 @@ DEFAULT_URLS: Mapping[str, str] = {
     "display": "terminal://",
     "buzzer": "sim://",
 }
+
+#: The keys each section takes; anything else is a typo and an error (``urll`` would leave the simulator on).
+KEYS: Mapping[str, frozenset[str]] = {
+    "grbl": frozenset({"url", "baudrate", "home"}),
+    "magnet": frozenset({"url"}),
+    "sensors": frozenset({"url"}),
+    "leds": frozenset({"url"}),
+    "display": frozenset({"url"}),
+    "buzzer": frozenset({"url", "muted"}),
+}
+
+#: The keys at the top of the file, before the first section.
+TOP_KEYS = frozenset({"layout"})
+
+#: Baud rates beyond this are no serial line's (GRBL runs at 115200).
+MAX_BAUDRATE = 4_000_000
 
 
 def default_config_path() -> Path:
@@ -66,8 +83,6 @@ class Config:
     """Home the machine (``$H``) before each game."""
     muted: bool = False
     source: str = "the built-in defaults"
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    """Sections this module does not interpret (engine, game, web), for the modules that do."""
 
     def device(self, kind: str) -> DeviceUrl:
         return DeviceUrl.parse(self.urls[kind])
@@ -83,39 +98,36 @@ class Config:
     @classmethod
     def load(cls, path: Path | None = None) -> Config:
         """The config at ``path`` (or the default location); the defaults when no file exists there
-        and no path was given explicitly."""
+        and no path was given explicitly. Raises :class:`ConfigError` naming the file and the problem."""
         explicit = path is not None or "CHESSATRON_CONFIG" in os.environ
         target = path or default_config_path()
-        try:
-            text = target.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if files.is_missing(target):
             if explicit:
-                raise ConfigError(
-                    f"no config file at {str(target)!r}; `chessatron config init` writes one"
-                ) from None
+                raise ConfigError(f"no config file at {str(target)!r}; `chessatron config init` writes one")
             return cls.default()
-        except OSError as exc:
-            raise ConfigError(f"cannot read config {str(target)!r}: {exc.strerror or exc}") from exc
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"config {str(target)!r} is not valid TOML: {exc}") from exc
+        data = files.load_toml(target, files.CONFIG)
         return cls.from_dict(data, source=repr(str(target)), base=target.parent)
 
     @classmethod
     def from_dict(
         cls, data: Mapping[str, Any], *, source: str = "the config", base: Path | None = None
     ) -> Config:
-        known = set(SCHEMES) | {"layout", "engine", "game", "web"}
-        for key in data:
-            if key not in known:
-                raise ConfigError(
-                    f"{source}: unknown section or key {key!r}; expected one of {', '.join(sorted(known))}"
-                )
+        """Validate parsed TOML: every section and key known, every device URL one its backend accepts
+        (checked by the backend's own parsing, nothing opened), the layout loaded and checked."""
+        for key, value in data.items():
+            if key in KEYS:
+                if not isinstance(value, Mapping):
+                    raise ConfigError(f'{source}: [{key}] must be a table, as in [{key}] url = "…"')
+                for inner in value:
+                    if inner not in KEYS[key]:
+                        raise ConfigError(f"{source}: {unknown('key', inner, KEYS[key], where=f'[{key}]')}")
+            elif key not in TOP_KEYS:
+                what = "section" if isinstance(value, Mapping) else "key"
+                raise ConfigError(f"{source}: {unknown(what, key, set(KEYS) | TOP_KEYS)}")
         layout_value = data.get("layout")
         if layout_value is None:
             layout = Layout.default()
-        elif isinstance(layout_value, str):
+        elif isinstance(layout_value, str) and layout_value.strip():
             layout_path = Path(layout_value)
             if base is not None and not layout_path.is_absolute():
                 layout_path = base / layout_path
@@ -124,23 +136,27 @@ class Config:
             raise ConfigError(f"{source}: layout = {layout_value!r} must be the path of a layout TOML file")
         urls: dict[str, str] = {}
         for kind, schemes in SCHEMES.items():
-            section = data.get(kind, {})
-            if not isinstance(section, Mapping):
-                raise ConfigError(f'{source}: [{kind}] must be a table with url = "…"')
-            url = section.get("url", DEFAULT_URLS[kind])
+            url = data.get(kind, {}).get("url", DEFAULT_URLS[kind])
             if not isinstance(url, str):
                 raise ConfigError(f"{source}: [{kind}] url = {url!r} must be a string")
             parsed = DeviceUrl.parse(url)
-            if parsed.scheme not in schemes:
+            if parsed.scheme.partition("+")[0] not in schemes:
                 raise ConfigError(
                     f"{source}: [{kind}] url = {url!r} has the unknown scheme {parsed.scheme!r}; "
                     f"use one of {', '.join(sorted(s + '://' for s in schemes))}"
                 )
+            try:
+                check_device_url(kind, url, layout)
+            except ConfigError as exc:
+                raise type(exc)(f"{source}: [{kind}] url = {url!r}: {exc}") from exc
             urls[kind] = url
         grbl = data.get("grbl", {})
         baudrate = grbl.get("baudrate", 115200)
-        if not isinstance(baudrate, int) or isinstance(baudrate, bool) or baudrate <= 0:
-            raise ConfigError(f"{source}: [grbl] baudrate = {baudrate!r} must be a positive whole number")
+        if not isinstance(baudrate, int) or isinstance(baudrate, bool) or not 0 < baudrate <= MAX_BAUDRATE:
+            raise ConfigError(
+                f"{source}: [grbl] baudrate = {baudrate!r} must be a whole number from 1 to {MAX_BAUDRATE} "
+                "(GRBL 1.1 talks at 115200)"
+            )
         home = grbl.get("home", False)
         muted = data.get("buzzer", {}).get("muted", False)
         for name, value in (("[grbl] home", home), ("[buzzer] muted", muted)):
@@ -158,10 +174,56 @@ class Config:
                 f"{source}: the layout switches the magnet in the G-code ({method!r}) but [magnet] url is "
                 f'{urls["magnet"]!r}; set method = "servo" in the layout\'s [magnet] or use url = "grbl://"'
             )
-        extra = {k: data[k] for k in ("engine", "game", "web") if k in data}
-        return cls(layout, urls, baudrate, home, muted, source, extra)
+        return cls(layout, urls, baudrate, home, muted, source)
 
     def summary(self) -> list[str]:
         lines = [f"layout: {self.layout!r}"]
         lines += [f"{kind}: {url}" for kind, url in self.urls.items()]
         return lines
+
+
+def check_device_url(kind: str, url: str, layout: Layout) -> None:
+    """Check the URL of a device of ``kind`` (grbl, magnet, sensors, leds, display, buzzer) with the
+    parsing its backend uses when it opens the device, without opening anything or importing a vendor
+    library: unknown options, values out of range, files it names (a pin map, an LED mapping).
+
+    Raises :class:`ConfigError` (or one of its kinds) naming what is wrong.
+    """
+    if kind == "grbl":
+        _check_grbl_url(url)
+    elif kind == "magnet":
+        from .magnet import check_magnet_url
+
+        check_magnet_url(url)
+    elif kind == "sensors":
+        from .sensors import check_sensor_url
+
+        check_sensor_url(url, layout)
+    elif kind == "leds":
+        from .feedback.leds import check_leds_url
+
+        check_leds_url(url, layout)
+    elif kind == "display":
+        from .feedback.display import check_display_url
+
+        check_display_url(url)
+    elif kind == "buzzer":
+        from .feedback.buzzer import check_buzzer_url
+
+        check_buzzer_url(url)
+    else:
+        raise ValueError(f"no device kind {kind!r}; use one of {', '.join(SCHEMES)}")
+
+
+def _check_grbl_url(url: str) -> None:
+    parsed = DeviceUrl.parse(url)
+    if parsed.scheme == "sim":
+        from .sim.grbl import sim_grbl_options
+
+        sim_grbl_options(url)
+    elif parsed.scheme == "none":
+        parsed.check_options(())
+    else:
+        from .serialurl import check_serial_url
+
+        check_serial_url(url)

@@ -16,7 +16,6 @@ corners. A node is ``(i, j)`` counted in node pitches from the table corner; the
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -25,7 +24,9 @@ from typing import Any, Literal, TypeAlias, cast, get_args
 
 import chess
 
-from .errors import ConfigError, LayoutError
+from . import files
+from .errors import ConfigError, LayoutError, MachineProfileError
+from .keys import unknown
 from .motion import STEPPERS_ALWAYS_ON, Kinematics, MachineProfile
 
 Node: TypeAlias = tuple[int, int]
@@ -106,25 +107,26 @@ class Layout:
     def default(cls) -> Layout:
         """The classic 12 x 10 table shipped with chessatron."""
         text = (resources.files("chessatron") / "data" / "table.toml").read_text(encoding="utf-8")
-        return cls.from_dict(tomllib.loads(text), source="the built-in layout")
+        return cls.from_dict(files.parse_toml(text), source="the built-in layout")
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Layout:
-        """Load and validate a layout file; raises :class:`ConfigError` naming what is wrong."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read layout {str(path)!r}: {exc.strerror or exc}") from exc
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"layout {str(path)!r} is not valid TOML: {exc}") from exc
-        return cls.from_dict(data, source=repr(str(path)))
+        """Load and validate a layout file; raises :class:`ConfigError` naming the file and what is wrong."""
+        return cls.from_dict(files.load_toml(path, files.LAYOUT), source=repr(str(path)))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "the layout") -> Layout:
-        """Build a layout from parsed TOML; missing keys take the built-in defaults."""
-        reader = _Reader(data, source)
+        """Build a layout from parsed TOML; missing keys take the built-in defaults, unknown sections and
+        keys are errors (a typo would silently leave the default). Every error names ``source``."""
+        _check_keys(data, source)
+        try:
+            return cls._from_reader(_Reader(data, source))
+        except (LayoutError, MachineProfileError) as exc:  # the checks of the whole, which know no file
+            raise type(exc)(f"{source}: {exc}") from exc
+
+    @classmethod
+    def _from_reader(cls, reader: _Reader) -> Layout:
+        source = reader.source
         table = reader.section("table")
         machine = reader.section("machine")
         magnet = reader.section("magnet")
@@ -133,7 +135,9 @@ class Layout:
             acceleration_mm_s2=reader.pair(machine, "acceleration_mm_s2", (800.0, 800.0)),
             junction_deviation_mm=reader.number(machine, "junction_deviation_mm", 0.01),
             kinematics=cast(Kinematics, reader.choice(machine, "kinematics", get_args(Kinematics), "corexy")),
-            step_idle_delay_ms=reader.integer(machine, "step_idle_delay_ms", STEPPERS_ALWAYS_ON),
+            step_idle_delay_ms=reader.integer(
+                machine, "step_idle_delay_ms", STEPPERS_ALWAYS_ON, maximum=int(MAX_NUMBER)
+            ),
         )
         capture: dict[chess.Color, list[Cell]] = {chess.WHITE: [], chess.BLACK: []}
         reserve_cells = set()
@@ -159,13 +163,13 @@ class Layout:
                         capture[colour_name == "white"].append((column, row))
         board = reader.cell(table, "board", "table", (2, 1))
         return cls(
-            columns=reader.integer(table, "columns", 12),
-            rows=reader.integer(table, "rows", 10),
+            columns=reader.integer(table, "columns", 12, maximum=MAX_CELLS),
+            rows=reader.integer(table, "rows", 10, maximum=MAX_CELLS),
             square_mm=reader.number(table, "square_mm", 50.8),
             board_cell=board,
             clearance_mm=reader.number(table, "clearance_mm", reader.number(table, "square_mm", 50.8) / 2),
             origin_mm=reader.pair(machine, "origin_mm", (10.0, 10.0)),
-            rotation_deg=reader.integer(machine, "rotation_deg", 0),
+            rotation_deg=reader.integer(machine, "rotation_deg", 0, maximum=360),
             envelope_mm=reader.quad(machine, "envelope_mm", (0.0, 0.0, 630.0, 530.0)),
             home_mm=reader.pair(machine, "home_mm", (0.0, 0.0)),
             profile=profile,
@@ -341,8 +345,12 @@ def _validate(layout: Layout) -> None:
         raise LayoutError(f"home_mm {layout.home_mm!r} lies outside the envelope {layout.envelope_mm!r}")
     if layout.carry_feed_mm_min <= 0:
         raise LayoutError(f"carry_feed_mm_min is {layout.carry_feed_mm_min!r}; it must be positive")
-    if layout.magnet.settle_s < 0:
-        raise LayoutError(f"magnet settle_s is {layout.magnet.settle_s!r}; it cannot be negative")
+    if not 0 <= layout.magnet.settle_s <= MAX_SETTLE_S:
+        raise LayoutError(
+            f"magnet settle_s is {layout.magnet.settle_s!r}; it must be 0 to {MAX_SETTLE_S:g} seconds"
+        )
+    if layout.magnet.spindle_speed < 0:
+        raise LayoutError(f"magnet spindle_speed is {layout.magnet.spindle_speed!r}; it cannot be negative")
     profile = layout.profile
     if min(profile.max_rate_mm_min) <= 0 or min(profile.acceleration_mm_s2) <= 0:
         raise LayoutError("max_rate_mm_min and acceleration_mm_s2 must be positive")
@@ -354,6 +362,60 @@ def _claim(layout: Layout, seen: dict[Cell, str], cell: Cell, what: str) -> None
     if cell in seen:
         raise LayoutError(f"{what} at cell {cell!r} overlaps {seen[cell]}")
     seen[cell] = what
+
+
+#: The keys of each section of a layout file, and of each entry of its arrays of tables.
+SECTIONS: Mapping[str, frozenset[str]] = {
+    "table": frozenset({"columns", "rows", "square_mm", "board", "clearance_mm"}),
+    "machine": frozenset(
+        {
+            "origin_mm",
+            "rotation_deg",
+            "envelope_mm",
+            "home_mm",
+            "kinematics",
+            "max_rate_mm_min",
+            "acceleration_mm_s2",
+            "junction_deviation_mm",
+            "carry_feed_mm_min",
+            "step_idle_delay_ms",
+        }
+    ),
+    "magnet": frozenset({"method", "spindle_speed", "settle_s"}),
+}
+ARRAYS: Mapping[str, frozenset[str]] = {
+    "capture_zone": frozenset({"colour", "from", "to"}),
+    "reserve": frozenset({"piece", "cell"}),
+}
+
+#: A table of more columns or rows than this is no chessboard's (the planner's graphs grow with it).
+MAX_CELLS = 64
+#: No length, speed or acceleration of a table-top machine comes near a million (mm, mm/min, mm/s²).
+MAX_NUMBER = 1e6
+#: A magnet that needs longer than this to settle is broken.
+MAX_SETTLE_S = 60.0
+
+
+def _check_keys(data: Mapping[str, Any], source: str) -> None:
+    """Every section and key of ``data`` known; raises :class:`ConfigError` naming the closest known one."""
+    for name, value in data.items():
+        if name in SECTIONS:
+            if isinstance(value, Mapping):
+                for key in value:
+                    if key not in SECTIONS[name]:
+                        raise ConfigError(
+                            f"{source}: {unknown('key', key, SECTIONS[name], where=f'[{name}]')}"
+                        )
+        elif name in ARRAYS:
+            if isinstance(value, list):
+                for i, entry in enumerate(value):
+                    for key in entry if isinstance(entry, Mapping) else ():
+                        if key not in ARRAYS[name]:
+                            where = f"[[{name}]] #{i + 1}"
+                            raise ConfigError(f"{source}: {unknown('key', key, ARRAYS[name], where=where)}")
+        else:
+            what = "section" if isinstance(value, Mapping | list) else "key"
+            raise ConfigError(f"{source}: {unknown(what, name, {*SECTIONS, *ARRAYS})}")
 
 
 class _Reader:
@@ -380,14 +442,14 @@ class _Reader:
 
     def number(self, section: Mapping[str, Any], key: str, default: float, where: str = "") -> float:
         value = section.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise self.fail(where or _where(section, self.data), key, value, "a number")
+        if not _is_number(value):
+            raise self.fail(where or _where(section, self.data), key, value, _NUMBER)
         return float(value)
 
-    def integer(self, section: Mapping[str, Any], key: str, default: int) -> int:
+    def integer(self, section: Mapping[str, Any], key: str, default: int, *, maximum: int) -> int:
         value = section.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(_where(section, self.data), key, value, "a whole number")
+        if isinstance(value, bool) or not isinstance(value, int) or abs(value) > maximum:
+            raise self.fail(_where(section, self.data), key, value, f"a whole number up to {maximum}")
         return value
 
     def string(self, section: Mapping[str, Any], key: str, default: str | None, where: str) -> str:
@@ -413,12 +475,8 @@ class _Reader:
         self, section: Mapping[str, Any], key: str, default: tuple[float, ...], n: int
     ) -> list[float]:
         value = section.get(key, default)
-        if (
-            not isinstance(value, list | tuple)
-            or len(value) != n
-            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
-        ):
-            raise self.fail(_where(section, self.data), key, value, f"a list of {n} numbers")
+        if not isinstance(value, list | tuple) or len(value) != n or not all(_is_number(v) for v in value):
+            raise self.fail(_where(section, self.data), key, value, f"a list of {n} numbers ({_NUMBER})")
         return [float(v) for v in value]
 
     def pair(self, section: Mapping[str, Any], key: str, default: tuple[float, float]) -> tuple[float, float]:
@@ -436,10 +494,22 @@ class _Reader:
         if (
             not isinstance(value, list | tuple)
             or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < MAX_CELLS for v in value)
         ):
-            raise self.fail(where, key, value, "a cell [column, row] of two whole numbers")
+            raise self.fail(
+                where, key, value, f"a cell [column, row] of two whole numbers from 0 to {MAX_CELLS - 1}"
+            )
         return (value[0], value[1])
+
+
+_NUMBER = f"a number from {-MAX_NUMBER:g} to {MAX_NUMBER:g}"
+
+
+def _is_number(value: object) -> bool:
+    """A finite TOML number no machine's measure exceeds (whole numbers too large for a float included)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return -MAX_NUMBER <= value <= MAX_NUMBER  # False for NaN; exact for whole numbers of any size
 
 
 def _where(section: Mapping[str, Any], data: Mapping[str, Any]) -> str:

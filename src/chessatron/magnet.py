@@ -31,6 +31,7 @@ Only this module imports gpiozero for the magnet (the buzzer backend is the othe
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 from collections.abc import Callable
@@ -46,6 +47,7 @@ __all__ = [
     "MagnetDevice",
     "RecordingMagnet",
     "ServoMagnet",
+    "check_magnet_url",
     "open_magnet",
 ]
 
@@ -236,8 +238,7 @@ class ElectroMagnet(OutputDevice):
         self.is_engaged = False
         self._sleep = sleep
         self._device: Any = None
-        if settle < 0:
-            raise ConfigError(f"settle={settle!r} is negative; give the seconds the magnet needs, or 0")
+        _check_settle(settle)
         try:
             import gpiozero
         except ImportError as exc:
@@ -325,8 +326,10 @@ def _check_servo(
         raise ConfigError(
             f"pulses of {min_pulse!r} to {max_pulse!r} s cannot drive a servo; most take 0.0005 to 0.0025"
         )
-    if settle < 0:
-        raise ConfigError(f"settle={settle!r} is negative; give the seconds the arm needs to swing, e.g. 0.3")
+    if not 0 <= settle < math.inf:
+        raise ConfigError(
+            f"settle={settle!r} is negative or infinite; give the seconds the arm needs to swing, e.g. 0.3"
+        )
 
 
 def open_magnet(
@@ -346,38 +349,68 @@ def open_magnet(
     :class:`~chessatron.errors.MagnetError` when the pin cannot be driven.
     """
     parsed = DeviceUrl.parse(url)
+    settings = _settings(parsed, url)
+    if parsed.scheme == "servo":
+        return ServoMagnet(**settings, sleep=sleep, pin_factory=pin_factory)
+    if parsed.scheme == "gpio":
+        return ElectroMagnet(**settings, sleep=sleep, pin_factory=pin_factory)
+    if parsed.scheme == "sim":
+        return RecordingMagnet(name=parsed.target or "default", clock=clock)
+    return GrblSwitchedMagnet()
+
+
+def check_magnet_url(url: str) -> None:
+    """Check ``url`` as :func:`open_magnet` would, without touching a pin or importing gpiozero
+    (``chessatron config check``). Raises :class:`~chessatron.errors.ConfigError` naming what is wrong."""
+    _settings(DeviceUrl.parse(url), url)
+
+
+def _settings(parsed: DeviceUrl, url: str) -> dict[str, Any]:
+    """The keyword arguments of the magnet ``parsed`` names, checked."""
     if parsed.scheme == "servo":
         check_options(
             parsed, ("on", "off", "min_angle", "max_angle", "min_pulse", "max_pulse", "settle", "detach")
         )
-        return ServoMagnet(
-            pin_number(parsed, "servo://17"),
-            on_angle=parsed.number("on", 80.0),
-            off_angle=parsed.number("off", 10.0),
-            min_angle=parsed.number("min_angle", 0.0),
-            max_angle=parsed.number("max_angle", 180.0),
-            min_pulse=parsed.number("min_pulse", 0.0005),
-            max_pulse=parsed.number("max_pulse", 0.0025),
-            settle=parsed.number("settle", 0.3),
-            detach=parsed.flag("detach", True),
-            sleep=sleep,
-            pin_factory=pin_factory,
+        settings: dict[str, Any] = {
+            "pin": pin_number(parsed, "servo://17"),
+            "on_angle": parsed.number("on", 80.0),
+            "off_angle": parsed.number("off", 10.0),
+            "min_angle": parsed.number("min_angle", 0.0),
+            "max_angle": parsed.number("max_angle", 180.0),
+            "min_pulse": parsed.number("min_pulse", 0.0005),
+            "max_pulse": parsed.number("max_pulse", 0.0025),
+            "settle": parsed.number("settle", 0.3),
+            "detach": parsed.flag("detach", True),
+        }
+        _check_servo(
+            settings["on_angle"],
+            settings["off_angle"],
+            settings["min_angle"],
+            settings["max_angle"],
+            settings["min_pulse"],
+            settings["max_pulse"],
+            settings["settle"],
         )
+        return settings
     if parsed.scheme == "gpio":
         check_options(parsed, ("active_high", "settle"))
-        return ElectroMagnet(
-            pin_number(parsed, "gpio://23"),
-            active_high=parsed.flag("active_high", True),
-            settle=parsed.number("settle", 0.0),
-            sleep=sleep,
-            pin_factory=pin_factory,
-        )
-    if parsed.scheme == "sim":
+        settle = parsed.number("settle", 0.0)
+        _check_settle(settle)
+        return {
+            "pin": pin_number(parsed, "gpio://23"),
+            "active_high": parsed.flag("active_high", True),
+            "settle": settle,
+        }
+    if parsed.scheme in ("sim", "grbl"):
         check_options(parsed, ())
-        return RecordingMagnet(name=parsed.target or "default", clock=clock)
-    if parsed.scheme == "grbl":
-        check_options(parsed, ())
-        return GrblSwitchedMagnet()
+        return {}
     raise ConfigError(
         f"magnet URL {url!r} has the unknown scheme {parsed.scheme!r}; use servo://, gpio://, sim:// or grbl://"
     )
+
+
+def _check_settle(settle: float) -> None:
+    if not 0 <= settle < math.inf:
+        raise ConfigError(
+            f"settle={settle!r} is negative or infinite; give the seconds the magnet needs, or 0"
+        )

@@ -8,12 +8,14 @@ Devices are context managers with an idempotent ``close()``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, runtime_checkable
 from urllib.parse import parse_qsl, urlsplit
 
 from .errors import ConfigError
+from .keys import unknown
 from .layout import Cell
 
 Occupancy: TypeAlias = frozenset[Cell]
@@ -94,12 +96,26 @@ class DeviceUrl:
             raise ConfigError("an empty device URL; use sim:// for the simulator")
         if "://" not in url:
             return cls("serial", url, {})  # a bare device path such as /dev/ttyACM0 or COM3
-        parts = urlsplit(url)
         try:
+            parts = urlsplit(url)
             params = dict(parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query)))
         except ValueError as exc:
             raise ConfigError(f"cannot read the options of {url!r}: {exc}") from exc
         return cls(parts.scheme.lower(), parts.netloc + parts.path, params)
+
+    def check_options(self, known: Collection[str], example: str = "") -> None:
+        """Raise :class:`ConfigError` for an option the backend does not know (most often a typo), naming
+        the closest known one and listing them all.
+
+        >>> DeviceUrl.parse("sim://?flicer=0.1").check_options(("flicker", "seed"))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        chessatron.errors.ConfigError: unknown option 'flicer' in a sim:// URL; did you mean 'flicker'? ...
+        """
+        for key in self.params:
+            if key not in known:
+                message = unknown("option", key, known, where=f"a {self.scheme}:// URL")
+                raise ConfigError(message + (f"; e.g. {example}" if example else ""))
 
     def number(self, key: str, default: float) -> float:
         text = self.params.get(key)
@@ -112,7 +128,7 @@ class DeviceUrl:
 
     def integer(self, key: str, default: int) -> int:
         value = self.number(key, default)
-        if value != int(value):
+        if not math.isfinite(value) or value != int(value):
             text = self.params[key]
             raise ConfigError(f"option {key}={text!r} in a {self.scheme}:// URL is not a whole number")
         return int(value)

@@ -16,6 +16,7 @@ from typing import Any
 
 import chess
 
+from . import files
 from .errors import ConfigError, StateError
 from .layout import Layout, MachinePoint
 from .table import PhysicalPiece, Table
@@ -58,20 +59,25 @@ class SimulatorState:
 
     @classmethod
     def from_json(cls, data: Any, layout: Layout, source: str) -> SimulatorState:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            found = data.get("format") if isinstance(data, dict) else type(data).__name__
+            raise ConfigError(
+                f"{source} is not a chessatron simulator state ({found!r}); delete it or pass --fresh"
+            )
         try:
-            if data.get("format") != FORMAT:
-                raise ConfigError(f"{source} is not a chessatron simulator state ({data.get('format')!r})")
             board = chess.Board(data["fen"], chess960=bool(data["chess960"]))
             placement = [
                 (PhysicalPiece(str(p["id"]), str(p["symbol"])), (int(p["node"][0]), int(p["node"][1])))
                 for p in data["pieces"]
             ]
             gantry = (float(data["gantry_mm"][0]), float(data["gantry_mm"][1]))
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            table = Table(layout, placement)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, StateError) as exc:
             raise ConfigError(f"{source} is damaged ({exc!r}); delete it or pass --fresh") from exc
-        table = Table(layout, placement)
         width, height = layout.node_extent
-        if any(not (0 <= n[0] < width and 0 <= n[1] < height) for n in table.placement().values()):
+        if not layout.in_envelope(gantry) or any(
+            not (0 <= n[0] < width and 0 <= n[1] < height) for n in table.placement().values()
+        ):
             raise ConfigError(f"{source} was saved for another table layout; pass --fresh to start over")
         try:
             table.check_matches(board)
@@ -83,19 +89,9 @@ class SimulatorState:
 def load_state(path: Path, layout: Layout, *, fresh: bool = False) -> SimulatorState:
     """The saved simulated table, or a fresh one (set up as delivered) when none was saved yet or when
     ``fresh`` asks to forget it (``--fresh``)."""
-    if fresh:
+    if fresh or files.is_missing(path):
         return SimulatorState.fresh(layout)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return SimulatorState.fresh(layout)
-    except OSError as exc:
-        raise ConfigError(f"cannot read the simulator state {str(path)!r}: {exc.strerror or exc}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{str(path)!r} is damaged ({exc}); delete it or pass --fresh") from exc
-    return SimulatorState.from_json(data, layout, repr(str(path)))
+    return SimulatorState.from_json(files.load_json(path, files.SIMULATOR_STATE), layout, repr(str(path)))
 
 
 def save_state(path: Path, state: SimulatorState) -> None:

@@ -9,7 +9,6 @@ check that the twin ends where the plan says — physically, not just in the pla
 
 from __future__ import annotations
 
-import io
 import math
 import re
 import time
@@ -21,9 +20,11 @@ from typing import Any
 import chess
 import chess.pgn
 
+from . import files
 from .errors import GameFileError
 from .gcode import ProgramWriter, comment
 from .layout import Layout, MachinePoint
+from .pgn import read_games
 from .planner import Plan, Planner, Relocation, straight_line_bound
 from .reset import ResetPlanner, arrangement_problems
 from .sim.world import twin_pieces
@@ -215,25 +216,24 @@ def layout_document(layout: Layout, table: Table) -> dict[str, Any]:
 
 def read_game(path: str | Path, index: int = 1) -> chess.pgn.Game:
     """The ``index``-th game (from 1) of a PGN file; raises :class:`GameFileError` with the reason."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GameFileError(f"cannot read {str(path)!r}: {exc}") from exc
-    return parse_game(text, index, source=repr(str(path)))
+    return parse_game(files.read_text(path, files.PGN), index, source=repr(str(path)))
 
 
 def parse_game(text: str, index: int = 1, source: str = "the PGN") -> chess.pgn.Game:
-    stream = io.StringIO(text)
-    game = None
+    """The ``index``-th game (from 1) of PGN ``text``; :class:`GameFileError` names the wrong move."""
+    games = read_games(text)
+    found = None
     for _ in range(index):
-        game = chess.pgn.read_game(stream)
-        if game is None:
+        found = next(games, None)
+        if found is None:
             raise GameFileError(f"{source} has fewer than {index} games")
-    assert game is not None
-    if game.errors:
-        raise GameFileError(f"{source}: {game.errors[0]}")
+    assert found is not None
+    game, problem = found
     if game.next() is None and not re.search(r"^\s*\[", text, flags=re.MULTILINE):
-        raise GameFileError(f"{source} holds no tags and no moves; is it a PGN file?")
+        why = f" ({problem})" if problem is not None else ""
+        raise GameFileError(f"{source} holds no tags and no moves{why}; is it a PGN file?")
+    if problem is not None:
+        raise GameFileError(f"{source}: {problem}")
     return game
 
 

@@ -20,7 +20,7 @@ from typing import Literal, TypeAlias
 
 import chess
 
-from .errors import MissingPieceError, NoRoomError, NoSparePieceError, StateError
+from .errors import MissingPieceError, NoRoomError, NoSparePieceError, PieceError, StateError
 from .layout import Cell, Layout, Node
 
 PieceId: TypeAlias = str
@@ -44,6 +44,12 @@ class PhysicalPiece:
     id: PieceId
     symbol: str
     """FEN letter: upper case white, lower case black."""
+
+    def __post_init__(self) -> None:
+        if len(self.symbol) != 1 or self.symbol not in "PNBRQKpnbrqk":
+            raise PieceError(
+                f"piece {self.id!r} has the symbol {self.symbol!r}; use a FEN letter, PNBRQK or pnbrqk"
+            )
 
     @property
     def piece(self) -> chess.Piece:

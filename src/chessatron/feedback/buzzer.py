@@ -34,7 +34,15 @@ from ..ports import Buzzer, DeviceUrl, Note
 from .device import Closing, OutputDevice, check_options, missing_library, pin_number
 from .tunes import TUNES, Tune, check_tune, note_midi, tune_name
 
-__all__ = ["TUNES", "BuzzerDevice", "NullBuzzer", "SimBuzzer", "TonalBuzzerDevice", "open_buzzer"]
+__all__ = [
+    "TUNES",
+    "BuzzerDevice",
+    "NullBuzzer",
+    "SimBuzzer",
+    "TonalBuzzerDevice",
+    "check_buzzer_url",
+    "open_buzzer",
+]
 
 LOGGER = logging.getLogger(__name__)
 
@@ -73,13 +81,7 @@ class TonalBuzzerDevice(OutputDevice):
         # Serialises play() and close() from different threads (the game loop, a web view).
         self._lock = threading.Lock()
         self._buzzer: Any = None
-        mid_midi = note_midi(mid)
-        # gpiozero names notes from C0 (MIDI 12) to G9 (127); its range checks fail outside them.
-        if not (1 <= octaves <= 9 and mid_midi - 12 * octaves >= 12 and mid_midi + 12 * octaves <= 127):
-            raise ConfigError(
-                f"a buzzer {octaves!r} octaves around {mid!r} leaves the notes C0 to G9 gpiozero plays; "
-                "try mid=A5&octaves=2"
-            )
+        mid_midi = _check_range(mid, octaves)
         self.lowest, self.highest = mid_midi - 12 * octaves, mid_midi + 12 * octaves
         try:
             import gpiozero
@@ -248,24 +250,50 @@ def open_buzzer(
     :class:`~chessatron.errors.OutputDeviceError` when the pin cannot be driven.
     """
     parsed = DeviceUrl.parse(url)
+    settings = _settings(parsed, url)
+    if muted is not None:
+        settings["muted"] = muted
+    if parsed.scheme == "buzzer":
+        return TonalBuzzerDevice(**settings, sleep=sleep, pin_factory=pin_factory)
+    if parsed.scheme == "sim":
+        return SimBuzzer(**settings, name=parsed.target or "default", clock=clock)
+    return NullBuzzer(**settings)
+
+
+def check_buzzer_url(url: str) -> None:
+    """Check ``url`` as :func:`open_buzzer` would, without touching a pin or importing gpiozero
+    (``chessatron config check``). Raises :class:`~chessatron.errors.ConfigError` naming what is wrong."""
+    _settings(DeviceUrl.parse(url), url)
+
+
+def _settings(parsed: DeviceUrl, url: str) -> dict[str, Any]:
+    """The keyword arguments of the buzzer ``parsed`` names, checked."""
     if parsed.scheme == "buzzer":
         check_options(parsed, ("mid", "octaves", "muted", "blocking"))
-        return TonalBuzzerDevice(
-            pin_number(parsed, "buzzer://12"),
-            mid=parsed.params.get("mid", "A5"),
-            octaves=parsed.integer("octaves", 2),
-            muted=parsed.flag("muted") if muted is None else muted,
-            blocking=parsed.flag("blocking"),
-            sleep=sleep,
-            pin_factory=pin_factory,
-        )
-    if parsed.scheme == "sim":
+        settings: dict[str, Any] = {
+            "pin": pin_number(parsed, "buzzer://12"),
+            "mid": parsed.params.get("mid", "A5"),
+            "octaves": parsed.integer("octaves", 2),
+            "muted": parsed.flag("muted"),
+            "blocking": parsed.flag("blocking"),
+        }
+        _check_range(settings["mid"], settings["octaves"])
+        return settings
+    if parsed.scheme in ("sim", "none"):
         check_options(parsed, ("muted",))
-        quiet = parsed.flag("muted") if muted is None else muted
-        return SimBuzzer(muted=quiet, name=parsed.target or "default", clock=clock)
-    if parsed.scheme == "none":
-        check_options(parsed, ("muted",))
-        return NullBuzzer(muted=parsed.flag("muted") if muted is None else muted)
+        return {"muted": parsed.flag("muted")}
     raise ConfigError(
         f"buzzer URL {url!r} has the unknown scheme {parsed.scheme!r}; use buzzer://, sim:// or none://"
     )
+
+
+def _check_range(mid: str, octaves: int) -> int:
+    """The MIDI number of ``mid``, if ``octaves`` either side of it stay within what gpiozero plays."""
+    mid_midi = note_midi(mid)
+    # gpiozero names notes from C0 (MIDI 12) to G9 (127); its range checks fail outside them.
+    if not (1 <= octaves <= 9 and mid_midi - 12 * octaves >= 12 and mid_midi + 12 * octaves <= 127):
+        raise ConfigError(
+            f"a buzzer {octaves!r} octaves around {mid!r} leaves the notes C0 to G9 gpiozero plays; "
+            "try mid=A5&octaves=2"
+        )
+    return mid_midi

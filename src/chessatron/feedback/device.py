@@ -54,10 +54,7 @@ def missing_library(library: str, url: str) -> MissingLibraryError:
 
 def check_options(url: DeviceUrl, known: Collection[str]) -> None:
     """Raise :class:`ConfigError` for an option the backend does not know (most often a typo)."""
-    for key in url.params:
-        if key not in known:
-            wanted = ", ".join(sorted(known)) or "none"
-            raise ConfigError(f"unknown option {key!r} in a {url.scheme}:// URL; the options are: {wanted}")
+    url.check_options(known)
 
 
 def pin_number(url: DeviceUrl, example: str) -> int:

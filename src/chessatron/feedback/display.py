@@ -46,6 +46,7 @@ __all__ = [
     "NullDisplay",
     "SimDisplay",
     "TerminalDisplay",
+    "check_display_url",
     "fit_lines",
     "open_display",
     "to_ascii",
@@ -308,26 +309,48 @@ def open_display(
     :class:`~chessatron.errors.OutputDeviceError` when no LCD answers.
     """
     parsed = DeviceUrl.parse(url)
+    settings = _settings(parsed, url)
     if parsed.scheme == "terminal":
-        check_options(parsed, ("stderr",))
         if console is None and parsed.flag("stderr"):
             console = Console(file=sys.stderr)
         return TerminalDisplay(console)
+    if isinstance(settings, LcdSettings):
+        return LcdDisplay(settings, lcd_factory)
+    if parsed.scheme == "sim":
+        cols, rows = settings if settings is not None else (None, None)
+        return SimDisplay(cols, rows, name=parsed.target or "default", clock=clock)
+    return NullDisplay()
+
+
+def check_display_url(url: str) -> None:
+    """Check ``url`` as :func:`open_display` would, without opening an LCD or importing RPLCD
+    (``chessatron config check``). Raises :class:`~chessatron.errors.ConfigError` naming what is wrong."""
+    _settings(DeviceUrl.parse(url), url)
+
+
+def _settings(parsed: DeviceUrl, url: str) -> LcdSettings | tuple[int, int] | None:
+    """What ``parsed`` says, checked: an LCD's settings, a simulated LCD's columns and rows, or None."""
+    if parsed.scheme == "terminal":
+        check_options(parsed, ("stderr",))
+        parsed.flag("stderr")
+        return None
     if parsed.scheme == "lcd":
         check_options(parsed, ("address", "cols", "rows", "expander", "charmap", "bank", "backlight"))
-        return LcdDisplay(_lcd_settings(parsed), lcd_factory)
+        return _lcd_settings(parsed)
     if parsed.scheme == "sim":
         check_options(parsed, ("cols", "rows"))
         cols = _size(parsed, "cols", 16, 1, 40) if "cols" in parsed.params else None
         rows = _size(parsed, "rows", 2, 1, 4) if "rows" in parsed.params else None
-        if (cols is None) != (rows is None):
-            raise ConfigError(
-                f"{url!r} gives only one of cols and rows; give both, as in sim://?cols=16&rows=2"
-            )
-        return SimDisplay(cols, rows, name=parsed.target or "default", clock=clock)
+        if cols is None or rows is None:
+            if (cols is None) != (rows is None):
+                raise ConfigError(
+                    f"{url!r} gives only one of cols and rows; give both, as in sim://?cols=16&rows=2"
+                )
+            return None
+        return cols, rows
     if parsed.scheme == "none":
         check_options(parsed, ())
-        return NullDisplay()
+        return None
     raise ConfigError(
         f"display URL {url!r} has the unknown scheme {parsed.scheme!r}; use terminal://, lcd://, sim:// or none://"
     )

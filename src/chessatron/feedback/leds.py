@@ -53,6 +53,7 @@ __all__ = [
     "SimLedStrip",
     "SimPixelStrip",
     "StripSettings",
+    "check_leds_url",
     "open_leds",
 ]
 
@@ -324,9 +325,36 @@ def open_leds(
     :class:`~chessatron.errors.OutputDeviceError` when the strip does not start.
     """
     parsed = DeviceUrl.parse(url)
+    found = _settings(parsed, url, layout, mapping)
+    if found is None:
+        return NullLedStrip()
+    leds, settings = found
+    if parsed.scheme == "sim":
+        return SimLedStrip(layout, leds, name=parsed.target or "default")
+    factory = strip_factory or pixel_strip
+    try:
+        strip = factory(settings)
+    except (RuntimeError, OSError) as exc:
+        raise OutputDeviceError(f"cannot open the LED strip {url!r}: {exc}") from exc
+    return PixelLedStrip(leds, strip, name=url)
+
+
+def check_leds_url(url: str, layout: Layout) -> None:
+    """Check ``url`` as :func:`open_leds` would for ``layout`` (options, mapping, strip settings), without
+    opening the strip or importing rpi_ws281x (``chessatron config check``).
+
+    Raises :class:`~chessatron.errors.ConfigError` (or its :class:`LedMappingError`) naming what is wrong.
+    """
+    _settings(DeviceUrl.parse(url), url, layout)
+
+
+def _settings(
+    parsed: DeviceUrl, url: str, layout: Layout, mapping: Sequence[Cell | None] | None = None
+) -> tuple[LedMapping, StripSettings] | None:
+    """The pixels' cells and the strip's settings ``parsed`` names (None: no LEDs), checked."""
     if parsed.scheme == "none":
         check_options(parsed, ())
-        return NullLedStrip()
+        return None
     if parsed.scheme not in ("ws281x", "sim"):
         raise ConfigError(
             f"LED URL {url!r} has the unknown scheme {parsed.scheme!r}; use ws281x://, sim:// or none://"
@@ -342,17 +370,9 @@ def open_leds(
         mapping=mapping,
         count=count,
     )
-    if parsed.scheme == "sim":
-        _strip_settings(parsed, 18, leds.count)  # the same checks as the real strip
-        return SimLedStrip(layout, leds, name=parsed.target or "default")
-    pin = pin_number(parsed, "ws281x://18")
-    settings = _strip_settings(parsed, pin, leds.count)
-    factory = strip_factory or pixel_strip
-    try:
-        strip = factory(settings)
-    except (RuntimeError, OSError) as exc:
-        raise OutputDeviceError(f"cannot open the LED strip {url!r}: {exc}") from exc
-    return PixelLedStrip(leds, strip, name=url)
+    # the simulator takes the real strip's settings, checked the same way, as if on GPIO 18
+    pin = 18 if parsed.scheme == "sim" else pin_number(parsed, "ws281x://18")
+    return leds, _strip_settings(parsed, pin, leds.count)
 
 
 def _strip_settings(url: DeviceUrl, pin: int, count: int) -> StripSettings:

@@ -23,6 +23,7 @@ from typing import Literal, cast, get_args
 
 import chess
 
+from .. import files
 from ..errors import LedMappingError
 from ..layout import Cell, Layout
 
@@ -162,13 +163,7 @@ class LedMapping:
     def from_file(cls, path: str | Path, layout: Layout) -> LedMapping:
         """A mapping file: entries as in :meth:`from_entries`, separated by spaces, commas or new lines;
         ``#`` starts a comment. Eight entries a line, one line per row of the strip, reads best."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise LedMappingError(
-                f"cannot read the LED mapping {str(path)!r}: {exc.strerror or exc}; "
-                "use order=serpentine, order=rows or the path of a mapping file"
-            ) from exc
+        text = files.read_text(path, files.LED_MAPPING)
         return cls.from_entries(parse_entries(text), layout, source=f"LED mapping {str(path)!r}")
 
 

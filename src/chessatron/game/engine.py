@@ -35,6 +35,7 @@ import math
 import os
 import re
 import shutil
+import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -415,7 +416,11 @@ class EnginePlayer:
     # --- the process ----------------------------------------------------------------------------
 
     def _start(self) -> chess.engine.SimpleEngine:
-        engine = chess.engine.SimpleEngine.popen_uci(str(self.path), timeout=self._startup_timeout_s)
+        # What an engine writes to stderr is for its developers: passed on, a chatty one floods the
+        # terminal (one wrote 273,507 lines in a 16-ply game); kept, python-chess logs every line.
+        engine = chess.engine.SimpleEngine.popen_uci(
+            str(self.path), timeout=self._startup_timeout_s, stderr=subprocess.DEVNULL
+        )
         # The watchdog in _call owns hang detection from here on, for every kind of limit alike.
         engine.timeout = None
         self._engine = engine

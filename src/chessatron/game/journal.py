@@ -43,6 +43,7 @@ from typing import Any
 
 import chess
 
+from .. import files
 from ..errors import GameFileError, GameInUseError, GameSaveError, IllegalMoveError, JournalError
 from .record import (
     RESULTS,
@@ -426,7 +427,7 @@ def _scan(data: bytes, source: str) -> tuple[_Replay, int]:
     torn = bool(tail)
     for number, raw in enumerate(lines, start=1):
         try:
-            entry = json.loads(raw.decode("utf-8"))
+            entry = files.parse_json(raw)
             if not isinstance(entry, dict):
                 raise ValueError(f"a line holds {type(entry).__name__}, not an object")
         except ValueError as exc:
@@ -465,11 +466,7 @@ def read_journal(path: Path) -> JournalState:
     A torn last line is ignored with a logged warning; :class:`GameFileError` names the line of any other
     damage, and is also raised for a file without a complete start line (journals are created whole).
     """
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise GameFileError(f"cannot read the game journal {str(path)!r}: {exc.strerror or exc}") from exc
-    return parse_journal(data, repr(str(path)))
+    return parse_journal(files.read_bytes(path, files.JOURNAL), repr(str(path)))
 
 
 # --- writing ---------------------------------------------------------------------------------------

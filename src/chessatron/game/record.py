@@ -46,7 +46,6 @@ Players, dates, clocks and other headers are not part of the compact form.
 from __future__ import annotations
 
 import datetime as dt
-import io
 import logging
 import re
 import unicodedata
@@ -57,6 +56,7 @@ import chess
 import chess.pgn
 
 from ..errors import GameFileError, IllegalMoveError
+from ..pgn import read_games
 
 LOGGER = logging.getLogger(__name__)
 
@@ -388,20 +388,16 @@ def to_pgn(record: GameRecord) -> str:
     return game.accept(chess.pgn.StringExporter(columns=80)) + "\n"
 
 
-class _QuietBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
-    """Collect errors without python-chess logging them: we raise them ourselves."""
-
-    def handle_error(self, error: Exception) -> None:
-        self.game.errors.append(error)
-
-
 def read_pgn_games(text: str, source: str = "the PGN") -> list[GameRecord]:
     """Every game in ``text`` (mainlines only; comments other than ``[%clk]``, NAGs and variations are
-    dropped). Raises :class:`GameFileError` naming the game for anything python-chess could not read."""
-    stream = io.StringIO(text)
+    dropped). Raises :class:`GameFileError` naming the game and the wrong move for anything python-chess
+    could not read."""
     records: list[GameRecord] = []
-    while (game := chess.pgn.read_game(stream, Visitor=_QuietBuilder)) is not None:
-        records.append(_record_from_game(game, f"game {len(records) + 1} of {source}"))
+    for game, problem in read_games(text):
+        where = f"game {len(records) + 1} of {source}"
+        if problem is not None:
+            raise GameFileError(f"{where} cannot be read: {problem}; fix or remove that game")
+        records.append(_record_from_game(game, where))
     return records
 
 
@@ -414,8 +410,6 @@ def from_pgn(text: str, source: str = "the PGN") -> GameRecord:
 
 
 def _record_from_game(game: chess.pgn.Game, source: str) -> GameRecord:
-    if game.errors:
-        raise GameFileError(f"{source} cannot be read: {game.errors[0]}; fix or remove that game")
     try:
         board = game.board()
     except ValueError as exc:

@@ -26,6 +26,7 @@ from typing import IO, Any, Literal
 import chess
 import chess.engine
 
+from .. import files
 from ..config import Config
 from ..errors import ChessatronError, ConfigError, HardwareError, IllegalMoveError, NoSparePieceError
 from ..feedback.signals import LedSignals
@@ -1246,9 +1247,9 @@ def _robot_entries(path: Path) -> list[tuple[int, list[str], set[int]]]:
     """The journal's robot work in order: the ply each began at, its operations, the indices finished
     (a torn last line is skipped, as the journal reader does)."""
     found: list[tuple[int, list[str], set[int]]] = []
-    for raw in path.read_bytes().split(b"\n"):
+    for raw in files.read_bytes(path, files.JOURNAL).split(b"\n"):
         try:
-            entry = json.loads(raw)
+            entry = files.parse_json(raw)
         except ValueError:
             continue
         if not isinstance(entry, dict):

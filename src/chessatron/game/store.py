@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import files
 from ..errors import GameFileError, GameNotFoundError, GameSaveError
 from .journal import SUFFIX, Clock, game_stem, new_game_id, read_journal, utc_now
 from .record import (
@@ -42,6 +43,8 @@ from .record import (
 LOGGER = logging.getLogger(__name__)
 
 ENV_VAR = "CHESSATRON_GAMES"
+#: What any PGN holds: a tag line or a move number.
+_PGN_LIKE = re.compile(r"^\s*\[|\d+\.", re.MULTILINE)
 _NAME = re.compile(r"(?P<stamp>\d{8}T\d{6}Z)-(?P<id>[0-9a-z]{1,32})\.(?P<ext>jsonl|pgn)")
 
 
@@ -203,29 +206,69 @@ def save_record(record: GameRecord, games_dir: Path | None = None, *, now: Clock
     return game_id
 
 
-def import_pgn(path: Path, games_dir: Path | None = None, *, now: Clock = utc_now) -> list[str]:
-    """Store every game of the PGN file at ``path``; returns their ids. Nothing is stored if any game is
-    unreadable (:class:`GameFileError`)."""
-    records = read_pgn_games(_read_text(path), repr(str(path)))
+@dataclass(frozen=True)
+class Imported:
+    """What an import did: the ids of the games it stored, and of the saved games the file held again
+    (each stored once only)."""
+
+    stored: tuple[str, ...]
+    already_saved: tuple[str, ...] = ()
+
+
+def import_pgn(path: Path, games_dir: Path | None = None, *, now: Clock = utc_now) -> Imported:
+    """Store every game of the PGN file at ``path`` that is not saved already (the same game: moves,
+    players, tags; a file imported twice, a game exported and imported back). Nothing is stored if any
+    game is unreadable (:class:`GameFileError`)."""
+    text = _read_text(path)
+    try:
+        records = read_pgn_games(text, repr(str(path)))
+    except GameFileError:
+        if _PGN_LIKE.search(text):
+            raise
+        records = []  # no tag, no move number: not a PGN at all, which the message below says
     if not records or all(record == GameRecord(record.start_fen, record.chess960) for record in records):
         raise GameFileError(
             f"{str(path)!r} holds no game (no moves, no headers); is it a PGN file? "
             "a compact record must be named .bin or .cgr"
         )
-    return [save_record(record, games_dir, now=now) for record in records]
+    return _store_new(records, games_dir, now)
 
 
-def import_compact(path: Path, games_dir: Path | None = None, *, now: Clock = utc_now) -> str:
-    """Store the compact record at ``path`` (players unknown); returns its id."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise GameFileError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from exc
+def import_compact(path: Path, games_dir: Path | None = None, *, now: Clock = utc_now) -> Imported:
+    """Store the compact record at ``path`` (players unknown) unless the same game is saved already."""
+    data = files.read_bytes(path, files.COMPACT_RECORD)
     try:
         record = decode_compact(data)
     except GameFileError as exc:
         raise GameFileError(f"{str(path)!r}: {exc}") from exc
-    return save_record(record, games_dir, now=now)
+    return _store_new([record], games_dir, now)
+
+
+def _store_new(records: list[GameRecord], games_dir: Path | None, now: Clock) -> Imported:
+    """Save the records whose game is not saved yet (nor earlier in ``records``)."""
+    saved = _saved_games(resolve_games_dir(games_dir))
+    stored: list[str] = []
+    again: list[str] = []
+    for record in records:
+        key = to_pgn(record)
+        if key in saved:
+            again.append(saved[key])
+            continue
+        saved[key] = save_record(record, games_dir, now=now)
+        stored.append(saved[key])
+    return Imported(tuple(stored), tuple(again))
+
+
+def _saved_games(directory: Path) -> dict[str, str]:
+    """Every readable saved game's PGN (as :func:`to_pgn` writes it: a fingerprint of the whole game) and
+    its id."""
+    found: dict[str, str] = {}
+    for game_id, path in _entries(directory).items():
+        try:
+            found.setdefault(to_pgn(_read(path)[0]), game_id)
+        except GameFileError:
+            continue  # a damaged game is no duplicate of anything
+    return found
 
 
 def archive_pgn(game_id: str, games_dir: Path | None = None) -> Path:
@@ -239,15 +282,7 @@ def archive_pgn(game_id: str, games_dir: Path | None = None) -> Path:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise GameFileError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise GameFileError(
-            f"cannot read {str(path)!r} as UTF-8 text (byte {exc.start}); save it as UTF-8, or name a "
-            "compact record .bin"
-        ) from exc
+    return files.read_text(path, files.PGN)
 
 
 def _read_pgn(path: Path) -> GameRecord:

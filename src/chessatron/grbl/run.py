@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..errors import ConfigError
+from .. import files
 from ..layout import Layout
 from ..ports import DeviceUrl, HostMagnet
 from .link import GrblLink
@@ -18,10 +18,7 @@ __all__ = ["host_magnet_for", "read_program", "run_program"]
 
 def read_program(path: Path) -> list[str]:
     """The lines of a program file. Raises :class:`~chessatron.errors.ConfigError` if it cannot be read."""
-    try:
-        return path.read_text(encoding="ascii").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the program {str(path)!r}: {exc}; give a g-code text file") from exc
+    return files.read_text(path, files.PROGRAM).splitlines()
 
 
 def host_magnet_for(url: str, layout: Layout) -> HostMagnet | None:

@@ -29,12 +29,12 @@ from ..errors import ConfigError
 from ..layout import Cell, Layout
 from ..ports import DeviceUrl, OccupancySensor
 from ..sim.world import SimWorld
-from .arduino import ArduinoSensor, open_arduino
-from .bitboard import BitboardSensor, open_bitboard
-from .mcp23017 import I2cBus, Mcp23017Sensor, open_mcp23017
+from .arduino import ArduinoSensor, arduino_settings, open_arduino
+from .bitboard import BitboardSensor, bitboard_settings, open_bitboard
+from .mcp23017 import I2cBus, Mcp23017Sensor, mcp23017_settings, open_mcp23017
 from .pinmap import PinMap
 from .serialbase import SerialPort
-from .sim import Noise, SimSensor, open_sim
+from .sim import Noise, SimSensor, open_sim, sim_settings
 
 __all__ = [
     "ArduinoSensor",
@@ -44,6 +44,7 @@ __all__ = [
     "PinMap",
     "SensorDevice",
     "SimSensor",
+    "check_sensor_url",
     "open_sensor",
 ]
 
@@ -85,25 +86,10 @@ def open_sensor(
     Raises :class:`~chessatron.errors.ConfigError` for a URL it cannot use and
     :class:`~chessatron.errors.SensorError` if the device cannot be opened.
     """
-    parsed = DeviceUrl.parse(url)
-    scheme = parsed.scheme.partition("+")[0]
-    if scheme not in SCHEMES:
-        if parsed.scheme == "serial":
-            raise ConfigError(
-                f"{url!r} names a port but not what talks on it; write arduino://{parsed.target} or "
-                f"bitboard://{parsed.target}"
-            )
-        raise ConfigError(
-            f"unknown sensor URL scheme {parsed.scheme!r} in {url!r}; use sim://, mcp23017://1, "
-            "arduino:///dev/ttyACM0 or bitboard:///dev/ttyUSB0"
-        )
+    parsed, scheme = _parse(url)
     _only(scheme, "sim", world=world)
     _only(scheme, "mcp23017", bus=bus)
     _only(scheme, ("arduino", "bitboard"), port=port)
-    if "+" in parsed.scheme and scheme not in ("arduino", "bitboard"):
-        raise ConfigError(
-            f"{parsed.scheme!r} in {url!r}: only serial sensors (arduino+…, bitboard+…) take a '+'"
-        )
     try:
         if scheme == "sim":
             return open_sim(parsed, layout, world=world)
@@ -118,6 +104,48 @@ def open_sensor(
             if given is not None:
                 given.close()
         raise
+
+
+def check_sensor_url(url: str, layout: Layout) -> None:
+    """Check ``url`` as :func:`open_sensor` would, with each backend's own parsing, without opening a
+    device or importing a vendor library (``chessatron config check``). ``none://`` (no sensors) passes.
+
+    Raises :class:`~chessatron.errors.ConfigError` naming what is wrong.
+    """
+    parsed = DeviceUrl.parse(url)
+    if parsed.scheme == "none":
+        parsed.check_options(())
+        return
+    parsed, scheme = _parse(url)
+    if scheme == "sim":
+        sim_settings(parsed, layout)
+    elif scheme == "mcp23017":
+        mcp23017_settings(parsed, layout)
+    elif scheme == "arduino":
+        arduino_settings(parsed)
+    else:
+        bitboard_settings(parsed)
+
+
+def _parse(url: str) -> tuple[DeviceUrl, str]:
+    """The parsed URL and its backend's scheme (``arduino`` for ``arduino+socket://``)."""
+    parsed = DeviceUrl.parse(url)
+    scheme = parsed.scheme.partition("+")[0]
+    if scheme not in SCHEMES:
+        if parsed.scheme == "serial":
+            raise ConfigError(
+                f"{url!r} names a port but not what talks on it; write arduino://{parsed.target} or "
+                f"bitboard://{parsed.target}"
+            )
+        raise ConfigError(
+            f"unknown sensor URL scheme {parsed.scheme!r} in {url!r}; use sim://, mcp23017://1, "
+            "arduino:///dev/ttyACM0 or bitboard:///dev/ttyUSB0"
+        )
+    if "+" in parsed.scheme and scheme not in ("arduino", "bitboard"):
+        raise ConfigError(
+            f"{parsed.scheme!r} in {url!r}: only serial sensors (arduino+…, bitboard+…) take a '+'"
+        )
+    return parsed, scheme
 
 
 def _only(scheme: str, allowed: str | tuple[str, ...], **given: object) -> None:

@@ -31,6 +31,7 @@ from typing import TypeVar
 from ..errors import ConfigError, SensorError, SensorReplyError, SensorTimeoutError
 from ..layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
+from ..serialurl import check_serial_url
 from .options import check_options, positive_integer, seconds
 from .serialbase import SerialPort, SerialSensor, open_port, port_url
 
@@ -203,11 +204,7 @@ def open_arduino(
     board starts (opening the port resets an Uno or Nano, whose bootloader takes up to two seconds). ``port``
     replaces the serial port, e.g. with a fake in tests; ``boot`` then defaults to 0.
     """
-    check_options(url, OPTIONS, "arduino:///dev/ttyACM0?baud=115200")
-    baud = positive_integer(url, "baud", DEFAULT_BAUD)
-    timeout = seconds(url, "timeout", 0.5)
-    boot = seconds(url, "boot", 3.0 if port is None else 0.0)
-    target = port_url(url)
+    target, baud, timeout, boot = arduino_settings(url, given_port=port is not None)
     if port is None:
         port = open_port(target, baudrate=baud, timeout=timeout, what="arduino sensor board")
     elif "timeout" in url.params:
@@ -227,3 +224,15 @@ def open_arduino(
         sensor.close()
         raise
     return sensor
+
+
+def arduino_settings(url: DeviceUrl, *, given_port: bool = False) -> tuple[str, int, float, float]:
+    """The port, baud rate, reply timeout and boot time (seconds) an ``arduino://`` URL names, opening
+    nothing (``boot`` defaults to 0 for a ``given_port``). Raises :class:`ConfigError`."""
+    check_options(url, OPTIONS, "arduino:///dev/ttyACM0?baud=115200")
+    baud = positive_integer(url, "baud", DEFAULT_BAUD)
+    timeout = seconds(url, "timeout", 0.5)
+    boot = seconds(url, "boot", 0.0 if given_port else 3.0)
+    target = port_url(url)
+    check_serial_url(target)
+    return target, baud, timeout, boot

@@ -26,6 +26,7 @@ import chess
 from ..errors import ConfigError, SensorError, SensorTimeoutError
 from ..layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
+from ..serialurl import check_serial_url
 from .options import check_options, positive_integer, seconds
 from .serialbase import SerialPort, SerialSensor, open_port, port_url
 
@@ -169,6 +170,17 @@ def open_bitboard(url: DeviceUrl, layout: Layout, *, port: SerialPort | None = N
     ``gap`` is the silence in seconds that ends a partial frame, ``wait`` how long the first scan waits for
     a first frame. ``port`` replaces the serial port, e.g. with a fake in tests.
     """
+    target, baud, gap, wait, order = bitboard_settings(url)
+    if port is None:
+        port = open_port(target, baudrate=baud, timeout=gap, what="bitboard")
+    elif "gap" in url.params:
+        port.timeout = gap
+    return BitboardSensor(port, layout, order=order, wait_s=wait, name=f"the bitboard at {target!r}")
+
+
+def bitboard_settings(url: DeviceUrl) -> tuple[str, int, float, float, ByteOrder]:
+    """The port, baud rate, frame gap, first wait (seconds) and byte order a ``bitboard://`` URL names,
+    opening nothing. Raises :class:`ConfigError`."""
     check_options(url, OPTIONS, "bitboard:///dev/ttyUSB0?baud=9600")
     baud = positive_integer(url, "baud", DEFAULT_BAUD)
     gap = seconds(url, "gap", 0.05)
@@ -182,14 +194,5 @@ def open_bitboard(url: DeviceUrl, layout: Layout, *, port: SerialPort | None = N
             "8's byte first) or little (a1's byte first)"
         )
     target = port_url(url)
-    if port is None:
-        port = open_port(target, baudrate=baud, timeout=gap, what="bitboard")
-    elif "gap" in url.params:
-        port.timeout = gap
-    return BitboardSensor(
-        port,
-        layout,
-        order="big" if order == "big" else "little",
-        wait_s=wait,
-        name=f"the bitboard at {target!r}",
-    )
+    check_serial_url(target)
+    return target, baud, gap, wait, "big" if order == "big" else "little"

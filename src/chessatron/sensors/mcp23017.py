@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Protocol
 
+from .. import files
 from ..errors import ConfigError, MissingLibraryError, SensorError
 from ..layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
@@ -160,13 +160,25 @@ def open_mcp23017(url: DeviceUrl, layout: Layout, *, bus: I2cBus | None = None) 
     file, the map itself (lines separated by ``;``), or ``default`` (:meth:`PinMap.default`, also used
     when it is left out). ``bus`` replaces the real bus, e.g. with a fake in tests.
     """
-    check_options(url, OPTIONS, "mcp23017://1?addresses=0x20,0x21&map=pins.txt")
-    pin_map = _pin_map(url.params.get("map", "default"), layout)
-    addresses = url.integers("addresses", []) or None
-    target = url.target or "1"
+    pin_map, addresses, target = mcp23017_settings(url, layout)
     if bus is None:
         bus = _smbus(target)
     return Mcp23017Sensor(bus, layout, pin_map, addresses, bus_name=target)
+
+
+def mcp23017_settings(url: DeviceUrl, layout: Layout) -> tuple[PinMap, tuple[int, ...], str]:
+    """The pin map, the expanders' addresses and the bus an ``mcp23017://`` URL names, checked against
+    each other and the layout, without opening the bus or importing smbus2. Raises :class:`ConfigError`."""
+    check_options(url, OPTIONS, "mcp23017://1?addresses=0x20,0x21&map=pins.txt")
+    target = url.target or "1"
+    if not (target.isdigit() or target.startswith("/")):
+        raise ConfigError(
+            f"mcp23017://{url.target} does not name an I2C bus; write its number (mcp23017://1) or its "
+            "device (mcp23017:///dev/i2c-1)"
+        )
+    pin_map = _pin_map(url.params.get("map", "default"), layout)
+    _check_cells(pin_map, layout)
+    return pin_map, _check_addresses(pin_map, url.integers("addresses", []) or None), target
 
 
 def _smbus(target: str) -> I2cBus:
@@ -191,16 +203,9 @@ def _smbus(target: str) -> I2cBus:
 def _pin_map(text: str, layout: Layout) -> PinMap:
     if text.strip().lower() in ("", "default"):
         return PinMap.default(layout)
-    if ":" in text.split("#", 1)[0] and not Path(text).exists():
+    if ":" in text.split("#", 1)[0] and files.is_missing(text):
         return PinMap.parse(text, layout, source="the map= option")
-    try:
-        content = Path(text).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot read the pin map file {text!r} ({exc.strerror or exc}); give map= a file, the map "
-            "itself ('0A: a1 b1 …;0B: …') or 'default'"
-        ) from exc
-    return PinMap.parse(content, layout, source=repr(text))
+    return PinMap.parse(files.read_text(text, files.PIN_MAP), layout, source=repr(text))
 
 
 def _check_cells(pin_map: PinMap, layout: Layout) -> None:

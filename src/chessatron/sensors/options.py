@@ -8,12 +8,7 @@ from ..ports import DeviceUrl
 
 def check_options(url: DeviceUrl, known: tuple[str, ...], example: str) -> None:
     """Raise :class:`ConfigError` for an option the backend does not know."""
-    for key in url.params:
-        if key not in known:
-            raise ConfigError(
-                f"unknown option {key!r} in a {url.scheme}:// URL; known options: {', '.join(known)} "
-                f"(e.g. {example})"
-            )
+    url.check_options(known, example)
 
 
 def seconds(url: DeviceUrl, key: str, default: float) -> float:

@@ -200,7 +200,7 @@ def open_sim(url: DeviceUrl, layout: Layout, *, world: SimWorld | None = None) -
     """The sensor a ``sim://[WORLD]?…`` URL describes, on ``world`` if given, else the world of that name
     (created with ``layout`` on first use). Raises :class:`ConfigError` if that world's table is not
     ``layout``'s."""
-    check_options(url, OPTIONS, "sim://?flicker=0.001&seed=1")
+    noise, seed, range_mm = sim_settings(url, layout)
     if world is None:
         world = get_world(url.target.strip("/") or "default", layout)
     mine, theirs = (
@@ -217,10 +217,18 @@ def open_sim(url: DeviceUrl, layout: Layout, *, world: SimWorld | None = None) -
             f"the layout a {mine[0]} x {mine[1]} one with a1 at {mine[2]!r}; use another world name "
             "(sim://NAME)"
         )
+    return SimSensor(world, noise=noise, seed=seed, range_mm=range_mm)
+
+
+def sim_settings(url: DeviceUrl, layout: Layout) -> tuple[Noise, int | None, float]:
+    """The noise, the seed (None: draw one) and the range in millimetres a ``sim://`` URL's options say,
+    opening nothing. Raises :class:`ConfigError` for an unknown option or a value out of range."""
+    check_options(url, OPTIONS, "sim://?flicker=0.001&seed=1")
     seed = url.integer("seed", -1) if "seed" in url.params else None
     range_mm = url.number("range", SENSOR_RANGE_MM)
-    if not range_mm > 0:
+    if not 0 < range_mm <= layout.square_mm:
         raise ConfigError(
-            f"option range={url.params['range']!r} in a sim:// URL must be positive millimetres"
+            f"option range={url.params['range']!r} in a sim:// URL must be positive millimetres, at most "
+            f"a square ({layout.square_mm:g} mm)"
         )
-    return SimSensor(world, noise=Noise.from_url(url, layout), seed=seed, range_mm=range_mm)
+    return Noise.from_url(url, layout), seed, range_mm

@@ -66,7 +66,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import serial
 
@@ -1044,27 +1044,29 @@ def sim_grbl_for_url(url: str, *, timeout: float | None = None, do_not_open: boo
     looked up by name (created with the default layout if there is none yet). Raises
     :class:`~chessatron.errors.ConfigError` for an unknown option or a bad value.
     """
+    world, options = sim_grbl_options(url)
+    return SimGrbl(get_world(world), **options, timeout=timeout, port=url, do_not_open=do_not_open)
+
+
+def sim_grbl_options(url: str) -> tuple[str, dict[str, Any]]:
+    """The world's name and :class:`SimGrbl`'s keyword arguments a ``sim://`` URL names, checked without
+    making anything (``chessatron config check``). Raises :class:`~chessatron.errors.ConfigError`."""
     parsed = DeviceUrl.parse(url)
     if parsed.scheme != "sim":
         raise ConfigError(f"{url!r} is not a sim:// URL")
-    unknown = sorted(set(parsed.params) - _URL_OPTIONS)
-    if unknown:
-        raise ConfigError(f"unknown option {unknown[0]!r} in {url!r}; use {', '.join(sorted(_URL_OPTIONS))}")
+    parsed.check_options(_URL_OPTIONS, "sim://?speed=max&homing=0")
     speed_text = parsed.params.get("speed", "1")
     speed = None if speed_text.lower() in ("max", "none") else parsed.number("speed", 1.0)
+    if speed is not None and not (math.isfinite(speed) and speed > 0.0):
+        raise ConfigError(f"speed={speed_text!r} in {url!r} is not a positive factor or 'max'")
     idle = parsed.integer("step_idle_delay_ms", 0) if "step_idle_delay_ms" in parsed.params else None
     if idle is not None and not 0 <= idle <= 255:
         raise ConfigError(f"step_idle_delay_ms in {url!r} is grbl's $1: a whole number from 0 to 255")
-    world = get_world(parsed.target.strip("/") or "default")
-    return SimGrbl(
-        world,
-        speed=speed,
-        timeout=timeout,
-        homing=parsed.flag("homing", True),
-        soft_limits=parsed.flag("soft_limits", False),
-        faults=faults_from_url(parsed),
-        idle_grace_s=parsed.number("idle_grace_s", 0.03),
-        step_idle_delay_ms=idle,
-        port=url,
-        do_not_open=do_not_open,
-    )
+    return parsed.target.strip("/") or "default", {
+        "speed": speed,
+        "homing": parsed.flag("homing", True),
+        "soft_limits": parsed.flag("soft_limits", False),
+        "faults": faults_from_url(parsed),
+        "idle_grace_s": parsed.number("idle_grace_s", 0.03),
+        "step_idle_delay_ms": idle,
+    }

@@ -42,6 +42,7 @@ from typing import IO, Any, TypeAlias
 
 import chess
 
+from .. import files
 from ..errors import GameFileError
 from ..layout import Cell, Layout
 
@@ -225,9 +226,9 @@ def entry_line(entry: TraceEntry) -> str:
 def parse_entry(text: str) -> TraceEntry:
     """One JSON line as an entry. Raises :class:`GameFileError` saying what is wrong with it."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GameFileError(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        data = files.parse_json(text, finite=False)  # _check_time says what a time must be
+    except ValueError as exc:
+        raise GameFileError(str(exc)) from exc
     if not isinstance(data, dict):
         raise GameFileError(f"expected a JSON object, found {text.strip()!r}")
     kinds = [key for key in ("occupied", "promote", "cells", "move", "choose") if key in data]
@@ -286,19 +287,22 @@ def read_trace(source: str | os.PathLike[str] | IO[str]) -> list[TraceEntry]:
     missing or unknown keys, an occupancy that is not 16 hex digits, a bad cell name or promotion letter,
     a negative time or one earlier than the line before.
     """
+    if isinstance(source, str | os.PathLike):
+        name = f"trace {os.fspath(source)!r}"
+        lines = files.json_lines(source, files.TRACE)
+    else:
+        name = "trace"
+        lines = ((number, text) for number, text in enumerate(source, start=1) if text.strip())
     entries: list[TraceEntry] = []
-    with _opened(source, "r") as stream:
-        for number, text in enumerate(stream, start=1):
-            if not text.strip():
-                continue
-            try:
-                entry = parse_entry(text)
-            except GameFileError as exc:
-                raise GameFileError(f"trace line {number}: {exc}") from exc
-            if entries and entry.t < entries[-1].t:
-                raise GameFileError(
-                    f"trace line {number}: time {entry.t!r} is earlier than {entries[-1].t!r} on the line "
-                    "before; entries must be in time order"
-                )
-            entries.append(entry)
+    for number, text in lines:
+        try:
+            entry = parse_entry(text)
+        except GameFileError as exc:
+            raise GameFileError(f"{name} line {number}: {exc}") from exc
+        if entries and entry.t < entries[-1].t:
+            raise GameFileError(
+                f"{name} line {number}: time {entry.t!r} is earlier than {entries[-1].t!r} on the line "
+                "before; entries must be in time order"
+            )
+        entries.append(entry)
     return entries

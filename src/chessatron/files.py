@@ -1,0 +1,288 @@
+"""Reading the files chessatron is given: one way, with one kind of error.
+
+Every file the project reads goes through these functions: the machine config, a table layout, the
+simulator's saved table, a game journal, a PGN, a compact record, a sensor trace, a G-code program, a pin
+map and an LED mapping (:data:`KINDS`). Whatever is wrong with the file becomes one error of its kind's
+category (:class:`~chessatron.errors.ConfigError`, :class:`~chessatron.errors.GameFileError`...) whose
+message names the file and the problem: missing, a folder, a device such as ``/dev/zero`` (never read
+until memory runs out), larger than the kind allows, not UTF-8, not valid TOML or JSON, nested deeper than
+any of chessatron's files, or holding a number no file of ours needs (beyond 64 bits, infinite, NaN).
+
+>>> import tempfile
+>>> from pathlib import Path
+>>> with tempfile.TemporaryDirectory() as folder:
+...     path = Path(folder) / "table.toml"
+...     _ = path.write_bytes(b"[table]\\ncolumns = 12\\n\\xff")
+...     try:
+...         load_toml(path, LAYOUT)
+...     except ConfigError as exc:
+...         print(str(exc).replace(folder, "..."))
+cannot read layout '.../table.toml': it is not UTF-8 text (byte 0xff at offset 21); save it as UTF-8
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from .errors import ChessatronError, ConfigError, GameFileError, LedMappingError
+
+PathLike: TypeAlias = str | os.PathLike[str]
+
+KiB = 1024
+MiB = 1024 * KiB
+
+#: No file of ours nests tables or lists deeper than this; deeper is damage (or an attack).
+MAX_DEPTH = 32
+#: Whole numbers in our files fit in 64 bits (a bitboard, a count, a time in milliseconds).
+MAX_INTEGER = 2**64 - 1
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """What a file is to chessatron: its ``name`` in messages, the ``error`` its problems raise, the most
+    bytes it may hold, its text encoding, and what to do when it is damaged (``advice``)."""
+
+    name: str
+    error: type[ChessatronError]
+    max_bytes: int
+    encoding: str = "utf-8-sig"
+    """``utf-8-sig``: UTF-8 with or without the byte-order mark some Windows editors write."""
+    advice: str = ""
+
+    def fail(self, path: PathLike, reason: str, *, advice: str | None = None) -> ChessatronError:
+        """The error for ``reason`` (what is wrong with the file at ``path``)."""
+        then = self.advice if advice is None else advice
+        return self.error(
+            f"cannot read {self.name} {os.fspath(path)!r}: {reason}{'; ' + then if then else ''}"
+        )
+
+
+CONFIG = FileKind("config", ConfigError, 1 * MiB)
+LAYOUT = FileKind("layout", ConfigError, 1 * MiB)
+SIMULATOR_STATE = FileKind(
+    "simulator state", ConfigError, 16 * MiB, advice="delete it or pass --fresh to start from a fresh table"
+)
+JOURNAL = FileKind("game journal", GameFileError, 64 * MiB)
+PGN = FileKind("PGN file", GameFileError, 256 * MiB)
+COMPACT_RECORD = FileKind("compact record", GameFileError, 1 * MiB)
+TRACE = FileKind("sensor trace", GameFileError, 256 * MiB)
+PROGRAM = FileKind(
+    "g-code program", ConfigError, 256 * MiB, encoding="ascii", advice="give a g-code text file"
+)
+PIN_MAP = FileKind(
+    "pin map",
+    ConfigError,
+    1 * MiB,
+    advice="give map= a file, the map itself ('0A: a1 b1 …;0B: …') or 'default'",
+)
+LED_MAPPING = FileKind(
+    "LED mapping",
+    LedMappingError,
+    1 * MiB,
+    advice="use order=serpentine, order=rows or the path of a mapping file",
+)
+
+#: Every kind of file chessatron reads (its own package data aside); the fuzz test covers each.
+KINDS = (CONFIG, LAYOUT, SIMULATOR_STATE, JOURNAL, PGN, COMPACT_RECORD, TRACE, PROGRAM, PIN_MAP, LED_MAPPING)
+
+
+def is_missing(path: PathLike) -> bool:
+    """True if nothing is at ``path`` (a file that exists but cannot be read is not missing: reading it
+    says why)."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
+def read_bytes(path: PathLike, kind: FileKind) -> bytes:
+    """The bytes of the file at ``path``: a regular file or a pipe (``<(...)``, ``/dev/stdin`` when it is
+    one), never a folder or a device, and at most ``kind.max_bytes``. Raises ``kind.error`` naming the
+    file and what is wrong."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise kind.fail(path, "no such file", advice=kind.advice or "check the path") from None
+    except IsADirectoryError:
+        raise kind.fail(path, "it is a folder, not a file", advice=kind.advice or "give a file") from None
+    except PermissionError:
+        raise kind.fail(path, "permission denied", advice="check who may read it") from None
+    except (OSError, ValueError) as exc:
+        raise kind.fail(path, _reason(exc)) from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise kind.fail(path, "it is a folder, not a file", advice=kind.advice or "give a file")
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            # /dev/zero or /dev/urandom would be read until memory runs out, a terminal until Ctrl-D
+            what = "a character device" if stat.S_ISCHR(mode) else "a device or a socket"
+            raise kind.fail(path, f"it is {what}, not a file", advice=kind.advice or "give a file")
+        if stat.S_ISFIFO(mode):
+            # opened without waiting for a writer (a named pipe nobody writes to reads as empty, never
+            # hangs); a pipe's writer (process substitution, /dev/stdin) is waited for to its end
+            os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, min(MiB, kind.max_bytes + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > kind.max_bytes:
+                raise kind.fail(
+                    path, f"it is larger than {_size(kind.max_bytes)}", advice="is it the right file?"
+                )
+    except OSError as exc:
+        raise kind.fail(path, _reason(exc)) from exc
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def read_text(path: PathLike, kind: FileKind) -> str:
+    """The text of the file at ``path`` (see :func:`read_bytes`), decoded as ``kind.encoding``."""
+    return decode(read_bytes(path, kind), path, kind)
+
+
+def decode(data: bytes, path: PathLike, kind: FileKind) -> str:
+    """``data`` read from ``path`` as text; ``kind.error`` names the first byte that is not."""
+    try:
+        return data.decode(kind.encoding)
+    except UnicodeDecodeError as exc:
+        charset = "ASCII" if kind.encoding == "ascii" else "UTF-8"
+        raise kind.fail(
+            path,
+            f"it is not {charset} text (byte {data[exc.start]:#04x} at offset {exc.start})",
+            advice=kind.advice or f"save it as {charset}",
+        ) from None
+
+
+def load_toml(path: PathLike, kind: FileKind) -> dict[str, Any]:
+    """The TOML document in the file at ``path``, its values checked (:func:`check_values`)."""
+    try:
+        return parse_toml(read_text(path, kind))
+    except ValueError as exc:
+        if isinstance(exc, ChessatronError):
+            raise
+        raise kind.fail(path, str(exc)) from exc
+
+
+def load_json(path: PathLike, kind: FileKind) -> Any:
+    """The JSON document in the file at ``path``, its values checked (:func:`check_values`)."""
+    try:
+        return parse_json(read_text(path, kind))
+    except ValueError as exc:
+        if isinstance(exc, ChessatronError):
+            raise
+        raise kind.fail(path, str(exc)) from exc
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """A TOML document. Raises :class:`ValueError` saying what is wrong (invalid, too deep, a number out
+    of range)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"it is not valid TOML ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"it nests tables or lists more than {MAX_DEPTH} deep") from None
+    except ValueError:  # Python refuses to read a whole number of thousands of digits
+        raise ValueError("it holds a number of thousands of digits") from None
+    check_values(data)
+    return data
+
+
+def parse_json(text: str | bytes, *, finite: bool = True) -> Any:
+    """A JSON document (one line of a JSON-lines file, or a whole file). Raises :class:`ValueError` saying
+    what is wrong: not UTF-8, not valid JSON, too deep, a number out of range (with ``finite``, also
+    ``NaN``, ``Infinity`` and ``1e400``: leave them to a caller that checks each number itself)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"it is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"it is not UTF-8 text (byte {exc.object[exc.start]:#04x})") from None
+    except RecursionError:
+        raise ValueError(f"it nests objects or lists more than {MAX_DEPTH} deep") from None
+    except ValueError:  # Python refuses to read a whole number of thousands of digits
+        raise ValueError("it holds a number of thousands of digits") from None
+    check_values(data, finite=finite)
+    return data
+
+
+def check_values(data: Any, *, finite: bool = True) -> None:
+    """Raise :class:`ValueError` if ``data`` (parsed TOML or JSON) nests deeper than :data:`MAX_DEPTH` or
+    holds a whole number beyond 64 bits or a float that is infinite or NaN, naming where."""
+    stack: list[tuple[Any, int, str]] = [(data, 0, "")]
+    while stack:
+        value, depth, where = stack.pop()
+        if isinstance(value, dict | list):
+            if depth >= MAX_DEPTH:
+                raise ValueError(f"it nests objects or lists more than {MAX_DEPTH} deep")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                stack.append(
+                    (item, depth + 1, f"{where}.{key}" if isinstance(key, str) else f"{where}[{key}]")
+                )
+        elif isinstance(value, bool):
+            continue
+        elif isinstance(value, int) and abs(value) > MAX_INTEGER:
+            raise ValueError(
+                f"{where.lstrip('.') or 'it'} is a number of {len(str(abs(value)))} digits, out of range"
+            )
+        elif finite and isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{where.lstrip('.') or 'it'} is {value!r}, not a finite number")
+
+
+def json_lines(path: PathLike, kind: FileKind) -> Iterator[tuple[int, str]]:
+    """The lines of a JSON-lines file with their numbers (from 1), blank lines skipped; parse each with
+    :func:`parse_json`."""
+    for number, line in enumerate(read_text(path, kind).split("\n"), start=1):
+        if line.strip():
+            yield number, line
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror[0].lower() + exc.strerror[1:]
+    return str(exc) or type(exc).__name__
+
+
+def _size(count: int) -> str:
+    return f"{count // MiB} MiB" if count >= MiB else f"{count // KiB} KiB"
+
+
+__all__ = [
+    "COMPACT_RECORD",
+    "CONFIG",
+    "JOURNAL",
+    "KINDS",
+    "LAYOUT",
+    "LED_MAPPING",
+    "PGN",
+    "PIN_MAP",
+    "PROGRAM",
+    "SIMULATOR_STATE",
+    "TRACE",
+    "FileKind",
+    "check_values",
+    "decode",
+    "is_missing",
+    "json_lines",
+    "load_json",
+    "load_toml",
+    "parse_json",
+    "parse_toml",
+    "read_bytes",
+    "read_text",
+]

@@ -1,0 +1,160 @@
+"""Reading PGN text: python-chess's reader, kept quiet, with problems that name the wrong move.
+
+python-chess logs what it cannot read (``illegal san: … while parsing <Game at 0x…>``) and skips text
+that is no token at all without a word: in ``2. Nf9 Nc6`` it never sees ``Nf9`` and reports ``Nc6``
+as White's illegal move. :func:`read_games` collects python-chess's errors instead of letting it log
+them, says which move each is about, and first looks for text python-chess would skip.
+
+>>> [problem for _, problem in read_games("1. e4 e5 2. Nf9 Nc6 *")]
+["move 2: 'Nf9' is not a move"]
+>>> [problem for _, problem in read_games("1. e4 e5 2. Ke3 *")]
+["move 2 (white): 'Ke3' is illegal in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"]
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+
+import chess
+import chess.pgn
+
+__all__ = ["read_games"]
+
+#: What python-chess skips between tokens without harm: spaces, move numbers, check and mate signs, a
+#: pawn's letter, "e.p.".
+_HARMLESS = re.compile(r"(?:\s|\d+\.*|\.|[+#]|e\.p\.|P)*")
+_MOVE_NUMBER = re.compile(r"(\d+)\.")
+
+
+def read_games(text: str) -> Iterator[tuple[chess.pgn.Game, str | None]]:
+    """Every game in ``text`` with what is wrong with it (None: nothing), python-chess logging nothing.
+
+    The problem names the first text python-chess cannot read as a token (``move 2: 'Nf9' is not a
+    move``), or else its first error with the move it is about (``move 2 (white): 'Ke3' is illegal in
+    …``).
+    """
+    stream = _Recording(text)
+    while True:
+        stream.lines = []
+        try:
+            game = chess.pgn.read_game(stream, Visitor=_QuietBuilder)
+        except Exception as exc:  # python-chess's own bug on some damaged text: the rest is unreadable
+            yield chess.pgn.Game(), f"python-chess cannot read it ({type(exc).__name__}: {exc})"
+            return
+        if game is None:
+            return
+        unreadable = _first_unreadable(stream.lines)
+        if unreadable is not None:
+            yield game, unreadable
+        else:
+            yield game, str(game.errors[0]) if game.errors else None
+
+
+class _Recording(io.StringIO):
+    """A text stream that keeps the lines python-chess reads (it reads nothing but lines)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.lines: list[str] = []
+
+    def readline(self, size: int | None = -1, /) -> str:  # type: ignore[override]  # typeshed: StringIO
+        line = super().readline(-1 if size is None else size)
+        self.lines.append(line)
+        return line
+
+
+class _QuietBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
+    """Collect errors, each saying the move it is about, instead of logging them."""
+
+    _san: tuple[int, chess.Color, str] | None = None
+
+    def end_variation(self) -> None:
+        # After an error python-chess skips the rest of the line as if it were a variation, and takes a
+        # stray ')' for its end: the main line must stay.
+        if len(self.variation_stack) > 1:
+            super().end_variation()
+
+    def begin_parse_san(self, board: chess.Board, san: str) -> None:
+        self._san = (board.fullmove_number, board.turn, san)
+
+    def handle_error(self, error: Exception) -> None:
+        if self._san is not None and isinstance(error, ValueError):
+            number, turn, san = self._san
+            if isinstance(error, chess.IllegalMoveError):
+                problem = "is illegal in " + str(error).rsplit(" in ", 1)[-1]
+            elif isinstance(error, chess.AmbiguousMoveError):
+                problem = "is ambiguous: give the piece's file or rank, as in Nbd2"
+            else:
+                problem = "is not a move"
+            error = ValueError(f"move {number} ({chess.COLOR_NAMES[turn]}): {san!r} {problem}")
+        self.game.errors.append(error)
+
+
+def _first_unreadable(lines: list[str]) -> str | None:
+    """The first text in a game's ``lines`` that python-chess's movetext reader would skip, if any, as
+    ``move 2: 'Nf9' is not a move``. Follows :func:`chess.pgn.read_game`: headers, then movetext where
+    ``{…}`` comments (over several lines too), ``;`` and ``%`` comments are skipped."""
+    movetext = False
+    in_comment = False
+    number: str | None = None
+    for raw in lines:
+        line = raw
+        if not movetext:
+            if not line.strip() or line.startswith(("[", "%", ";")):
+                continue
+            movetext = True
+        fresh = True
+        while line:
+            if in_comment:
+                close = line.find("}")
+                if close < 0:
+                    break
+                line, in_comment, fresh = line[close + 1 :], False, False
+                continue
+            if fresh and line.startswith(("%", ";")):
+                break
+            position = 0
+            rest = ""
+            for match in chess.pgn.MOVETEXT_REGEX.finditer(line):
+                gap = line[position : match.start()]
+                number = _last_number(gap) or number
+                if not _HARMLESS.fullmatch(gap):
+                    return _describe(line, position, match.start(), number)
+                position = match.end()
+                token = match.group(0)
+                if token.startswith("{"):
+                    in_comment, rest = True, line[match.start() + 1 :]
+                    break
+                if token.startswith(";"):
+                    break
+            else:
+                if not _HARMLESS.fullmatch(line[position:]):
+                    return _describe(line, position, len(line), number)
+            line, fresh = rest, False
+    return None
+
+
+def _last_number(gap: str) -> str | None:
+    found = _MOVE_NUMBER.findall(gap)
+    return found[-1] if found else None
+
+
+def _describe(line: str, start: int, end: int, number: str | None) -> str:
+    """The whole word around the first unreadable character between ``start`` and ``end``."""
+    gap = line[start:end]
+    offset = start + next(
+        i for i in range(len(gap) + 1) if not _HARMLESS.fullmatch(gap[: i + 1]) or i == len(gap)
+    )
+    left = offset
+    while left > 0 and not line[left - 1].isspace():
+        left -= 1
+    right = offset
+    while right < len(line) and not line[right].isspace():
+        right += 1
+    word = re.sub(r"^\d+\.+", "", line[left:right]) or line[left:right]
+    if len(word) > 30:
+        word = word[:29] + "…"
+    where = f"move {number}: " if number is not None else ""
+    return f"{where}{word!r} is not a move"
