@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from .errors import ConfigError
 from .layout import Layout
@@ -39,6 +40,22 @@ DEFAULT_URLS: Mapping[str, str] = {
     "display": "terminal://",
     "buzzer": "sim://",
 }
+
+
+#: Where online games are played unless ``[lichess] url`` (or ``online --url``) names another server.
+DEFAULT_LICHESS_URL = "https://lichess.org"
+
+
+def _is_http_url(text: str) -> bool:
+    """Whether ``text`` is an http(s) address with a host.
+
+    >>> _is_http_url("https://lichess.org"), _is_http_url("http://127.0.0.1:9663/")
+    (True, True)
+    >>> _is_http_url("lichess.org")
+    False
+    """
+    parsed = urlsplit(text)
+    return parsed.scheme in ("http", "https") and bool(parsed.hostname)
 
 
 def default_config_path() -> Path:
@@ -68,6 +85,9 @@ class Config:
     source: str = "the built-in defaults"
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Sections this module does not interpret (engine, game, web), for the modules that do."""
+    lichess_url: str = DEFAULT_LICHESS_URL
+    """The server online games are played on (``[lichess] url``): lichess.org, or any server that speaks
+    the lichess API."""
 
     def device(self, kind: str) -> DeviceUrl:
         return DeviceUrl.parse(self.urls[kind])
@@ -106,7 +126,7 @@ class Config:
     def from_dict(
         cls, data: Mapping[str, Any], *, source: str = "the config", base: Path | None = None
     ) -> Config:
-        known = set(SCHEMES) | {"layout", "engine", "game", "web"}
+        known = set(SCHEMES) | {"layout", "engine", "game", "web", "lichess"}
         for key in data:
             if key not in known:
                 raise ConfigError(
@@ -159,9 +179,19 @@ class Config:
                 f'{urls["magnet"]!r}; set method = "servo" in the layout\'s [magnet] or use url = "grbl://"'
             )
         extra = {k: data[k] for k in ("engine", "game", "web") if k in data}
-        return cls(layout, urls, baudrate, home, muted, source, extra)
+        lichess = data.get("lichess", {})
+        if not isinstance(lichess, Mapping):
+            raise ConfigError(f'{source}: [lichess] must be a table with url = "https://…"')
+        lichess_url = lichess.get("url", DEFAULT_LICHESS_URL)
+        if not isinstance(lichess_url, str) or not _is_http_url(lichess_url):
+            raise ConfigError(
+                f"{source}: [lichess] url = {lichess_url!r} must be an http:// or https:// address, "
+                f"e.g. {DEFAULT_LICHESS_URL!r}"
+            )
+        return cls(layout, urls, baudrate, home, muted, source, extra, lichess_url.rstrip("/"))
 
     def summary(self) -> list[str]:
         lines = [f"layout: {self.layout!r}"]
         lines += [f"{kind}: {url}" for kind, url in self.urls.items()]
+        lines.append(f"lichess: {self.lichess_url}")
         return lines
