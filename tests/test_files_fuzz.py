@@ -220,6 +220,22 @@ READERS = [
         ],
         "fuzz-leds.txt",
     ),
+    Reader(
+        "kept online tokens",
+        files.ONLINE_TOKENS,
+        b'{"http://127.0.0.1:9": "lip_fuzzfuzzfuzz"}',
+        lambda path, folder: [
+            "online",
+            "logout",
+            "--url",
+            "http://127.0.0.1:9",
+            "--config",
+            str(_config_with(folder, "")),
+        ],
+        "fuzz-tokens.json",
+        missing_ok=True,
+        structured="json",
+    ),
 ]
 
 
@@ -253,8 +269,10 @@ def _huge(reader: Reader) -> bytes | None:
         return f"[grbl]\nbaudrate = {DIGITS}\n".encode()
     if reader.name == "layout":
         return text.replace("columns = 12", f"columns = {DIGITS}").encode()
-    if reader.structured == "json":
+    if reader.name == "simulator state":
         return text.replace('"gantry_mm": [0.0, 0.0]', f'"gantry_mm": [{DIGITS}, 1e400]').encode()
+    if reader.name == "kept online tokens":
+        return f'{{"http://127.0.0.1:9": {DIGITS}}}'.encode()
     if reader.name == "game journal":
         return reader.good + f'{{"type": "move", "ply": {DIGITS}, "uci": "b8c6"}}\n{{}}\n'.encode()
     if reader.name == "sensor trace":
@@ -379,6 +397,8 @@ def run(reader: Reader, folder: Path, path: Path) -> Result:
         "CHESSATRON_STATE": str(folder / "state.json"),
         "CHESSATRON_GAMES": str(folder / "games"),
         "CHESSATRON_CONFIG": str(folder / "no-config.toml"),
+        "CHESSATRON_ONLINE_TOKENS": str(folder / "fuzz-tokens.json"),
+        "LICHESS_TOKEN": "",
     }
     return CliRunner(env=env).invoke(main, reader.command(path, folder))
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from . import files
 from .errors import ConfigError
@@ -49,6 +50,7 @@ KEYS: Mapping[str, frozenset[str]] = {
     "leds": frozenset({"url"}),
     "display": frozenset({"url"}),
     "buzzer": frozenset({"url", "muted"}),
+    "lichess": frozenset({"url"}),
 }
 
 #: The keys at the top of the file, before the first section.
@@ -56,6 +58,22 @@ TOP_KEYS = frozenset({"layout"})
 
 #: Baud rates beyond this are no serial line's (GRBL runs at 115200).
 MAX_BAUDRATE = 4_000_000
+
+
+#: Where online games are played unless ``[lichess] url`` (or ``online --url``) names another server.
+DEFAULT_LICHESS_URL = "https://lichess.org"
+
+
+def _is_http_url(text: str) -> bool:
+    """Whether ``text`` is an http(s) address with a host.
+
+    >>> _is_http_url("https://lichess.org"), _is_http_url("http://127.0.0.1:9663/")
+    (True, True)
+    >>> _is_http_url("lichess.org")
+    False
+    """
+    parsed = urlsplit(text)
+    return parsed.scheme in ("http", "https") and bool(parsed.hostname)
 
 
 def default_config_path() -> Path:
@@ -83,6 +101,9 @@ class Config:
     """Home the machine (``$H``) before each game."""
     muted: bool = False
     source: str = "the built-in defaults"
+    lichess_url: str = DEFAULT_LICHESS_URL
+    """The server online games are played on (``[lichess] url``): lichess.org, or any server that speaks
+    the lichess API."""
 
     def device(self, kind: str) -> DeviceUrl:
         return DeviceUrl.parse(self.urls[kind])
@@ -174,11 +195,19 @@ class Config:
                 f"{source}: the layout switches the magnet in the G-code ({method!r}) but [magnet] url is "
                 f'{urls["magnet"]!r}; set method = "servo" in the layout\'s [magnet] or use url = "grbl://"'
             )
-        return cls(layout, urls, baudrate, home, muted, source)
+        lichess = data.get("lichess", {})
+        lichess_url = lichess.get("url", DEFAULT_LICHESS_URL)
+        if not isinstance(lichess_url, str) or not _is_http_url(lichess_url):
+            raise ConfigError(
+                f"{source}: [lichess] url = {lichess_url!r} must be an http:// or https:// address, "
+                f"e.g. {DEFAULT_LICHESS_URL!r}"
+            )
+        return cls(layout, urls, baudrate, home, muted, source, lichess_url.rstrip("/"))
 
     def summary(self) -> list[str]:
         lines = [f"layout: {self.layout!r}"]
         lines += [f"{kind}: {url}" for kind, url in self.urls.items()]
+        lines.append(f"lichess: {self.lichess_url}")
         return lines
 
 

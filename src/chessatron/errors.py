@@ -260,3 +260,33 @@ class EngineFailedError(EngineError, RuntimeError):
 
 class EngineClosedError(EngineError, RuntimeError):
     """An engine player was used after ``close()``; open a new one."""
+
+
+# --- online play -----------------------------------------------------------------------------------
+
+
+class OnlineError(ChessatronError):
+    """An online game's server (lichess.org, or another server that speaks the lichess API) refused,
+    failed, or cannot be reached."""
+
+
+class LoginError(OnlineError, PermissionError):
+    """No API token, a token the server does not accept (HTTP 401), or one without the scope needed."""
+
+
+class ServerUnavailableError(OnlineError, ConnectionError):
+    """The server could not be reached, or answered with a server error, after every retry allowed."""
+
+
+class ServerRefusedError(OnlineError, ValueError):
+    """The server refused a request (HTTP 4xx): a move, a challenge, an offer. ``status`` is the HTTP
+    status, the message says what the server said."""
+
+    def __init__(self, message: str, *, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class OnlineGameError(OnlineError, RuntimeError):
+    """The online game cannot be played here: not found, not this account's, aborted, of a variant the
+    table does not play."""

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from .errors import ChessatronError, ConfigError, GameFileError, LedMappingError
+from .errors import ChessatronError, ConfigError, GameFileError, LedMappingError, LoginError
 
 PathLike: TypeAlias = str | os.PathLike[str]
 
@@ -90,7 +90,25 @@ LED_MAPPING = FileKind(
 )
 
 #: Every kind of file chessatron reads (its own package data aside); the fuzz test covers each.
-KINDS = (CONFIG, LAYOUT, SIMULATOR_STATE, JOURNAL, PGN, COMPACT_RECORD, TRACE, PROGRAM, PIN_MAP, LED_MAPPING)
+ONLINE_TOKENS = FileKind(
+    "kept online tokens",
+    LoginError,
+    64 * 1024,
+    advice="delete it and run `chessatron online login` again",
+)
+KINDS = (
+    CONFIG,
+    LAYOUT,
+    SIMULATOR_STATE,
+    JOURNAL,
+    PGN,
+    COMPACT_RECORD,
+    TRACE,
+    PROGRAM,
+    PIN_MAP,
+    LED_MAPPING,
+    ONLINE_TOKENS,
+)
 
 
 def is_missing(path: PathLike) -> bool:

@@ -31,6 +31,7 @@ __all__ = ["describe_event", "move_label", "result_line", "score_line", "summary
 _WIN_BY: Final[dict[str, str]] = {
     "checkmate": "by checkmate",
     "time forfeit": "on time",
+    "abandoned": "(the opponent left the game)",
 }
 _DRAW_BY: Final[dict[str, str]] = {
     "stalemate": "by stalemate",

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Literal, Protocol
 
 import chess
 import chess.engine
@@ -50,16 +50,17 @@ LOGGER = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class PlayerSpec:
     """A player from the command line: ``engine[:LEVEL]``, ``keyboard``, ``board`` (a person at the
-    table), ``script:FILE``, ``web`` (the web page) or on the simulator ``hand[:LEVEL]``."""
+    table), ``script:FILE``, ``web`` (the web page) or on the simulator ``hand[:LEVEL]``; ``online`` is the
+    opponent of an online game (``chessatron online`` makes it; a journal names it)."""
 
-    kind: Literal["engine", "keyboard", "script", "board", "hand", "web"]
+    kind: Literal["engine", "keyboard", "script", "board", "hand", "web", "online"]
     level: str | None = None
     path: Path | None = None
 
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:
         text = text.strip()
-        if text in ("keyboard", "board", "web"):
+        if text in ("keyboard", "board", "web", "online"):
             return cls(text)  # type: ignore[arg-type]
         if text == "hand" or text.startswith("hand:"):
             # a simulated person at the simulated table, choosing with an engine of that level
@@ -91,6 +92,7 @@ class PlayerSpec:
             "script": f"script {self.path}",
             "board": "board",
             "web": "web page",
+            "online": "online opponent",
         }
         if self.kind == "hand":
             return Player(name="simulated hand", kind="board")
@@ -524,4 +526,11 @@ class InboxMover:
             self.live.update(prompt=None)
 
 
-Mover = ScriptMover | EngineMover | KeyboardMover | BoardMover | InboxMover
+class RemoteMover(Protocol):
+    """A player elsewhere whose moves arrive from a server: an online game's opponent (see
+    :class:`~chessatron.game.referee.Referee`)."""
+
+    def choose(self, board: chess.Board) -> chess.Move | Command | None: ...
+
+
+Mover = ScriptMover | EngineMover | KeyboardMover | BoardMover | InboxMover | RemoteMover

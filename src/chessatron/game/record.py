@@ -75,11 +75,14 @@ Termination = Literal[
     "resignation",
     "agreed draw",
     "time forfeit",
+    # an online game whose player left it; the other claimed the win (or the draw)
+    "abandoned",
 ]
 #: Every termination; the compact end word stores 1 + the index, so only ever append to this.
 TERMINATIONS: tuple[Termination, ...] = get_args(Termination)
 
-PlayerKind = Literal["engine", "keyboard", "board", "web", "script", "unknown"]
+#: ``online``: the opponent of an online game, on the other end of a server (lichess).
+PlayerKind = Literal["engine", "keyboard", "board", "web", "script", "unknown", "online"]
 PLAYER_KINDS: tuple[PlayerKind, ...] = get_args(PlayerKind)
 
 Variant = Literal["standard", "chess960"]

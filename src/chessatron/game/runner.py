@@ -58,12 +58,13 @@ COMMANDS: dict[str, Command] = {
 #: The players a game started from elsewhere (the web page) may have.
 REMOTE_PLAYERS = ("web", "engine", "board", "hand")
 
-Job = Literal["game", "resume", "reset"]
+Job = Literal["game", "resume", "reset", "online"]
 #: Why the table cannot take a new job, by the job under way.
 BUSY_BECAUSE: dict[str, str] = {
     "game": "a game is being played on the table; stop it first (Stop game) or wait for its end",
     "resume": "a game is being played on the table; stop it first (Stop game) or wait for its end",
     "reset": "the robot is setting the table up; wait until it has finished",
+    "online": "an online game is being played on the table; stop it first (Stop game) or wait for its end",
 }
 #: How often the LED guide looks at the game when nothing changed (a pick from the page), in seconds.
 GUIDE_POLL_S = 0.05
@@ -301,6 +302,19 @@ class GameRunner:
         """Set the table up (``518``, ``N:M``, a FEN, ``standard``) in the background."""
         setup = parse_target(target)
         self._spawn("reset", lambda: self._reset(setup.board, setup.name))
+
+    def start_online(self, game: Callable[[Session], object]) -> None:
+        """Play an online game in the background: ``game`` (see :mod:`chessatron.online`) plays it on this
+        runner's session, connected. Raises :class:`BusyError`."""
+
+        def job() -> None:
+            self.live.update(clock=None, hint=None, evaluation=None)
+            game(self.session)
+            board = self.session.current_board()
+            if board is not None:
+                self._board = board
+
+        self._spawn("online", job)
 
     def _spawn(self, name: Job, job: Callable[[], None]) -> None:
         with self._lock:

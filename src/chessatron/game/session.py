@@ -58,7 +58,8 @@ from .players import (
     ScriptMover,
     engine_level,
 )
-from .record import ClockSettings, GameRecord, Result, Termination, termination_of, to_pgn
+from .record import ClockSettings, GameRecord, Player, Result, Termination, termination_of, to_pgn
+from .referee import Referee
 
 LOGGER = logging.getLogger(__name__)
 
@@ -180,6 +181,8 @@ class Session:
         #: question itself (by lifting the capturing piece again) or leaves it to the page.
         self.hand_style: HandStyle = HandStyle.calm()
         self.hand_answers = True
+        #: The keeper of an online game (its server): see :mod:`.referee`. None for a game kept here.
+        self.referee: Referee | None = None
 
     def emit(self, event: dict[str, Any]) -> None:
         """Tell the caller (and the watchers) what happened."""
@@ -217,6 +220,11 @@ class Session:
                 raise ConfigError(
                     f"the hand player needs the simulator, but the sensors are {sensors!r}; "
                     "use the simulator's config or play with --white board"
+                )
+            if spec.kind == "online" and self.referee is None:
+                raise ConfigError(
+                    "an online opponent plays through its server: start or continue online games with "
+                    "`chessatron online`"
                 )
             if spec.kind == "board" and sensors.startswith("none"):
                 raise ConfigError(
@@ -472,21 +480,36 @@ class Session:
     # --- games -------------------------------------------------------------------------------------
 
     def new_game(
-        self, white: PlayerSpec, black: PlayerSpec, start: chess.Board, clock: ClockSettings | None = None
+        self,
+        white: PlayerSpec,
+        black: PlayerSpec,
+        start: chess.Board,
+        clock: ClockSettings | None = None,
+        *,
+        players: tuple[Player, Player] | None = None,
+        site: str = "",
+        online: Mapping[str, Any] | None = None,
     ) -> Journal:
         """Journal a new game (with a chess clock of ``clock`` if given) and set the table up for it.
+
+        ``players`` names them in the record (default: as their specs say), ``site`` is where the game is
+        played, ``online`` what an online game's journal keeps about it on its server.
 
         The players are checked first (:meth:`check_players`) and their engines started before anything
         moves: a game whose players cannot play leaves no journal behind."""
         engines = self.check_players(white, black)
+        # the table before the set-up: a set-up cut short resumes from it
+        config: dict[str, Any] = {"white": white.spec, "black": black.spec, "table": encode_table(self.table)}
+        if online is not None:
+            config["online"] = dict(online)
         metadata = GameMetadata(
-            white=white.player(),
-            black=black.player(),
+            white=players[0] if players else white.player(),
+            black=players[1] if players else black.player(),
             start_fen=start.fen(),
             chess960=start.chess960,
             clock=clock,
-            # the table before the set-up: a set-up cut short resumes from it
-            config={"white": white.spec, "black": black.spec, "table": encode_table(self.table)},
+            site=site,
+            config=config,
         )
         journal = Journal.create(self.games_dir, metadata)
         try:
@@ -501,7 +524,8 @@ class Session:
             journal.close()  # stopped while the players started: the game can be resumed
             raise
         self._journal = journal
-        self.live.show_board(start, game_id=metadata.game_id, players=(white.spec, black.spec))
+        shown = (white.spec, black.spec) if players is None else (metadata.white.name, metadata.black.name)
+        self.live.show_board(start, game_id=metadata.game_id, players=shown)
         self.live.update(status="setting up", hint=None, evaluation=None, notices=[])
         self.emit({"event": "game", "id": metadata.game_id, "fen": start.fen(), "chess960": start.chess960})
         try:
@@ -524,6 +548,12 @@ class Session:
         state = read_journal(path)
         if state.is_finished:
             raise ChessatronError(f"the game in {str(path)!r} is finished; start a new one")
+        online = state.metadata.config.get("online")
+        if isinstance(online, dict) and self.referee is None:
+            raise ChessatronError(
+                f"game {state.metadata.game_id!r} is an online game on {online.get('url')!r}; continue it "
+                f"with `chessatron online --game {online.get('game')}`"
+            )
         white = PlayerSpec.parse(str(state.metadata.config.get("white", "engine")))
         black = PlayerSpec.parse(str(state.metadata.config.get("black", "engine")))
         self.start_players(white, black)
@@ -642,7 +672,8 @@ class Session:
                 if isinstance(mover, InboxMover | BoardMover):
                     mover.expired = self._flag_fell
                 elif isinstance(mover, KeyboardMover):
-                    mover.expired = self._flag_fell if clock is not None else None
+                    waits = clock is not None or self.referee is not None
+                    mover.expired = self._flag_fell if waits else None
                 elif isinstance(mover, EngineMover):
                     mover.budget = self._thinking_budget
             plies = 0
@@ -651,6 +682,8 @@ class Session:
             while outcome is None:
                 if self.stop_requested.is_set():
                     raise KeyboardInterrupt  # stopped from elsewhere: the game stays journaled
+                if self.referee is not None and self.referee.halts():
+                    break  # the server changed the game: the caller brings the table in step
                 self.live.update(status=f"{colour_name(board.turn)} to move")
                 if clock is not None:
                     clock.resume()
@@ -684,7 +717,16 @@ class Session:
                         clock.pause()
                     mover = movers[board.turn]
                     if isinstance(mover, BoardMover) and mover.took_back > 0:
-                        self._taken_back_on_board(board, journal, mover.took_back)
+                        if self.referee is None or self.referee.takes_back(board) == mover.took_back:
+                            self._taken_back_on_board(board, journal, mover.took_back)
+                        else:  # not agreed: the pieces go back where the game stands
+                            mover.restart(board)
+                            self.emit(
+                                {
+                                    "event": "notice",
+                                    "message": "the takeback was not agreed: put the moves back",
+                                }
+                            )
                         outcome = None
                     else:
                         outcome = self._command(choice, board, journal)
@@ -697,6 +739,17 @@ class Session:
                 if playable is None:
                     continue
                 choice = playable
+                current = movers[board.turn]
+                if self.referee is not None and isinstance(current, BoardMover):
+                    # the server hears of a move made on the board only once it stands: it cannot be
+                    # revised there
+                    played = board.copy()
+                    played.push(choice)
+                    revision = current.confirm(played, reply_hold_s(played))
+                    if revision is not None:
+                        if not revision.moves:
+                            continue  # withdrawn: the person moves again
+                        choice = revision.moves[0]
                 who = (white if board.turn == chess.WHITE else black).spec
                 uci = board.uci(choice)
                 # the mover's clock stops with the decision: the robot's work is charged to nobody
@@ -706,9 +759,11 @@ class Session:
                     self.live.update(clock=clock.to_dict())
                 entry = journal.record_move(choice, who=who, clock_ms=clock_ms)
                 self.emit({"event": "move", "ply": entry.ply, "uci": uci, "san": entry.san, "who": who})
+                if self.referee is not None:
+                    self.referee.moved(board, choice)  # on its way to the server before the robot moves
                 mover = movers[board.turn]
                 person = mover if isinstance(mover, BoardMover) else None
-                if isinstance(mover, EngineMover):
+                if isinstance(mover, EngineMover) and self.referee is None:
                     self._show_evaluation(board, choice, mover.engine.last_info)
                 if not self.has_robot and not isinstance(mover, BoardMover):
                     self._move_by_hand(board, choice, stack)
@@ -771,9 +826,14 @@ class Session:
         return max(MIN_THINKING_S, left_s / 30 + 0.8 * settings.increment_s)
 
     def _flag_fell(self) -> bool:
-        """Whether a waiting player must stop waiting: the flag fell, or the game is being stopped."""
+        """Whether a waiting player must stop waiting: the flag fell, the game is being stopped, or the
+        referee halts the game."""
         clock = self.clock
-        return (clock is not None and clock.flagged() is not None) or self.stop_requested.is_set()
+        return (
+            (clock is not None and clock.flagged() is not None)
+            or self.stop_requested.is_set()
+            or (self.referee is not None and self.referee.halts())
+        )
 
     def _show_evaluation(self, board: chess.Board, move: chess.Move, info: dict[str, object]) -> None:
         """What the engine thought of the position it moved in, shown for the position after ``move``
@@ -781,6 +841,10 @@ class Session:
         self.live.update(evaluation=evaluation_after(board, move, info))
 
     def _mover(self, spec: PlayerSpec, colour: chess.Color, stack: ExitStack, board: chess.Board) -> Mover:
+        if spec.kind == "online":
+            if self.referee is None:
+                raise ConfigError("an online opponent plays through its server: use `chessatron online`")
+            return self.referee.mover(colour)
         if spec.moves_pieces:
             return self._board_mover(spec, stack, board, colour)
         if spec.kind == "engine":
@@ -796,12 +860,19 @@ class Session:
 
     def _command(self, command: Command, board: chess.Board, journal: Journal) -> Outcome | None:
         """A keyboard command; returns the outcome when it ends the game."""
+        if command == Command.QUIT:
+            raise QuitRequested  # the game stays journaled: `play --resume` continues it
+        if command == Command.TAKEBACK and self.referee is not None:
+            plies = self.referee.takes_back(board)
+            if plies:
+                self._take_back(board, journal, plies)
+            return None
+        if self.referee is not None and not self.referee.allows(board, command):
+            return None
         if command == Command.RESIGN:
             journal.resign(board.turn)  # the journal records the resignation as the result
             result: Result = "0-1" if board.turn == chess.WHITE else "1-0"
             return Outcome(result, "resignation")
-        if command == Command.QUIT:
-            raise QuitRequested  # the game stays journaled: `play --resume` continues it
         if command == Command.HINT:
             self._say(f"finding a hint for {colour_name(board.turn)}")
             try:
@@ -821,8 +892,12 @@ class Session:
     def _playable(self, move: chess.Move, board: chess.Board, mover: Mover) -> chess.Move | None:
         """The move, or for a promotion to a piece the table does not have (a fourth rook) the nearest
         piece it has; a keyboard player is asked again instead (None)."""
-        if move.promotion is None or isinstance(mover, BoardMover):
-            return move
+        if (
+            move.promotion is None
+            or isinstance(mover, BoardMover)
+            or self._specs[board.turn].kind == "online"
+        ):
+            return move  # a person's piece, or the server's move: the table finds the piece (or says why not)
         for piece_type in (move.promotion, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT):
             try:
                 self.table.spares(chess.Piece(piece_type, board.turn).symbol())
@@ -973,12 +1048,14 @@ class Session:
         self.emit({"event": "notice", "message": message})
         return None
 
-    def _take_back(self, board: chess.Board, journal: Journal) -> None:
-        """Take back the player's last move (and the engine's answer): the robot puts the pieces back."""
+    def _take_back(self, board: chess.Board, journal: Journal, plies: int | None = None) -> None:
+        """Take back the player's last move (and the engine's answer), or ``plies`` (as an online game's
+        server did): the robot puts the pieces back."""
         opponent = self._specs[not board.turn]
         # against a player who types or clicks, the last move (whoever made it); against the engine, its
         # answer and the player's own move, so that the player has the move again
-        plies = 2 if opponent.kind not in ("keyboard", "web") else 1
+        if plies is None:
+            plies = 2 if opponent.kind not in ("keyboard", "web") else 1
         if len(board.move_stack) < plies:
             message = "there is no move to take back"
             if board.move_stack:
@@ -1099,9 +1176,14 @@ class Session:
         state = journal.state
         if state.is_finished:
             return Outcome(state.result, state.termination)
-        outcome = board.outcome(claim_draw=True)
+        outcome = board.outcome(claim_draw=self.referee is None)
         if outcome is None:
             return None
+        if self.referee is not None and outcome.termination not in (
+            chess.Termination.CHECKMATE,
+            chess.Termination.STALEMATE,
+        ):
+            return None  # the server rules on draws by material, repetition and move count
         return self._finish(journal, Outcome(outcome.result(), termination_of(outcome)))  # type: ignore[arg-type]
 
     def _finish(self, journal: Journal, outcome: Outcome) -> Outcome:

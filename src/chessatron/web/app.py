@@ -10,6 +10,8 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
 ``GET  /api/v1/table.svg``               the whole table, the gantry and the drags under way
 ``WS   /api/v1/live``                    the snapshot, then its changes (see :mod:`.feed`)
 ``POST /api/v1/game``                    a new game ``{"white", "black", "chess960", "fen", "clock"}``
+``POST /api/v1/online``                  an online game: ``{"player", "ai"|"challenge"|"seek"|"accept"|"game",
+                                        "chess960", "rated", "color", "clock"}`` (:mod:`chessatron.online`)
 ``POST /api/v1/move``                    ``{"move": "e2e4"}`` for the web player to move
 ``POST /api/v1/select``                  ``{"square": "e2"}``: the web player picked that piece (the
                                          table's LEDs show where it may go); ``null`` puts it down
@@ -64,8 +66,12 @@ from ..errors import (
     GameNotFoundError,
     GameSaveError,
     IllegalMoveError,
+    MissingLibraryError,
+    OnlineError,
+    ServerUnavailableError,
 )
 from ..game import store
+from ..game.players import PlayerSpec
 from ..game.record import GameRecord, Player, Termination, termination_of, to_pgn
 from ..game.runner import (
     COMMANDS,
@@ -75,6 +81,7 @@ from ..game.runner import (
     GameRunner,
     NotYourTurnError,
 )
+from ..game.session import Session
 from ..game.store import GameSummary
 from ..live import LiveState
 from . import validate
@@ -111,6 +118,10 @@ def status_of(exc: ChessatronError) -> int:
         return 404
     if isinstance(exc, GameFileError | GameSaveError):
         return 500
+    if isinstance(exc, ServerUnavailableError):
+        return 502  # the online game's server, behind this one, cannot be reached
+    if isinstance(exc, OnlineError):
+        return 409  # not now: log in first (`chessatron online login`), or the server refused
     return 409
 
 
@@ -252,6 +263,40 @@ class Api:
         game = validate.game_request(await read_json(request))
         self._runner().start_game(game)
         return JSONResponse({"accepted": "game", "white": game.white, "black": game.black}, 202)
+
+    async def online_game(self, request: Request) -> Response:
+        """An online game (see :mod:`chessatron.online`) on the config's server, with the token
+        ``chessatron online login`` kept (or ``$LICHESS_TOKEN``): logged in before the answer, played in
+        the background."""
+        who, wanted = validate.online_request(await read_json(request))
+        runner = self._runner()
+        if runner.busy:
+            raise BusyError("the table is busy; stop the game first (Stop game) or wait for its end")
+        try:
+            from ..online.client import LichessClient
+            from ..online.table import OnlineTable
+            from ..online.token import find_token
+        except ImportError as exc:
+            raise MissingLibraryError(
+                f"online play needs {exc.name or 'its libraries'!r}: pip install 'chessatron[online]'"
+            ) from exc
+        url = runner.config.lichess_url
+        token, _ = find_token(url)
+        client = LichessClient(url, token)
+        spec = PlayerSpec.parse(who)
+
+        def game(session: Session) -> None:
+            with client:
+                table = OnlineTable(session, client, spec, connected=True)
+                table.play(table.start(wanted))
+
+        try:
+            account = await run_in_threadpool(client.account)
+            runner.start_online(game)
+        except BaseException:
+            client.close()
+            raise
+        return JSONResponse({"accepted": "online", "mode": wanted.mode, "account": account.name}, 202)
 
     async def move(self, request: Request) -> Response:
         text = validate.move_text(await read_json(request))
@@ -429,6 +474,7 @@ def create_app(
         get("/link.svg", api.link_svg),
         WebSocketRoute(API + "/live", api.feed.serve),
         post("/game", api.new_game),
+        post("/online", api.online_game),
         post("/move", api.move),
         post("/select", api.select),
         post("/answer", api.answer),

@@ -27,6 +27,7 @@ from ..errors import ChessatronError, ConfigError
 from ..game.clock import parse_clock
 from ..game.players import PlayerSpec
 from ..game.runner import COMMANDS, REMOTE_PLAYERS, GameRequest
+from ..online.model import OnlineRequest
 from ..reset import parse_target
 
 #: The largest request body accepted, in bytes; every valid one is far smaller.
@@ -45,6 +46,8 @@ _MOVE = re.compile(r"[a-hA-H1-8KQRBNOkqrbnox=+#-]{2,10}")
 _GAME_ID = re.compile(r"[0-9a-z]{1,32}")
 _PLY = re.compile(r"[0-9]{1,5}")
 _SQUARE = re.compile(r"[a-h][1-8]")
+#: A user name or game id on the online server.
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _CHESS960 = re.compile(r"random|\d{1,3}(:\d{1,3})?")
 
 
@@ -172,6 +175,50 @@ def game_request(body: object) -> GameRequest:
     if clock is not None:
         parse_clock(clock)
     return request
+
+
+def online_request(body: object) -> tuple[str, OnlineRequest]:
+    """An online game from ``{"player", "ai", "challenge", "seek", "accept", "game", "chess960", "rated",
+    "color", "clock"}``: who sits at the table (``web`` unless said; as :func:`player`) and which game.
+
+    >>> online_request({"ai": 3, "color": "white"})[1].mode
+    'ai'
+    """
+    data = fields(
+        body,
+        {
+            "player": (str,),
+            "ai": (int,),
+            "challenge": (str,),
+            "seek": (str,),
+            "accept": (bool,),
+            "game": (str,),
+            "chess960": (bool,),
+            "rated": (bool,),
+            "color": (str,),
+            "clock": (str,),
+        },
+    )
+    who = player(_text(data, "player", MAX_PLAYER_CHARS) or "web")
+    for key in ("challenge", "game"):
+        text = _text(data, key, 32)
+        if text is not None and not _NAME.fullmatch(text):
+            raise BadRequestError(f"{key} {text!r} is not a name; use letters, digits, - and _")
+    color = _text(data, "color", 8) or "random"
+    if color not in ("white", "black", "random"):
+        raise BadRequestError(f"color {color!r}: use white, black or random")
+    request = OnlineRequest(
+        ai=data.get("ai"),
+        challenge=_text(data, "challenge", 32),
+        seek=_text(data, "seek", MAX_CLOCK_CHARS),
+        accept=bool(data.get("accept", False)),
+        game=_text(data, "game", 32),
+        chess960=bool(data.get("chess960", False)),
+        rated=bool(data.get("rated", False)),
+        color=color,  # type: ignore[arg-type]
+        clock=_text(data, "clock", MAX_CLOCK_CHARS),
+    )
+    return who, request
 
 
 def move_text(body: object) -> str:
