@@ -3,16 +3,21 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SPEED ?= 8
+# the web page's board widget (chessground), from npm as package-lock.json pins it: scripts/web-vendor
+VENDOR := src/chessatron/web/static/vendor/chessground/chessground.min.js
 # `make demo WEB=1` also opens the web page beside the terminal view
 WEB ?=
 
 .PHONY: demo test bench lint typecheck unit soak clean firmware system
 
-$(BIN)/chessatron: pyproject.toml
+$(BIN)/chessatron: pyproject.toml | $(VENDOR)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
+
+$(VENDOR): package.json package-lock.json scripts/web-vendor
+	scripts/web-vendor
 
 demo: system $(BIN)/chessatron
 	$(BIN)/chessatron demo --speed $(SPEED) --picture demo-table.svg $(if $(WEB),--web --open)
@@ -53,4 +58,4 @@ firmware: system
 
 clean:
 	$(MAKE) -C firmware clean 2>/dev/null || rm -rf firmware/build-*
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build *.egg-info src/*.egg-info
+	rm -rf $(VENV) node_modules src/chessatron/web/static/vendor .mypy_cache .pytest_cache .ruff_cache build *.egg-info src/*.egg-info

@@ -1,8 +1,11 @@
 """The web page in a real browser: Debian's Chromium, driven by Playwright, plays a whole short game
-against the engine on the simulator, from the page alone; the page on a phone-sized touch screen; the LEDs,
-the clock, a takeback and the robot paused, as the page shows them; the table set up from the page and a
-stopped game put back; saved games played through in the viewer (on a desktop and a phone) while a game
-goes on, and a stopped one continued from there; and the page finding its server again after a restart.
+against the engine on the simulator, from the page alone; at a phone's size (390 x 844, touch) and a
+desktop's (1280 x 800): moves clicked and dragged on the board (chessground) shown at once while the robot
+still carries them out, a premove, the promotion piece chosen on the board, the board turned, the
+game-over banner and a rematch with colours reversed; the LEDs, the clock, a takeback and the robot paused,
+as the page shows them; the table set up from the page and a stopped game put back; saved games played
+through in the viewer (on a desktop and a phone) while a game goes on, and a stopped one continued from
+there; and the page finding its server again after a restart.
 
 Screenshots are kept as artifacts in ``test-artifacts/web/`` (or ``$CHESSATRON_ARTIFACTS/web/``). No
 browser is ever downloaded: without ``/usr/bin/chromium`` these tests fail and say how to install it.
@@ -13,6 +16,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,9 +27,11 @@ import chess.pgn
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Error, Locator, Page, expect, sync_playwright
 
+from chessatron.config import Config
 from chessatron.game.record import GameRecord, Player, from_pgn
 from chessatron.game.runner import GameRequest, GameRunner
 from chessatron.game.store import save_record
+from chessatron.sim.hand_style import HandStyle
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
 
@@ -43,6 +49,8 @@ CHROMIUM_ARGS = [
 REPO = Path(__file__).resolve().parents[1]
 ENGINE_LEVEL = "20:depth=1"  # full strength, one ply deep: the same answers every time
 TIMEOUT_MS = 30_000
+#: How soon the player's move shows on the board and in the move list (issue 14), at the robot's speed 1.
+SHOWN_WITHIN_MS = 150
 #: The LEDs' default colours as the page shows them (chessatron.feedback.signals.SignalColours).
 GREEN, YELLOW, WARM_WHITE, BLUE = (
     "rgb(0, 200, 0)",
@@ -50,6 +58,10 @@ GREEN, YELLOW, WARM_WHITE, BLUE = (
     "rgb(255, 190, 120)",
     "rgb(0, 80, 255)",
 )
+#: White's knight on d4 can take the queen on e6 or the pawn on b5: pushed off, either leaves one board.
+RIVALS = "6k1/8/4q3/1p6/3N4/8/8/6K1 w - - 0 1"
+#: The two screens the page is made for: a phone's (touch) and a desktop's.
+SCREENS = {"phone": (390, 844, True), "desktop": (1280, 800, False)}
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +83,24 @@ def artifacts() -> Path:
     folder = Path(os.environ.get("CHESSATRON_ARTIFACTS") or REPO / "test-artifacts") / "web"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture(scope="module")
+def at_speed_one() -> Iterator[tuple[GameRunner, ServerHandle]]:
+    """A runner whose simulated robot moves as fast as a real one (speed 1), with its page; shared by the
+    tests that watch the robot at work (each starts its own game)."""
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        GameRunner(
+            Config.default(),
+            games_dir=Path(folder) / "games",
+            speed=1.0,
+            state_path=Path(folder) / "sim.json",
+        ) as runner,
+    ):
+        app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir)
+        with start_in_thread(app) as server:
+            yield runner, server
 
 
 class Watched:
@@ -117,6 +147,83 @@ def start_game(
     page.click("#new-game button[type=submit]")
 
 
+#: The centre of a square on a chessground board, in page pixels, as the board is turned.
+SQUARE_AT = """([board, square]) => {
+  const wrap = document.querySelector(board);
+  const box = wrap.querySelector("cg-board").getBoundingClientRect();
+  const black = wrap.classList.contains("orientation-black");
+  const file = square.charCodeAt(0) - 97, rank = Number(square[1]) - 1;
+  const x = black ? 7 - file : file, y = black ? rank : 7 - rank;
+  return [box.x + ((x + 0.5) * box.width) / 8, box.y + ((y + 0.5) * box.height) / 8];
+}"""
+
+
+def square_at(page: Page, square: str, board: str = "#board") -> tuple[float, float]:
+    """Where ``square`` is on the screen, the board scrolled into view first (and the scroll's event
+    delivered: chessground keeps the board's place until it hears of a scroll)."""
+    page.locator(board).scroll_into_view_if_needed()
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    x, y = page.evaluate(SQUARE_AT, [board, square])
+    return float(x), float(y)
+
+
+def click_square(page: Page, square: str, *, touch: bool = False) -> None:
+    """A click on ``square`` of the live board (a finger's tap on a touch screen)."""
+    x, y = square_at(page, square)
+    if touch:
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.click(x, y)
+
+
+def drag(page: Page, start: str, end: str, *, touch: bool = False) -> None:
+    """A piece dragged from ``start`` to ``end`` with the mouse, or with a finger on a touch screen."""
+    (x1, y1), (x2, y2) = square_at(page, start), square_at(page, end)
+    if not touch:
+        page.mouse.move(x1, y1)
+        page.mouse.down()
+        page.mouse.move(x2, y2, steps=10)
+        page.mouse.up()
+        return
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x1, "y": y1}]})
+    for step in range(1, 11):
+        x, y = x1 + (x2 - x1) * step / 10, y1 + (y2 - y1) * step / 10
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+#: Times the player's next move in the page: from the press on its square to the board showing ``fen``
+#: with the move list's next entry ``san``, then to the server's state having it (no longer pending).
+WATCH_MOVE = """([fen, san]) => {
+  const listed = (selector) => [...document.querySelectorAll(selector)].map((e) => e.textContent.trim());
+  const before = listed("#moves .ply").length;
+  window.moveTimes = new Promise((resolve) => {
+    let start = null, shown = null;
+    document.addEventListener("pointerdown", () => { start = performance.now(); },
+                              { capture: true, once: true });
+    const check = () => {
+      if (start === null) return;
+      const now = performance.now();
+      const plies = listed("#moves .ply");
+      const board = document.querySelector("#board").getAttribute("data-fen");
+      if (shown === null && board === fen && plies.length > before && plies[before] === san) {
+        shown = now - start;
+      }
+      const confirmed = listed("#moves .ply:not(.pending)");
+      if (shown !== null && confirmed.length > before && confirmed[before] === san) {
+        observer.disconnect();
+        resolve([shown, now - start]);
+      }
+    };
+    const observer = new MutationObserver(check);
+    const all = { subtree: true, childList: true, attributes: true, characterData: true };
+    observer.observe(document.body, all);
+  });
+}"""
+
+
 def led(page: Page, square: str) -> Locator:
     """The LED under ``square`` on the page's LED grid."""
     return page.locator(f"#leds span[data-square={square}]")
@@ -146,37 +253,64 @@ def screenshot(page: Page, folder: Path, name: str, *, full_page: bool = True) -
     return path
 
 
+def resign(page: Page, *, touch: bool = False) -> None:
+    """Resign from the page: the question near the board, answered."""
+    (page.tap if touch else page.click)("[data-command=resign]")
+    expect(page.locator("#question")).to_contain_text("Resign this game?")
+    (page.tap if touch else page.click)("#question button[data-answer=true]")
+
+
+def idle(runner: GameRunner) -> None:
+    """Nothing runs on ``runner`` (a game a test left is stopped)."""
+    runner.stop()
+    assert runner.wait(60)
+
+
 def test_a_whole_game_against_the_engine_from_the_page(
     browser: Browser, served: ServerHandle, artifacts: Path
 ) -> None:
-    watched = open_page(browser, served.url, 1280, 900)
+    watched = open_page(browser, served.url, 1280, 800)
     page = watched.page
-    shots = [screenshot(page, artifacts, "desktop-0-idle")]
     expect(page.locator("#status")).to_have_text("idle")
-    expect(page.locator("#board svg")).to_have_attribute("data-fen", chess.STARTING_BOARD_FEN)
+    expect(page.locator("#turn")).to_have_text("No game: start one")
+    expect(page.locator("#board")).to_have_attribute("data-fen", chess.STARTING_BOARD_FEN)
+    # everything to begin with on the first screen: the board, Start game, Resume, Set up
+    for control in ("#board", "#new-game button[type=submit]", "#resume", "#to-setup"):
+        expect(page.locator(control)).to_be_in_viewport()
+    shots = [screenshot(page, artifacts, "desktop-0-idle")]
 
     start_game(page, black_level=ENGINE_LEVEL)
     expect(page.locator("#status")).to_have_text("white to move")
-    expect(page.locator("#players")).to_contain_text(f"Black: engine:{ENGINE_LEVEL}")
+    expect(page.locator("#turn")).to_have_text("Your move")
+    expect(page.locator("#name-top")).to_have_text(f"Black: Stockfish (engine:{ENGINE_LEVEL})")
+    expect(page.locator("#name-bottom")).to_have_text("White: web page (you)")
+    for control in ("#board", "[data-command=resign]", "#flip"):
+        expect(page.locator(control)).to_be_in_viewport()  # the game's controls beside the board
     assert shown_moves(page) == []
 
     # 1. f3, clicked: the pawn is picked up and its two squares offered
-    page.click("#board rect.square.f2")
-    expect(page.locator("#board rect.square.f2")).to_have_class(has_class("selected"))
-    expect(page.locator("#board rect.dest")).to_have_count(2)
-    expect(page.locator("#board rect.square.f4")).to_have_class(has_class("dest"))
-    page.click("#board rect.square.f3")
+    click_square(page, "f2")
+    expect(page.locator("#board square.selected:visible")).to_have_count(1)
+    expect(page.locator("#board square.move-dest:visible")).to_have_count(2)
+    click_square(page, "f3")
     expect(page.locator("#moves .ply")).to_have_count(2)  # and the engine's answer
     moves = shown_moves(page)
     assert moves[0] == "f3"
     expect(page.locator("#status")).to_have_text("white to move")
-    expect(page.locator("#board svg")).to_have_attribute("data-fen", board_after(moves).board_fen())
-    expect(page.locator("#eval-text")).not_to_have_text("–")  # the engine's evaluation
+    expect(page.locator("#board")).to_have_attribute("data-fen", board_after(moves).board_fen())
+    expect(page.locator("#board square.last-move:visible")).to_have_count(2)
+    # the engine's view only when asked for: no free hints while the page plays the engine
+    expect(page.locator("#eval-text")).to_have_text("hidden")
+    expect(page.locator("#eval")).to_be_hidden()
+    page.click("#engine-toggle")
+    expect(page.locator("#eval")).to_be_visible()
+    expect(page.locator("#eval-text")).to_have_text(re.compile(r"^[-+]\d+\.\d\d$|^-?M\d+$|^0\.00$"))
     gantry = page.request.get(served.url + "api/v1/state").json()["gantry"]  # where the robot stopped
     expect(page.locator("#gantry-text")).to_contain_text(
         f"X {gantry['x']:.1f} Y {gantry['y']:.1f} mm, standing still"
     )
     expect(page.locator("#table svg #gantry")).to_be_attached()
+    expect(page.locator("#table svg image.piece")).to_have_count(42)  # every piece on the table
     shots.append(screenshot(page, artifacts, "desktop-1-f3"))
 
     # 2. g4, typed this time; the engine mates if it can (1... e5 2... Qh4#), else White resigns
@@ -186,19 +320,19 @@ def test_a_whole_game_against_the_engine_from_the_page(
     moves = shown_moves(page)
     assert moves[:3] == ["f3", moves[1], "g4"]
     final = board_after(moves)
-    expect(page.locator("#board svg")).to_have_attribute("data-fen", final.board_fen())
+    expect(page.locator("#board")).to_have_attribute("data-fen", final.board_fen())
     shots.append(screenshot(page, artifacts, "desktop-2-g4"))
     if final.is_checkmate():
         expect(page.locator("#status")).to_have_text("0-1 (checkmate)")
         expect(page.locator("#moves .result")).to_have_text("0-1 checkmate")
+        expect(page.locator("#banner-result")).to_have_text("0-1 · Black won by checkmate")
         assert moves[-1].endswith("#")
     else:
         expect(page.locator("#status")).to_have_text("white to move")
-        page.click("[data-command=resign]")  # a second click, to be sure
-        expect(page.locator("[data-command=resign]")).to_have_text("Really resign?")
-        page.click("[data-command=resign]")
+        resign(page)
         expect(page.locator("#status")).to_have_text("0-1 (resignation)")
-    expect(page.locator("[data-command=hint]")).to_be_disabled()  # the game is over
+    expect(page.locator("[data-command=hint]")).to_be_hidden()  # the game is over
+    expect(page.locator("#eval-text")).to_have_text("0-1")  # its own verdict, not "not judged"
     shots.append(screenshot(page, artifacts, "desktop-3-over"))
 
     # the saved game, downloaded as PGN from the list
@@ -211,6 +345,12 @@ def test_a_whole_game_against_the_engine_from_the_page(
     assert pgn is not None and pgn.headers["Result"] == "0-1" and text.split("\n\n")[1].startswith("1. f3")
     assert pgn.end().board().board_fen() == final.board_fen()
 
+    # the move sounds, muted, stay muted
+    page.click("#sound")
+    expect(page.locator("#sound")).to_have_text("Sound off")
+    page.reload()
+    expect(page.locator("#sound")).to_have_text("Sound off")
+
     for shot in shots:
         assert shot.exists() and shot.stat().st_size > 0, shot
     assert watched.errors == []
@@ -221,19 +361,22 @@ def test_on_a_phone_the_page_is_one_column_and_still_plays(
 ) -> None:
     watched = open_page(browser, served.url, 390, 844, touch=True)
     page = watched.page
+    for control in ("#board", "#new-game button[type=submit]", "#resume", "#to-setup"):
+        expect(page.locator(control)).to_be_in_viewport()  # to begin with, on the first screen
+    shot_idle = screenshot(page, artifacts, "phone-0-idle", full_page=False)
     start_game(page, black_level=ENGINE_LEVEL, chess960="100")
     expect(page.locator("#status")).to_have_text("white to move")
     start = chess.Board.from_chess960_pos(100)
-    expect(page.locator("#board svg")).to_have_attribute("data-fen", start.board_fen())
-    expect(page.locator("#players")).to_contain_text("Chess960")
-    expect(page.locator("#board")).to_be_in_viewport()  # brought back up from the form
+    expect(page.locator("#board")).to_have_attribute("data-fen", start.board_fen())
+    for control in ("#board", "#turn", "[data-command=resign]", "#flip"):
+        expect(page.locator(control)).to_be_in_viewport()  # brought back up from the form
 
     # nothing wider than the screen, the board as wide as it can be, the sections one under another
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     board = page.locator("#board").bounding_box()
     table = page.locator("#table").bounding_box()
     assert board is not None and table is not None
-    assert board["x"] >= 0 and board["x"] + board["width"] <= 390 and board["width"] >= 320
+    assert board["x"] >= 0 and board["x"] + board["width"] <= 390 and board["width"] >= 360
     assert table["y"] > board["y"] + board["height"] and table["width"] >= 300
     # every control is big enough for a finger (44 px)
     small = page.evaluate(
@@ -246,7 +389,10 @@ def test_on_a_phone_the_page_is_one_column_and_still_plays(
 
     page.tap("[data-command=hint]")
     expect(page.locator("#hint-text")).to_contain_text("Hint: ")
-    expect(page.locator("#board svg .arrow").first).to_be_attached()
+    expect(page.locator("#board .cg-shapes line")).to_have_count(1)  # the hint as an arrow
+    # tapping the other side's piece says why nothing happens
+    click_square(page, "b8", touch=True)
+    expect(page.locator("#info")).to_contain_text("is Black's; you play White")
     # a move that cannot be played is refused in plain words, next to where it was typed
     page.fill("#move-form input[name=move]", "Ke2")
     page.tap("#move-form button")
@@ -254,52 +400,166 @@ def test_on_a_phone_the_page_is_one_column_and_still_plays(
         "'Ke2': the king on g1 cannot go to e2: the king steps one square, or castles"
     )
     expect(page.locator("#error")).to_be_in_viewport()
-    # a new game waits until this one is stopped, and the page says so
-    expect(page.locator("#new-game button[type=submit]")).to_be_disabled()
-    expect(page.locator("#busy-note")).to_contain_text("Stop game")
-    shot = screenshot(page, artifacts, "phone-hint")
+    click_square(page, "a2", touch=True)  # a later tap: the old error goes
+    expect(page.locator("#error")).to_be_empty()
+    # a new game waits until this one is stopped
+    expect(page.locator("#new-game")).to_be_hidden()
+    shot = screenshot(page, artifacts, "phone-hint", full_page=False)
     page.tap("#stop")
     expect(page.locator("#status")).to_contain_text("stopped")
-    expect(page.locator("#games tr").first).to_contain_text("unfinished, 0 moves")
+    # stopped before its first move: nothing to keep, nothing offered to resume
+    expect(page.locator("#turn")).to_have_text("No game: start one")
+    expect(page.locator("#games tr")).to_have_count(0)
     expect(page.locator("#new-game button[type=submit]")).to_be_enabled()
-    assert shot.exists() and shot.stat().st_size > 0
+    assert shot.exists() and shot.stat().st_size > 0 and shot_idle.exists()
     assert watched.errors == [
         "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
     ]
 
 
-def test_a_pawn_promoted_from_the_page_becomes_the_piece_chosen(
-    browser: Browser, served: ServerHandle, artifacts: Path
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_a_move_shows_at_once_while_the_robot_makes_it_and_a_premove_waits_its_turn(
+    browser: Browser, at_speed_one: tuple[GameRunner, ServerHandle], artifacts: Path, screen: str
+) -> None:
+    runner, server = at_speed_one
+    idle(runner)
+    width, height, touch = SCREENS[screen]
+    watched = open_page(browser, server.url, width, height, touch=touch)
+    page = watched.page
+    pictures: list[str] = []  # nothing is polled: the board and the table are drawn from the feed
+    page.on("request", lambda request: pictures.append(request.url) if ".svg" in request.url else None)
+    start_game(page, black_level=ENGINE_LEVEL)
+    expect(page.locator("#turn")).to_have_text("Your move", timeout=60_000)
+
+    # e4, tapped or clicked: on the board and in the move list at once, measured in the page from the
+    # press on e4 to both showing it, while the robot (at a real robot's speed) has seconds of work
+    click_square(page, "e2", touch=touch)
+    e4 = square_at(page, "e4")
+    page.evaluate(WATCH_MOVE, [board_after(["e4"]).board_fen(), "e4"])  # from the press on e4
+    if touch:
+        page.touchscreen.tap(*e4)
+    else:
+        page.mouse.click(*e4)
+    shown_ms, confirmed_ms = page.evaluate("window.moveTimes")
+    assert shown_ms <= SHOWN_WITHIN_MS, f"the move showed {shown_ms:.0f} ms after the click"
+    table, _ = runner.live.table()
+    assert table is not None and table.board_fen() == chess.STARTING_BOARD_FEN  # the pawn still on e2
+    assert confirmed_ms < 2000  # the server's, long before the robot is done
+    expect(page.locator("#robot")).to_contain_text("making the move e2e4")
+    expect(page.locator("#turn")).to_have_text(re.compile("Robot moving|Engine thinking"))
+    shots = [screenshot(page, artifacts, f"{screen}-move-at-once", full_page=False)]
+    # the robot at work on the page's table: the gantry's crosshair goes where the feed says
+    gantry = page.locator("#table #gantry")
+    first = gantry.evaluate("(g) => g.style.transform")
+    deadline = time.monotonic() + 5
+    while gantry.evaluate("(g) => g.style.transform") == first:
+        assert time.monotonic() < deadline, "the gantry never moved on the page"
+        page.wait_for_timeout(50)
+
+    # a premove, dragged while the engine and the robot are busy: played the moment it is White's turn
+    drag(page, "g1", "f3", touch=touch)
+    expect(page.locator("#board square.current-premove:visible")).to_have_count(2)
+    expect(page.locator("#info")).to_contain_text("Premove")
+    shots.append(screenshot(page, artifacts, f"{screen}-premove", full_page=False))
+    expect(page.locator("#moves .ply")).to_have_count(3, timeout=60_000)
+    assert shown_moves(page)[2] == "Nf3"
+    expect(page.locator("#board square.current-premove:visible")).to_have_count(0)
+    state = runner.live.snapshot()["game"]
+    assert state["san"][::2] == ["e4", "Nf3"]
+
+    # the board turned round by its button: Black at the bottom, the clocks and names with it
+    page.locator("#flip").click()
+    expect(page.locator("#board")).to_have_attribute("data-orientation", "black")
+    expect(page.locator("#name-bottom")).to_contain_text("Black: Stockfish")
+    a1 = square_at(page, "a1")
+    box = page.locator("#board cg-board").bounding_box()
+    assert box is not None and a1[0] > box["x"] + box["width"] / 2 and a1[1] < box["y"] + box["height"] / 2
+    shots.append(screenshot(page, artifacts, f"{screen}-turned", full_page=False))
+    idle(runner)
+    for shot in shots:
+        assert shot.exists() and shot.stat().st_size > 0, shot
+    assert pictures == [] and watched.errors == []
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_a_pawn_is_promoted_to_the_piece_chosen_on_the_board(
+    browser: Browser, served: ServerHandle, artifacts: Path, screen: str
 ) -> None:
     fen = "8/4P1k1/8/8/8/8/7P/4K3 w - - 0 1"  # the h-pawn keeps a knight's game going
-    watched = open_page(browser, served.url, 1024, 768)
+    width, height, touch = SCREENS[screen]
+    watched = open_page(browser, served.url, width, height, touch=touch)
     page = watched.page
     page.select_option("select[name=black-kind]", "engine")
     page.fill("input[name=black-level]", ENGINE_LEVEL)
     page.select_option("select[name=start]", "fen")
     page.fill("input[name=fen]", fen)
-    page.click("#new-game button[type=submit]")
-    expect(page.locator("#status")).to_have_text("white to move")
-    expect(page.locator("#board svg")).to_have_attribute("data-fen", chess.Board(fen).board_fen())
-    page.click("#board rect.square.e7")
-    page.click("#board rect.square.e8")
-    expect(page.locator("#promotion")).to_be_visible()  # which piece? nothing is sent yet
-    shot = screenshot(page, artifacts, "promotion-chooser")
-    page.click("#promotion button[data-piece=n]")
-    expect(page.locator("#promotion")).to_be_hidden()
+    page.locator("#new-game button[type=submit]").click()
+    expect(page.locator("#turn")).to_have_text("Your move")
+    expect(page.locator("#board")).to_have_attribute("data-fen", chess.Board(fen).board_fen())
+    if touch:
+        click_square(page, "e7", touch=True)
+        click_square(page, "e8", touch=True)
+    else:
+        drag(page, "e7", "e8")
+    chooser = page.locator("#promotion")
+    expect(chooser).to_be_visible()  # which piece? on the board, over the e-file; nothing sent yet
+    knight = page.locator("#promotion button[data-piece=n]").bounding_box()
+    e8 = square_at(page, "e8")
+    assert knight is not None and knight["x"] < e8[0] < knight["x"] + knight["width"]
+    assert runner_moves(page) == 0
+    shot = screenshot(page, artifacts, f"{screen}-promotion-chooser", full_page=False)
+    page.locator("#promotion button[data-piece=n]").click()
+    expect(chooser).to_be_hidden()
     expect(page.locator("#moves .ply").first).to_have_text("e8=N+")
     expect(page.locator("#moves .ply")).to_have_count(2)  # the king steps out of check
     final = board_after(shown_moves(page), chess.Board(fen))
     assert final.piece_at(chess.E8) == chess.Piece.from_symbol("N")
-    expect(page.locator("#board svg")).to_have_attribute("data-fen", final.board_fen())
+    expect(page.locator("#board")).to_have_attribute("data-fen", final.board_fen())
     assert shot.exists() and shot.stat().st_size > 0
+    assert watched.errors == []
+
+
+def runner_moves(page: Page) -> int:
+    """The moves the server's game has (the page may show one more, pending)."""
+    return len(page.locator("#moves .ply:not(.pending)").all())
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_the_game_over_banner_offers_a_rematch_with_colours_reversed(
+    browser: Browser, served: ServerHandle, artifacts: Path, screen: str
+) -> None:
+    width, height, touch = SCREENS[screen]
+    watched = open_page(browser, served.url, width, height, touch=touch)
+    page = watched.page
+    start_game(page, black_level=ENGINE_LEVEL)
+    expect(page.locator("#turn")).to_have_text("Your move")
+    resign(page, touch=touch)
+    banner = page.locator("#banner")
+    expect(banner).to_be_visible()
+    expect(banner).to_be_in_viewport()
+    expect(page.locator("#banner-result")).to_have_text("0-1 · Black won by resignation")
+    expect(page.locator("#turn")).to_have_text("Game over")
+    shot = screenshot(page, artifacts, f"{screen}-game-over", full_page=False)
+
+    page.locator("#rematch").click()  # the same players, each with the other's colours
+    expect(banner).to_be_hidden()
+    expect(page.locator("#name-bottom")).to_have_text("Black: web page (you)")  # the page's side below
+    expect(page.locator("#board")).to_have_attribute("data-orientation", "black")
+    expect(page.locator("#name-top")).to_have_text(f"White: Stockfish (engine:{ENGINE_LEVEL})")
+    expect(page.locator("#turn")).to_have_text("Your move")  # after the engine's first move
+    expect(page.locator("#moves .ply")).to_have_count(1)
+    shot2 = screenshot(page, artifacts, f"{screen}-rematch", full_page=False)
+    resign(page, touch=touch)
+    expect(page.locator("#banner-result")).to_have_text("1-0 · White won by resignation")
+    expect(page.locator("#again")).to_be_visible()
+    assert shot.exists() and shot2.exists()
     assert watched.errors == []
 
 
 def test_the_leds_the_clock_a_takeback_and_the_robot_paused_as_the_page_shows_them(
     browser: Browser, served: ServerHandle, artifacts: Path
 ) -> None:
-    watched = open_page(browser, served.url, 1280, 900)
+    watched = open_page(browser, served.url, 1280, 800)
     page = watched.page
     start_game(page, black_level=ENGINE_LEVEL, clock="5+3")
     expect(page.locator("#status")).to_have_text("white to move")
@@ -312,20 +572,20 @@ def test_the_leds_the_clock_a_takeback_and_the_robot_paused_as_the_page_shows_th
     expect(white).not_to_have_text(white.inner_text())  # within a second
 
     # a piece picked on the page lights the LEDs under where it may go, on the LED grid and the board
-    page.click("#board rect.square.g1")
+    click_square(page, "g1")
     expect(led(page, "g1")).to_have_css("background-color", WARM_WHITE)
     expect(led(page, "f3")).to_have_css("background-color", GREEN)
     expect(led(page, "h3")).to_have_css("background-color", GREEN)
     expect(page.locator("#leds span.on")).to_have_count(3)
-    expect(page.locator("#board svg rect[fill='#00c800']")).to_have_count(2)  # the LEDs shine through
+    expect(page.locator("#board square.move-dest:visible")).to_have_count(2)  # where the board offers it too
     shots = [screenshot(page, artifacts, "desktop-leds-picked")]
-    page.click("#board rect.square.g2")  # another piece: its own squares
+    click_square(page, "g2")  # another piece: its own squares
     expect(led(page, "g3")).to_have_css("background-color", GREEN)
     expect(page.locator("#leds span.on")).to_have_count(3)
-    page.click("#board rect.square.g2")  # put down again: the LEDs go out
+    click_square(page, "g2")  # put down again: the LEDs go out
     expect(page.locator("#leds span.on")).to_have_count(0)
-    page.click("#board rect.square.g1")
-    page.click("#board rect.square.f3")
+    click_square(page, "g1")
+    click_square(page, "f3")
 
     # the engine's answer, lit blue where it came from and went
     expect(page.locator("#moves .ply")).to_have_count(2)
@@ -334,6 +594,7 @@ def test_the_leds_the_clock_a_takeback_and_the_robot_paused_as_the_page_shows_th
     for square in (reply.from_square, reply.to_square):
         expect(led(page, chess.square_name(square))).to_have_css("background-color", BLUE)
     expect(page.locator("#leds span.on")).to_have_count(2)
+    page.click("#engine-toggle")  # asked for: the engine's view of the position
     expect(page.locator("#eval-words")).to_contain_text(re.compile(r"equal|better|winning"))
     expect(white).to_have_class(has_class("running"))
     expect(black).to_have_text(re.compile(r"Black 5:0[0-3]"))  # the increment
@@ -352,11 +613,10 @@ def test_the_leds_the_clock_a_takeback_and_the_robot_paused_as_the_page_shows_th
     # taken back: the robot puts both moves back, the LEDs go out
     page.click("[data-command=takeback]")
     expect(page.locator("#moves .ply")).to_have_count(0)
-    expect(page.locator("#board svg")).to_have_attribute("data-fen", chess.STARTING_BOARD_FEN)
+    expect(page.locator("#board")).to_have_attribute("data-fen", chess.STARTING_BOARD_FEN)
     expect(page.locator("#leds span.on")).to_have_count(0)
     expect(page.locator("[data-command=hint]")).to_be_enabled()  # White is to move again
-    page.click("[data-command=resign]")
-    page.click("[data-command=resign]")
+    resign(page)
     expect(page.locator("#status")).to_have_text("0-1 (resignation)")
     expect(white).not_to_have_class(has_class("running"))  # the clocks stop with the game
     for shot in shots:
@@ -370,9 +630,9 @@ def test_the_table_is_set_up_from_the_page_and_a_stopped_game_put_back(
     watched = open_page(browser, served.url, 1024, 768)
     page = watched.page
     start_game(page, black_level=ENGINE_LEVEL)
-    expect(page.locator("#status")).to_have_text("white to move")
-    page.click("#board rect.square.e2")
-    page.click("#board rect.square.e4")
+    expect(page.locator("#turn")).to_have_text("Your move")
+    click_square(page, "e2")
+    click_square(page, "e4")
     expect(page.locator("#moves .ply")).to_have_count(2)
     game = board_after(shown_moves(page))
     page.click("#stop")
@@ -386,15 +646,16 @@ def test_the_table_is_set_up_from_the_page_and_a_stopped_game_put_back(
     page.click("#reset button")
     expect(gantry).to_contain_text("held (paused). The robot is setting the table up (1 of ")
     expect(page.locator("#status")).to_have_text("robot paused")
-    expect(page.locator("#busy-note")).to_contain_text("setting the table up")
-    expect(page.locator("#new-game button[type=submit]")).to_be_disabled()
+    expect(page.locator("#reset-note")).to_contain_text("setting the table up")
+    expect(page.locator("#new-game")).to_be_hidden()
+    expect(page.locator("#reset button")).to_be_disabled()
     shots = [screenshot(page, artifacts, "desktop-set-up-held")]
     page.click("#continue")
     expect(page.locator("#status")).to_have_text("idle")
     chess960 = chess.Board.from_chess960_pos(0)
-    expect(page.locator("#board svg")).to_have_attribute("data-fen", chess960.board_fen())
+    expect(page.locator("#board")).to_have_attribute("data-fen", chess960.board_fen())
     expect(page.locator("#moves .ply")).to_have_count(0)
-    expect(page.locator("#eval-line")).to_be_hidden()  # no game, no evaluation
+    expect(page.locator("#engine")).to_be_hidden()  # no game, no evaluation
     expect(gantry).not_to_contain_text("The robot is")
 
     # the stopped game resumed: the robot first puts its pieces back, which the sensors see
@@ -404,7 +665,7 @@ def test_the_table_is_set_up_from_the_page_and_a_stopped_game_put_back(
     shots.append(screenshot(page, artifacts, "desktop-putting-back"))
     page.click("#continue")
     expect(page.locator("#status")).to_have_text("white to move")
-    expect(page.locator("#board svg")).to_have_attribute("data-fen", game.board_fen())
+    expect(page.locator("#board")).to_have_attribute("data-fen", game.board_fen())
     occupied = sorted(chess.square_name(square) for square in chess.SquareSet(game.occupied))
     expect(page.locator("#sensors span.on")).to_have_count(len(occupied))
     assert (
@@ -418,11 +679,16 @@ def test_the_table_is_set_up_from_the_page_and_a_stopped_game_put_back(
     page.click("#reset button")
     expect(page.locator("#reset-error")).to_contain_text("960")
     expect(page.locator("#reset-error")).to_be_visible()
+    # one the table cannot make (four white queens; it owns three) is refused beside the control
+    page.fill("#reset input[name=target]", "4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1")
+    page.click("#reset button")
+    expect(page.locator("#reset-error")).to_contain_text("4 white queens (Q) and the table has 3")
     for shot in shots:
         assert shot.exists() and shot.stat().st_size > 0, shot
-    assert watched.errors == [
-        "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
-    ]
+    assert (
+        watched.errors
+        == ["Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"] * 2
+    )
 
 
 def test_the_page_finds_its_server_again_after_a_restart(
@@ -463,7 +729,7 @@ def test_a_page_on_the_network_shows_a_phone_its_link(
         link=f"http://10.0.0.7:8960/?token={token}",
     )
     with start_in_thread(app, token=token) as handle:
-        watched = open_page(browser, handle.url, 1280, 900)  # the link with its token, as printed
+        watched = open_page(browser, handle.url, 1280, 800)  # the link with its token, as printed
         page = watched.page
         expect(page.locator("#phone")).to_be_visible()
         image = page.locator("#phone-link")
@@ -475,12 +741,15 @@ def test_a_page_on_the_network_shows_a_phone_its_link(
             time.sleep(0.05)
         width, height = image.evaluate("(img) => [img.naturalWidth, img.naturalHeight]")
         assert width == height and width >= 100
+        expect(page.locator("#access")).to_contain_text("keeps the page's token for a year")
+        expect(page.locator("#forget")).to_be_visible()
         shot = screenshot(page, artifacts, "desktop-phone-link")
         assert shot.exists() and watched.errors == []
     # on this machine only, there is nothing to show a phone
     with start_in_thread(create_app(runner, runner.live, token=None, games_dir=runner.games_dir)) as local:
-        page = open_page(browser, local.url, 1280, 900).page
+        page = open_page(browser, local.url, 1280, 800).page
         expect(page.locator("#phone")).to_be_hidden()
+        expect(page.locator("#access")).to_be_hidden()
 
 
 # --- the saved-game viewer -------------------------------------------------------------------------
@@ -489,7 +758,7 @@ FOOLS_MATE = '[White "Ann"]\n[Black "Bob"]\n[Date "2023.04.01"]\n\n1. f3 e5 2. g
 
 
 def viewer_fen(page: Page) -> Locator:
-    return page.locator("#viewer-board svg")
+    return page.locator("#viewer-board")
 
 
 def open_saved(page: Page, text: str) -> None:
@@ -502,12 +771,12 @@ def test_a_saved_game_is_played_through_in_the_viewer_while_a_game_goes_on(
     browser: Browser, runner: GameRunner, served: ServerHandle, artifacts: Path
 ) -> None:
     save_record(from_pgn(FOOLS_MATE), runner.games_dir)
-    watched = open_page(browser, served.url, 1280, 900)
+    watched = open_page(browser, served.url, 1280, 800)
     page = watched.page
     start_game(page, black_level=ENGINE_LEVEL)
-    expect(page.locator("#status")).to_have_text("white to move")
-    page.click("#board rect.square.e2")
-    page.click("#board rect.square.e4")
+    expect(page.locator("#turn")).to_have_text("Your move")
+    click_square(page, "e2")
+    click_square(page, "e4")
     expect(page.locator("#moves .ply")).to_have_count(2)
     live = board_after(shown_moves(page))
 
@@ -542,32 +811,48 @@ def test_a_saved_game_is_played_through_in_the_viewer_while_a_game_goes_on(
     for step, ply in steps:
         step()
         expect(viewer_fen(page)).to_have_attribute("data-fen", positions[ply])
-        expect(viewer_fen(page).locator("rect.lastmove")).to_have_count(2 if ply else 0)
+        expect(viewer_fen(page).locator("square.last-move:visible")).to_have_count(2 if ply else 0)
         if ply == 2:
             expect(page.locator("#viewer-ply")).to_have_text("After 1… e5 (2 of 4)")
             expect(page.locator("#viewer-moves button[aria-current]")).to_have_text("e5")
     expect(page.locator("[data-step=first]")).to_be_enabled()
-    a1 = viewer_fen(page).locator("rect.square.a1")
-    expect(a1).to_have_attribute("x", "15")  # bottom left
+    board = page.locator("#viewer-board cg-board").bounding_box()
+    a1 = square_at(page, "a1", "#viewer-board")
+    assert board is not None and a1[0] < board["x"] + board["width"] / 2  # bottom left
     page.click("#viewer-flip")  # turned round: the same position from Black's side
-    expect(a1).to_have_attribute("x", "330")  # top right
+    expect(viewer_fen(page)).to_have_attribute("data-orientation", "black")
+    a1 = square_at(page, "a1", "#viewer-board")
+    assert a1[0] > board["x"] + board["width"] / 2 and a1[1] < board["y"] + board["height"] / 2  # top right
     expect(viewer_fen(page)).to_have_attribute("data-fen", positions[4])
     page.click("[data-step=back]")
     expect(viewer_fen(page)).to_have_attribute("data-fen", positions[3])  # the board caught up
     expect(page.locator("#viewer-ply")).to_contain_text("(3 of 4)")
     shots.append(screenshot(page, artifacts, "viewer-desktop-stepped", full_page=False))
     # the live board never followed the viewer
-    expect(page.locator("#board svg")).to_have_attribute("data-fen", live.board_fen())
+    expect(page.locator("#board")).to_have_attribute("data-fen", live.board_fen())
 
     page.click("#viewer-close")
     expect(page.locator("#viewer")).to_be_hidden()
     expect(page.locator("#status")).to_have_text("white to move")
-    page.click("#board rect.square.g1")  # the live game goes on
-    page.click("#board rect.square.f3")
+    expect(page.locator("#turn")).to_have_text("Your move")
+    click_square(page, "g1")  # the live game goes on
+    click_square(page, "f3")
     expect(page.locator("#moves .ply")).to_have_count(4)
-    expect(page.locator("#board svg")).to_have_attribute(
-        "data-fen", board_after(shown_moves(page)).board_fen()
-    )
+    expect(page.locator("#board")).to_have_attribute("data-fen", board_after(shown_moves(page)).board_fen())
+
+    # stepping back through the live game, on its own board, without leaving it
+    page.keyboard.press("ArrowLeft")
+    sans = shown_moves(page)
+    expect(page.locator("#board")).to_have_attribute("data-fen", board_after(sans[:3]).board_fen())
+    expect(page.locator("#viewing")).to_contain_text("the game goes on")
+    page.click("#moves button.ply >> nth=0")
+    expect(page.locator("#board")).to_have_attribute("data-fen", board_after(sans[:1]).board_fen())
+    expect(page.locator("#moves button.ply.current")).to_have_text(sans[0])
+    page.wait_for_timeout(300)  # the pieces' way back drawn to its end
+    shots.append(screenshot(page, artifacts, "desktop-stepped-back"))
+    page.click("[data-nav=live]")
+    expect(page.locator("#board")).to_have_attribute("data-fen", board_after(sans).board_fen())
+    expect(page.locator("#viewing")).to_be_hidden()
     # Esc and the browser's back button (a phone's) close the viewer too
     open_saved(page, "Ann – Bob")
     page.keyboard.press("Escape")
@@ -672,7 +957,7 @@ def test_a_stopped_game_is_continued_from_the_viewer(
     page.click("#viewer-continue")
     expect(page.locator("#viewer")).to_be_hidden()
     expect(page.locator("#status")).to_have_text("white to move")
-    expect(page.locator("#board svg")).to_have_attribute("data-fen", chess.Board(older["fen"]).board_fen())
+    expect(page.locator("#board")).to_have_attribute("data-fen", chess.Board(older["fen"]).board_fen())
     assert shown_moves(page)[0] == "e4"
     table = page.request.get(served.url + "api/v1/state").json()["table"]
     assert runner.live.snapshot()["game"]["id"] == older["id"] and table is not None
@@ -686,9 +971,36 @@ def test_a_stopped_game_is_continued_from_the_viewer(
     expect(page.locator("#viewer-note")).to_contain_text("being played on the table now")
     shots.append(screenshot(page, artifacts, "viewer-busy", full_page=False))
     page.click("#viewer-close")
-    page.click("#board rect.square.d2")
-    page.click("#board rect.square.d4")
+    expect(page.locator("#turn")).to_have_text("Your move")
+    click_square(page, "d2")
+    click_square(page, "d4")
     expect(page.locator("#moves .ply")).to_have_count(4)
     for shot in shots:
         assert shot.exists() and shot.stat().st_size > 0, shot
     assert watched.errors == []
+
+
+def test_a_question_from_the_board_is_answered_on_the_page_and_the_game_goes_on(
+    browser: Browser, artifacts: Path, runner: GameRunner, served: ServerHandle
+) -> None:
+    # a simulated person at the board takes with the knight by pushing the victim off: the queen on e6
+    # or the pawn on b5 leave the same board, so the page asks, and the answer is clicked there
+    runner.session.hand_style = HandStyle.only("displacement")
+    runner.session.hand_answers = False
+    watched = open_page(browser, served.url, 1280, 800)
+    page = watched.page
+    runner.start_game(GameRequest(white="hand", black=f"engine:{ENGINE_LEVEL}", fen=RIVALS))
+    question = page.locator("#question")
+    expect(question).to_be_visible()
+    expect(question).to_contain_text("Nxe6")
+    expect(question.locator("button")).to_have_count(2)
+    screenshot(page, artifacts, "question-from-the-board")
+    question.locator("button", has_text="Nxe6").click()
+    expect(question).to_be_hidden()
+    expect(page.locator("#moves")).to_contain_text("Nxe6")
+    page.wait_for_function("() => document.querySelectorAll('#moves .ply').length >= 2")
+    runner.stop()
+    runner.wait(30)
+    game = runner.live.snapshot()["game"]
+    assert game["uci"][:1] == ["d4e6"] and len(game["uci"]) >= 2
+    assert not watched.errors, watched.errors

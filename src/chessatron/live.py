@@ -17,7 +17,9 @@ The snapshot's keys (a contract for the page and its tests):
     ``None`` or ``{"id", "white", "black", "variant", "start_fen", "fen", "san": [...], "uci": [...],
     "turn": "white"|"black", "check": bool, "result", "termination", "lastmove": uci|None}``.
 ``table``
-    ``{"pieces": [{"id", "symbol", "node": [i, j], "cell": [c, r]|None}]}``: every physical piece.
+    ``{"pieces": [{"id", "symbol", "node": [i, j], "cell": [c, r]|None}], "drags": [{"symbol",
+    "purpose", "path": [[i, j], ...]}]}``: every physical piece, and the drags of the robot work under way
+    (``gantry.work`` counts those done).
 ``gantry``
     ``{"x", "y" (machine mm), "state" (GRBL state), "path": [[x, y], ...] (the drag under way, mm),
     "work": {"title", "index", "of"}|None}``.
@@ -90,7 +92,7 @@ class LiveState:
         self._state: dict[str, Any] = {
             "status": "idle",
             "game": None,
-            "table": {"pieces": []},
+            "table": {"pieces": [], "drags": []},
             "gantry": {
                 "x": layout.home_mm[0],
                 "y": layout.home_mm[1],
@@ -239,7 +241,15 @@ class LiveState:
             self._table = table.copy()
             if paths is not None:
                 self._paths = tuple(paths)
-            self._state["table"] = {"pieces": pieces}
+            drags = [
+                {
+                    "symbol": drag.piece.symbol,
+                    "purpose": drag.purpose,
+                    "path": [list(node) for node in drag.path],
+                }
+                for drag in self._paths
+            ]
+            self._state["table"] = {"pieces": pieces, "drags": drags}
         self._bump()
 
     def show_gantry(

@@ -69,7 +69,9 @@ def parse_target(text: str) -> SetupTarget:
         ) from exc
     status = board.status() & ~chess.STATUS_BAD_CASTLING_RIGHTS
     if status != chess.STATUS_VALID:
-        raise ConfigError(f"the FEN {text!r} is not a legal position ({_status_text(status)})")
+        raise ConfigError(
+            f"the FEN {text!r} is not a legal position: {'; '.join(position_flaws(board, castling=False))}"
+        )
     return SetupTarget(board, f"the position {board.fen()}")
 
 
@@ -108,13 +110,73 @@ def _all_rook_rights(board: chess.Board) -> int:
     return rights
 
 
-def _status_text(status: int) -> str:
-    found = [
-        name.removeprefix("STATUS_").lower().replace("_", " ")
-        for name, flag in vars(chess).items()
-        if name.startswith("STATUS_") and isinstance(flag, int) and flag and status & flag
-    ]
-    return ", ".join(sorted(found)) or "invalid"
+#: What each of python-chess's position flaws (:meth:`chess.Board.status`) means, for people.
+_FLAWS: dict[int, str] = {
+    chess.STATUS_EMPTY: "the board is empty",
+    chess.STATUS_NO_WHITE_KING: "White has no king",
+    chess.STATUS_NO_BLACK_KING: "Black has no king",
+    chess.STATUS_TOO_MANY_KINGS: "a side has more than one king",
+    chess.STATUS_TOO_MANY_WHITE_PAWNS: "White has more than 8 pawns",
+    chess.STATUS_TOO_MANY_BLACK_PAWNS: "Black has more than 8 pawns",
+    chess.STATUS_PAWNS_ON_BACKRANK: "a pawn stands on the first or the last rank",
+    chess.STATUS_TOO_MANY_WHITE_PIECES: "White has more than 16 pieces",
+    chess.STATUS_TOO_MANY_BLACK_PIECES: "Black has more than 16 pieces",
+    chess.STATUS_INVALID_EP_SQUARE: "its en passant square does not fit (no pawn can have just passed it)",
+    chess.STATUS_OPPOSITE_CHECK: "the side that has just moved is in check",
+    chess.STATUS_TOO_MANY_CHECKERS: "the king is in check from more pieces than one move can give",
+    chess.STATUS_IMPOSSIBLE_CHECK: "the check could not have come from any last move",
+}
+
+
+def position_flaws(board: chess.Board, *, castling: bool = True, fen: str | None = None) -> list[str]:
+    """Why ``board`` is no position a game can reach, in words (empty when it is valid). Castling rights
+    that do not fit say which would (``castling=False``: they are not looked at); ``fen``: the text the
+    board was read from, whose castling field is quoted as written.
+
+    >>> fen = "r3k2r/8/8/8/8/8/4K3/R6R w KQkq - 0 1"
+    >>> position_flaws(chess.Board(fen, chess960=True), fen=fen)
+    ["the castling rights 'KQkq' do not fit the position: castling needs the king and that rook on their \
+start squares, so only 'kq' can stand here"]
+    >>> position_flaws(chess.Board("8/8/8/8/8/8/8/4K3 w - - 0 1"))
+    ['Black has no king']
+    """
+    status = board.status()
+    flaws = [words for flag, words in _FLAWS.items() if status & flag]
+    if castling and status & chess.STATUS_BAD_CASTLING_RIGHTS:
+        fields = (fen or "").split()
+        given = fields[2] if len(fields) > 2 else board.castling_xfen()
+        fitting = board.copy(stack=False)
+        fitting.castling_rights = board.clean_castling_rights()
+        flaws.append(
+            f"the castling rights {given!r} do not fit the position: castling needs the king and that rook "
+            f"on their start squares, so only {fitting.castling_xfen()!r} can stand here"
+        )
+    return flaws
+
+
+def require_pieces(board: chess.BaseBoard, inventory: Mapping[str, int]) -> None:
+    """Raise :class:`ConfigError` when ``board`` needs more pieces of a kind than the table owns
+    (``inventory``: its sets and the reserve's spares by FEN letter, as :meth:`Table.inventory` counts
+    them): a set-up the robot could never finish.
+
+    >>> require_pieces(chess.Board("QQQQk3/8/8/8/8/8/8/4K3 w - - 0 1"), full_inventory(Layout.default()))
+    Traceback (most recent call last):
+    ...
+    chessatron.errors.ConfigError: the table cannot set this position up: it needs 4 white queens (Q) and \
+the table has 3 (with its spares); choose a position with fewer
+    """
+    needed: Counter[str] = Counter(piece.symbol() for piece in board.piece_map().values())
+    short = {symbol: count for symbol, count in needed.items() if count > inventory.get(symbol, 0)}
+    if not short:
+        return
+    parts = []
+    for symbol, count in sorted(short.items(), key=lambda item: "KQRBNPkqrbnp".index(item[0])):
+        owned = inventory.get(symbol, 0)
+        parts.append(f"{describe_pieces({symbol: count})} and the table has {owned}")
+    raise ConfigError(
+        f"the table cannot set this position up: it needs {'; '.join(parts)} (with its spares); "
+        "choose a position with fewer"
+    )
 
 
 # --- the target arrangement ------------------------------------------------------------------------

@@ -30,6 +30,7 @@ EngineSettings(skill=8, elo=None, time_s=0.5, depth=None, nodes=None, threads=1,
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import logging
 import math
 import os
@@ -67,6 +68,8 @@ SKILL_MAX: Final = 20
 DEFAULT_MOVE_TIME_S: Final = 1.0
 HINT_LIMIT: Final = chess.engine.Limit(time=0.5)
 """How long a hint or an evaluation searches, always at the engine's full strength."""
+ANALYSIS_LIMIT: Final = chess.engine.Limit(depth=12, time=0.3)
+"""How far the engine looks at each position of a game for the watchers (a few tens of milliseconds)."""
 
 STARTUP_TIMEOUT_S: Final = 10.0
 """Generous: loading the NNUE network takes seconds on a Raspberry Pi Zero."""
@@ -402,6 +405,15 @@ class EnginePlayer:
         info = self._run("evaluating", lambda engine: engine.analyse(position, limit, options=options), limit)
         return info.get("score")
 
+    def analyse(self, board: chess.Board, limit: chess.engine.Limit = ANALYSIS_LIMIT) -> dict[str, object]:
+        """What a short search at full strength says of the position (``score``, ``pv``, ``depth``),
+        whatever the level the engine plays at."""
+        self._check_position(board, needs_move=False)
+        options = self.settings.full_strength_options()
+        position = board.copy()
+        info = self._run("analysing", lambda engine: engine.analyse(position, limit, options=options), limit)
+        return dict(info)
+
     def close(self) -> None:
         """Kill the engine process and wait for it to go; safe to call more than once.
 
@@ -438,25 +450,7 @@ class EnginePlayer:
         return engine
 
     def _checked_options(self, available: Mapping[str, chess.engine.Option]) -> dict[str, int | bool]:
-        wanted = self.settings.options()
-        for name, value in wanted.items():
-            option = available.get(name)
-            if option is None:
-                raise EngineSettingsError(
-                    f"the engine {str(self.path)!r} has no {name!r} option, so it cannot play "
-                    f"{self.settings.spec()!r}; choose another level or another engine with --engine PATH"
-                )
-            if isinstance(value, bool) or option.min is None or option.max is None:
-                continue
-            if not option.min <= value <= option.max:
-                what, example = (
-                    ("elo", f" such as engine:{option.min}elo") if name == "UCI_Elo" else (name, "")
-                )
-                raise EngineSettingsError(
-                    f"{what} {value!r} is outside the range {option.min} to {option.max} that the engine "
-                    f"{str(self.path)!r} supports; choose a value in that range{example}"
-                )
-        return wanted
+        return checked_options(self.settings, available, self.path)
 
     def _check_position(self, board: chess.Board, *, needs_move: bool) -> None:
         if self._closed:
@@ -547,6 +541,52 @@ class EnginePlayer:
             LOGGER.warning(
                 "engine %s (pid %d) did not exit after being killed", self.path, engine.transport.get_pid()
             )
+
+
+def checked_options(
+    settings: EngineSettings, available: Mapping[str, chess.engine.Option], path: Path | str
+) -> dict[str, int | bool]:
+    """The UCI options ``settings`` set, checked against those the engine at ``path`` offers
+    (``available``, with their ranges): raises :class:`EngineSettingsError` for an option it lacks or a
+    value outside its range (an Elo below its minimum)."""
+    wanted = settings.options()
+    for name, value in wanted.items():
+        option = available.get(name)
+        if option is None:
+            raise EngineSettingsError(
+                f"the engine {str(path)!r} has no {name!r} option, so it cannot play "
+                f"{settings.spec()!r}; choose another level or another engine with --engine PATH"
+            )
+        if isinstance(value, bool) or option.min is None or option.max is None:
+            continue
+        if not option.min <= value <= option.max:
+            what, example = ("elo", f" such as engine:{option.min}elo") if name == "UCI_Elo" else (name, "")
+            raise EngineSettingsError(
+                f"{what} {value!r} is outside the range {option.min} to {option.max} that the engine "
+                f"{str(path)!r} supports; choose a value in that range{example}"
+            )
+    return wanted
+
+
+def engine_options(engine: str | os.PathLike[str] = DEFAULT_ENGINE) -> Mapping[str, chess.engine.Option]:
+    """The UCI options the engine offers, with their ranges (the Elo it can play at). The engine is
+    started once per program file to ask; raises :class:`EngineMissingError`, :class:`EngineFailedError`."""
+    path = find_engine(os.fspath(engine))
+    return _options_of(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _options_of(path: Path, mtime_ns: int) -> Mapping[str, chess.engine.Option]:
+    try:
+        engine = chess.engine.SimpleEngine.popen_uci(str(path), timeout=STARTUP_TIMEOUT_S)
+    except _ENGINE_FAILURES as exc:
+        raise EngineFailedError(
+            f"the chess engine {str(path)!r} did not start ({_describe(exc)}); {INSTALL_HINT}"
+        ) from exc
+    try:
+        return dict(engine.options)
+    finally:
+        engine.close()
 
 
 def _describe(exc: BaseException | None, timeout_s: float | None = None) -> str:

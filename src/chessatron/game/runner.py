@@ -29,21 +29,22 @@ from typing import Any, Literal
 import chess
 
 from ..config import Config
-from ..errors import ChessatronError, ConfigError, IllegalMoveError
+from ..errors import ChessatronError, ConfigError, EngineError, IllegalMoveError
 from ..feedback.signals import LedSignals, combine
 from ..layout import Cell
 from ..live import LiveState, colour_name
 from ..ports import RGB, LedStrip
-from ..reset import parse_target
+from ..reset import parse_target, position_flaws, require_pieces
 from ..simstate import SimulatorState, default_state_path, load_state, save_state
 from ..table import Table
 from .clock import parse_clock
+from .engine import checked_options, engine_options, find_engine, parse_level
 from .journal import Journal
 from .keyboard import Command, Rejection, parse_command
-from .players import InboxMover, PlayerSpec
+from .players import InboxMover, PlayerSpec, engine_level
 from .record import ClockSettings
 from .session import PAUSED, Session
-from .store import latest_unfinished, open_game
+from .store import GameSummary, list_games, open_game
 
 LOGGER = logging.getLogger(__name__)
 
@@ -263,15 +264,37 @@ class GameRunner:
 
     def start_game(self, request: GameRequest) -> None:
         """Validate ``request`` and start the game in the background. Raises :class:`BusyError`,
-        :class:`ConfigError` for a bad player or start."""
+        :class:`ConfigError` for a bad player (a level the engine cannot play) or start (one the table
+        cannot set up, with more pieces of a kind than it owns)."""
         white, black = request.players()
         start = request.start()
         clock = parse_clock(request.clock) if request.clock is not None else None
-        if not start.is_valid():
-            raise ConfigError(f"the position {start.fen()!r} is not a legal chess position")
+        flaws = position_flaws(start, fen=request.fen)
+        if flaws:
+            raise ConfigError(f"the position {start.fen()!r} cannot be played: {'; '.join(flaws)}")
         if start.is_game_over():
             raise ConfigError(f"the position {start.fen()!r} is already over; choose another")
+        self.check_levels(white, black)
+        require_pieces(start, self.session.table.inventory())
         self._spawn("game", lambda: self._play_new(white, black, start, clock))
+
+    def check_levels(self, *players: PlayerSpec) -> None:
+        """Raise :class:`~chessatron.errors.EngineSettingsError` for a level the engine cannot play (an
+        Elo outside its range); an engine that cannot be asked is left for the game to report."""
+        levels = [level for level in map(engine_level, players) if level is not None]
+        if not levels:
+            return
+        try:
+            available = engine_options(self.session.engine_path)
+            path = find_engine(self.session.engine_path)
+        except EngineError:
+            return  # the game says why it cannot start the engine
+        for level in levels:
+            checked_options(parse_level(level), available, path)
+
+    def inventory(self) -> dict[str, int]:
+        """The pieces the table owns by FEN letter (its sets and the reserve's spares)."""
+        return dict(self.session.table.inventory())
 
     def resume_game(self, game_id: str | None = None) -> str:
         """Continue saved game ``game_id`` (None: the latest unfinished one) in the background; the robot
@@ -279,7 +302,7 @@ class GameRunner:
         :class:`GameNotFoundError` for an unknown id, :class:`CannotResumeError` for a game that is over or
         was not played here, :class:`BusyError`."""
         if game_id is None:
-            summary = latest_unfinished(self.games_dir)
+            summary = latest_resumable(self.games_dir)
             if summary is None:
                 raise ChessatronError("there is no unfinished game to resume; start a new one")
         else:
@@ -299,8 +322,10 @@ class GameRunner:
         return summary.game_id
 
     def reset_table(self, target: str = "standard") -> None:
-        """Set the table up (``518``, ``N:M``, a FEN, ``standard``) in the background."""
+        """Set the table up (``518``, ``N:M``, a FEN, ``standard``) in the background; raises
+        :class:`ConfigError` for a target that does not parse or needs pieces the table does not own."""
         setup = parse_target(target)
+        require_pieces(setup.board, self.session.table.inventory())
         self._spawn("reset", lambda: self._reset(setup.board, setup.name))
 
     def start_online(self, game: Callable[[Session], object]) -> None:
@@ -324,6 +349,7 @@ class GameRunner:
             self.last_error = None
             self._picked = None
             self._job = name
+            self.live.update(notices=[])  # the last job's notices are not this one's
             thread = threading.Thread(
                 target=self._guarded, args=(job,), name=f"chessatron-{name}", daemon=True
             )
@@ -368,7 +394,13 @@ class GameRunner:
         self, white: PlayerSpec, black: PlayerSpec, start: chess.Board, clock: ClockSettings | None
     ) -> None:
         self.live.update(clock=None)  # the session shows the new game's clock, if it has one
-        journal = self.session.new_game(white, black, start, clock)
+        try:
+            journal = self.session.new_game(white, black, start, clock)
+        except BaseException:
+            game = self.live.snapshot()["game"]  # a set-up cut short leaves a game with no move
+            if game is not None and not game["uci"]:
+                self._forget_unplayed(game["id"])
+            raise
         self.last_game = journal.path.name.removesuffix(".jsonl")
         self._play(journal, white, black)
 
@@ -385,11 +417,35 @@ class GameRunner:
         self._play(journal, white, black)
 
     def _play(self, journal: Journal, white: PlayerSpec, black: PlayerSpec) -> None:
-        with journal, self._leds_guiding(white, black):
-            try:
-                self.session.play(journal, white, black)
-            finally:
-                self._board = journal.board()
+        try:
+            with journal, self._leds_guiding(white, black):
+                try:
+                    self.session.play(journal, white, black)
+                finally:
+                    self._board = journal.board()
+        finally:
+            state = journal.state
+            if not state.moves and not state.is_finished:
+                self._forget_unplayed(state.metadata.game_id)
+
+    def _forget_unplayed(self, game_id: str | None) -> None:
+        """A game stopped (or failed) before its first move holds nothing to resume: its journal goes, so
+        that neither the saved games nor *Resume* offer it, and the page shows no game."""
+        if game_id is None:
+            return
+        try:
+            summary, _ = open_game(game_id, self.games_dir)
+            if summary.in_progress and summary.plies == 0:
+                summary.path.unlink(missing_ok=True)
+                summary.path.with_name(summary.path.name.removesuffix(".jsonl") + ".sensors.jsonl").unlink(
+                    missing_ok=True
+                )
+        except (ChessatronError, OSError) as exc:
+            LOGGER.warning("could not remove the unplayed game %s: %s", game_id, exc)
+            return
+        if self.last_game is not None and self.last_game.endswith(game_id):
+            self.last_game = None
+        self.live.update(game=None, evaluation=None, hint=None)
 
     def _put_back(self, standing: Table) -> None:
         """After :meth:`Session.resume` the model is the table as the game left it; when the pieces stand
@@ -598,6 +654,12 @@ class GameRunner:
             if status == PAUSED:  # nothing else happened meanwhile: say again what was going on
                 status = self._status_before_pause or ("robot moving" if self.busy else "idle")
             self.live.update(status=status)
+
+
+def latest_resumable(games_dir: Path) -> GameSummary | None:
+    """The most recently started game played here that is unfinished and has a move to go on from."""
+    resumable = [s for s in list_games(games_dir) if s.in_progress and s.plies > 0]
+    return resumable[-1] if resumable else None
 
 
 def parse_move(board: chess.Board, text: str) -> chess.Move:

@@ -761,10 +761,15 @@ class Session:
                 self.emit({"event": "move", "ply": entry.ply, "uci": uci, "san": entry.san, "who": who})
                 if self.referee is not None:
                     self.referee.moved(board, choice)  # on its way to the server before the robot moves
+                # the move is the player's once journaled: watchers see it now, the robot catches up
+                shown = board.copy()
+                shown.push(choice)
+                self.live.show_board(shown)
                 mover = movers[board.turn]
                 person = mover if isinstance(mover, BoardMover) else None
-                if isinstance(mover, EngineMover) and self.referee is None:
-                    self._show_evaluation(board, choice, mover.engine.last_info)
+                if self.referee is None:  # no engine's view in a game played online
+                    engine = mover.engine if isinstance(mover, EngineMover) else None
+                    self._show_evaluation(board, choice, engine)
                 if not self.has_robot and not isinstance(mover, BoardMover):
                     self._move_by_hand(board, choice, stack)
                     self._journal_by_hand(journal, before_choice)
@@ -835,10 +840,20 @@ class Session:
             or (self.referee is not None and self.referee.halts())
         )
 
-    def _show_evaluation(self, board: chess.Board, move: chess.Move, info: dict[str, object]) -> None:
-        """What the engine thought of the position it moved in, shown for the position after ``move``
-        (:func:`evaluation_after`), or nothing when it does not belong there."""
-        self.live.update(evaluation=evaluation_after(board, move, info))
+    def _show_evaluation(self, board: chess.Board, move: chess.Move, engine: EnginePlayer | None) -> None:
+        """The engine's view of the position after ``move``: what the ``engine`` that played it saw in its
+        search (:func:`evaluation_after`); when it played another move than its search's first (a weaker
+        level) or a player made the move, a short search at full strength by this game's engine (none
+        runs: nothing). Nothing once the game is over."""
+        evaluation = evaluation_after(board, move, engine.last_info) if engine is not None else None
+        after = board.copy(stack=False)
+        after.push(move)
+        if evaluation is None and self._engines and not after.is_game_over():
+            try:
+                evaluation = evaluation_of(after, self._adviser().analyse(after))
+            except ChessatronError as exc:  # the game goes on without the engine's view
+                LOGGER.warning("no evaluation of %s: %s", after.fen(), exc)
+        self.live.update(evaluation=evaluation)
 
     def _mover(self, spec: PlayerSpec, colour: chess.Color, stack: ExitStack, board: chess.Board) -> Mover:
         if spec.kind == "online":
@@ -1067,6 +1082,7 @@ class Session:
             target.pop()
         journal.take_back(plies)
         self.emit({"event": "takeback", "plies": plies})
+        self.live.show_board(target)  # taken back once journaled; the robot catches up
         moves = "the last move" if plies == 1 else f"the last {plies} moves"
         if self.has_robot:
             plan = self.resetter.plan(self.table, target, at=self.gantry)
@@ -1220,21 +1236,44 @@ def evaluation_after(
         return None
     after = board.copy(stack=False)
     after.push(move)
-    replay = after.copy(stack=False)
-    line: list[str] = []
-    for step in pv[1 : PV_SHOWN + 1]:
-        if not isinstance(step, chess.Move) or not replay.is_legal(step):
-            break
-        line.append(replay.san(step))
-        replay.push(step)
     mover = score.pov(board.turn)
     mate = mover.mate()
     if mate is not None and mate > 0:
         # "mate in 3" counts the mover's moves: one of them is played
         mover = chess.engine.Mate(mate - 1) if mate > 1 else chess.engine.MateGiven
     white = chess.engine.PovScore(mover, board.turn).white()
-    depth = info.get("depth")
-    return {"cp": white.score(), "mate": white.mate(), "depth": depth, "pv": line, "fen": after.fen()}
+    return _evaluation(after, white, pv[1:], info.get("depth"))
+
+
+def evaluation_of(board: chess.Board, info: Mapping[str, object]) -> dict[str, Any] | None:
+    """The live state's ``evaluation`` of ``board`` from a search of that very position (``info``, as
+    :meth:`EnginePlayer.analyse` returns it); None without a score.
+
+    >>> from chess.engine import Cp, PovScore
+    >>> info = {"score": PovScore(Cp(40), chess.WHITE), "depth": 12, "pv": [chess.Move.from_uci("e2e4")]}
+    >>> evaluation = evaluation_of(chess.Board(), info)
+    >>> evaluation["cp"], evaluation["mate"], evaluation["pv"], evaluation["fen"] == chess.STARTING_FEN
+    (40, None, ['e4'], True)
+    """
+    score = info.get("score")
+    if not isinstance(score, chess.engine.PovScore):
+        return None
+    pv = info.get("pv")
+    return _evaluation(board, score.white(), pv if isinstance(pv, list) else [], info.get("depth"))
+
+
+def _evaluation(
+    board: chess.Board, white: chess.engine.Score, line: list[object], depth: object
+) -> dict[str, Any]:
+    """The score from White's side with the line from ``board`` in SAN (the legal start of it)."""
+    replay = board.copy(stack=False)
+    shown: list[str] = []
+    for step in line[:PV_SHOWN]:
+        if not isinstance(step, chess.Move) or not replay.is_legal(step):
+            break
+        shown.append(replay.san(step))
+        replay.push(step)
+    return {"cp": white.score(), "mate": white.mate(), "depth": depth, "pv": shown, "fen": board.fen()}
 
 
 #: The robot answers a person's move once it has stood untouched this long: a slide paused on a legal

@@ -3,7 +3,8 @@
 The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) uses nothing else:
 
 =======================================  ===========================================================
-``GET  /api/v1``                         what this server allows: ``{"api", "watch_only", ...}``
+``GET  /api/v1``                         what this server allows: ``{"api", "watch_only", ...}``, and
+                                         the table's ``layout`` (the page draws the table from it)
 ``GET  /api/v1/state``                   the live snapshot (see :mod:`chessatron.live`) with what the
                                          runner is doing (``"runner"``, see :mod:`.feed`)
 ``GET  /api/v1/board.svg``               the board (``?orientation=black`` turns it round)
@@ -24,7 +25,9 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
 ``GET  /api/v1/games``                   the saved games, newest first
 ``GET  /api/v1/games/{id}``              one game for the viewer: headers, players, variant (the
                                          Chess960 number), result, how it ended, start FEN, the moves
-                                         as UCI and SAN, whether it can be continued
+                                         as UCI and SAN, the board after each, whether it can be
+                                         continued
+``POST /api/v1/forget``                  this browser forgets the page's token (its cookie goes)
 ``GET  /api/v1/games/{id}/board.svg``    its board after ``?ply=N`` half-moves (default: the end;
                                          past the end 422), the last move marked; ``&orientation=black``
 ``GET  /api/v1/games/{id}.pgn``          one game's PGN (a download)
@@ -35,7 +38,12 @@ Every POST takes a JSON object (``Content-Type: application/json``, at most 4 Ki
 be done is answered ``{"error": "why, and what to do"}`` with a 4xx status before anything reaches the
 runner: 400 malformed, 401 no token, 403 foreign page, 404 no such thing, 409 not now (busy, not the web
 player's turn, a watch-only page), 413 too large, 415 not JSON, 422 impossible (an illegal move, an
-unknown player, a bad FEN).
+unknown player, a level the engine cannot play, a bad FEN, a set-up the table cannot make). A new game's
+and a set-up's errors also name the ``"field"`` they are about. Answers that gain from it are gzipped.
+
+The page is ``static/``; its board widget, chessground, is installed from npm into ``static/vendor/``
+by ``make`` (``scripts/web-vendor``). Without it the page answers 503 saying so, rather than a page
+without a board.
 """
 
 from __future__ import annotations
@@ -54,8 +62,9 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
@@ -83,17 +92,22 @@ from ..game.runner import (
 )
 from ..game.session import Session
 from ..game.store import GameSummary
+from ..layout import Layout
 from ..live import LiveState
 from . import validate
 from .feed import Feed, Snapshots
-from .guard import COOKIE, Guard, SecurityHeaders
+from .guard import COOKIE, COOKIE_MAX_AGE_S, Guard, SecurityHeaders, notice_page, token_of
 from .pictures import Pictures, link_svg, saved_board_svg
-from .validate import MAX_BODY_BYTES, BadRequestError
+from .validate import MAX_BODY_BYTES, BadRequestError, FieldError
 
 LOGGER = logging.getLogger(__name__)
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
+#: The board widget's module, installed by ``make`` (``scripts/web-vendor``): the page needs it.
+VENDORED: Final = Path("vendor") / "chessground" / "chessground.min.js"
 API: Final = "/api/v1"
+#: Answers smaller than this are sent as they are (compressing them would save nothing).
+GZIP_MIN_BYTES: Final = 500
 SVG_TYPE: Final = "image/svg+xml"
 PGN_TYPE: Final = "application/x-chess-pgn"
 #: The pictures' own policy, for a picture opened on its own: python-chess styles some paths inline.
@@ -126,7 +140,38 @@ def status_of(exc: ChessatronError) -> int:
 
 
 def _error(exc: ChessatronError) -> JSONResponse:
-    return JSONResponse({"error": str(exc)}, status_of(exc))
+    answer = {"error": str(exc)}
+    if isinstance(exc, FieldError):
+        answer["field"] = exc.field
+    return JSONResponse(answer, status_of(exc))
+
+
+def missing_widget(static: Path = STATIC) -> str | None:
+    """What to do when the page's board widget is not installed in ``static``; None when it is."""
+    if (static / VENDORED).is_file():
+        return None
+    return (
+        "the page's board (chessground) is not installed: run `make` in chessatron's folder (its "
+        "scripts/web-vendor installs it with npm), then start `chessatron serve` again"
+    )
+
+
+def layout_json(layout: Layout) -> dict[str, Any]:
+    """The table as the page draws it: its cells (``[column, row, kind]`` for all but free ones), the
+    reserve's spares, where a1 is, and how machine millimetres map onto it (node ``(i, j)`` is at
+    ``origin + rotation(i, j) * pitch``)."""
+    return {
+        "columns": layout.columns,
+        "rows": layout.rows,
+        "board_cell": list(layout.board_cell),
+        "cells": [
+            [*cell, layout.cell_kind(cell)] for cell in layout.cells() if layout.cell_kind(cell) != "free"
+        ],
+        "reserve": [[*slot.cell, slot.symbol] for slot in layout.reserve],
+        "origin_mm": list(layout.origin_mm),
+        "rotation_deg": layout.rotation_deg,
+        "pitch_mm": layout.pitch_mm,
+    }
 
 
 async def read_json(request: Request) -> object:
@@ -157,10 +202,19 @@ class Api:
     """The endpoints, over one runner (None: the page only watches) and its live state."""
 
     def __init__(
-        self, runner: GameRunner | None, live: LiveState, games_dir: Path, link: str | None = None
+        self,
+        runner: GameRunner | None,
+        live: LiveState,
+        games_dir: Path,
+        link: str | None = None,
+        *,
+        static: Path = STATIC,
+        token: str | None = None,
     ) -> None:
         self.runner = runner
         self.link = link
+        self.static = static
+        self.token = token
         self.live = live
         self.games_dir = games_dir
         self.snapshots = Snapshots(
@@ -173,8 +227,12 @@ class Api:
 
     def _runner(self) -> GameRunner:
         if self.runner is None:
-            raise WatchOnlyError("this page only watches; start `chessatron serve` to play from a page")
+            raise self._watch_only()
         return self.runner
+
+    @staticmethod
+    def _watch_only() -> WatchOnlyError:
+        return WatchOnlyError("this page only watches; start `chessatron serve` to play from a page")
 
     # --- reading -----------------------------------------------------------------------------------
 
@@ -186,6 +244,8 @@ class Api:
                 "phone_link": self.link is not None,
                 "players": list(REMOTE_PLAYERS),
                 "commands": list(COMMANDS),
+                "token": self.token is not None,
+                "layout": layout_json(self.live.layout),
             }
         )
 
@@ -260,8 +320,16 @@ class Api:
     # --- commands ----------------------------------------------------------------------------------
 
     async def new_game(self, request: Request) -> Response:
-        game = validate.game_request(await read_json(request))
-        self._runner().start_game(game)
+        body = await read_json(request)
+        runner = self.runner
+        if runner is None:
+            validate.game_request(body)
+            raise self._watch_only()
+        # the level's check asks the engine for its range once (a fraction of a second)
+        game = await run_in_threadpool(
+            lambda: validate.game_request(body, pieces=runner.inventory(), check_level=runner.check_levels)
+        )
+        runner.start_game(game)
         return JSONResponse({"accepted": "game", "white": game.white, "black": game.black}, 202)
 
     async def online_game(self, request: Request) -> Response:
@@ -348,17 +416,33 @@ class Api:
         return JSONResponse({"accepted": "continue"}, 202)
 
     async def reset(self, request: Request) -> Response:
-        target = validate.reset_target(await read_json(request))
+        body = await read_json(request)
+        pieces = self.runner.inventory() if self.runner is not None else None
+        target = validate.reset_target(body, pieces=pieces)
         self._runner().reset_table(target)
         return JSONResponse({"accepted": "reset", "target": target}, 202)
 
     # --- the page ----------------------------------------------------------------------------------
 
     async def page(self, request: Request) -> Response:
-        response = FileResponse(STATIC / "index.html", media_type="text/html")
-        token = request.query_params.get("token")
-        if token:  # the guard has checked it: keep it, so that the page's own requests carry it
-            response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+        problem = missing_widget(self.static)
+        if problem is not None:
+            return HTMLResponse(notice_page("The page cannot be shown", problem), 503)
+        response = FileResponse(self.static / "index.html", media_type="text/html")
+        token = token_of(request) if self.token is not None else None
+        if token:
+            # the guard has checked it: kept (again) for a year, so that the page's own requests carry
+            # it and a bookmark of the page (the address without ?token=) goes on working
+            response.set_cookie(
+                COOKIE, token, max_age=COOKIE_MAX_AGE_S, httponly=True, samesite="strict", path="/"
+            )
+        return response
+
+    async def forget(self, request: Request) -> Response:
+        """This browser forgets the token: its cookie goes, and the page needs the link again."""
+        validate.empty(await read_json(request))
+        response = JSONResponse({"accepted": "forget"})
+        response.delete_cookie(COOKIE, httponly=True, samesite="strict", path="/")
         return response
 
 
@@ -375,13 +459,16 @@ def _saved(game_id: str | None) -> Iterator[None]:
 
 def saved_game_json(summary: GameSummary, record: GameRecord) -> dict[str, Any]:
     """What the page's viewer shows of a saved game: who played it when, the start (``chess960``: its
-    start number, when it is one of the 960), the moves as UCI and SAN, how it ended, and whether it can
-    be continued (``in_progress``); ``headers`` are those of its PGN."""
+    start number, when it is one of the 960), the moves as UCI and SAN with the board after each
+    (``boards``: the board part of the FEN, the start first), how it ended, and whether it can be
+    continued (``in_progress``); ``headers`` are those of its PGN."""
     board = record.start_board()
     san = []
+    boards = [board.board_fen()]
     for move in record.moves:
         san.append(board.san(move))
         board.push(move)
+        boards.append(board.board_fen())
     headers = chess.pgn.read_headers(io.StringIO(to_pgn(record)))
     return {
         "id": summary.game_id,
@@ -401,6 +488,7 @@ def saved_game_json(summary: GameSummary, record: GameRecord) -> dict[str, Any]:
         "plies": record.plies,
         "uci": [move.uci() for move in record.moves],
         "san": san,
+        "boards": boards,
         "headers": dict(headers) if headers is not None else {},
     }
 
@@ -449,14 +537,16 @@ def create_app(
     games_dir: Path,
     hosts: tuple[str, ...] = (),
     link: str | None = None,
+    static: Path = STATIC,
 ) -> Starlette:
     """The page and its API over ``runner`` (None: a page that only watches ``live``, for the demo).
 
     ``token``: required on every request when set (the server listens beyond the loopback address);
     ``hosts``: names the ``Host`` header may carry besides the loopback ones when there is no token;
-    ``link``: the page's link on the network (with its token), shown as a QR code for phones.
+    ``link``: the page's link on the network (with its token), shown as a QR code for phones;
+    ``static``: the page's files (its board widget in ``vendor/``, see :func:`missing_widget`).
     """
-    api = Api(runner, live, games_dir, link)
+    api = Api(runner, live, games_dir, link, static=static, token=token)
 
     def get(path: str, endpoint: Endpoint) -> Route:
         return Route(API + path, _answering_errors(endpoint), methods=["GET"])
@@ -466,7 +556,7 @@ def create_app(
 
     routes = [
         Route("/", api.page, methods=["GET"]),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Mount("/static", StaticFiles(directory=static), name="static"),
         get("", api.info),
         get("/state", api.state),
         get("/board.svg", api.board_svg),
@@ -484,6 +574,7 @@ def create_app(
         post("/pause", api.pause),
         post("/continue", api.resume_machine),
         post("/reset", api.reset),
+        post("/forget", api.forget),
         get("/games", api.games),
         get("/games.pgn", api.all_pgn),
         get("/games/{game_id}.pgn", api.game_pgn),  # before the next two: an id has no dot
@@ -493,6 +584,9 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=[
+            # outermost: whatever the inner layers answer is compressed when it gains from it (the
+            # WebSocket is left to its own per-message compression)
+            Middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES),
             Middleware(SecurityHeaders),
             Middleware(Guard, token=token, hosts=hosts),
         ],

@@ -2,10 +2,14 @@
 
 The game thread only schedules a wake-up on the server's event loop (``call_soon_threadsafe``, at most one
 outstanding per page), so a page that is slow, or gone, never holds it up. Each page then gets the newest
-state: the first message is the whole snapshot, later ones only the top-level parts that changed::
+state: the first message is the whole snapshot, later ones only what changed: whole top-level ``parts``,
+and in ``patch`` the changed keys of a part that keeps its keys (the gantry's position, without its
+path), to be merged into the page's copy of that part::
 
     {"type": "snapshot", "state": {...}}
-    {"type": "update", "version": 42, "parts": {"gantry": {...}}}
+    {"type": "update", "version": 42, "parts": {"status": "robot moving"}, "patch": {"gantry": {"x": 12.5}}}
+
+A change that leaves everything the page holds as it was sends nothing.
 
 Besides the live state's parts (see :mod:`chessatron.live`) a snapshot has ``"runner"``: what the runner is
 doing (``{"job", "paused", "leds"}``, see :meth:`~chessatron.game.runner.GameRunner.report`; None on a page
@@ -21,10 +25,12 @@ message every :data:`MIN_INTERVAL_S`, always the latest state. A page that does 
 >>> live.show_board(chess.Board("8/4P1k1/8/8/8/8/8/4K3 w - - 0 1"))
 >>> live.update(prompt={"colour": "white", "legal": {"e7": ["e8"]}})
 >>> version, state = Snapshots(live).current()
->>> state["prompt"]["promotion"], version == live.version
-(['e7e8'], True)
+>>> state["prompt"]["promotion"], state["prompt"]["san"]["e7e8q"], version == live.version
+(['e7e8'], 'e8=Q', True)
 >>> changes({"a": 1, "b": [2]}, {"a": 1, "b": [3], "version": 7})
 {'type': 'update', 'version': 7, 'parts': {'b': [3]}}
+>>> changes({"g": {"x": 1, "y": 2, "path": []}}, {"g": {"x": 1.5, "y": 2, "path": []}, "version": 8})
+{'type': 'update', 'version': 8, 'parts': {}, 'patch': {'g': {'x': 1.5}}}
 """
 
 from __future__ import annotations
@@ -56,8 +62,9 @@ Report = Callable[[], dict[str, Any] | None]
 
 
 class Snapshots:
-    """The live state's snapshot for pages, made once per version (pages share it), with the promotions
-    of the prompt (``"promotion"``: the UCI prefixes that need a piece chosen) filled in and the runner's
+    """The live state's snapshot for pages, made once per version (pages share it), with the prompt's
+    moves filled in (``"promotion"``: the UCI prefixes that need a piece chosen; ``"san"``: every legal
+    move's SAN by its UCI, so that a page can write the player's move at once) and the runner's
     ``report`` (None: a page that only watches) as the part ``"runner"``; ``clock_now`` reads the game's
     clock as it is now, for :meth:`fresh`."""
 
@@ -75,7 +82,7 @@ class Snapshots:
             if self._latest[0] == self.live.version:
                 return self._latest
         state = self.live.snapshot()
-        _add_promotions(state)
+        _add_prompt_moves(state)
         state["runner"] = self.report() if self.report is not None else None
         with self._lock:
             if state["version"] > self._latest[0]:
@@ -94,20 +101,34 @@ class Snapshots:
         return {**state, "clock": now}
 
 
-def _add_promotions(state: dict[str, Any]) -> None:
+def _add_prompt_moves(state: dict[str, Any]) -> None:
     prompt, game = state.get("prompt"), state.get("game")
     if prompt is None or game is None or "promotion" in prompt:
         return
     board = chess.Board(game["fen"], chess960=game["variant"] == "chess960")
-    prompt["promotion"] = sorted({move.uci()[:4] for move in board.legal_moves if move.promotion})
+    moves = list(board.legal_moves)
+    prompt["promotion"] = sorted({move.uci()[:4] for move in moves if move.promotion})
+    prompt["san"] = {move.uci(): board.san(move) for move in moves}
 
 
 def changes(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
     """The message that brings a page from ``before`` (None: nothing yet) to ``after``."""
     if before is None:
         return {"type": "snapshot", "state": after}
-    parts = {key: value for key, value in after.items() if key != "version" and before.get(key) != value}
-    return {"type": "update", "version": after["version"], "parts": parts}
+    parts: dict[str, Any] = {}
+    patch: dict[str, Any] = {}
+    for key, value in after.items():
+        old = before.get(key)
+        if key == "version" or old == value:
+            continue
+        if isinstance(old, dict) and isinstance(value, dict) and old.keys() == value.keys():
+            patch[key] = {name: part for name, part in value.items() if old[name] != part}
+        else:
+            parts[key] = value
+    message = {"type": "update", "version": after["version"], "parts": parts}
+    if patch:
+        message["patch"] = patch
+    return message
 
 
 class Feed:
@@ -165,6 +186,9 @@ class Feed:
                 message = (
                     changes(sent, state) if sent is not None else changes(None, self.snapshots.fresh(state))
                 )
+                if message["type"] == "update" and not message["parts"] and "patch" not in message:
+                    sent = state  # nothing the page holds changed: nothing to send
+                    continue
                 text = json.dumps(message, separators=(",", ":"))
                 try:
                     await asyncio.wait_for(websocket.send_text(text), SEND_TIMEOUT_S)

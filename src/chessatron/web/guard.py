@@ -4,7 +4,9 @@ ASGI middleware, so that the same rules cover HTTP requests and the WebSocket fe
 
 * **Token.** When the server listens beyond the loopback address it has a token; every request must
   carry it, as ``?token=…``, an ``Authorization: Bearer …`` header, or the cookie set when the page was
-  opened with ``?token=…`` (HttpOnly, SameSite=Strict). Otherwise 401.
+  opened with ``?token=…`` (HttpOnly, SameSite=Strict, kept a year and renewed whenever the page is
+  opened, so that a phone's bookmark of the page goes on working; ``POST /api/v1/forget`` drops it).
+  Otherwise 401: for the page itself a short page saying how to get in, for the rest JSON.
 * **Host.** Without a token (loopback only) the ``Host`` header must name the loopback address, so that a
   web site cannot reach the page by pointing its own name at 127.0.0.1 (DNS rebinding). Otherwise 403.
 * **Origin.** A request that says where it comes from (browsers do for POSTs and WebSockets) must come
@@ -17,6 +19,7 @@ ASGI middleware, so that the same rules cover HTTP requests and the WebSocket fe
 
 from __future__ import annotations
 
+import html
 import secrets
 from collections.abc import Iterable
 from typing import Final
@@ -24,11 +27,13 @@ from urllib.parse import urlsplit
 
 from starlette.datastructures import MutableHeaders
 from starlette.requests import HTTPConnection
-from starlette.responses import JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 COOKIE: Final = "chessatron_token"
+#: How long a browser keeps the token (a year), renewed each time the page is opened.
+COOKIE_MAX_AGE_S: Final = 365 * 24 * 3600
 LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 #: WebSocket close code for a refused connection where the server cannot answer with an HTTP status.
 CLOSE_POLICY: Final = 1008
@@ -70,6 +75,16 @@ def host_name(host_header: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
+def notice_page(title: str, message: str) -> str:
+    """A page of its own, without script or style, for a browser that cannot have the real one."""
+    text = html.escape(message[:1].upper() + message[1:])
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
+        'content="width=device-width, initial-scale=1"><title>chessatron</title></head>'
+        f"<body><h1>{html.escape(title)}</h1><p>{text}.</p></body></html>\n"
+    )
+
+
 def token_of(connection: HTTPConnection) -> str | None:
     """The token a request carries (query, bearer header or cookie), None if none."""
     query = connection.query_params.get("token")
@@ -99,7 +114,12 @@ class Guard:
             await self.app(scope, receive, send)
             return
         status, message = refusal
-        response = JSONResponse({"error": message}, status, headers=SECURITY_HEADERS)
+        response: Response = JSONResponse({"error": message}, status, headers=SECURITY_HEADERS)
+        if scope["type"] == "http" and scope.get("path") == "/" and status == 401:
+            # someone opening the page (a bookmark whose cookie has gone): words, not JSON
+            response = HTMLResponse(
+                notice_page("This page needs its link", message), status, headers=SECURITY_HEADERS
+            )
         if status == 401:
             response.headers["www-authenticate"] = 'Bearer realm="chessatron"'
         if scope["type"] == "http":
@@ -129,7 +149,10 @@ class Guard:
         if self.token is not None:
             given = token_of(connection)
             if given is None:
-                return 401, "this page needs its token: open the link `chessatron serve` printed (…/?token=…)"
+                return 401, (
+                    "this page needs its token: open the link `chessatron serve` printed (…/?token=…), or "
+                    "scan the QR code it shows; the page then remembers it in this browser for a year"
+                )
             if not secrets.compare_digest(given.encode(), self.token.encode()):
                 return 401, "wrong token: open the link `chessatron serve` printed (…/?token=…)"
         return None

@@ -34,7 +34,7 @@ from ..game.store import resolve_games_dir
 from ..live import LiveState
 from ..simstate import default_state_path
 from ..termination import raising_on_sigterm
-from .app import create_app
+from .app import create_app, missing_widget
 from .pictures import link_text
 
 LOGGER = logging.getLogger(__name__)
@@ -277,6 +277,9 @@ def serve(
         link = url if token is not None else None
         app = create_app(runner, live, token=token, games_dir=directory, hosts=(host,), link=link)
         server = _server(app)
+        problem = missing_widget()
+        if problem is not None:
+            say(f"warning: {problem}")
         say(f"the page: {url}")
         if token is not None:
             say("anyone with this link can play on this table; keep it to the people at the table")

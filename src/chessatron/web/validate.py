@@ -1,16 +1,25 @@
 """What the page may ask for: every request body and path value checked before it reaches the runner.
 
-Plain functions over decoded JSON, no I/O. A request that is malformed (a wrong type, a missing or unknown
-field, a string too long) raises :class:`BadRequestError` with the HTTP status to answer (400); one that is
-well formed but asks for something impossible (an unknown player, a Chess960 number out of range, a FEN
-that is no position) raises the :class:`~chessatron.errors.ConfigError` of the code that reads it (422).
+Plain functions over decoded JSON, no I/O (what the table owns and what its engine can play come in as
+arguments). A request that is malformed (a wrong type, a missing or unknown field, a string too long)
+raises :class:`BadRequestError` with the HTTP status to answer (400); one that is well formed but asks for
+something impossible (an unknown player, a level the engine cannot play, a Chess960 number out of range,
+a FEN that is no position or needs more pieces than the table owns) raises the
+:class:`~chessatron.errors.ConfigError` of the code that reads it (422). A new game's and a set-up's
+errors are field errors (:class:`FieldError`) naming the field they are about, so that the page shows
+each beside its control.
 
 >>> game_request({"white": "web", "black": "engine:3", "chess960": 100})
 GameRequest(white='web', black='engine:3', chess960='100', fen=None, clock=None)
 >>> game_request({"white": "script:/etc/passwd"})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-chessatron.errors.ConfigError: a 'script' player cannot be chosen from the page; use web, engine[:LEVEL], ...
+chessatron.web.validate.FieldError: a 'script' player cannot be chosen from the page; use web, ...
+>>> game_request({"fen": "4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1"}, pieces={"Q": 3, "K": 1, "k": 1})
+Traceback (most recent call last):
+...
+chessatron.web.validate.FieldError: the table cannot set this position up: it needs 4 white queens (Q) and \
+the table has 3 (with its spares); choose a position with fewer
 >>> game_id("../../etc/passwd")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -19,8 +28,9 @@ chessatron.web.validate.BadRequestError: no saved game can be called '../../etc/
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final, Literal
 
 from ..errors import ChessatronError, ConfigError
@@ -28,7 +38,7 @@ from ..game.clock import parse_clock
 from ..game.players import PlayerSpec
 from ..game.runner import COMMANDS, REMOTE_PLAYERS, GameRequest
 from ..online.model import OnlineRequest
-from ..reset import parse_target
+from ..reset import parse_target, position_flaws, require_pieces
 
 #: The largest request body accepted, in bytes; every valid one is far smaller.
 MAX_BODY_BYTES: Final = 4096
@@ -57,6 +67,32 @@ class BadRequestError(ChessatronError, ValueError):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+class FieldError(BadRequestError):
+    """A request that cannot be done because of one of its fields (``field``: ``"fen"``, ``"black"``...),
+    answered ``{"error", "field"}`` (422 unless malformed)."""
+
+    def __init__(self, message: str, field: str, status: int = 422) -> None:
+        super().__init__(message, status)
+        self.field = field
+
+
+@contextlib.contextmanager
+def about(field: str) -> Iterator[None]:
+    """Errors raised inside are about ``field``: each becomes a :class:`FieldError` with its name."""
+    try:
+        yield
+    except FieldError:
+        raise
+    except BadRequestError as exc:
+        raise FieldError(str(exc), field, exc.status) from exc
+    except ChessatronError as exc:
+        raise FieldError(str(exc), field) from exc
+
+
+#: Checks a player's engine level against the engine (an Elo in its range); raises ConfigError.
+LevelCheck = Callable[[PlayerSpec], None]
 
 
 def fields(
@@ -150,30 +186,46 @@ def player(text: str) -> str:
     return text
 
 
-def game_request(body: object) -> GameRequest:
+def game_request(
+    body: object, *, pieces: Mapping[str, int] | None = None, check_level: LevelCheck | None = None
+) -> GameRequest:
     """A new game from ``{"white", "black", "chess960", "fen", "clock"}``; every field optional (``web``
     against ``engine`` in the standard start). ``chess960``: a number 0-959, ``"N"``, ``"N:M"`` or
-    ``"random"``. The start, players and clock are all checked here."""
+    ``"random"``. The start, players and clock are all checked here: with ``pieces`` (what the table
+    owns, by FEN letter) a start it cannot set up is refused, with ``check_level`` a level its engine
+    cannot play. Raises :class:`FieldError` naming the field."""
     data = fields(
         body,
         {"white": (str,), "black": (str,), "chess960": (str, int), "fen": (str,), "clock": (str,)},
     )
-    white = _text(data, "white", MAX_PLAYER_CHARS) or "web"
-    black = _text(data, "black", MAX_PLAYER_CHARS) or "engine"
-    chess960 = _text(data, "chess960", 16)
-    if chess960 is not None and not _CHESS960.fullmatch(chess960):
-        raise ConfigError(f"chess960 {chess960!r} is neither a number 0-959, N:M, nor 'random'")
-    fen = _text(data, "fen", MAX_FEN_CHARS) or None
-    clock = _text(data, "clock", MAX_CLOCK_CHARS) or None
-    request = GameRequest(white=player(white), black=player(black), chess960=chess960, fen=fen, clock=clock)
-    request.players()
-    start = request.start()
-    if not start.is_valid():
-        raise ConfigError(f"the position {start.fen()!r} is not a legal chess position")
-    if start.is_game_over():
-        raise ConfigError(f"the position {start.fen()!r} is already over; choose another")
-    if clock is not None:
-        parse_clock(clock)
+    sides = {}
+    for side, default in (("white", "web"), ("black", "engine")):
+        with about(side):
+            sides[side] = player(_text(data, side, MAX_PLAYER_CHARS) or default)
+    with about("chess960"):
+        chess960 = _text(data, "chess960", 16)
+        if chess960 is not None and not _CHESS960.fullmatch(chess960):
+            raise ConfigError(f"chess960 {chess960!r} is neither a number 0-959, N:M, nor 'random'")
+    with about("fen"):
+        fen = _text(data, "fen", MAX_FEN_CHARS) or None
+    with about("clock"):
+        clock = _text(data, "clock", MAX_CLOCK_CHARS) or None
+        if clock is not None:
+            parse_clock(clock)
+    request = GameRequest(white=sides["white"], black=sides["black"], chess960=chess960, fen=fen, clock=clock)
+    for side, spec in zip(("white", "black"), request.players(), strict=True):
+        if check_level is not None:
+            with about(side):
+                check_level(spec)
+    with about("chess960" if chess960 is not None and fen is None else "fen"):
+        start = request.start()
+        flaws = position_flaws(start, fen=fen)
+        if flaws:
+            raise ConfigError(f"the position {start.fen()!r} cannot be played: {'; '.join(flaws)}")
+        if start.is_game_over():
+            raise ConfigError(f"the position {start.fen()!r} is already over; choose another")
+        if pieces is not None:
+            require_pieces(start, pieces)
     return request
 
 
@@ -247,12 +299,16 @@ def picked_square(body: object) -> str | None:
     return text
 
 
-def reset_target(body: object) -> str:
+def reset_target(body: object, *, pieces: Mapping[str, int] | None = None) -> str:
     """The set-up of ``{"target": ...}``: ``standard``, a Chess960 number, ``N:M`` or a FEN (a position
-    to set up); checked here, so a bad one never reaches the gantry."""
+    to set up); checked here, so a bad one never reaches the gantry: with ``pieces`` (what the table owns)
+    one it cannot make is refused. Raises :class:`FieldError` (``"target"``)."""
     data = fields(body, {"target": (str, int)})
-    target = _text(data, "target", MAX_FEN_CHARS) or "standard"
-    parse_target(target)
+    with about("target"):
+        target = _text(data, "target", MAX_FEN_CHARS) or "standard"
+        setup = parse_target(target)
+        if pieces is not None:
+            require_pieces(setup.board, pieces)
     return target
 
 

@@ -1,42 +1,72 @@
 // chessatron's page: the live feed, what it shows, and the commands it sends.
+import { liveBoard } from "./board.js";
 import {
   clockText,
+  endingText,
   evaluation,
   evaluationWords,
   gantryText,
+  materialDiff,
   movePairs,
+  playerFromSpec,
+  playerName,
+  plyText,
   robotWork,
   squaresFrom,
   startedText,
 } from "./format.js";
-import { coalesced } from "./fetching.js";
+import { ask, withdraw } from "./question.js";
+import { play, setSound, soundOn, wake } from "./sound.js";
+import { tableView } from "./table.js";
 import { closeViewer, openGame, setUpViewer, updateViewer } from "./viewer.js";
 
 const API = "/api/v1";
 const $ = (id) => document.getElementById(id);
+const ENGINE_VIEW = "chessatron.engine-view";
 
 let state = null; // the live snapshot, kept current by the feed
+let info = null; // GET /api/v1: what the server allows, the table's layout
 let watchOnly = false;
 let online = false;
 let wasOnline = false; // the feed was up once: a later "open" is a reconnection
-let selected = null; // the square of the piece the player picked
-let promoting = null; // the UCI prefix waiting for a promotion piece
+let flipped = false; // the player turned the board round
+let viewing = null; // the ply shown while stepping back through the live game (null: the game as it is)
+let positions = null; // the live game's positions, for stepping back: GET /api/v1/games/{id}
+let heard = null; // the game and ply the last sound was for
 let clockAt = 0; // when the clock part last arrived (performance.now())
 let shownGames = null; // what the saved list was loaded for (game, plies, result, job)
 let lastNotice = null; // the newest notice already shown
 let infoTimer = 0;
+let table = null; // the table picture, once the layout is known
+let engineAsked = localStorage.getItem(ENGINE_VIEW) === "on"; // the engine's view while playing it
+let lineShown = false;
+let gameQuestion = false; // the question shown is for the player to move (it goes when the turn does)
 
 // The token came in the link; the server has put it in a cookie, so keep it out of history.
 if (new URLSearchParams(location.search).has("token")) {
   history.replaceState(null, "", location.pathname + location.hash);
 }
 
+const board = liveBoard($("board"), $("promotion"), {
+  move: sendMove,
+  select: (square) => post("/select", { square }, null),
+  say: (message) => {
+    showError("");
+    if (message) showInfo(message);
+  },
+  played: ({ captured }) => {
+    heard = state && state.game ? `${state.game.id}/${state.game.uci.length + 1}` : null;
+    play(captured ? "capture" : "move");
+    renderMoves();
+  },
+});
+
 // --- talking to the server -----------------------------------------------------------------------
 
 const ERRORS = ["error", "machine-error", "game-error", "reset-error", "viewer-error"];
 
-/** POST a command; a refusal is shown under the controls that sent it (``errorAt``, the id of an error
- * line; null: not shown). Returns the answer, or null. */
+/** POST a command; a refusal is shown next to the controls that sent it (``errorAt``, the id of an error
+ * line; null: not shown), beside the very field when the server names one. Returns the answer, or null. */
 async function post(path, body = {}, errorAt = "error") {
   if (errorAt) showError("");
   try {
@@ -47,7 +77,7 @@ async function post(path, body = {}, errorAt = "error") {
     });
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) {
-      if (errorAt) showError(answer.error || `the server answered ${response.status}`, errorAt);
+      if (errorAt) showError(answer.error || `the server answered ${response.status}`, errorAt, answer.field);
       return null;
     }
     return answer;
@@ -57,14 +87,23 @@ async function post(path, body = {}, errorAt = "error") {
   }
 }
 
-/** Show ``message`` in the error line ``at`` (and clear the others); "" clears them all. */
-function showError(message, at = "error") {
+/** Show ``message`` in the error line ``at`` (and clear the others), or beside the form's ``field`` when
+ * it has one; "" clears them all. */
+function showError(message, at = "error", field = null) {
   for (const id of ERRORS) $(id).textContent = "";
+  for (const line of document.querySelectorAll(".field-error")) line.textContent = "";
   if (!message) return;
-  const line = $(at);
-  line.textContent = message.charAt(0).toUpperCase() + message.slice(1);
+  const text = message.charAt(0).toUpperCase() + message.slice(1);
+  const beside = field && document.querySelector(`.field-error[data-field="${field}"]`);
+  const line = beside && beside.closest("form") === $(at).closest("form") ? beside : $(at);
+  line.textContent = text;
   const box = line.getBoundingClientRect();
   if (box.top < 0 || box.bottom > window.innerHeight) line.scrollIntoView({ block: "nearest" });
+}
+
+async function sendMove(uci) {
+  const answer = await post("/move", { move: uci });
+  return answer !== null;
 }
 
 let backoff = 250;
@@ -83,8 +122,9 @@ function connect() {
       render(Object.keys(state));
     } else if (message.type === "update" && state) {
       Object.assign(state, message.parts);
+      for (const [part, changed] of Object.entries(message.patch || {})) Object.assign(state[part], changed);
       state.version = message.version;
-      render(Object.keys(message.parts));
+      render([...Object.keys(message.parts), ...Object.keys(message.patch || {})]);
     }
   });
   socket.addEventListener("close", () => {
@@ -109,7 +149,11 @@ function setConnection(up) {
     loadInfo();
     shownGames = null;
   }
-  if (state) renderControls();
+  if (state) {
+    renderControls();
+    renderTurn();
+    renderBoard();
+  }
   updateViewer();
 }
 
@@ -117,236 +161,67 @@ async function loadInfo() {
   try {
     const response = await fetch(API);
     if (response.ok) {
-      const info = await response.json();
+      info = await response.json();
       watchOnly = info.watch_only;
-      showPhoneLink(info.phone_link);
+      $("phone").hidden = !info.phone_link;
+      const image = $("phone-link");
+      if (info.phone_link && !image.getAttribute("src")) image.src = `${API}/link.svg`;
+      $("access").hidden = !info.token;
+      if (!table) {
+        table = tableView($("table"), info.layout);
+        if (state) table.render(state);
+      }
     }
   } catch {
     // the feed shows that the server is away
   }
   document.body.classList.toggle("watch-only", watchOnly);
+  if (state) render(Object.keys(state));
 }
-
-/** The page's link as a QR code, when the server listens on the network (a phone can reach it). */
-function showPhoneLink(shown) {
-  $("phone").hidden = !shown;
-  const image = $("phone-link");
-  if (shown && !image.getAttribute("src")) image.src = `${API}/link.svg`;
-}
-
-// --- pictures ------------------------------------------------------------------------------------
-
-/** Fetch a picture again; while one is on its way, once more after it (always the latest). A failure
- * waits for the next change: the feed reconnects and asks again. */
-const pictures = {
-  board: coalesced(() => loadPicture("board", `${API}/board.svg?orientation=${orientation()}`)),
-  table: coalesced(() => loadPicture("table", `${API}/table.svg`)),
-};
-
-function refresh(name) {
-  pictures[name]();
-}
-
-async function loadPicture(name, url) {
-  const response = await fetch(url);
-  if (response.ok) {
-    $(name).innerHTML = await response.text();
-    if (name === "board") decorateBoard();
-  }
-}
-
-function orientation() {
-  const game = state && state.game;
-  return game && game.black === "web" && game.white !== "web" ? "black" : "white";
-}
-
-// --- playing on the board ------------------------------------------------------------------------
-
-function legalFrom(square) {
-  const prompt = state && state.prompt;
-  return (prompt && prompt.legal[square]) || [];
-}
-
-function decorateBoard() {
-  const board = $("board");
-  board.classList.toggle("playable", Boolean(state && state.prompt));
-  const targets = selected ? legalFrom(selected) : [];
-  for (const rect of board.querySelectorAll("rect.square")) {
-    const square = squareOf(rect);
-    rect.classList.toggle("selected", square === selected);
-    rect.classList.toggle("dest", targets.includes(square));
-  }
-}
-
-function squareOf(element) {
-  return [...element.classList].find((name) => /^[a-h][1-8]$/.test(name)) || null;
-}
-
-/** Pick up (or put down) a piece: the table's LEDs show where it may go. */
-function pick(square) {
-  if (square === selected) return;
-  const before = selected;
-  selected = square;
-  if (square || before) post("/select", { square }, null);
-}
-
-function onSquare(square) {
-  if (!state || !state.prompt || !square) {
-    pick(null);
-  } else if (selected && legalFrom(selected).includes(square)) {
-    const uci = selected + square;
-    selected = null; // the move puts it down (the server forgets the pick with the move)
-    if ((state.prompt.promotion || []).includes(uci)) {
-      promoting = uci;
-      $("promotion").hidden = false;
-    } else {
-      sendMove(uci);
-    }
-  } else {
-    // the piece picked again (or one that cannot move) is put down
-    pick(square !== selected && legalFrom(square).length ? square : null);
-  }
-  decorateBoard();
-}
-
-async function sendMove(text) {
-  promoting = null;
-  $("promotion").hidden = true;
-  await post("/move", { move: text });
-}
-
-$("board").addEventListener("click", (event) => {
-  const rect = event.target.closest("rect.square");
-  onSquare(rect ? squareOf(rect) : null);
-});
-
-$("promotion").addEventListener("click", (event) => {
-  const button = event.target.closest("button");
-  if (!button || !promoting) return;
-  if (button.dataset.piece) {
-    sendMove(promoting + button.dataset.piece);
-  } else {
-    promoting = null;
-    $("promotion").hidden = true;
-  }
-});
-
-$("move-form").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const input = event.target.elements.move;
-  if (input.value.trim()) sendMove(input.value.trim());
-  input.value = "";
-});
-
-/** A button that asks once more before it acts (data-confirm): a stray tap must not resign a game. */
-function confirmed(button) {
-  if (!button.dataset.confirm) return true;
-  if (button.classList.contains("confirming")) {
-    disarm(button);
-    return true;
-  }
-  button.dataset.label = button.textContent;
-  button.textContent = button.dataset.confirm;
-  button.classList.add("confirming");
-  button.timer = setTimeout(() => disarm(button), 4000);
-  return false;
-}
-
-function disarm(button) {
-  clearTimeout(button.timer);
-  if (!button.classList.contains("confirming")) return;
-  button.classList.remove("confirming");
-  button.textContent = button.dataset.label;
-}
-
-for (const button of document.querySelectorAll("[data-command]")) {
-  button.addEventListener("click", () => {
-    if (confirmed(button)) post(`/command/${button.dataset.command}`);
-  });
-}
-$("stop").addEventListener("click", () => post("/stop", {}, "machine-error"));
-$("pause").addEventListener("click", () => post("/pause", {}, "machine-error"));
-$("continue").addEventListener("click", () => post("/continue", {}, "machine-error"));
-$("resume").addEventListener("click", async () => {
-  if (await post("/resume", {}, "game-error")) showBoard();
-});
-$("games").addEventListener("click", (event) => {
-  const row = event.target.closest("tr.game");
-  if (row && !event.target.closest("a")) openGame(row.dataset.id);
-});
-
-// --- new game and set-up -------------------------------------------------------------------------
-
-function player(form, side) {
-  const kind = form.elements[`${side}-kind`].value;
-  const level = form.elements[`${side}-level`].value.trim();
-  return (kind === "engine" || kind === "hand") && level ? `${kind}:${level}` : kind;
-}
-
-function updateStartFields() {
-  const form = $("new-game");
-  const start = form.elements.start.value;
-  form.elements.number.hidden = start !== "number";
-  form.elements.fen.hidden = start !== "fen";
-  for (const side of ["white", "black"]) {
-    const kind = form.elements[`${side}-kind`].value;
-    form.elements[`${side}-level`].hidden = kind !== "engine" && kind !== "hand";
-  }
-}
-
-/** On a narrow screen the board is far above the forms: bring it into view once a job starts. */
-function showBoard() {
-  const board = $("play").getBoundingClientRect();
-  if (board.bottom < 0 || board.top > window.innerHeight) $("play").scrollIntoView({ block: "start" });
-}
-
-$("new-game").addEventListener("change", updateStartFields);
-$("new-game").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  const form = event.target;
-  const body = { white: player(form, "white"), black: player(form, "black") };
-  const start = form.elements.start.value;
-  if (start === "number") body.chess960 = form.elements.number.value.trim();
-  if (start === "random") body.chess960 = "random";
-  if (start === "fen") body.fen = form.elements.fen.value.trim();
-  if (form.elements.clock.value.trim()) body.clock = form.elements.clock.value.trim();
-  selected = null;
-  if (await post("/game", body, "game-error")) showBoard();
-});
-
-$("reset").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  const target = event.target.elements.target.value.trim() || "standard";
-  if (await post("/reset", { target }, "reset-error")) showBoard();
-});
 
 // --- what the page shows -------------------------------------------------------------------------
 
 function render(parts) {
   const changed = new Set(parts);
+  const game = state.game;
+  if (changed.has("game")) {
+    if (game && positions && positions.id !== game.id) positions = null;
+    if (viewing !== null && (!game || viewing > game.uci.length)) viewing = null;
+    listen();
+  }
   if (["status", "runner", "gantry"].some((p) => changed.has(p))) renderStatus();
   if (changed.has("game")) renderGame();
-  if (changed.has("prompt")) {
-    if (!state.prompt) selected = null;
-  }
-  if (["game", "leds", "hint", "prompt"].some((p) => changed.has(p))) refresh("board");
-  else if (!state.game && changed.has("table")) refresh("board");
-  if (changed.has("table") || changed.has("gantry")) refresh("table");
+  if (["game", "prompt", "hint", "runner", "table"].some((p) => changed.has(p))) renderBoard();
+  if ((changed.has("table") || changed.has("gantry")) && table) table.render(state);
   if (changed.has("gantry")) renderGantry();
   if (changed.has("hint") || changed.has("prompt")) renderHint();
-  if (changed.has("clock")) {
-    clockAt = performance.now();
-    renderClock();
-  } else if (changed.has("game")) {
-    renderClock(); // the board may have turned round
-  }
-  if (changed.has("evaluation") || changed.has("game")) renderEvaluation();
+  if (changed.has("clock")) clockAt = performance.now();
+  if (["clock", "game", "runner"].some((p) => changed.has(p))) renderPlayers();
+  if (["evaluation", "game"].some((p) => changed.has(p))) renderEngine();
   if (changed.has("sensors") || changed.has("game")) renderSensors();
   if (["leds", "game", "runner"].some((p) => changed.has(p))) renderLeds();
   if (changed.has("notices")) renderNotices();
+  if (["status", "game", "prompt", "runner", "gantry"].some((p) => changed.has(p))) renderTurn();
   if (["status", "game", "prompt", "runner"].some((p) => changed.has(p))) renderControls();
   if (["game", "runner"].some((p) => changed.has(p))) maybeLoadGames();
   if (["status", "game", "runner"].some((p) => changed.has(p))) updateViewer();
+  if (changed.has("question")) renderQuestion();
+}
+
+/** The board fits several moves (a capture that could have taken either of two pieces): ask the player
+ * at the table which they made, with a button for each. */
+let boardQuestion = null; // the question shown, as "ply:options"
+function renderQuestion() {
+  const question = state.question;
+  const key = question ? `${question.ply}:${question.options.map((o) => o.uci).join(",")}` : null;
+  if (key === boardQuestion) return;
+  if (boardQuestion !== null && key === null) withdraw();
+  boardQuestion = key;
+  if (!question || watchOnly) return;
+  const choices = question.options.map((o) => ({ label: o.san, value: o.uci }));
+  ask(`Which move was made at the board: ${question.text}`, choices).then((uci) => {
+    if (uci !== null) post("/answer", { move: uci });
+  });
 }
 
 /** The runner's report; a page that only watches has none and reads the status instead. */
@@ -354,6 +229,24 @@ function runner() {
   if (state.runner) return state.runner;
   const status = state.status || "";
   return { job: null, paused: status.startsWith("paused"), leds: false };
+}
+
+/** The colour(s) this page moves in the game under way: "white", "black", "both", or null. */
+function mine() {
+  const game = state && state.game;
+  if (watchOnly || !online || !game || game.result || !runner().job) return null;
+  const white = game.white === "web";
+  const black = game.black === "web";
+  if (white && black) return "both";
+  return white ? "white" : black ? "black" : null;
+}
+
+/** Whose side is at the bottom: the page's player's (White unless it plays Black alone), turned round
+ * by the Turn board button. */
+function orientation() {
+  const game = state && state.game;
+  const base = game && game.black === "web" && game.white !== "web" ? "black" : "white";
+  return flipped === (base === "white") ? "black" : "white";
 }
 
 function renderStatus() {
@@ -371,28 +264,137 @@ function renderStatus() {
   robot.hidden = !runner().paused && !work;
 }
 
-function renderGame() {
+/** The one line that says what the table waits for: your move, the engine, the robot. */
+function renderTurn() {
+  const [words, kind] = turnWords();
+  const line = $("turn");
+  line.textContent = words;
+  line.className = `turn ${kind}`;
+}
+
+function turnWords() {
   const game = state.game;
+  const job = runner().job;
+  if (!online) return ["Offline: waiting for the server", "idle"];
+  if (runner().paused) return ["Robot paused", "robot"];
+  if (job === "reset") return ["Robot setting the table up", "robot"];
+  if (!game) return [watchOnly ? "No game yet" : "No game: start one", "idle"];
+  if (game.result) return ["Game over", "over"]; // the banner says how
+  if (!job && !watchOnly) return ["The game is stopped (saved)", "idle"];
+  if (state.gantry && state.gantry.work) return ["Robot moving", "robot"];
+  const side = game.turn === "white" ? "White" : "Black";
+  const toMove = game[game.turn] || "";
+  if (state.prompt && mine()) return [mine() === "both" ? `Your move (${side})` : "Your move", "yours"];
+  if (toMove.startsWith("engine")) return ["Engine thinking", "engine"];
+  if (toMove.startsWith("hand")) return [`${side} to move: the simulated hand`, "other"];
+  if (toMove === "board") return [`${side} to move at the table`, "other"];
+  if (toMove === "web") return [`${side} to move on the page`, "other"];
+  return [state.status, "other"];
+}
+
+/** The board part of a FEN of the pieces standing on the board (no game: the table as it is). */
+function tableBoardFen() {
+  const rows = Array.from({ length: 8 }, () => Array(8).fill(""));
+  const [c0, r0] = info ? info.layout.board_cell : [2, 1];
+  for (const piece of (state.table && state.table.pieces) || []) {
+    if (!piece.cell) continue;
+    const file = piece.cell[0] - c0;
+    const rank = piece.cell[1] - r0;
+    if (file >= 0 && file < 8 && rank >= 0 && rank < 8) rows[7 - rank][file] = piece.symbol;
+  }
+  return rows
+    .map((row) => row.map((s) => s || "1").join("").replace(/1+/g, (ones) => String(ones.length)))
+    .join("/");
+}
+
+function renderBoard() {
+  board.orient(orientation());
+  const game = state.game;
+  if (!game) {
+    board.show({ fen: tableBoardFen(), lastMove: null, check: null, turn: "white", plies: 0, mine: null });
+    return;
+  }
+  const playing = mine();
+  const hint = state.hint && state.prompt && state.hint.fen === game.fen ? state.hint.uci : null;
+  board.show({
+    fen: game.fen.split(" ")[0],
+    lastMove: game.lastmove,
+    check: game.check ? game.turn : null,
+    turn: game.turn,
+    plies: game.uci.length,
+    variant: game.variant,
+    mine: playing,
+    playing: !game.result && Boolean(runner().job),
+    prompt: playing ? state.prompt : null,
+    hint,
+  });
+  if (viewing !== null) showViewed();
+  renderMaterial();
+}
+
+/** A sound for each move that reaches the board (the player's own sounded when it was made). */
+function listen() {
+  const game = state.game;
+  if (!game) return;
+  const key = `${game.id}/${game.uci.length}`;
+  if (heard === null || !heard.startsWith(`${game.id}/`)) {
+    heard = key; // a new game, or the page just opened: no sound for what was there
+    return;
+  }
+  const before = Number(heard.split("/")[1]);
+  heard = key;
+  if (game.result) play("end");
+  else if (game.uci.length === before + 1) {
+    const san = game.san[game.san.length - 1];
+    play(/[+#]$/.test(san) ? "check" : san.includes("x") ? "capture" : "move");
+  }
+}
+
+function renderGame() {
+  renderMoves();
+  renderBanner();
+  renderViewing();
+}
+
+/** The moves, with the player's last one at once (marked pending until the server shows it). */
+function renderMoves() {
+  const game = state && state.game;
   const list = $("moves");
   list.replaceChildren();
-  $("players").textContent = game
-    ? `White: ${game.white} · Black: ${game.black} · ${game.variant === "chess960" ? "Chess960" : "standard"}`
-    : "";
   if (!game) return;
-  for (const [number, white, black] of movePairs(game.san, game.start_fen)) {
+  const san = [...game.san];
+  const pending = board.pending();
+  if (pending && pending.plies === san.length) san.push(pending.san);
+  let ply = 0;
+  for (const [number, white, black] of movePairs(san, game.start_fen)) {
     const item = document.createElement("li");
     item.value = number;
-    for (const san of [white, black]) {
-      if (san === undefined) continue;
-      const span = document.createElement("span");
-      span.className = san === "…" ? "gap" : "ply";
-      span.textContent = san;
-      item.append(span, " ");
+    for (const move of [white, black]) {
+      if (move === undefined) continue;
+      if (move === "…") {
+        const gap = document.createElement("span");
+        gap.className = "gap";
+        gap.textContent = "…";
+        item.append(gap, " ");
+        continue;
+      }
+      ply += 1;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "ply";
+      button.dataset.ply = String(ply);
+      button.textContent = move;
+      if (ply > game.san.length) button.classList.add("pending");
+      if (viewing === ply) button.classList.add("current");
+      item.append(button, " ");
     }
     list.append(item);
   }
   const plies = list.querySelectorAll(".ply");
-  if (plies.length) plies[plies.length - 1].classList.add("last");
+  if (plies.length) {
+    plies[plies.length - 1].classList.add("last");
+    if (viewing === null) plies[plies.length - 1].scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
   if (game.result) {
     const result = document.createElement("li");
     result.className = "result";
@@ -401,53 +403,69 @@ function renderGame() {
   }
 }
 
-function renderControls() {
-  const prompt = state && state.prompt;
+function renderBanner() {
+  const game = state.game;
   const job = runner().job;
-  const paused = runner().paused;
-  const offline = !online;
-  for (const button of document.querySelectorAll("[data-command]")) {
-    button.disabled = watchOnly || offline || !prompt;
-    if (button.disabled) disarm(button);
-  }
-  $("move-form").elements.move.disabled = watchOnly || offline || !prompt;
-  $("move-form").querySelector("button").disabled = watchOnly || offline || !prompt;
-  $("stop").disabled = watchOnly || offline || (job !== "game" && job !== "resume");
-  $("pause").disabled = watchOnly || offline || !job || paused;
-  $("continue").disabled = watchOnly || offline || !paused;
-  const busy = Boolean(job);
-  for (const element of document.querySelectorAll("#new-game button, #reset button")) {
-    element.disabled = watchOnly || offline || busy;
-  }
-  let note = "";
-  if (watchOnly) note = "This page only watches; `chessatron serve` plays from a page.";
-  else if (job === "reset") note = "The robot is setting the table up; new games wait until it has finished.";
-  else if (busy) note = "A game is under way: Stop game (it stays saved) before starting another.";
-  $("busy-note").textContent = note;
-  if (!prompt) {
-    promoting = null;
-    $("promotion").hidden = true;
-  }
+  const banner = $("banner");
+  const over = Boolean(game && game.result);
+  const stopped = Boolean(game && !game.result && !job && !watchOnly && state.status.startsWith("stopped"));
+  banner.hidden = !over && !stopped;
+  if (over) $("banner-result").textContent = endingText(game.result, game.termination);
+  if (stopped) $("banner-result").textContent = "The game is stopped; it is saved.";
+  $("again").hidden = !over || watchOnly;
+  $("rematch").hidden = !over || watchOnly;
+  $("banner-resume").hidden = !stopped;
+  for (const id of ["again", "rematch", "banner-resume"]) $(id).disabled = !online || Boolean(job);
 }
 
-function renderHint() {
-  const hint = state.hint;
-  $("hint-text").textContent = hint && state.prompt ? `Hint: ${hint.san}` : "";
+/** The players beside the board, their clocks and what each has taken. */
+function renderPlayers() {
+  const game = state.game;
+  const bottom = orientation();
+  const sides = { top: bottom === "white" ? "black" : "white", bottom };
+  const playing = mine();
+  for (const [place, side] of Object.entries(sides)) {
+    let name = "";
+    if (game) {
+      name = playerName(playerFromSpec(game[side]));
+      if (playing === side || playing === "both") name += " (you)";
+    }
+    $(`name-${place}`).textContent = game ? `${side === "white" ? "White" : "Black"}: ${name}` : "";
+    $(`player-${place}`).classList.toggle("to-move", Boolean(game && !game.result && game.turn === side));
+    $(`clock-${place}`).dataset.side = side;
+  }
+  renderClock();
+  renderMaterial();
 }
 
-function renderGantry() {
-  const g = state.gantry;
-  const work = robotWork(g.work);
-  $("gantry-text").textContent = gantryText(g) + (work ? ` The robot is ${work}.` : "");
+function renderMaterial() {
+  const shown = $("board").dataset.fen || "";
+  const diff = materialDiff(shown);
+  const bottom = orientation();
+  for (const [place, side] of [["top", bottom === "white" ? "black" : "white"], ["bottom", bottom]]) {
+    const box = $(`material-${place}`);
+    const mineDiff = diff[side];
+    const other = side === "white" ? "black" : "white";
+    box.replaceChildren(
+      ...mineDiff.pieces.map((role) => {
+        const wrap = document.createElement("span");
+        wrap.className = "cg-wrap mini";
+        const piece = document.createElement("piece");
+        piece.className = `${{ q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" }[role]} ${other}`;
+        wrap.append(piece);
+        return wrap;
+      }),
+    );
+    if (mineDiff.points) box.append(` +${mineDiff.points}`);
+    box.title = mineDiff.points ? `${side} is ${mineDiff.points} ahead in material` : "";
+  }
 }
 
 function renderClock() {
   const clock = state && state.clock;
-  const flipped = orientation() === "black";
-  const sides = { top: flipped ? "white" : "black", bottom: flipped ? "black" : "white" };
-  for (const [place, side] of Object.entries(sides)) {
+  for (const place of ["top", "bottom"]) {
     const element = $(`clock-${place}`);
-    element.dataset.side = side;
+    const side = element.dataset.side;
     if (!clock) {
       element.textContent = "";
       element.className = "clock";
@@ -461,18 +479,111 @@ function renderClock() {
   }
 }
 
-function renderEvaluation() {
-  const shown = state.game ? state.evaluation : null;
-  const { text, white } = evaluation(shown);
+/** Whether a person plays against the engine here: then its view is shown only when asked for. */
+function personAgainstEngine() {
+  const game = state.game;
+  if (!game) return false;
+  const person = (spec) => spec === "web" || spec === "board";
+  const engine = (spec) => /^(engine|hand)\b/.test(spec || "");
+  return (person(game.white) && engine(game.black)) || (person(game.black) && engine(game.white));
+}
+
+function renderEngine() {
+  const game = state.game;
+  const section = $("engine");
+  section.hidden = !game;
+  if (!game) {
+    $("eval").hidden = true;
+    return;
+  }
+  const guarded = personAgainstEngine() && !game.result;
+  const shown = !guarded || engineAsked;
+  $("engine-toggle").hidden = !guarded;
+  $("engine-toggle").textContent = engineAsked ? "Hide the engine's view" : "Show the engine's view";
+  $("engine-toggle").setAttribute("aria-pressed", String(engineAsked));
+  const bar = $("eval");
+  bar.hidden = !shown;
+  bar.classList.toggle("flipped", orientation() === "black");
+  const pv = $("eval-pv");
+  if (game.result) {
+    // the game's own verdict: the bar goes to the winner
+    const white = { "1-0": 100, "0-1": 0 }[game.result] ?? 50;
+    $("eval-white").style.height = `${white}%`;
+    bar.classList.remove("none");
+    $("eval-text").textContent = game.result === "1/2-1/2" ? "½-½" : game.result;
+    $("eval-words").textContent = endingText(game.result, game.termination).split(" · ")[1] || "";
+    pv.hidden = true;
+    $("pv-toggle").hidden = true;
+    return;
+  }
+  if (!shown) {
+    $("eval-text").textContent = "hidden";
+    $("eval-words").textContent = "while you play the engine: no free hints";
+    pv.hidden = true;
+    $("pv-toggle").hidden = true;
+    return;
+  }
+  const ev = state.evaluation && state.evaluation.fen === game.fen ? state.evaluation : null;
+  const { text, white } = evaluation(ev);
   $("eval-white").style.height = `${white}%`;
-  $("eval").classList.toggle("flipped", orientation() === "black");
-  $("eval").classList.toggle("none", !shown);
-  $("eval").title = shown
-    ? `the engine's evaluation, ${text} from White's side: the white part grows as White does better`
-    : "no evaluation yet";
+  bar.classList.toggle("none", !ev);
+  bar.title = ev ? `the engine's evaluation, ${text} from White's side` : "no evaluation of this position yet";
   $("eval-text").textContent = text;
-  $("eval-words").textContent = state.game ? evaluationWords(shown) : "";
-  $("eval-line").hidden = !state.game;
+  $("eval-words").textContent = ev ? evaluationWords({ ...ev, pv: [] }) : "the engine is looking at this position";
+  const line = ev && ev.pv && ev.pv.length ? ev.pv.join(" ") : "";
+  $("pv-toggle").hidden = !line;
+  $("pv-toggle").textContent = lineShown ? "Hide its line" : "Show its line";
+  $("pv-toggle").setAttribute("aria-pressed", String(lineShown));
+  pv.hidden = !line || !lineShown;
+  pv.textContent = line ? `It expects ${line}` : "";
+}
+
+function renderControls() {
+  const prompt = state && state.prompt;
+  const job = runner().job;
+  const paused = runner().paused;
+  const offline = !online;
+  const playing = Boolean(mine());
+  const game = state.game;
+  $("in-game").hidden = !playing;
+  $("move-form").hidden = !playing;
+  for (const button of document.querySelectorAll("[data-command]")) {
+    button.disabled = watchOnly || offline || !prompt || !playing;
+  }
+  $("move-form").elements.move.disabled = watchOnly || offline || !prompt;
+  $("move-form").querySelector("button").disabled = watchOnly || offline || !prompt;
+  $("stop").disabled = watchOnly || offline || (job !== "game" && job !== "resume");
+  $("pause").disabled = watchOnly || offline || !job || paused;
+  $("continue").disabled = watchOnly || offline || !paused;
+  const busy = Boolean(job);
+  $("start").hidden = watchOnly || busy;
+  for (const element of document.querySelectorAll("#new-game button, #reset button")) {
+    element.disabled = watchOnly || offline || busy;
+  }
+  let note = "";
+  if (watchOnly) note = "This page only watches; `chessatron serve` plays from a page.";
+  else if (job === "reset") note = "The robot is setting the table up; new games wait until it has finished.";
+  else if (busy) note = "A game is under way: Stop game (it stays saved) before starting another.";
+  $("busy-note").textContent = note;
+  $("reset-note").textContent = busy && !watchOnly ? note : "";
+  if (!prompt && gameQuestion) {
+    gameQuestion = false;
+    withdraw(); // the question was for the player to move: the moment has passed
+  }
+  renderBanner();
+  $("nav").hidden = !game;
+  for (const button of document.querySelectorAll("[data-nav]")) button.disabled = !game || !game.uci.length;
+}
+
+function renderHint() {
+  const hint = state.hint;
+  $("hint-text").textContent = hint && state.prompt ? `Hint: ${hint.san}` : "";
+}
+
+function renderGantry() {
+  const g = state.gantry;
+  const work = robotWork(g.work);
+  $("gantry-text").textContent = gantryText(g) + (work ? ` The robot is ${work}.` : "");
 }
 
 function gridOf(id) {
@@ -547,19 +658,258 @@ function renderNotices() {
   if (lastNotice !== null && key !== null && key !== lastNotice) {
     showInfo(newest.message.charAt(0).toUpperCase() + newest.message.slice(1), newest.level);
   }
+  if (!notices.length && lastNotice) showInfo(""); // a new job: the last one's notices are gone
   lastNotice = key || "";
 }
 
-/** A short message under the game's buttons (a declined draw, a reconnection), for a while. */
+/** A short message under the board's controls (a declined draw, a tap on the wrong piece), for a while. */
 function showInfo(message, level = "info") {
-  const info = $("info");
-  info.textContent = message;
-  info.className = `info ${level}`;
+  const line = $("info");
+  line.textContent = message;
+  line.className = `info ${level}`;
   clearTimeout(infoTimer);
-  infoTimer = setTimeout(() => {
-    info.textContent = "";
-  }, 15000);
+  if (message) {
+    infoTimer = setTimeout(() => {
+      line.textContent = "";
+    }, 12000);
+  }
 }
+
+// --- stepping back through the live game ---------------------------------------------------------
+
+/** The positions of the live game up to ``plies`` (fetched again when the game has gone further). */
+async function positionsUpTo(plies) {
+  const game = state.game;
+  if (positions && positions.id === game.id && positions.boards.length > plies) return positions;
+  const response = await fetch(`${API}/games/${encodeURIComponent(game.id)}`);
+  if (!response.ok) throw new Error(`the server answered ${response.status}`);
+  const answer = await response.json();
+  positions = { id: answer.id, boards: answer.boards, uci: answer.uci, san: answer.san, start: answer.start_fen };
+  return positions;
+}
+
+/** Show the position after ``ply`` half-moves of the live game; at its end, the game as it is. */
+async function go(ply) {
+  const game = state && state.game;
+  if (!game) return;
+  const plies = game.uci.length;
+  const target = Math.max(0, Math.min(plies, ply));
+  if (target === plies) {
+    viewing = null;
+    board.showPast(null);
+    renderViewing();
+    renderMoves();
+    renderMaterial();
+    return;
+  }
+  viewing = target;
+  renderViewing();
+  renderMoves();
+  try {
+    await positionsUpTo(target);
+  } catch {
+    showError("the game's earlier positions could not be loaded; try again");
+    return;
+  }
+  if (viewing === target) showViewed();
+}
+
+function showViewed() {
+  if (viewing === null || !positions || positions.boards.length <= viewing) return;
+  const san = viewing ? positions.san[viewing - 1] : "";
+  const blackFirst = (positions.start || "").split(" ")[1] === "b";
+  const toMove = (viewing + (blackFirst ? 1 : 0)) % 2 === 0 ? "white" : "black";
+  board.showPast({
+    fen: positions.boards[viewing],
+    lastMove: viewing ? positions.uci[viewing - 1] : null,
+    check: /[+#]$/.test(san) ? toMove : null,
+  });
+  renderMaterial();
+}
+
+function renderViewing() {
+  const line = $("viewing");
+  const game = state.game;
+  line.hidden = viewing === null || !game;
+  if (viewing !== null && game) {
+    const where = plyText([...game.san], game.start_fen, viewing);
+    line.textContent = `Looking at ${where}; the game goes on: » goes back to it.`;
+  }
+  $("board-area").classList.toggle("past", viewing !== null);
+}
+
+for (const button of document.querySelectorAll("[data-nav]")) {
+  button.addEventListener("click", () => {
+    const game = state && state.game;
+    if (!game) return;
+    const now = viewing === null ? game.uci.length : viewing;
+    const to = { first: 0, back: now - 1, forward: now + 1, live: game.uci.length }[button.dataset.nav];
+    go(to);
+  });
+}
+
+$("moves").addEventListener("click", (event) => {
+  const button = event.target.closest("button.ply");
+  if (button && !button.classList.contains("pending")) go(Number(button.dataset.ply));
+});
+
+document.addEventListener("keydown", (event) => {
+  if ($("viewer").open || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (event.target.closest("input, select, textarea")) return;
+  const game = state && state.game;
+  if (!game) return;
+  const now = viewing === null ? game.uci.length : viewing;
+  const to = { ArrowLeft: now - 1, ArrowRight: now + 1, Home: 0, End: game.uci.length }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  go(to);
+});
+
+// --- what the controls do ------------------------------------------------------------------------
+
+document.addEventListener("pointerdown", wake, { capture: true });
+document.addEventListener("keydown", wake, { capture: true });
+
+function renderSound() {
+  $("sound").textContent = soundOn() ? "Sound on" : "Sound off";
+  $("sound").setAttribute("aria-pressed", String(soundOn()));
+}
+$("sound").addEventListener("click", () => {
+  setSound(!soundOn());
+  renderSound();
+});
+
+$("flip").addEventListener("click", () => {
+  flipped = !flipped;
+  renderBoard();
+  renderPlayers();
+  renderEngine();
+  if (state) {
+    renderSensors();
+    renderLeds();
+  }
+});
+
+$("engine-toggle").addEventListener("click", () => {
+  engineAsked = !engineAsked;
+  localStorage.setItem(ENGINE_VIEW, engineAsked ? "on" : "off");
+  renderEngine();
+});
+$("pv-toggle").addEventListener("click", () => {
+  lineShown = !lineShown;
+  renderEngine();
+});
+
+for (const button of document.querySelectorAll("[data-command]")) {
+  button.addEventListener("click", async () => {
+    const name = button.dataset.command;
+    if (name === "resign") {
+      gameQuestion = true;
+      const sure = await ask("Resign this game?", [
+        { label: "Resign", value: true, primary: true },
+        { label: "Play on", value: false },
+      ]);
+      gameQuestion = false;
+      if (!sure) return;
+    }
+    post(`/command/${name}`);
+  });
+}
+$("move-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const field = event.target.elements.move;
+  const text = field.value.trim();
+  if (!text) return;
+  if (await post("/move", { move: text })) field.value = "";
+});
+$("stop").addEventListener("click", () => post("/stop", {}, "machine-error"));
+$("pause").addEventListener("click", () => post("/pause", {}, "machine-error"));
+$("continue").addEventListener("click", () => post("/continue", {}, "machine-error"));
+$("resume").addEventListener("click", async () => {
+  if (await post("/resume", {}, "game-error")) showBoard();
+});
+$("banner-resume").addEventListener("click", async () => {
+  if (state.game && (await post("/resume", { game: state.game.id }, "error"))) showBoard();
+});
+$("to-setup").addEventListener("click", () => {
+  $("setup").scrollIntoView({ block: "start", behavior: "smooth" });
+  $("reset").elements.target.focus({ preventScroll: true });
+});
+$("games").addEventListener("click", (event) => {
+  const row = event.target.closest("tr.game");
+  if (row && !event.target.closest("a")) openGame(row.dataset.id);
+});
+$("forget").addEventListener("click", async () => {
+  const sure = await ask("Forget this page's token in this browser? The page then needs its link again.", [
+    { label: "Forget it", value: true, primary: true },
+    { label: "Keep it", value: false },
+  ]);
+  if (sure && (await post("/forget", {}, "error"))) {
+    showInfo("This browser has forgotten the page's token: open the page's link (or its QR code) to come back.");
+  }
+});
+
+/** A new game like the last one: the same players (``swap``: each with the other's colour), the same start
+ * and clock. */
+async function again(swap) {
+  const game = state.game;
+  if (!game) return;
+  const body = swap ? { white: game.black, black: game.white } : { white: game.white, black: game.black };
+  const standard = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+  if (game.start_fen !== standard) body.fen = game.start_fen;
+  if (state.clock && state.clock.control) body.clock = state.clock.control;
+  if (swap) flipped = false;
+  board.cancelPremove();
+  if (await post("/game", body, "error")) showBoard();
+}
+$("again").addEventListener("click", () => again(false));
+$("rematch").addEventListener("click", () => again(true));
+
+// --- new game and set-up -------------------------------------------------------------------------
+
+function player(form, side) {
+  const kind = form.elements[`${side}-kind`].value;
+  const level = form.elements[`${side}-level`].value.trim();
+  return (kind === "engine" || kind === "hand") && level ? `${kind}:${level}` : kind;
+}
+
+function updateStartFields() {
+  const form = $("new-game");
+  const start = form.elements.start.value;
+  form.elements.number.hidden = start !== "number";
+  form.elements.fen.hidden = start !== "fen";
+  for (const side of ["white", "black"]) {
+    const kind = form.elements[`${side}-kind`].value;
+    form.elements[`${side}-level`].hidden = kind !== "engine" && kind !== "hand";
+  }
+}
+
+/** When the board is off screen (a phone, the page scrolled down), bring it into view. */
+function showBoard() {
+  const area = $("board-area").getBoundingClientRect();
+  if (area.top < 0 || area.bottom > window.innerHeight) $("play").scrollIntoView({ block: "start" });
+}
+
+$("new-game").addEventListener("change", updateStartFields);
+$("new-game").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const body = { white: player(form, "white"), black: player(form, "black") };
+  const start = form.elements.start.value;
+  if (start === "number") body.chess960 = form.elements.number.value.trim();
+  if (start === "random") body.chess960 = "random";
+  if (start === "fen") body.fen = form.elements.fen.value.trim();
+  if (form.elements.clock.value.trim()) body.clock = form.elements.clock.value.trim();
+  flipped = false;
+  board.cancelPremove();
+  if (await post("/game", body, "game-error")) showBoard();
+});
+
+$("reset").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const target = event.target.elements.target.value.trim() || "standard";
+  if (await post("/reset", { target }, "reset-error")) showBoard();
+});
 
 /** Load the saved games when what they show changed: a new game, a move, a result, a job ending. */
 function maybeLoadGames() {
@@ -585,9 +935,10 @@ async function loadGames() {
         link.className = "pgn";
         const moves = Math.ceil(game.plies / 2);
         const length = `${moves} move${moves === 1 ? "" : "s"}`;
+        const names = [game.white, game.black].join(" – ");
         const cells = [
           startedText(game.started),
-          `${game.white} – ${game.black}${game.variant === "chess960" ? " (960)" : ""}`,
+          `${names}${game.variant === "chess960" ? " (960)" : ""}`,
           game.in_progress ? `unfinished, ${length}` : `${game.result}, ${length}`,
         ].map((text) => {
           const cell = document.createElement("td");
@@ -620,6 +971,7 @@ setInterval(() => {
 
 async function start() {
   updateStartFields();
+  renderSound();
   await loadInfo();
   setUpViewer({
     liveState: () => ({

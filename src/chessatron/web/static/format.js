@@ -166,3 +166,45 @@ export function plyText(san, startFen, ply) {
   const number = (parseInt(fields[5], 10) || 1) + Math.floor(index / 2);
   return `after ${number}${index % 2 === 0 ? "." : "…"} ${san[ply - 1]}`;
 }
+
+/** A player of the live game as the saved games name it (chessatron.game.players.PlayerSpec.player):
+ * {name, kind, level, spec} from its spec ("web", "engine:5", "hand:3", "board"). */
+export function playerFromSpec(spec) {
+  const text = spec || "";
+  const [kind, ...rest] = text.split(":");
+  const level = rest.length ? rest.join(":") : null;
+  if (kind === "hand") return { name: "simulated hand", kind: "board", level: null, spec: text };
+  const names = { engine: "Stockfish", web: "web page", board: "board", keyboard: "keyboard" };
+  return { name: names[kind] || text, kind, level, spec: text };
+}
+
+const VALUES = { q: 9, r: 5, b: 3, n: 3, p: 1 };
+const ROLES = ["q", "r", "b", "n", "p"];
+
+/** The material on a board (the board part of a FEN): for each side the pieces it has more of than the
+ * other, strongest first, and by how many points it is ahead (0 when it is not). */
+export function materialDiff(boardFen) {
+  const count = { white: {}, black: {} };
+  for (const role of ROLES) count.white[role] = count.black[role] = 0;
+  for (const char of boardFen || "") {
+    const role = char.toLowerCase();
+    if (!(role in VALUES)) continue;
+    count[char === role ? "black" : "white"][role] += 1;
+  }
+  const result = { white: { pieces: [], points: 0 }, black: { pieces: [], points: 0 } };
+  let balance = 0;
+  for (const role of ROLES) {
+    const difference = count.white[role] - count.black[role];
+    balance += difference * VALUES[role];
+    const side = difference > 0 ? "white" : "black";
+    for (let n = 0; n < Math.abs(difference); n += 1) result[side].pieces.push(role);
+  }
+  if (balance > 0) result.white.points = balance;
+  if (balance < 0) result.black.points = -balance;
+  return result;
+}
+
+/** The chessground square names of a UCI move: [from, to] ("e7e8q" gives ["e7", "e8"]). */
+export function moveSquares(uci) {
+  return uci ? [uci.slice(0, 2), uci.slice(2, 4)] : [];
+}

@@ -1,7 +1,8 @@
 // The saved-game viewer: a game from the list, stepped through move by move in a dialog of its own. It
-// has its own board picture (drawn by the server for the ply shown), so the live board goes on beneath it.
-import { coalesced } from "./fetching.js";
-import { endingText, movePairs, playerName, plyText, startedText, variantText } from "./format.js";
+// has a board of its own (chessground, still), drawn from the positions the server sends with the game,
+// so the live board goes on beneath it.
+import { Chessground } from "./vendor/chessground/chessground.min.js";
+import { endingText, movePairs, moveSquares, playerName, plyText, startedText, variantText } from "./format.js";
 
 const API = "/api/v1";
 const $ = (id) => document.getElementById(id);
@@ -24,6 +25,19 @@ let live = () => ({ job: null, watchOnly: false, offline: false, game: null });
 let resume = async () => {};
 
 const dialog = $("viewer");
+let ground = null; // the viewer's board, made when first shown
+
+function viewerBoard() {
+  if (!ground) {
+    ground = Chessground($("viewer-board"), {
+      viewOnly: true,
+      coordinates: true,
+      animation: { enabled: true, duration: 150 },
+      drawable: { enabled: false, visible: false },
+    });
+  }
+  return ground;
+}
 
 /** Wire the viewer to the live page: ``liveState()`` says what the table is doing ({job, watchOnly,
  * offline, game: the live game's id}), ``resumeGame(id)`` asks for that game to be continued (and closes
@@ -47,7 +61,6 @@ export async function openGame(id, { push = true } = {}) {
   $("viewer-title").textContent = "Loading the game…";
   for (const line of ["viewer-about", "viewer-result", "viewer-ply"]) $(line).textContent = "";
   $("viewer-moves").replaceChildren();
-  $("viewer-board").replaceChildren();
   dialog.classList.add("empty"); // until the game is there: a title, and an error if it cannot come
   renderSteps();
   renderContinue();
@@ -184,23 +197,24 @@ function renderSteps() {
   $("viewer-flip").disabled = !game;
 }
 
-function boardUrl() {
-  const orientation = flipped ? "black" : "white";
-  return `${API}/games/${encodeURIComponent(game.id)}/board.svg?ply=${ply}&orientation=${orientation}`;
+/** The board at the position shown: the last move marked, a king in check ringed. */
+function refreshBoard() {
+  if (!game) return;
+  const cg = viewerBoard();
+  const san = ply ? game.san[ply - 1] : "";
+  const blackFirst = (game.start_fen || "").split(" ")[1] === "b";
+  const toMove = (ply + (blackFirst ? 1 : 0)) % 2 === 0 ? "white" : "black";
+  cg.set({
+    orientation: flipped ? "black" : "white",
+    fen: game.boards[ply],
+    lastMove: ply ? moveSquares(game.uci[ply - 1]) : undefined,
+    check: /[+#]$/.test(san) ? toMove : false,
+  });
+  const element = $("viewer-board");
+  element.dataset.fen = cg.getFen();
+  element.dataset.ply = String(ply);
+  element.dataset.orientation = flipped ? "black" : "white";
 }
-
-/** Fetch the board for the position shown; while one is on its way, once more after it (the latest). */
-const refreshBoard = coalesced(
-  async () => {
-    if (!game) return;
-    const url = boardUrl();
-    const response = await fetch(url);
-    if (response.ok && game && url === boardUrl()) $("viewer-board").innerHTML = await response.text();
-  },
-  () => {
-    $("viewer-error").textContent = "The board could not be loaded; is chessatron serve still running?";
-  },
-);
 
 function renderContinue() {
   const button = $("viewer-continue");

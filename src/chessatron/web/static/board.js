@@ -1,0 +1,223 @@
+// The live board: chessground (lichess's board, served from /static/vendor/) drawn from the live state,
+// and the player's moves made on it: by dragging or by tapping a piece and then its square, the legal
+// squares marked, a premove while the other side (or the robot) is busy, the promotion piece chosen on the
+// board. A move shows at once, in the position and with its SAN (the server's prompt lists every legal
+// move's SAN), before the server has it; it is taken back if the server refuses it.
+import { Chessground } from "./vendor/chessground/chessground.min.js";
+import { moveSquares } from "./format.js";
+
+const ROLE_OF = { q: "queen", r: "rook", b: "bishop", n: "knight" };
+const opposite = (colour) => (colour === "white" ? "black" : "white");
+
+/** The board in ``element``. ``hooks``: ``move(uci, san)`` sends a move (resolves to whether the server
+ * took it), ``select(square | null)`` says which piece the player holds, ``say(message)`` tells the player
+ * something about a tap, ``played({san, captured})`` after a move of the player's shows. */
+export function liveBoard(element, promotion, hooks) {
+  let view = null; // the last live view shown: see show()
+  let past = false; // an earlier position of the game is shown
+  let pending = null; // the player's move the server has not shown yet: {uci, san, plies}
+  let choosing = null; // the promotion chooser's resolve function while it is open
+  let ucis = new Map(); // "e7e8" -> the UCI the server knows (castling by the king onto the rook too)
+
+  const ground = Chessground(element, {
+    coordinates: true,
+    animation: { enabled: true, duration: 180 },
+    highlight: { lastMove: true, check: true },
+    movable: { free: false, color: undefined, showDests: true, events: { after: onMove } },
+    premovable: {
+      enabled: true,
+      showDests: true,
+      castle: true,
+      events: {
+        set: () => hooks.say("Premove: it is played as soon as it is your turn (tap the board to cancel it)."),
+        unset: () => hooks.say(""),
+      },
+    },
+    draggable: { enabled: true, showGhost: true },
+    drawable: { enabled: true, visible: true },
+    events: { select: onSelect, change: mark },
+  });
+
+  /** What the page and its tests can read of the board: the position shown, whose side is at the bottom. */
+  function mark() {
+    element.dataset.fen = ground.getFen();
+    element.dataset.orientation = ground.state.orientation;
+    element.dataset.lastMove = (ground.state.lastMove || []).join("");
+    element.dataset.pending = pending ? pending.uci : "";
+  }
+
+  function dests(prompt, variant) {
+    const map = new Map();
+    ucis = new Map();
+    if (!prompt) return map;
+    for (const uci of Object.keys(prompt.san || {})) {
+      const [from, to] = moveSquares(uci);
+      const targets = map.get(from) || [];
+      if (!targets.includes(to)) targets.push(to);
+      map.set(from, targets);
+      ucis.set(from + to, uci.slice(0, 4));
+      // standard castling may also be played by putting the king onto its rook, as on lichess
+      const castle = variant !== "chess960" && /^e[18]$/.test(from) && /^[gc][18]$/.test(to);
+      const san = prompt.san[uci];
+      if (castle && san.startsWith("O-O")) {
+        const rook = `${to[0] === "g" ? "h" : "a"}${to[1]}`;
+        if (!targets.includes(rook)) targets.push(rook);
+        ucis.set(from + rook, uci);
+      }
+    }
+    return map;
+  }
+
+  /** Show the live ``next`` view: {fen, lastMove (uci), check (colour or null), turn, plies, variant, mine
+   * (the colour(s) this page plays, or null), prompt (the server's, when the player is to move), hint
+   * (a uci to draw as an arrow, or null)}. */
+  function show(next) {
+    view = next;
+    if (pending && next.plies !== pending.plies) pending = null; // the server has shown it (or more)
+    if (choosing && !next.prompt) closeChooser(null);
+    if (past) return;
+    const optimistic = pending !== null;
+    const interactive = Boolean(next.prompt) && !optimistic;
+    const mine = next.mine;
+    // while the other side (or the robot carrying out a move) keeps the player waiting, the board is the
+    // other side's to move, so that a piece moved is a premove
+    let turnColor = next.turn;
+    if (mine && mine !== "both" && !interactive) turnColor = opposite(mine);
+    if (optimistic) turnColor = opposite(next.turn);
+    const config = {
+      turnColor,
+      movable: { color: mine || undefined, dests: interactive ? dests(next.prompt, next.variant) : new Map() },
+      premovable: { enabled: Boolean(mine) && mine !== "both" },
+      drawable: { autoShapes: next.hint ? [{ orig: next.hint.slice(0, 2), dest: next.hint.slice(2, 4), brush: "blue" }] : [] },
+    };
+    if (!optimistic) {
+      config.fen = next.fen;
+      config.lastMove = moveSquares(next.lastMove);
+      config.check = next.check || false;
+    }
+    if (!mine) ground.cancelPremove();
+    ground.set(config);
+    mark();
+    if (interactive) ground.playPremove();
+  }
+
+  /** Show an earlier position of the game ({fen, lastMove, check}), the board still; null: the live one. */
+  function showPast(position) {
+    if (position === null) {
+      past = false;
+      if (view) show(view);
+      return;
+    }
+    past = true;
+    ground.cancelMove();
+    ground.cancelPremove();
+    ground.set({
+      fen: position.fen,
+      lastMove: moveSquares(position.lastMove),
+      check: position.check || false,
+      movable: { color: undefined, dests: new Map() },
+      drawable: { autoShapes: [] },
+    });
+    mark();
+  }
+
+  function onSelect(key) {
+    if (!view || past) return;
+    const state = ground.state;
+    const piece = state.pieces.get(key);
+    const held = state.selected;
+    const reachable = held && ((state.movable.dests && state.movable.dests.get(held)) || []).includes(key);
+    const premovable = held && (state.premovable.dests || []).includes(key);
+    const mine = view.mine;
+    if (piece && mine && mine !== "both" && piece.color !== mine && !reachable && !premovable) {
+      hooks.say(`The ${piece.role} on ${key} is ${piece.color === "white" ? "White" : "Black"}'s; you play ${mine === "white" ? "White" : "Black"}.`);
+    } else if (!mine && piece && view.playing) {
+      hooks.say("No one plays from this page in this game: it only watches.");
+    } else {
+      hooks.say("");
+    }
+    queueMicrotask(() => {
+      if (view && view.prompt && !pending) hooks.select(ground.state.selected || null);
+    });
+  }
+
+  async function onMove(orig, dest, metadata) {
+    if (!view || !view.prompt) return resync();
+    const uci = ucis.get(orig + dest);
+    if (!uci) return resync();
+    const moved = ground.state.pieces.get(dest);
+    let full = uci;
+    if ((view.prompt.promotion || []).includes(uci)) {
+      const piece = metadata.premove ? "q" : await choosePiece(dest, view.turn);
+      if (!piece || !view.prompt) return resync();
+      full = uci + piece;
+      ground.setPieces(new Map([[dest, { role: ROLE_OF[piece], color: view.turn, promoted: true }]]));
+    } else if (moved && moved.role === "pawn" && orig[0] !== dest[0] && !metadata.captured) {
+      ground.setPieces(new Map([[`${dest[0]}${orig[1]}`, undefined]])); // en passant
+    }
+    const san = (view.prompt.san || {})[full] || full;
+    pending = { uci: full, san, plies: view.plies };
+    if (/[+#]$/.test(san)) ground.set({ check: opposite(view.turn) });
+    mark();
+    hooks.played({ san, captured: san.includes("x") });
+    const taken = await hooks.move(full, san);
+    if (!taken && pending && pending.uci === full) {
+      pending = null;
+      resync();
+    }
+  }
+
+  function resync() {
+    if (view) show(view);
+  }
+
+  /** The promotion chooser over the board, on the file of ``square``: resolves to q, r, b, n or "". */
+  function choosePiece(square, colour) {
+    const file = square.charCodeAt(0) - 97;
+    const top = (square[1] === "8") === (ground.state.orientation === "white");
+    const column = ground.state.orientation === "white" ? file : 7 - file;
+    promotion.style.setProperty("--column", String(column));
+    promotion.classList.toggle("from-bottom", !top);
+    for (const piece of promotion.querySelectorAll("piece")) {
+      piece.classList.toggle("white", colour === "white");
+      piece.classList.toggle("black", colour === "black");
+    }
+    promotion.hidden = false;
+    promotion.querySelector("button").focus({ preventScroll: true });
+    return new Promise((resolve) => {
+      choosing = resolve;
+    });
+  }
+
+  function closeChooser(piece) {
+    promotion.hidden = true;
+    const resolve = choosing;
+    choosing = null;
+    if (resolve) resolve(piece);
+  }
+
+  promotion.addEventListener("click", (event) => {
+    const button = event.target.closest("button");
+    if (button) closeChooser(button.dataset.piece || "");
+    else if (event.target === promotion) closeChooser(""); // beside the pieces: no promotion after all
+  });
+  promotion.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") closeChooser("");
+  });
+
+  return {
+    show,
+    showPast,
+    /** Turn the board so that ``colour`` is at the bottom. */
+    orient(colour) {
+      if (ground.state.orientation !== colour) {
+        ground.set({ orientation: colour });
+        mark();
+      }
+    },
+    /** The player's move the server has not shown yet (null: none). */
+    pending: () => pending,
+    /** Forget a premove (a new game, the page stepping back). */
+    cancelPremove: () => ground.cancelPremove(),
+  };
+}
