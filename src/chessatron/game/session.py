@@ -1288,7 +1288,7 @@ def reply_hold_s(board: chess.Board) -> float:
     """How long the person's last move on ``board`` must stand before the robot answers it.
 
     >>> board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
-    >>> board.push_uci("e1f1")
+    >>> board.push(chess.Move.from_uci("e1f1"))
     >>> reply_hold_s(board)
     4.0
     """
