@@ -510,3 +510,19 @@ def test_a_known_move_in_a_trace_is_applied_and_an_illegal_one_is_refused() -> N
     assert recognizer.board.move_stack == [chess.Move.from_uci("e2e4")]
     with pytest.raises(IllegalMoveError, match="e2e4"):
         recognizer.feed(KnownMove(0.2, chess.Move.from_uci("e2e4")))
+
+
+def test_a_piece_seen_gliding_that_stopped_where_its_line_goes_on_may_go_on() -> None:
+    # the bishop pushed along the board from f1 and resting on e2 may glide on to d3 or c4; lifted and
+    # carried to e2 it was set down there
+    fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    glided = script(fen).lift("f1", 0.04).place("e2").settle()
+    assert glided.moves() == ["f1e2"] and glided.recognizer.may_go_on()
+    carried = script(fen).lift("f1", 0.4).place("e2").settle()
+    assert carried.moves() == ["f1e2"] and not carried.recognizer.may_go_on()
+    # over several squares: seen on the way, stopped on d3, with c4 and beyond still open
+    slid = script(fen).lift("f1", 0.04).place("e2", 0.06).lift("e2", 0.04).place("d3").settle()
+    assert slid.moves() == ["f1d3"] and slid.recognizer.may_go_on()
+    # a knight never glides on
+    knight = script(fen).lift("g1", 0.04).place("f3").settle()
+    assert knight.moves() == ["g1f3"] and not knight.recognizer.may_go_on()
