@@ -1281,10 +1281,11 @@ def _evaluation(
 #: human traces, revisions after the hold: 81 in 10,395 plies at 1 s, 52 at 1.5 s, 29 at 2.5 s; the rest
 #: are pauses of seconds mid-move. The engine thinks meanwhile.)
 REPLY_HOLD_S = 1.5
-#: The same for a move that looks unfinished: a king step or a rook move that could be the first half of
-#: castling, a slide that stopped where its line goes on (people pause between king and rook, or on the
-#: way, for several seconds).
-UNFINISHED_HOLD_S = 4.0
+#: The same for a piece seen gliding that stopped where its line goes on: people pause on the way.
+GLIDE_HOLD_S = 4.0
+#: The same for a king step or a rook move that could be the first half of castling: people pause between
+#: king and rook for several seconds, and such moves are rare otherwise (the wait costs little).
+CASTLING_HOLD_S = 8.0
 
 
 def reply_hold_s(board: chess.Board, *, may_go_on: bool = False) -> float:
@@ -1294,20 +1295,18 @@ def reply_hold_s(board: chess.Board, *, may_go_on: bool = False) -> float:
     >>> board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
     >>> board.push(chess.Move.from_uci("e1f1"))
     >>> reply_hold_s(board)
-    4.0
+    8.0
     """
-    if may_go_on:
-        return UNFINISHED_HOLD_S
     move = board.peek()
     before = board.copy()
     before.pop()
     if before.piece_type_at(move.from_square) not in (chess.KING, chess.ROOK):
-        return REPLY_HOLD_S
+        return GLIDE_HOLD_S if may_go_on else REPLY_HOLD_S
     for castling in before.generate_castling_moves():
         king_from, _, rook_from, _ = castling_squares(before, castling)
         if move.from_square in (king_from, rook_from):
-            return UNFINISHED_HOLD_S
-    return REPLY_HOLD_S
+            return CASTLING_HOLD_S
+    return GLIDE_HOLD_S if may_go_on else REPLY_HOLD_S
 
 
 def option_named(question: Ambiguous, text: str) -> chess.Move:
