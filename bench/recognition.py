@@ -167,12 +167,12 @@ def run_trace(named: NamedTrace, layout: Layout, *, answer_rng: random.Random) -
                 first = len(recognizer.board.move_stack) - len(event.moves)
                 if first < len(outcomes):
                     outcomes[first].revised += 1
-                if standing and standing[0] == first and standing[4] is not None:
-                    # a session's robot answers once the move has stood untouched for the hold
-                    if standing[4] - standing[1] >= standing[3]:
-                        late += 1
-                        if first < len(outcomes):
-                            outcomes[first].late += 1
+                # a session's robot answers once the move has stood untouched for the hold
+                stood = standing and standing[0] == first and standing[4] is not None
+                if stood and standing[4] - standing[1] >= standing[3]:
+                    late += 1
+                    if first < len(outcomes):
+                        outcomes[first].late += 1
             if isinstance(event, Committed | Revised) and event.moves:
                 stack = recognizer.board.move_stack
                 standing[:] = [
@@ -255,16 +255,6 @@ def run_comparator(named: NamedTrace) -> TraceOutcome:
 
 
 # --- the traces -----------------------------------------------------------------------------------
-
-
-def read_games(path: Path) -> list[tuple[str, chess.pgn.Game]]:
-    games = []
-    with path.open(encoding="utf-8") as handle:
-        n = 0
-        while (game := chess.pgn.read_game(handle)) is not None:
-            n += 1
-            games.append((f"{path.stem}#{n}", game))
-    return games
 
 
 def game_traces(
@@ -469,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only", choices=["games", "behaviours", "captures", "castlings"], action="append", default=None
     )
     args = parser.parse_args(argv)
-    from .__main__ import load_games
+    from .__main__ import load_games, read_games
 
     layout = Layout.default()
     shared = load_games()
