@@ -106,12 +106,18 @@ class Search:
             if partial.moves not in self.partial or partial.is_better(self.partial[partial.moves]):
                 self.partial[partial.moves] = partial
         tail = self._touched(i, n)
-        # after the last ply only pieces lifted and put back: nothing appears from nowhere. With none at
-        # all, a committed move is withdrawn: its piece was only held (a capture by displacement
-        # looks just like that) and is back on its square.
-        if occupied[n] == board.occupied and not tail & ~occupied[i]:
-            withdrawn = not plies and self._committed_shape is not None
-            price = self.model.nudge * chess.popcount(tail) + (self.model.revision if withdrawn else 0.0)
+        # after the last ply only pieces lifted and put back (a piece on a square empty then is a stray).
+        # With no ply at all, a committed move is withdrawn: its piece was only held (a capture by
+        # displacement looks just like that) and is back on its square.
+        withdrawn = not plies and self._committed_shape is not None
+        strays = chess.popcount(tail & ~occupied[i])
+        # (a piece once set down is never taken back silently: no stray in a withdrawal)
+        if occupied[n] == board.occupied and not (withdrawn and strays):
+            price = (
+                self.model.nudge * (chess.popcount(tail) - strays)
+                + self.model.stray * strays
+                + (self.model.revision if withdrawn else 0.0)
+            )
             explanation = Explanation(tuple(plies), cost + price, revises or withdrawn)
             moves = explanation.moves
             if moves not in self._found or explanation.is_better(self._found[moves]):
@@ -128,8 +134,8 @@ class Search:
                 revision = not plies and committed is not None and squares_of(shape) != squares_of(committed)
                 self.budget -= 1
                 fit = fit_segment(shape, self.events, self._lifts, self._places, base, i, j)
-                if fit is None:
-                    continue
+                if fit is None or (revision and fit.strays):
+                    continue  # (nor in a revision: the committed move's landing must be its flight)
                 ply = Ply(shape.move, i, j, bool(fit.displaced))
                 price = fit.cost(self.model) + (self.model.revision if revision else 0.0)
                 board.push(shape.move)

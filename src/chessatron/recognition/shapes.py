@@ -48,6 +48,9 @@ class Fit:
     """Squares off its way where the moving piece was set down, then lifted again."""
     flight_s: float = 0.0
     """Seconds from the mover leaving its square to its landing (a capture: its victim's square filled)."""
+    strays: int = 0
+    """Empty squares where a piece was set down and taken away again while the mover was not in the air
+    (a captured piece put down for a moment on its way off the board, a dropped piece)."""
 
     def cost(self, model: HumanModel) -> float:
         return model.cost(
@@ -56,6 +59,7 @@ class Fit:
             stopovers=self.stopovers,
             displaced=self.displaced,
             flight_s=self.flight_s,
+            strays=self.strays,
         )
 
 
@@ -155,9 +159,9 @@ def fit_segment(
 
     Every square the move empties must be seen empty; a quiet move's target fills after its mover left; a
     capture's target is emptied and filled again after the mover left, or else the victim was displaced.
-    A square the move does not touch may change only as a piece lifted and put back (a nudge), or, if it
-    was empty, as the mover set down there while in flight (a slide over it on its way, or a stop off its
-    way): nothing appears from nowhere."""
+    A square the move does not touch may change as a piece lifted and put back (a nudge), or, if it was
+    empty, as the mover set down there while in flight (a slide over it on its way, or a stop off its
+    way); anything else appeared from nowhere (a stray, dearly priced)."""
     first_left = j
     for square in chess.SquareSet(shape.departs):
         lifted = last_index(lifts.get(square), i, j)
@@ -198,7 +202,7 @@ def fit_segment(
         if shape.castling and flight_to < j:
             landing = flight_to
     explained = explained_squares(shape)
-    nudges, in_flight, stopovers = nudges_on_victim, 0, 0
+    nudges, in_flight, stopovers, strays = nudges_on_victim, 0, 0, 0
     spans: dict[chess.Square, list[int]] = {}
     for index in range(i, j):
         square = events[index].square
@@ -212,11 +216,11 @@ def fit_segment(
             else:
                 in_flight += 1
         elif not (flight_from < first and last < flight_to):
-            return None  # a piece set down and taken away, but not the mover in flight: from where?
+            strays += 1  # a piece set down and taken away, but not the mover in flight: from where?
         elif not shape.path & chess.BB_SQUARES[square]:
             stopovers += 1  # the mover set down off its way, then moved on
     flight_s = 0.0 if landing is None else events[landing].t - events[flight_from].t
-    return Fit(displaced, nudges, in_flight, stopovers, max(0.0, flight_s))
+    return Fit(displaced, nudges, in_flight, stopovers, max(0.0, flight_s), strays)
 
 
 def sans_of(board: chess.Board, moves: Sequence[chess.Move]) -> list[str]:
