@@ -84,8 +84,9 @@ class Recognizer:
     _raw: int = 0
     _pending: dict[chess.Square, tuple[float, float]] = field(default_factory=dict)
     """Squares whose change has not lasted yet: since when it reads so, and when the change began."""
-    _chatter: dict[chess.Square, float] = field(default_factory=dict)
-    """Squares whose change flipped back before it lasted: when that change began."""
+    _chatter: dict[chess.Square, tuple[float, float]] = field(default_factory=dict)
+    """Squares whose change flipped back before it lasted: when that change began, and when it flipped
+    back."""
     _last_event_t: float = float("-inf")
     _evaluated: bool = True
     _wake_t: float | None = None
@@ -237,10 +238,11 @@ class Recognizer:
             if square in self._pending:
                 # it flipped back before it lasted: flicker, or a sensor chattering as a piece arrives or
                 # leaves, in which case the change began with the chatter
-                self._chatter[square] = self._pending.pop(square)[1]
+                self._chatter[square] = (self._pending.pop(square)[1], t)
             else:
-                began = self._chatter.pop(square, None)
-                if began is None or t - began > self.chatter_s:
+                began, reverted = self._chatter.pop(square, (t, t))
+                # chatter flips again at once; a change that comes later followed a flicker
+                if t - reverted > self.debounce_s + 1e-9 or t - began > self.chatter_s:
                     began = t
                 self._pending[square] = (t, began)
         self._raw = occupied

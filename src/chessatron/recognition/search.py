@@ -16,7 +16,7 @@ import chess
 
 from .events import SquareEvent
 from .model import HumanModel
-from .shapes import Shape, fit_segment, is_under_way, shape_of, shapes_by_diff, squares_of
+from .shapes import Shape, fit_segment, shape_of, shapes_by_diff, squares_of, under_way
 
 #: Plies one explanation may hold: quick replies seldom chain more than three in one settle window, and
 #: an open question lets a few more pile up; a board never still for longer is reported as illegal
@@ -101,8 +101,10 @@ class Search:
     def _visit(self, i: int, plies: list[Ply], cost: float, revises: bool) -> None:
         board, occupied, n = self.board, self.occupied, len(self.events)
         shapes = shapes_by_diff(board)
-        if is_under_way(board, occupied[n], [s for group in shapes.values() for s in group]):
-            partial = Explanation(tuple(plies), cost, revises)
+        off_way = under_way(board, occupied[n], [s for group in shapes.values() for s in group])
+        if off_way is not None:
+            # the player still at it; perhaps with the moving piece set down off its way for a moment
+            partial = Explanation(tuple(plies), cost + off_way * self.model.stopover_off_path, revises)
             if partial.moves not in self.partial or partial.is_better(self.partial[partial.moves]):
                 self.partial[partial.moves] = partial
         tail = self._touched(i, n)

@@ -100,23 +100,36 @@ def is_under_way(board: chess.Board, occupied: int, shapes: Sequence[Shape] | No
     move empties (its mover, a victim, king and rook) read empty, save at most one more (a piece lifted to
     adjust it, or held while thinking), and at most one piece stands where the move passes or lands.
     ``shapes`` are the legal moves' shapes, when known."""
+    return under_way(board, occupied, shapes, strict=True) is not None
+
+
+def under_way(
+    board: chess.Board, occupied: int, shapes: Sequence[Shape] | None = None, *, strict: bool = False
+) -> int | None:
+    """Whether ``occupied`` could be ``board`` with a move of the side to move under way (see
+    :func:`is_under_way`), and how many pieces stand off that move's way (0 or 1: the mover set down on a
+    wrong square for a moment; never with ``strict``); None if it could not."""
     missing = board.occupied & ~occupied
     extra = occupied & ~board.occupied
     if not missing or chess.popcount(extra) > 1:
-        return False
+        return None
     if not extra and chess.popcount(missing) == 1 and missing & board.occupied_co[board.turn]:
-        return True  # one of its own pieces in hand: thinking
+        return 0  # one of its own pieces in hand: thinking
     if shapes is None:
         shapes = [shape_of(board, move) for move in board.legal_moves]
+    best: int | None = None
     for shape in shapes:
         leaves = shape.departs | (chess.BB_SQUARES[shape.victim] if shape.victim is not None else 0)
-        if (
-            missing & leaves
-            and chess.popcount(missing & ~leaves) <= 1
-            and not extra & ~(shape.arrives | shape.path)
-        ):
-            return True
-    return False
+        if not missing & leaves or chess.popcount(missing & ~leaves) > 1:
+            continue
+        off_way = int(bool(extra & ~(shape.arrives | shape.path)))
+        if off_way and (strict or not missing & chess.BB_SQUARES[shape.origin]):
+            continue  # only the mover, once lifted, can stand off its way
+        if best is None or off_way < best:
+            best = off_way
+            if not best:
+                break
+    return best
 
 
 def explained_squares(shape: Shape) -> int:
