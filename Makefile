@@ -24,7 +24,7 @@ demo: system $(BIN)/chessatron
 
 test: system $(BIN)/chessatron lint typecheck firmware unit
 
-# Debian packages the tests use (Stockfish, the Arduino toolchain), installed where we may.
+# Debian packages the tests use (Stockfish, the Arduino toolchain, espeak-ng), installed where we may.
 system:
 	scripts/debian-packages
 
@@ -39,12 +39,13 @@ unit: $(BIN)/chessatron
 	$(BIN)/pytest -n 2
 
 # Issue figures: robot moves and resets, streaming to the simulated GRBL, recognition of human traces,
-# how soon the web page hears of a change.
+# how soon the web page hears of a change, moves said aloud understood.
 bench: $(BIN)/chessatron
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.stream
 	$(BIN)/python -m bench.recognition
 	$(BIN)/python -m bench.web
+	$(BIN)/python -m bench.voice
 
 soak: $(BIN)/chessatron
 	CHESSATRON_SOAK_GAMES=2000 $(BIN)/pytest -n 2 tests/test_random_games.py

@@ -580,8 +580,9 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
 PLAYER_HELP = (
     "White's player: keyboard (moves typed here), engine[:LEVEL] (Stockfish; LEVEL a skill 0-20 or an "
     "elo like 1500elo, e.g. engine:5), board (a person moving the pieces on the table, seen by its "
-    "sensors), script:FILE.pgn (the moves of a game file), or on the simulator hand[:LEVEL] (a simulated "
-    "person moving the pieces). Players on the web page (web) play through 'chessatron serve'."
+    "sensors), voice (moves said into the microphone, read back and confirmed), script:FILE.pgn (the moves "
+    "of a game file), or on the simulator hand[:LEVEL] (a simulated person moving the pieces). Players on "
+    "the web page (web) play through 'chessatron serve'."
 )
 
 

@@ -31,6 +31,8 @@ SCHEMES: Mapping[str, frozenset[str]] = {
     "leds": frozenset({"sim", "ws281x", "none"}),
     "display": frozenset({"terminal", "lcd", "sim", "none"}),
     "buzzer": frozenset({"buzzer", "sim", "none"}),
+    "speech": frozenset({"espeak", "sim", "none"}),
+    "microphone": frozenset({"mic", "sim", "none"}),
 }
 
 DEFAULT_URLS: Mapping[str, str] = {
@@ -40,6 +42,8 @@ DEFAULT_URLS: Mapping[str, str] = {
     "leds": "sim://",
     "display": "terminal://",
     "buzzer": "sim://",
+    "speech": "sim://",
+    "microphone": "sim://",
 }
 
 #: The keys each section takes; anything else is a typo and an error (``urll`` would leave the simulator on).
@@ -50,6 +54,8 @@ KEYS: Mapping[str, frozenset[str]] = {
     "leds": frozenset({"url"}),
     "display": frozenset({"url"}),
     "buzzer": frozenset({"url", "muted"}),
+    "speech": frozenset({"url", "muted"}),
+    "microphone": frozenset({"url"}),
     "lichess": frozenset({"url"}),
 }
 
@@ -95,7 +101,7 @@ class Config:
 
     layout: Layout
     urls: Mapping[str, str]
-    """Device URL by kind: grbl, magnet, sensors, leds, display, buzzer."""
+    """Device URL by kind: grbl, magnet, sensors, leds, display, buzzer, speech, microphone."""
     baudrate: int = 115200
     home: bool = False
     """Home the machine (``$H``) before each game."""
@@ -104,6 +110,19 @@ class Config:
     lichess_url: str = DEFAULT_LICHESS_URL
     """The server online games are played on (``[lichess] url``): lichess.org, or any server that speaks
     the lichess API."""
+    speech_muted: bool | None = None
+    """``[speech] muted`` when the config sets it; None: decided by :meth:`speaks`."""
+
+    def speaks(self, *, voice_player: bool = False) -> bool:
+        """Whether the speaker talks: as ``[speech] muted`` says when it is set; otherwise when there is no
+        display (``[display] url = "none://"``) or a voice player plays, who must hear the moves read back.
+
+        >>> Config.default().speaks(), Config.default().speaks(voice_player=True)
+        (False, True)
+        """
+        if self.speech_muted is not None:
+            return not self.speech_muted
+        return voice_player or self.device("display").scheme == "none"
 
     def device(self, kind: str) -> DeviceUrl:
         return DeviceUrl.parse(self.urls[kind])
@@ -180,8 +199,13 @@ class Config:
             )
         home = grbl.get("home", False)
         muted = data.get("buzzer", {}).get("muted", False)
-        for name, value in (("[grbl] home", home), ("[buzzer] muted", muted)):
-            if not isinstance(value, bool):
+        speech_muted = data.get("speech", {}).get("muted")
+        for name, value in (
+            ("[grbl] home", home),
+            ("[buzzer] muted", muted),
+            ("[speech] muted", speech_muted),
+        ):
+            if value is not None and not isinstance(value, bool):
                 raise ConfigError(f"{source}: {name} = {value!r} must be true or false")
         magnet = DeviceUrl.parse(urls["magnet"]).scheme
         method = layout.magnet.method
@@ -202,7 +226,7 @@ class Config:
                 f"{source}: [lichess] url = {lichess_url!r} must be an http:// or https:// address, "
                 f"e.g. {DEFAULT_LICHESS_URL!r}"
             )
-        return cls(layout, urls, baudrate, home, muted, source, lichess_url.rstrip("/"))
+        return cls(layout, urls, baudrate, home, muted, source, lichess_url.rstrip("/"), speech_muted)
 
     def summary(self) -> list[str]:
         lines = [f"layout: {self.layout!r}"]
@@ -212,9 +236,10 @@ class Config:
 
 
 def check_device_url(kind: str, url: str, layout: Layout) -> None:
-    """Check the URL of a device of ``kind`` (grbl, magnet, sensors, leds, display, buzzer) with the
-    parsing its backend uses when it opens the device, without opening anything or importing a vendor
-    library: unknown options, values out of range, files it names (a pin map, an LED mapping).
+    """Check the URL of a device of ``kind`` (grbl, magnet, sensors, leds, display, buzzer, speech,
+    microphone) with the parsing its backend uses when it opens the device, without opening anything or
+    importing a vendor library: unknown options, values out of range, files it names (a pin map, an LED
+    mapping).
 
     Raises :class:`ConfigError` (or one of its kinds) naming what is wrong.
     """
@@ -240,6 +265,14 @@ def check_device_url(kind: str, url: str, layout: Layout) -> None:
         from .feedback.buzzer import check_buzzer_url
 
         check_buzzer_url(url)
+    elif kind == "speech":
+        from .feedback.speaker import check_speaker_url
+
+        check_speaker_url(url)
+    elif kind == "microphone":
+        from .voice.microphone import check_microphone_url
+
+        check_microphone_url(url)
     else:
         raise ValueError(f"no device kind {kind!r}; use one of {', '.join(SCHEMES)}")
 

@@ -65,6 +65,28 @@ class Buzzer(Protocol):
 
 
 @runtime_checkable
+class Speaker(Protocol):
+    """Says sentences aloud (moves, results, warnings), one after another, without holding the game up."""
+
+    muted: bool
+
+    def say(self, text: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Microphone(Protocol):
+    """Hears the player: one utterance at a time, as 16-bit mono PCM at 16 kHz."""
+
+    def listen(self, timeout_s: float) -> bytes | None:
+        """The next utterance, once its speaker has stopped; None when none began within ``timeout_s``."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
 class HostMagnet(Protocol):
     """A magnet the host switches (a servo or a GPIO electromagnet), synchronised on GRBL's G4 P0."""
 

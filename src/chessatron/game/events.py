@@ -91,6 +91,12 @@ def describe_event(event: Mapping[str, Any], game: Mapping[str, Any] | None = No
         return f"the last move was {' '.join(sans)}, not as first seen"
     if kind == "arrange":
         return f"{event.get('why')}: please arrange the pieces as the lights show: {event.get('fen')}"
+    if kind == "voice":
+        heard = event.get("heard")
+        said = f"voice: {event.get('text')}"
+        return f'{said} (heard "{heard}")' if heard else said
+    if kind == "clock":
+        return f"{str(event.get('colour')).capitalize()} has less than {event.get('seconds')} s left"
     return None
 
 

@@ -40,6 +40,7 @@ from ..sim.hand import HandAction, SimulatedHand, perform
 from ..sim.trace import KnownMove, MoveChoice, PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld
 from ..simulate import read_game
+from ..voice.player import VoiceMover
 from .engine import EnginePlayer, parse_level
 from .keyboard import Command, KeyboardPlayer
 from .record import Player
@@ -50,17 +51,18 @@ LOGGER = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class PlayerSpec:
     """A player from the command line: ``engine[:LEVEL]``, ``keyboard``, ``board`` (a person at the
-    table), ``script:FILE``, ``web`` (the web page) or on the simulator ``hand[:LEVEL]``; ``online`` is the
-    opponent of an online game (``chessatron online`` makes it; a journal names it)."""
+    table), ``voice`` (moves said into the microphone), ``script:FILE``, ``web`` (the web page) or on the
+    simulator ``hand[:LEVEL]``; ``online`` is the opponent of an online game (``chessatron online`` makes
+    it; a journal names it)."""
 
-    kind: Literal["engine", "keyboard", "script", "board", "hand", "web", "online"]
+    kind: Literal["engine", "keyboard", "script", "board", "hand", "web", "online", "voice"]
     level: str | None = None
     path: Path | None = None
 
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:
         text = text.strip()
-        if text in ("keyboard", "board", "web", "online"):
+        if text in ("keyboard", "board", "web", "online", "voice"):
             return cls(text)  # type: ignore[arg-type]
         if text == "hand" or text.startswith("hand:"):
             # a simulated person at the simulated table, choosing with an engine of that level
@@ -74,7 +76,8 @@ class PlayerSpec:
             return cls("engine", level=text[len("engine:") :] or None)
         raise ConfigError(
             f"unknown player {text!r}; use engine[:LEVEL] (e.g. engine:5, engine:1500elo), keyboard, board, "
-            "script:FILE.pgn, web (moves clicked on the web page), or on the simulator hand[:LEVEL]"
+            "voice (moves said into the microphone), script:FILE.pgn, web (moves clicked on the web page), "
+            "or on the simulator hand[:LEVEL]"
         )
 
     @property
@@ -93,6 +96,7 @@ class PlayerSpec:
             "board": "board",
             "web": "web page",
             "online": "online opponent",
+            "voice": "voice",
         }
         if self.kind == "hand":
             return Player(name="simulated hand", kind="board")
@@ -538,4 +542,4 @@ class RemoteMover(Protocol):
     def choose(self, board: chess.Board) -> chess.Move | Command | None: ...
 
 
-Mover = ScriptMover | EngineMover | KeyboardMover | BoardMover | InboxMover | RemoteMover
+Mover = ScriptMover | EngineMover | KeyboardMover | BoardMover | InboxMover | VoiceMover | RemoteMover

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import chess
 import chess.engine
@@ -30,12 +30,13 @@ from .. import files
 from ..config import Config
 from ..errors import ChessatronError, ConfigError, HardwareError, IllegalMoveError, NoSparePieceError
 from ..feedback.signals import LedSignals
+from ..feedback.speaker import SpeakerDevice
 from ..grbl.link import GrblLink
 from ..grbl.stream import StreamProgress
 from ..layout import Cell, Layout, MachinePoint, Node
 from ..live import LiveLeds, LiveSensors, LiveState, colour_name
 from ..planner import Plan, Planner, Relocation, castling_squares
-from ..ports import LedStrip, OccupancySensor
+from ..ports import LedStrip, Microphone, OccupancySensor
 from ..recognition import Ambiguous
 from ..reset import ResetPlanner
 from ..robot import Robot
@@ -43,6 +44,7 @@ from ..sim.hand import HandAction, SimulatedHand, perform
 from ..sim.hand_style import HandStyle
 from ..sim.world import SimWorld, register_world
 from ..table import PhysicalPiece, PieceId, Table
+from ..voice.player import Prompt, VoiceMover
 from .clock import ChessClock, flag_outcome
 from .engine import EnginePlayer, find_engine, parse_level
 from .journal import GameMetadata, Journal, JournalState, read_journal
@@ -60,6 +62,10 @@ from .players import (
 )
 from .record import ClockSettings, GameRecord, Player, Result, Termination, termination_of, to_pgn
 from .referee import Referee
+from .speech import SPOKEN_EVENTS, spoken_event
+
+if TYPE_CHECKING:
+    from ..voice.recognizer import SpeechRecognizer
 
 LOGGER = logging.getLogger(__name__)
 
@@ -76,6 +82,9 @@ DRAW_EQUAL_CP = 30
 #: ...but before this ply only when it stands worse than this: a chess computer plays the game out.
 DRAW_EARLIEST_PLY = 40
 DRAW_WORSE_CP = -100
+#: A player waiting to move is told when their time falls below each of these (seconds), in a game whose
+#: clock starts with more than twice as much.
+CLOCK_WARNINGS_S = (60, 10)
 
 
 class QuitRequested(KeyboardInterrupt):
@@ -183,13 +192,44 @@ class Session:
         self.hand_answers = True
         #: The keeper of an online game (its server): see :mod:`.referee`. None for a game kept here.
         self.referee: Referee | None = None
+        #: The voice players by colour while a game runs: their ``confirmations`` take a yes or a no from
+        #: elsewhere (buttons).
+        self.voices: dict[chess.Color, VoiceMover] = {}
+        self._speaker: SpeakerDevice | None = None
+        self._speechless = False  # the speaker failed: the game goes on in silence
+        self._voice_game = False
+        self._microphone: Microphone | None = None
+        self._recognizer: SpeechRecognizer | None = None
+        # each side's time left when it was last looked at, for the clock warnings (seconds)
+        self._time_seen: dict[chess.Color, float] = {}
 
     def emit(self, event: dict[str, Any]) -> None:
-        """Tell the caller (and the watchers) what happened."""
+        """Tell the caller (and the watchers) what happened, and say it aloud (:mod:`.speech`)."""
         kind = event.get("event")
         if kind in ("notice", "warning"):
             self.live.notice(str(event.get("message")), "warning" if kind == "warning" else "info")
+        if kind in SPOKEN_EVENTS and not self._speechless:
+            # (the live state still shows the game as it was before the event, as the terminal reads it)
+            words = spoken_event(event, self.live.snapshot().get("game"))
+            if words:
+                try:
+                    self.speaker.say(words)
+                except ChessatronError as exc:  # the game goes on without the words, said once
+                    self._speechless = True
+                    self.emit({"event": "warning", "message": f"the table cannot speak: {exc}"})
         self._emit_out(event)
+
+    @property
+    def speaker(self) -> SpeakerDevice:
+        """The speaker (opened once); it talks as :meth:`Config.speaks` says."""
+        if self._speaker is None:
+            from ..feedback.speaker import open_speaker
+
+            speaks = self.config.speaks(voice_player=self._voice_game)
+            self._speaker = self._stack.enter_context(
+                open_speaker(self.config.urls["speech"], muted=not speaks)
+            )
+        return self._speaker
 
     # --- machine -----------------------------------------------------------------------------------
 
@@ -226,6 +266,11 @@ class Session:
                     "an online opponent plays through its server: start or continue online games with "
                     "`chessatron online`"
                 )
+            if spec.kind == "voice" and self.config.urls["microphone"].startswith("none"):
+                raise ConfigError(
+                    "the voice player needs a microphone, but the [microphone] url is 'none://'; "
+                    'set it in the config, e.g. url = "mic://"'
+                )
             if spec.kind == "board" and sensors.startswith("none"):
                 raise ConfigError(
                     f"a board player needs sensors, but the [sensors] url is {sensors!r}; "
@@ -237,6 +282,9 @@ class Session:
                 wanted.append((colour, level))
         if wanted:
             find_engine(self.engine_path)
+        self._voice_game = "voice" in (white.kind, black.kind)
+        if self._speaker is not None:
+            self._speaker.muted = not self.config.speaks(voice_player=self._voice_game)
         return wanted
 
     def start_players(self, white: PlayerSpec, black: PlayerSpec) -> None:
@@ -317,6 +365,7 @@ class Session:
         """The game is over: its board players (their LEDs and sensor logs close with it) and inboxes go."""
         self._board_movers.clear()
         self.inboxes = {}
+        self.voices = {}
         if self.live.snapshot().get("question") is not None:
             self.live.update(question=None)
 
@@ -626,11 +675,22 @@ class Session:
         self, journal: Journal, white: PlayerSpec, black: PlayerSpec, *, max_plies: int | None = None
     ) -> GameRecord:
         """Play the journaled game to its end."""
+        try:
+            return self._play(journal, white, black, max_plies=max_plies)
+        except ChessatronError as exc:
+            # the terminal prints the error as the command ends; the table says it
+            self.emit({"event": "error", "message": str(exc)})
+            raise
+
+    def _play(
+        self, journal: Journal, white: PlayerSpec, black: PlayerSpec, *, max_plies: int | None = None
+    ) -> GameRecord:
         board = journal.board()
         self._specs = {chess.WHITE: white, chess.BLACK: black}
         self._journal_stem = journal.path.name.removesuffix(".jsonl")
         with ExitStack() as stack:
             self.inboxes = {}
+            self.voices = {}
             stack.callback(self._forget_players)  # however the game ends (a stop is a KeyboardInterrupt)
             movers = {
                 chess.WHITE: self._mover(white, chess.WHITE, stack, board),
@@ -668,8 +728,9 @@ class Session:
                 self.table.check_matches(board)
             outcome = self._outcome(board, journal)
             clock = self.clock = self._clock_for(journal)
+            self._time_seen = {}
             for mover in movers.values():
-                if isinstance(mover, InboxMover | BoardMover):
+                if isinstance(mover, InboxMover | BoardMover | VoiceMover):
                     mover.expired = self._flag_fell
                 elif isinstance(mover, KeyboardMover):
                     waits = clock is not None or self.referee is not None
@@ -834,11 +895,28 @@ class Session:
         """Whether a waiting player must stop waiting: the flag fell, the game is being stopped, or the
         referee halts the game."""
         clock = self.clock
+        if clock is not None:
+            self._warn_clock(clock)
         return (
             (clock is not None and clock.flagged() is not None)
             or self.stop_requested.is_set()
             or (self.referee is not None and self.referee.halts())
         )
+
+    def _warn_clock(self, clock: ChessClock) -> None:
+        """Tell the player whose time runs when it falls below each of :data:`CLOCK_WARNINGS_S` (once
+        each time it does: an increment may lift it above again)."""
+        colour = clock.running
+        if colour is None:
+            return
+        left = clock.remaining_ms(colour) / 1000
+        before = self._time_seen.get(colour)
+        self._time_seen[colour] = left
+        if before is None:
+            return
+        for seconds in CLOCK_WARNINGS_S:
+            if before >= seconds > left > 0 and clock.settings.initial_s > 2 * seconds:
+                self.emit({"event": "clock", "colour": colour_name(colour), "seconds": seconds})
 
     def _show_evaluation(self, board: chess.Board, move: chess.Move, engine: EnginePlayer | None) -> None:
         """The engine's view of the position after ``move``: what the ``engine`` that played it saw in its
@@ -871,7 +949,36 @@ class Session:
             inbox = InboxMover(colour, self.live)
             self.inboxes[colour] = inbox
             return inbox
+        if spec.kind == "voice":
+            voice = self._voice_mover(board)
+            self.voices[colour] = voice
+            return voice
         return KeyboardMover(self.keyboard)
+
+    def _voice_mover(self, board: chess.Board) -> VoiceMover:
+        """A player who speaks their moves into the microphone (on the simulator: a simulated person,
+        choosing at random, speaks through espeak-ng)."""
+        from ..voice.microphone import SimMicrophone, open_microphone
+        from ..voice.recognizer import SpeechRecognizer
+
+        if self._recognizer is None:
+            self._recognizer = SpeechRecognizer()
+        if self._microphone is None:
+            self._microphone = self._stack.enter_context(open_microphone(self.config.urls["microphone"]))
+        mover = VoiceMover(self._microphone, self._recognizer)
+        person = None
+        if isinstance(self._microphone, SimMicrophone):
+            from ..sim.voice import SimulatedVoice
+
+            person = SimulatedVoice(self._microphone, random.Random(len(board.move_stack)))
+
+        def prompt(asked: Prompt) -> None:
+            self.emit({"event": "voice", "prompt": asked.kind, "text": asked.text, "heard": asked.heard})
+            if person is not None:
+                person.heard(asked)
+
+        mover.on_prompt = prompt
+        return mover
 
     def _command(self, command: Command, board: chess.Board, journal: Journal) -> Outcome | None:
         """A keyboard command; returns the outcome when it ends the game."""
@@ -1058,6 +1165,8 @@ class Session:
             message = f"{offering} offers a draw; {other} can accept it on the web page, or play on"
         elif opponent.kind == "keyboard":
             message = f"{offering} offers a draw; {other} can type 'draw' to accept it, or play on"
+        elif opponent.kind == "voice":
+            message = f"{offering} offers a draw; {other} can say 'draw' to accept it, or play on"
         else:
             message = f"{offering} offers {other} a draw"
         self.emit({"event": "notice", "message": message})
@@ -1070,7 +1179,7 @@ class Session:
         # against a player who types or clicks, the last move (whoever made it); against the engine, its
         # answer and the player's own move, so that the player has the move again
         if plies is None:
-            plies = 2 if opponent.kind not in ("keyboard", "web") else 1
+            plies = 2 if opponent.kind not in ("keyboard", "web", "voice") else 1
         if len(board.move_stack) < plies:
             message = "there is no move to take back"
             if board.move_stack:

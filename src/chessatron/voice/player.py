@@ -1,0 +1,209 @@
+"""The voice player: moves and commands said aloud, read back, and carried out only once confirmed.
+
+A :class:`VoiceMover` listens for what the player to move may say (:func:`~.grammar.move_grammar`),
+reads the move it understood back ("knight takes f3. Yes or no?") and returns it only after a yes, by
+voice or through :attr:`VoiceMover.confirmations` (buttons: select for yes, back for no). Words that fit
+several moves ask which piece ("Which knight: from b1, or from f1?"); anything not understood, or a no,
+asks again. Nothing is guessed: the robot never touches a piece for a move the player did not confirm.
+
+Every question goes to :attr:`VoiceMover.on_prompt` as a :class:`Prompt` (the session says it and shows
+it; on the simulator a simulated person hears it and answers).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import chess
+
+from ..game.keyboard import Command
+from ..game.speech import confirm_words, help_words, spoken_move, which_words
+from ..ports import Microphone
+from .grammar import (
+    Answer,
+    CommandHeard,
+    Grammar,
+    Heard,
+    MoveHeard,
+    RequestHeard,
+    answer_grammar,
+    move_grammar,
+    understand,
+    which,
+    which_grammar,
+)
+from .recognizer import SpeechRecognizer
+
+__all__ = ["Prompt", "PromptKind", "VoiceMover"]
+
+LOGGER = logging.getLogger(__name__)
+
+PromptKind = Literal["move", "again", "confirm", "which", "answer", "help", "repeat"]
+#: How long one wait for an utterance lasts before the player's clock and a stop are looked at (s).
+LISTEN_S = 0.25
+#: Commands read back before they are done (a hint is harmless; quitting is the keyboard's).
+CONFIRMED_COMMANDS = {Command.TAKEBACK: "take back", Command.DRAW: "offer a draw", Command.RESIGN: "resign"}
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What the voice player says, and what it then waits for.
+
+    ``kind``: ``move`` (the player's turn: say a move; said only on a screen), ``again`` (not
+    understood, or a no: say it again), ``confirm`` (``moves`` or ``command`` read back: yes or no?),
+    ``which`` (the words fit the ``moves``: which piece?), ``answer`` (yes or no, please), ``help``,
+    ``repeat`` (the last move said again). ``heard`` is what the recogniser made of the last utterance.
+    """
+
+    kind: PromptKind
+    text: str
+    board: chess.Board = field(compare=False, repr=False)
+    moves: tuple[chess.Move, ...] = ()
+    command: Command | None = None
+    heard: str | None = None
+
+
+class VoiceMover:
+    """A player who says their moves (see the module docstring)."""
+
+    def __init__(self, microphone: Microphone, recognizer: SpeechRecognizer, *, listen_s: float = LISTEN_S):
+        self.microphone = microphone
+        self.recognizer = recognizer
+        self.listen_s = listen_s
+        #: Answers to "yes or no?" from elsewhere (buttons: True for yes, False for no).
+        self.confirmations: queue.Queue[bool] = queue.Queue()
+        #: Told every question, to say and show it.
+        self.on_prompt: Callable[[Prompt], None] = lambda prompt: None
+        #: Whether the player's time is up or the game is being stopped (the session sets it).
+        self.expired: Callable[[], bool] = lambda: False
+
+    def choose(self, board: chess.Board) -> chess.Move | Command | None:
+        """The move (or command) the player said and confirmed; None when their time ran out or the game
+        is being stopped first."""
+        grammar = move_grammar(board)
+        colour = chess.COLOR_NAMES[board.turn].capitalize()
+        self._prompt("move", f"{colour} to move: say your move.", board)
+        while True:
+            heard = self._hear(grammar, board)
+            if heard is None:
+                return None
+            words = heard.words
+            if isinstance(heard, RequestHeard):
+                self._request(heard, board)
+                continue
+            if isinstance(heard, CommandHeard):
+                if heard.command not in CONFIRMED_COMMANDS:
+                    return heard.command
+                confirmed = self._confirm(
+                    board, CONFIRMED_COMMANDS[heard.command], words, command=heard.command
+                )
+                if confirmed is None:
+                    return None
+                if confirmed:
+                    return heard.command
+                self._prompt("again", "Say your move.", board)
+                continue
+            if not isinstance(heard, MoveHeard) or not heard.moves:
+                why = "I did not understand" if not isinstance(heard, MoveHeard) else "I heard no legal move"
+                self._prompt("again", f"Sorry, {why}. Say your move again.", board, heard=words)
+                continue
+            move = heard.moves[0] if len(heard.moves) == 1 else self._which(board, heard.moves, words)
+            if move is None:
+                if self.expired():
+                    return None
+                self._prompt("again", "Say your move again.", board)
+                continue
+            confirmed = self._confirm(board, spoken_move(board, move), words, move=move)
+            if confirmed is None:
+                return None
+            if confirmed:
+                return move
+            self._prompt("again", "Say your move again.", board)
+
+    def _hear(self, grammar: Grammar, board: chess.Board) -> Heard | None:
+        """The meaning of the next utterance; None once :attr:`expired`."""
+        while True:
+            pcm = self.microphone.listen(self.listen_s)
+            if pcm is not None:
+                words = self.recognizer.recognize(pcm, grammar)
+                LOGGER.info("heard %r", words)
+                return understand(words, board)
+            if self.expired():
+                return None
+
+    def _confirm(
+        self,
+        board: chess.Board,
+        what: str,
+        words: str,
+        *,
+        move: chess.Move | None = None,
+        command: Command | None = None,
+    ) -> bool | None:
+        """Read ``what`` back and wait for yes or no (by voice, or in :attr:`confirmations`); None once
+        :attr:`expired`."""
+        while not self.confirmations.empty():  # a press meant for an earlier question
+            self.confirmations.get_nowait()
+        moves = (move,) if move is not None else ()
+        self._prompt("confirm", confirm_words(what), board, moves=moves, command=command, heard=words)
+        grammar = answer_grammar()
+        while True:
+            try:
+                return self.confirmations.get_nowait()
+            except queue.Empty:
+                pass
+            pcm = self.microphone.listen(self.listen_s)
+            if pcm is None:
+                if self.expired():
+                    return None
+                continue
+            heard = understand(self.recognizer.recognize(pcm, grammar), board)
+            if isinstance(heard, Answer):
+                return heard.yes
+            text = confirm_words(what) if isinstance(heard, RequestHeard) else "Please say yes or no."
+            self._prompt("answer", text, board, moves=moves, command=command, heard=heard.words)
+
+    def _which(self, board: chess.Board, moves: tuple[chess.Move, ...], words: str) -> chess.Move | None:
+        """Ask which of ``moves`` was meant; None for a no (or once :attr:`expired`)."""
+        question = which_words(board, moves)
+        self._prompt("which", question, board, moves=moves, heard=words)
+        grammar = which_grammar(board, moves)
+        while True:
+            heard = self._hear(grammar, board)
+            if heard is None or (isinstance(heard, Answer) and not heard.yes):
+                return None
+            chosen = which(heard.words, board, moves)
+            if chosen is not None:
+                return chosen
+            self._prompt("which", f"Sorry. {question}", board, moves=moves, heard=heard.words)
+
+    def _request(self, heard: RequestHeard, board: chess.Board) -> None:
+        if heard.request == "help":
+            self._prompt("help", help_words(), board, heard=heard.words)
+            return
+        if board.move_stack:
+            last = board.copy()
+            move = last.pop()
+            text = f"The last move was {spoken_move(last, move)}. Say your move."
+        else:
+            text = "No move has been made yet. Say your move."
+        self._prompt("repeat", text, board, heard=heard.words)
+
+    def _prompt(
+        self,
+        kind: PromptKind,
+        text: str,
+        board: chess.Board,
+        *,
+        moves: tuple[chess.Move, ...] = (),
+        command: Command | None = None,
+        heard: str | None = None,
+    ) -> None:
+        self.on_prompt(Prompt(kind, text, board.copy(), moves, command, heard))
+
+    def __repr__(self) -> str:
+        return f"<VoiceMover {self.microphone!r}>"
