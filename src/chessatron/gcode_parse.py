@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from chessatron.errors import GcodeError
 
-__all__ = ["LINE_BUFFER_SIZE", "GcodeLine", "parse_line", "strip_line"]
+__all__ = ["LINE_BUFFER_SIZE", "GcodeLine", "parse_line", "read_number", "strip_line"]
 
 # GRBL 1.1 config.h: 80 bytes for a line and its terminating newline.
 LINE_BUFFER_SIZE = 80
@@ -130,6 +130,17 @@ def _strip(text: str, shown: str) -> tuple[str, tuple[str, ...]]:
     return stored, comments
 
 
+def read_number(text: str, at: int = 0) -> tuple[float, int] | None:
+    """GRBL's ``read_float``: the number at ``text[at:]`` (an optional sign, digits and at most one decimal
+    point, no exponent) and the index just after it; None if no number starts there.
+
+    >>> read_number("X-2.5Y1", 1)
+    (-2.5, 5)
+    """
+    match = _NUMBER.match(text, at)
+    return None if match is None else (float(match.group()), match.end())
+
+
 def _words(stored: str, shown: str) -> tuple[Word, ...]:
     words: list[Word] = []
     seen: set[str] = set()
@@ -140,16 +151,16 @@ def _words(stored: str, shown: str) -> tuple[Word, ...]:
             if letter in _NUMBER_CHARS:
                 raise GcodeError(f"number without a letter at {stored[i:]!r} in g-code line {shown!r}")
             raise GcodeError(f"unexpected character {letter!r} in g-code line {shown!r}")
-        match = _NUMBER.match(stored, i + 1)
-        if match is None:
+        number = read_number(stored, i + 1)
+        if number is None:
             raise GcodeError(
                 f"letter {letter!r} has no number in g-code line {shown!r}; write e.g. {letter}0"
             )
         if letter in seen and letter not in _COMMAND_LETTERS:
             raise GcodeError(f"word {letter!r} appears twice in g-code line {shown!r}; GRBL allows it once")
         seen.add(letter)
-        words.append((letter, float(match.group())))
-        i = match.end()
+        words.append((letter, number[0]))
+        i = number[1]
     return tuple(words)
 
 

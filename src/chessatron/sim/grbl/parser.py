@@ -13,16 +13,16 @@ state changes only for an accepted line, as in GRBL. ``$J=`` jogs and the texts 
 >>> decode("G5X1", modal, (0.0, 0.0))
 Traceback (most recent call last):
 ...
-chessatron.sim.grbl_parser.Reject: 20
+chessatron.sim.grbl.parser.Reject: 20
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
-from ..grbl.protocol import RX_BUFFER_BYTES
-from ..layout import Layout
+from ...gcode_parse import read_number
+from ...grbl.protocol import RX_BUFFER_BYTES
+from ...layout import Layout
 
 __all__ = [
     "HELP",
@@ -42,7 +42,6 @@ PLANNER_BLOCKS = 15
 #: The ``$`` help line.
 HELP = "[HLP:$$ $# $G $I $N $x=val $Nx=line $J=line $SLP $C $X $H ~ ! ? ctrl-x]"
 
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)")
 _SUPPORTED_G = {0: "motion", 1: "motion", 4: "dwell", 17: "plane", 20: "units", 21: "units"}
 _SUPPORTED_G |= {54: "coordinates", 90: "distance", 91: "distance", 94: "feed-mode"}
 _SUPPORTED_M = {2: "stop", 30: "stop", 3: "spindle", 4: "spindle", 5: "spindle", 8: "coolant", 9: "coolant"}
@@ -119,11 +118,11 @@ def words(block: str) -> list[tuple[str, float]]:
         letter = block[i]
         if not ("A" <= letter <= "Z"):
             raise Reject(1)
-        match = _NUMBER.match(block, i + 1)
-        if match is None:
+        number = read_number(block, i + 1)
+        if number is None:
             raise Reject(2)
-        found.append((letter, float(match.group())))
-        i = match.end()
+        found.append((letter, number[0]))
+        i = number[1]
     return found
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
-from ..errors import ConfigError
-from ..ports import DeviceUrl
+from ...errors import ConfigError
+from ...ports import DeviceUrl
 
 __all__ = ["FAULT_OPTIONS", "SimFaults", "faults_from_url"]
 
