@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from chessatron.errors import GcodeError
 
-__all__ = ["LINE_BUFFER_SIZE", "GcodeLine", "parse_line", "read_number", "strip_line"]
+__all__ = ["LINE_BUFFER_SIZE", "GcodeLine", "number_value", "parse_line", "read_number", "strip_line"]
 
 # GRBL 1.1 config.h: 80 bytes for a line and its terminating newline.
 LINE_BUFFER_SIZE = 80
@@ -139,6 +139,16 @@ def read_number(text: str, at: int = 0) -> tuple[float, int] | None:
     """
     match = _NUMBER.match(text, at)
     return None if match is None else (float(match.group()), match.end())
+
+
+def number_value(text: str) -> float | None:
+    """``text`` as a number GRBL reads (and prints), or None if it is not exactly one.
+
+    >>> number_value("-1.50"), number_value("1e3")
+    (-1.5, None)
+    """
+    number = read_number(text)
+    return number[0] if number is not None and number[1] == len(text) else None
 
 
 def _words(stored: str, shown: str) -> tuple[Word, ...]:

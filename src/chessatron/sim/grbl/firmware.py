@@ -22,7 +22,7 @@ import time
 import serial
 
 from ...errors import ConfigError
-from ...gcode_parse import read_number
+from ...gcode_parse import number_value
 from ...grbl.codes import SETTINGS
 from ...grbl.homing import HomingSettings, homing_time_s
 from ...grbl.protocol import RX_BUFFER_BYTES, MachineState
@@ -447,12 +447,12 @@ class SimGrbl(GrblMachine):
         name, _, text = command.partition("=")
         if not name.isdigit() or int(name) not in SETTINGS:
             raise Reject(3)
-        read = read_number(text)
-        if read is None or read[1] != len(text):
+        value = number_value(text)
+        if value is None:
             raise Reject(2)
         if self._busy():
             raise Reject(8)
-        number, value = int(name), read[0]
+        number = int(name)
         if value < 0:
             raise Reject(4)
         if number == 20 and value and self._settings[22] != "1":
