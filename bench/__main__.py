@@ -20,9 +20,9 @@ from typing import Any
 import chess
 import chess.pgn
 
-from chessatron.layout import Layout
-from chessatron.simulate import TableSimulator, game_moves
-from chessatron.table import Table
+from chessatron.planning.layout import Layout
+from chessatron.planning.table import Table
+from chessatron.sim.simulate import TableSimulator, game_moves
 
 from .classic import ClassicPlanner
 

@@ -45,7 +45,7 @@ import chess
 import chess.pgn
 
 from chessatron.game.session import reply_hold_s
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.recognition import Ambiguous, Committed, Illegal, Recognizer, Revised
 from chessatron.sim.cases import capture_geometries, castling_case, move_kind
 from chessatron.sim.hand_style import CATALOGUE, GROUPS, Behaviour, HandStyle

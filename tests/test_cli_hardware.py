@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 import chessatron
 from chessatron.cli import main
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.sim.world import get_world
 
 from .conftest import GAMES_DIR

@@ -32,9 +32,9 @@ from chessatron.cli import EXIT_INTERNAL, main
 from chessatron.config import default_config_text
 from chessatron.game.journal import GameMetadata, Journal
 from chessatron.game.record import Player, encode_compact, from_pgn
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.sensors.pinmap import PinMap
-from chessatron.simstate import SimulatorState
+from chessatron.sim.state import SimulatorState
 
 LAYOUT = Layout.default()
 EXAMPLES = int(os.environ.get("CHESSATRON_FUZZ_EXAMPLES", "25"))

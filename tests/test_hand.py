@@ -12,7 +12,8 @@ import chess.pgn
 import pytest
 
 from chessatron.errors import ConfigError, GameFileError, IllegalMoveError, StateError
-from chessatron.layout import Cell, Layout
+from chessatron.planning.layout import Cell, Layout
+from chessatron.planning.table import Table
 from chessatron.sim.hand import SimulatedHand, displacement_is_decidable
 from chessatron.sim.hand_style import BEHAVIOURS, CATALOGUE, Behaviour, HandStyle, IllegalKind
 from chessatron.sim.scenario import (
@@ -34,7 +35,6 @@ from chessatron.sim.trace import (
     write_trace,
 )
 from chessatron.sim.world import SimWorld
-from chessatron.table import Table
 
 GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "games"
 SQ = chess.parse_square

@@ -17,10 +17,10 @@ from rich.file_proxy import FileProxy
 from rich.style import Style
 
 from chessatron.game.keyboard import KeyboardPlayer
+from chessatron.game.live import LiveState
 from chessatron.game.view import PlayView, render_view
-from chessatron.layout import Layout
-from chessatron.live import LiveState
-from chessatron.table import Table
+from chessatron.planning.layout import Layout
+from chessatron.planning.table import Table
 
 #: Black's queen checks after 1. e4 d5 2. exd5 Qxd5 3. Nc3 Qe5+: a pawn of each side is captured.
 CHECK_LINE = ["e4", "d5", "exd5", "Qxd5", "Nc3", "Qe5+"]

@@ -25,11 +25,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from . import __version__, logs
 from .config import Config, default_config_path, default_config_text
 from .errors import ChessatronError
-from .gcode import program_text
-from .layout import Layout
-from .reset import SetupTarget, chess960_target, parse_target
-from .simstate import SimulatorState, default_state_path, load_state, save_state
-from .simulate import TableSimulator, game_moves, layout_document, read_game, simulate_game
+from .planning.gcode import program_text
+from .planning.layout import Layout
+from .planning.reset import SetupTarget, chess960_target, parse_target
+from .sim.simulate import TableSimulator, game_moves, layout_document, read_game, simulate_game
+from .sim.state import SimulatorState, default_state_path, load_state, save_state
 from .termination import raising_on_sigterm
 
 if TYPE_CHECKING:
@@ -340,7 +340,7 @@ def demo(
 ) -> None:
     """Watch the robot play a showcase game on the simulator, then reset the table."""
     from .demo import run_demo
-    from .live import LiveState
+    from .game.live import LiveState
 
     speed = parse_speed(speed_text)
     layout = load_layout(layout_path)
@@ -520,8 +520,8 @@ def run(
     program: Path, port: str | None, no_home: bool, config_path: Path | None, layout_path: Path | None
 ) -> None:
     """Stream a G-code file to the machine; exit 0 when GRBL has finished it, non-zero on error: or ALARM:."""
+    from .gantry.magnet import open_magnet
     from .grbl.run import run_program
-    from .magnet import open_magnet
 
     settings = Config.load(config_path)
     layout = load_layout(layout_path) if layout_path is not None else settings.layout
@@ -679,13 +679,13 @@ def play(
     from .game.clock import parse_clock
     from .game.events import describe_event, score_line, summary_line
     from .game.keyboard import KeyboardPlayer
+    from .game.live import LiveState
     from .game.players import PlayerSpec
     from .game.record import GameRecord
     from .game.session import QuitRequested, Session, write_pgn
     from .game.store import latest_unfinished, resolve_games_dir
     from .game.view import PlayView
-    from .live import LiveState
-    from .simstate import SimulatorState, default_state_path, load_state, save_state
+    from .sim.state import SimulatorState, default_state_path, load_state, save_state
 
     settings = Config.load(config_path)
     directory = resolve_games_dir(games_dir)

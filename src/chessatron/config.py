@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from . import files
 from .errors import ConfigError
 from .keys import unknown
-from .layout import Layout
+from .planning.layout import Layout
 from .ports import DeviceUrl
 
 #: The schemes each kind of device understands (a bare path such as /dev/ttyUSB0 is ``serial``).
@@ -221,7 +221,7 @@ def check_device_url(kind: str, url: str, layout: Layout) -> None:
     if kind == "grbl":
         _check_grbl_url(url)
     elif kind == "magnet":
-        from .magnet import check_magnet_url
+        from .gantry.magnet import check_magnet_url
 
         check_magnet_url(url)
     elif kind == "sensors":

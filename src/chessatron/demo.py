@@ -25,13 +25,13 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from .errors import ChessatronError
-from .layout import Layout, MachinePoint, Node
-from .live import LiveState
-from .motion import Block, PlannedBlock, plan_run
-from .planner import Relocation
+from .game.live import LiveState
+from .grbl.motion import Block, PlannedBlock, plan_run
+from .planning.layout import Layout, MachinePoint, Node
+from .planning.planner import Relocation
+from .planning.table import Table
 from .render import table_html, table_svg, table_text
-from .simulate import TableSimulator, game_moves, parse_game
-from .table import Table
+from .sim.simulate import TableSimulator, game_moves, parse_game
 
 #: Frames per second of the live view.
 FPS = 20

@@ -21,10 +21,10 @@ from rich.text import Text
 
 from .config import Config
 from .errors import ChessatronError
-from .layout import Cell, Layout
-from .motion import STEPPERS_ALWAYS_ON
+from .gantry.verification import cell_name
+from .grbl.motion import STEPPERS_ALWAYS_ON
+from .planning.layout import Cell, Layout
 from .ports import DeviceUrl, OccupancySensor
-from .verification import cell_name
 
 if TYPE_CHECKING:
     from .grbl.link import GrblLink
@@ -142,7 +142,7 @@ def hardware_test(
             return True, f"grbl answered, {len(warnings)} settings warnings, all four corners reached"
 
     def magnet() -> tuple[bool, str]:
-        from .magnet import open_magnet
+        from .gantry.magnet import open_magnet
 
         url = config.urls["magnet"]
         if DeviceUrl.parse(url).scheme == "grbl":

@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from .errors import ConfigError
 from .keys import unknown
-from .layout import Cell
+from .planning.layout import Cell
 
 Occupancy: TypeAlias = frozenset[Cell]
 """The table cells (whole table: board, capture zones, reserve) where a sensor sees a piece."""

@@ -26,9 +26,9 @@ import chess.svg
 from rich.style import Style
 from rich.text import Text
 
-from .layout import Cell, Layout, MachinePoint, Node
-from .planner import Purpose, Relocation
-from .table import Table
+from .planning.layout import Cell, Layout, MachinePoint, Node
+from .planning.planner import Purpose, Relocation
+from .planning.table import Table
 
 __all__ = ["table_html", "table_svg", "table_text"]
 

@@ -21,7 +21,7 @@ from typing import Any
 import chess
 
 from ..errors import ColourError, ConfigError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 from ..ports import RGB
 from .colours import NAMED_COLOURS, OFF, check_rgb, parse_colour
 

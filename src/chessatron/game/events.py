@@ -5,7 +5,7 @@ A :class:`~chessatron.game.session.Session` reports what happens as event dicts 
 terminal prints :func:`describe_event` of them instead: the same facts as a sentence, or nothing for the
 events a player does not need a line for (the robot's every drag: the live view shows those).
 
-``game`` is the live state's ``game`` part (:meth:`chessatron.live.LiveState.snapshot`) as it stood when
+``game`` is the live state's ``game`` part (:meth:`chessatron.game.live.LiveState.snapshot`) as it stood when
 the event was emitted: the session emits a move, a takeback or a result before the live state shows the
 position after it, so ``game`` still holds the moves the event talks about and the players' names.
 

@@ -21,8 +21,7 @@ import chess.engine
 
 from ..errors import ChessatronError, ConfigError, HardwareError
 from ..feedback.signals import LedSignals, combine
-from ..layout import Cell, Layout
-from ..live import LiveState, colour_name
+from ..planning.layout import Cell, Layout
 from ..ports import LedStrip, OccupancySensor
 from ..recognition import (
     Ambiguous,
@@ -37,11 +36,12 @@ from ..recognition import (
     TookBack,
 )
 from ..sim.hand import HandAction, SimulatedHand, perform
+from ..sim.simulate import read_game
 from ..sim.trace import KnownMove, MoveChoice, PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld
-from ..simulate import read_game
 from .engine import EnginePlayer, parse_level
 from .keyboard import Command, KeyboardPlayer
+from .live import LiveState, colour_name
 from .record import Player
 
 LOGGER = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ Commands arrive from any thread and are validated here, before anything reaches 
 a move must be legal for a ``web`` player whose turn it is, a reset target must parse, and so on; a
 refused command raises a :class:`~chessatron.errors.ChessatronError` whose message says why.
 
-The game never depends on who watches: the runner only feeds its :class:`~chessatron.live.LiveState`,
+The game never depends on who watches: the runner only feeds its :class:`~chessatron.game.live.LiveState`,
 and a page that closes (or a web server that stops) leaves the game running.
 
 While a game with a robot runs and nobody plays at the board itself (no ``board`` or ``hand`` player,
@@ -31,16 +31,16 @@ import chess
 from ..config import Config
 from ..errors import ChessatronError, ConfigError, EngineError, IllegalMoveError
 from ..feedback.signals import LedSignals, combine
-from ..layout import Cell
-from ..live import LiveState, colour_name
+from ..planning.layout import Cell
+from ..planning.reset import parse_target, position_flaws, require_pieces
+from ..planning.table import Table
 from ..ports import RGB, LedStrip
-from ..reset import parse_target, position_flaws, require_pieces
-from ..simstate import SimulatorState, default_state_path, load_state, save_state
-from ..table import Table
+from ..sim.state import SimulatorState, default_state_path, load_state, save_state
 from .clock import parse_clock
 from .engine import checked_options, engine_options, find_engine, parse_level
 from .journal import Journal
 from .keyboard import Command, Rejection, parse_command
+from .live import LiveState, colour_name
 from .players import InboxMover, PlayerSpec, engine_level
 from .record import ClockSettings
 from .session import PAUSED, Session
@@ -139,7 +139,7 @@ class LedGuide:
     has picked a piece, that piece's square and where it may go (green, yellow for a capture) instead of
     the last move, over the check (as at the board when a piece is lifted).
 
-    >>> from chessatron.layout import Layout
+    >>> from chessatron.planning.layout import Layout
     >>> guide = LedGuide(LedSignals(Layout.default()), engines=[chess.BLACK])
     >>> board = chess.Board()
     >>> board.push_san("e4"), board.push_san("e5")

@@ -30,23 +30,23 @@ from .. import files
 from ..config import Config
 from ..errors import ChessatronError, ConfigError, HardwareError, IllegalMoveError, NoSparePieceError
 from ..feedback.signals import LedSignals
+from ..gantry.robot import Robot
 from ..grbl.link import GrblLink
 from ..grbl.stream import StreamProgress
-from ..layout import Cell, Layout, MachinePoint, Node
-from ..live import LiveLeds, LiveSensors, LiveState, colour_name
-from ..planner import Plan, Planner, Relocation, castling_squares
+from ..planning.layout import Cell, Layout, MachinePoint, Node
+from ..planning.planner import Plan, Planner, Relocation, castling_squares
+from ..planning.reset import ResetPlanner
+from ..planning.table import PhysicalPiece, PieceId, Table
 from ..ports import LedStrip, OccupancySensor
 from ..recognition import Ambiguous
-from ..reset import ResetPlanner
-from ..robot import Robot
 from ..sim.hand import HandAction, SimulatedHand, perform
 from ..sim.hand_style import HandStyle
 from ..sim.world import SimWorld, register_world
-from ..table import PhysicalPiece, PieceId, Table
 from .clock import ChessClock, flag_outcome
 from .engine import EnginePlayer, find_engine, parse_level
 from .journal import GameMetadata, Journal, JournalState, read_journal
 from .keyboard import Command, KeyboardPlayer
+from .live import LiveLeds, LiveSensors, LiveState, colour_name
 from .players import (
     BoardMover,
     EngineMover,

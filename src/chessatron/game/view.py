@@ -1,7 +1,7 @@
 """The terminal view of a game: the whole table beside the players, their clocks, the moves and the robot.
 
-:func:`render_view` turns a :meth:`~chessatron.live.LiveState.snapshot` (and the physical table with the
-drags under way, :meth:`~chessatron.live.LiveState.table`) into one rich renderable; it is pure, so tests
+:func:`render_view` turns a :meth:`~chessatron.game.live.LiveState.snapshot` (and the physical table with the
+drags under way, :meth:`~chessatron.game.live.LiveState.table`) into one rich renderable; it is pure, so tests
 print it to a recording console. :class:`PlayView` shows it live on a terminal and redraws it whenever the
 live state changes, from a thread of its own: the game thread only sets an event.
 
@@ -33,14 +33,14 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from ..layout import Layout, Node
-from ..live import LiveState
-from ..planner import Relocation
+from ..planning.layout import Layout, Node
+from ..planning.planner import Relocation
+from ..planning.table import Table
 from ..render import table_text
-from ..table import Table
 from .clock import format_clock
 from .events import move_label, result_line
 from .keyboard import read_stdin_line
+from .live import LiveState
 
 __all__ = ["FPS", "PlayView", "render_view"]
 

@@ -47,11 +47,11 @@ from ..errors import (
     GrblVersionError,
     SerialPortError,
 )
-from ..layout import Layout
-from ..motion import MachineProfile
+from ..planning.layout import Layout
 from ..ports import HostMagnet
 from .build import BuildInfo, check_build
 from .homing import HomingSettings, homing_bound_s
+from .motion import MachineProfile
 from .protocol import (
     Alarm,
     Error,

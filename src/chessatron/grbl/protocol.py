@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias, cast, get_args
 
-from ..gcode_parse import number_value
+from ..planning.gcode_parse import number_value
 from .codes import AlarmInfo, alarm_info, error_text
 
 __all__ = [

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .. import files
-from ..layout import Layout
+from ..planning.layout import Layout
 from ..ports import DeviceUrl, HostMagnet
 from .link import GrblLink
 from .stream import StreamProgress, StreamResult

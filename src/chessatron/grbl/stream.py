@@ -65,7 +65,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..errors import ChessatronError, GcodeError
-from ..gcode_parse import parse_line, strip_line
+from ..planning.gcode_parse import parse_line, strip_line
 from .protocol import RX_BUFFER_BYTES, Error, Ok, Status
 
 __all__ = [

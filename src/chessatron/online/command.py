@@ -21,12 +21,12 @@ from ..config import Config
 from ..errors import ChessatronError, LoginError, OnlineGameError
 from ..game.events import describe_event, summary_line
 from ..game.keyboard import KeyboardPlayer, read_stdin_line
+from ..game.live import LiveState
 from ..game.players import PlayerSpec
 from ..game.session import Session, write_pgn
 from ..game.store import resolve_games_dir
 from ..game.view import PlayView
-from ..live import LiveState
-from ..simstate import SimulatorState, default_state_path, load_state, save_state
+from ..sim.state import SimulatorState, default_state_path, load_state, save_state
 from .client import LichessClient
 from .model import OnlineRequest
 from .table import OnlineTable

@@ -26,12 +26,12 @@ import chess
 
 from ..errors import ChessatronError, ConfigError, OnlineError, OnlineGameError
 from ..game.journal import Journal, read_journal
+from ..game.live import colour_name
 from ..game.players import PlayerSpec
 from ..game.record import GameRecord, Player
 from ..game.session import Session
 from ..game.store import list_games
-from ..live import colour_name
-from ..table import Table
+from ..planning.table import Table
 from .client import LichessClient
 from .feed import EventFeed, GameFeed, OpponentGone
 from .model import (

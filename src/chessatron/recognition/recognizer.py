@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 import chess
 
 from ..errors import IllegalMoveError
-from ..guidance import guidance
-from ..layout import Cell, Layout
+from ..game.guidance import guidance
+from ..planning.layout import Cell, Layout
 from .events import (
     Ambiguous,
     Committed,

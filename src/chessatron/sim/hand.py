@@ -40,11 +40,11 @@ from typing import Literal
 import chess
 
 from ..errors import IllegalMoveError, MissingPieceError, NoRoomError, StateError
-from ..layout import Cell, Layout
-from ..table import PhysicalPiece, PieceId, Table
-from ..twin import TwinPiece
+from ..planning.layout import Cell, Layout
+from ..planning.table import PhysicalPiece, PieceId, Table
 from .hand_style import GROUPS, Behaviour, HandStyle, IllegalKind, Span
 from .trace import PromotionChoice
+from .twin import TwinPiece
 from .world import SENSOR_RANGE_MM, SimWorld
 
 LOGGER = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class HandAction:
     note: str
     """What the hand was doing, for people reading a failing test."""
     piece_id: PieceId = ""
-    """The physical piece (its :class:`~chessatron.table.Table` id), when known."""
+    """The physical piece (its :class:`~chessatron.planning.table.Table` id), when known."""
 
 
 @dataclass(frozen=True)
@@ -385,8 +385,8 @@ def displacement_is_decidable(board: chess.Board, move: chess.Move) -> bool:
 
 class SimulatedHand:
     """A player's hand on a table: turns moves into timed :class:`HandAction` events and keeps the
-    :class:`~chessatron.table.Table` in step (captured pieces to their zone, promotion pieces from the
-    reserve).
+    :class:`~chessatron.planning.table.Table` in step (captured pieces to their zone, promotion pieces from
+    the reserve).
 
     ``table`` is the physical table (default: set up for the board of the first move); share it with
     whatever else moves pieces (a robot), since every move checks that it shows the board. ``table_visible``

@@ -27,8 +27,8 @@ from typing import Literal
 import chess
 
 from ..errors import ConfigError, IllegalMoveError, StateError
-from ..layout import Cell, Layout
-from ..table import PieceId, Table
+from ..planning.layout import Cell, Layout
+from ..planning.table import PieceId, Table
 from .hand import HandAction, HandStep, SimulatedHand, cell_distance
 from .hand_style import Behaviour, HandStyle, IllegalKind, Span
 from .trace import PromotionChoice, Snapshot, TableSnapshot, TraceEntry, board_bits

@@ -29,10 +29,10 @@ from starlette.types import ASGIApp
 
 from ..config import Config
 from ..errors import ChessatronError, ConfigError
+from ..game.live import LiveState
 from ..game.runner import GameRunner
 from ..game.store import resolve_games_dir
-from ..live import LiveState
-from ..simstate import default_state_path
+from ..sim.state import default_state_path
 from ..termination import raising_on_sigterm
 from .app import create_app, missing_widget
 from .pictures import link_text

@@ -17,7 +17,7 @@
   answered once its block is queued, and a line that switches the spindle or coolant, dwells (``G4``) or
   ends the program waits until every queued block has run, as GRBL's ``protocol_buffer_synchronize``
   does;
-* motion timed with GRBL's planner model (:func:`chessatron.motion.plan_run`): a block starts when the
+* motion timed with GRBL's planner model (:func:`chessatron.grbl.motion.plan_run`): a block starts when the
   planner is full, when a sync command waits behind it, or when no new line has come for
   ``idle_grace_s`` (then it plans to stop at the last block it knows, as a starved GRBL does). Time runs
   ``speed`` times faster than the wall clock, or with ``speed=None`` as fast as the host feeds it; either

@@ -1,7 +1,7 @@
 """The simulated GRBL's front: a pyserial-compatible port, the real-time commands, the line parser and the
 ``$`` commands, in front of :class:`~chessatron.sim.grbl.machine.GrblMachine` (see the package's docs).
 
->>> from chessatron.layout import Layout
+>>> from chessatron.planning.layout import Layout
 >>> from chessatron.sim.world import SimWorld
 >>> with SimGrbl(SimWorld(Layout.default()), speed=None, timeout=1.0, homing=False) as grbl:
 ...     _ = grbl.write(b"G0 X10 Y5\\n?")
@@ -22,12 +22,12 @@ import time
 import serial
 
 from ...errors import ConfigError
-from ...gcode_parse import number_value
 from ...grbl.codes import SETTINGS
 from ...grbl.homing import HomingSettings, homing_time_s
 from ...grbl.protocol import RX_BUFFER_BYTES, MachineState
 from ...grbl.settings import format_setting
 from ...grbl.stream import strip_line
+from ...planning.gcode_parse import number_value
 from ..world import SimWorld
 from .faults import SimFaults
 from .machine import GrblMachine, Line, Running

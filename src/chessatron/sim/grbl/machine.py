@@ -2,7 +2,7 @@
 
 :class:`GrblMachine` keeps what the firmware keeps (settings, modal state, the receive buffer, the planner's
 queue, the running block, dwell, homing cycle or stop delay, the outputs) and runs it: lines the parser
-accepted are queued as blocks, planned with GRBL's model (:func:`chessatron.motion.plan_run`) and run on
+accepted are queued as blocks, planned with GRBL's model (:func:`chessatron.grbl.motion.plan_run`) and run on
 the world's twin when they physically happen. :class:`~chessatron.sim.grbl.firmware.SimGrbl` puts the
 serial port, the parser and the ``$`` commands in front of it.
 """
@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from ...errors import ConfigError
+from ...grbl.motion import Block, MachineProfile, PlannedBlock, plan_run
 from ...grbl.protocol import RX_BUFFER_BYTES, WELCOME, MachineState, Status, format_status
 from ...grbl.settings import format_setting, layout_settings
-from ...motion import Block, MachineProfile, PlannedBlock, plan_run
 from ..world import SimWorld, get_world
 from .faults import SimFaults
 from .parser import PLANNER_BLOCKS, Modal

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ...gcode_parse import read_number
 from ...grbl.protocol import RX_BUFFER_BYTES
-from ...layout import Layout
+from ...planning.gcode_parse import read_number
+from ...planning.layout import Layout
 
 __all__ = [
     "HELP",

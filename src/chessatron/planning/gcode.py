@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .errors import EnvelopeError
+from ..errors import EnvelopeError
 from .layout import Layout, MachinePoint
 from .planner import Plan, Relocation
 

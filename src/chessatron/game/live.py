@@ -54,10 +54,10 @@ from typing import Any
 
 import chess
 
-from .layout import Cell, Layout, MachinePoint, Node
-from .planner import Relocation
-from .ports import RGB, Occupancy
-from .table import Table
+from ..planning.layout import Cell, Layout, MachinePoint, Node
+from ..planning.planner import Relocation
+from ..planning.table import Table
+from ..ports import RGB, Occupancy
 
 Listener = Callable[[int], None]
 

@@ -1,16 +1,16 @@
 """The digital twin of the table: run a G-code program against physical pieces and report what went wrong.
 
-The twin reads each line as GRBL 1.1 does (:mod:`chessatron.gcode_parse`), keeps GRBL's modal state,
+The twin reads each line as GRBL 1.1 does (:mod:`chessatron.planning.gcode_parse`), keeps GRBL's modal state,
 moves the magnet, drags the piece the magnet holds, and records what a careful machinist would want to
 know: a carried piece passing too close to another, a grab with nothing to grab, a piece dropped onto
 another, a rapid with a piece on the magnet, a move outside the envelope, the magnet left on, lines GRBL
-would reject. It also times the program with GRBL's planner model (:mod:`chessatron.motion`).
+would reject. It also times the program with GRBL's planner model (:mod:`chessatron.grbl.motion`).
 
 Lines are executed in GRBL's order of execution within a line: feed and spindle speed, spindle (M3/M4/M5),
 coolant (M7/M8/M9), dwell (G4), modes, motion, program end; comments (the servo markers) last. A line GRBL
 would reject is skipped as a whole, as GRBL does, and the run goes on with the next line.
 
->>> from chessatron.motion import MachineProfile
+>>> from chessatron.grbl.motion import MachineProfile
 >>> twin = Twin([TwinPiece("wP0", "P", 10.0, 10.0)], clearance_mm=20.0, envelope_mm=(0.0, 0.0, 100.0, 100.0),
 ...             profile=MachineProfile())
 >>> report = twin.run("G0 X10 Y10\\nM3 S1000\\nG1 X50 F3000\\nM5")
@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from chessatron.errors import GcodeError, MachineProfileError, MissingPieceError, PieceError
-from chessatron.gcode_parse import GcodeLine, parse_line
-from chessatron.motion import Block, MachineProfile, run_time
+from chessatron.grbl.motion import Block, MachineProfile, run_time
+from chessatron.planning.gcode_parse import GcodeLine, parse_line
 
 __all__ = ["MagnetMethod", "Twin", "TwinPiece", "TwinReport", "Violation", "ViolationKind"]
 

@@ -29,7 +29,7 @@ import chess
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from .errors import ConfigError, MissingPieceError, NoPathError, NoRoomError
+from ..errors import ConfigError, MissingPieceError, NoPathError, NoRoomError
 from .layout import Layout, MachinePoint, Node
 from .planner import Plan, Planner, Relocation
 from .table import PieceId, Table

@@ -37,9 +37,9 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from .errors import ConfigError, MagnetError
-from .feedback.device import Closing, OutputDevice, check_options, missing_library, pin_number
-from .ports import DeviceUrl, HostMagnet
+from ..errors import ConfigError, MagnetError
+from ..feedback.device import Closing, OutputDevice, check_options, missing_library, pin_number
+from ..ports import DeviceUrl, HostMagnet
 
 __all__ = [
     "ElectroMagnet",

@@ -17,8 +17,8 @@ import chess
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from .layout import Cell, Layout
-from .table import PhysicalPiece, Table
+from ..planning.layout import Cell, Layout
+from ..planning.table import PhysicalPiece, Table
 
 
 def cell_name(layout: Layout, cell: Cell) -> str:

@@ -23,14 +23,14 @@ from dataclasses import dataclass
 
 import chess
 
-from .errors import GrblError
-from .gcode import ProgramWriter, comment
-from .grbl.link import GrblLink
-from .grbl.stream import StreamProgress, StreamResult
-from .layout import Layout, Node
-from .planner import Plan, Relocation
-from .ports import OccupancySensor
-from .table import Table
+from ..errors import GrblError
+from ..grbl.link import GrblLink
+from ..grbl.stream import StreamProgress, StreamResult
+from ..planning.gcode import ProgramWriter, comment
+from ..planning.layout import Layout, Node
+from ..planning.planner import Plan, Relocation
+from ..planning.table import Table
+from ..ports import OccupancySensor
 from .verification import TableCheck, cell_name, check_table
 
 LOGGER = logging.getLogger(__name__)

@@ -3,8 +3,8 @@
 For a legal move the planner lists what must happen physically (the victim of a capture leaves first,
 a promoted pawn goes off the board and a spare comes in, castling moves king and rook), then searches the
 orders, destinations and parking places for the plan that takes the least machine time, empty travel
-included. Every drag keeps the clearance rule (:mod:`chessatron.paths`); when no drag can, one blocker is
-moved aside and back, and the plan says so in its notes.
+included. Every drag keeps the clearance rule (:mod:`chessatron.planning.paths`); when no drag can, one
+blocker is moved aside and back, and the plan says so in its notes.
 
 >>> layout = Layout.default()
 >>> board, table = chess.Board(), Table.from_board(layout, chess.Board())
@@ -23,7 +23,7 @@ from typing import Literal
 
 import chess
 
-from .errors import IllegalMoveError, NoPathError, NoRoomError
+from ..errors import IllegalMoveError, NoPathError, NoRoomError
 from .layout import Cell, Layout, MachinePoint, Node
 from .paths import Path, PathFinder
 from .table import PhysicalPiece, PieceId, Table

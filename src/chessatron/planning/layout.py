@@ -24,10 +24,10 @@ from typing import Any, Literal, TypeAlias, cast, get_args
 
 import chess
 
-from . import files
-from .errors import ConfigError, LayoutError, MachineProfileError
-from .keys import unknown
-from .motion import STEPPERS_ALWAYS_ON, Kinematics, MachineProfile
+from .. import files
+from ..errors import ConfigError, LayoutError, MachineProfileError
+from ..grbl.motion import STEPPERS_ALWAYS_ON, Kinematics, MachineProfile
+from ..keys import unknown
 
 Node: TypeAlias = tuple[int, int]
 """A lattice point, in node pitches (half squares) from the table corner."""

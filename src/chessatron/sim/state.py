@@ -16,10 +16,10 @@ from typing import Any
 
 import chess
 
-from . import files
-from .errors import ConfigError, StateError
-from .layout import Layout, MachinePoint
-from .table import PhysicalPiece, Table
+from .. import files
+from ..errors import ConfigError, StateError
+from ..planning.layout import Layout, MachinePoint
+from ..planning.table import PhysicalPiece, Table
 
 FORMAT = "chessatron-simulator/1"
 

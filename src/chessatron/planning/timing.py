@@ -3,7 +3,7 @@
 The planner uses these figures to choose among orders and destinations; the G-code it then writes is
 exactly what these figures describe, so the twin measures the same time. Travel and drags each end in a
 stop (the magnet switch after them waits for the machine to stand still), so each carries GRBL's stop
-delay ``$1`` (:attr:`~chessatron.motion.MachineProfile.stop_delay_s`; nothing with ``$1=255``).
+delay ``$1`` (:attr:`~chessatron.grbl.motion.MachineProfile.stop_delay_s`; nothing with ``$1=255``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from ..grbl.motion import Block, run_time, straight_time
 from .layout import Layout, MachinePoint, Node
-from .motion import Block, run_time, straight_time
 
 
 class Timer:

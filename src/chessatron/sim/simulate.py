@@ -20,16 +20,16 @@ from typing import Any
 import chess
 import chess.pgn
 
-from . import files
-from .errors import GameFileError
-from .gcode import ProgramWriter, comment
-from .layout import Layout, MachinePoint
-from .pgn import read_games
-from .planner import Plan, Planner, Relocation, straight_line_bound
-from .reset import ResetPlanner, arrangement_problems
-from .sim.world import twin_pieces
-from .table import Table
+from .. import files
+from ..errors import GameFileError
+from ..pgn import read_games
+from ..planning.gcode import ProgramWriter, comment
+from ..planning.layout import Layout, MachinePoint
+from ..planning.planner import Plan, Planner, Relocation, straight_line_bound
+from ..planning.reset import ResetPlanner, arrangement_problems
+from ..planning.table import Table
 from .twin import Twin, Violation
+from .world import twin_pieces
 
 
 @dataclass(frozen=True)

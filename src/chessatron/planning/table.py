@@ -20,7 +20,7 @@ from typing import Literal, TypeAlias
 
 import chess
 
-from .errors import MissingPieceError, NoRoomError, NoSparePieceError, PieceError, StateError
+from ..errors import MissingPieceError, NoRoomError, NoSparePieceError, PieceError, StateError
 from .layout import Cell, Layout, Node
 
 PieceId: TypeAlias = str
