@@ -1,0 +1,398 @@
+"""``play`` (games at the table) and ``online`` (games on lichess, the robot moving the opponent's pieces)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import chess
+import click
+from rich.console import Console
+
+from ..config import Config
+from ..errors import ChessatronError
+from ..planning.reset import parse_target
+from ..sim.state import SimulatorState, default_state_path, load_state, save_state
+from .common import config_option, fresh_option, friendly, parse_speed, prompt_on_stderr, sigterm_interrupts
+from .main import main
+
+PLAYER_HELP = (
+    "White's player: keyboard (moves typed here), engine[:LEVEL] (Stockfish; LEVEL a skill 0-20 or an "
+    "elo like 1500elo, e.g. engine:5), board (a person moving the pieces on the table, seen by its "
+    "sensors), script:FILE.pgn (the moves of a game file), or on the simulator hand[:LEVEL] (a simulated "
+    "person moving the pieces). Players on the web page (web) play through 'chessatron serve'."
+)
+
+
+@main.command()
+@click.option(
+    "--white",
+    "white_text",
+    metavar="PLAYER",
+    default="keyboard",
+    show_default=True,
+    help=PLAYER_HELP,
+)
+@click.option(
+    "--black",
+    "black_text",
+    metavar="PLAYER",
+    default="engine",
+    show_default=True,
+    help="Black's player, as for --white.",
+)
+@click.option(
+    "--chess960",
+    "chess960",
+    is_flag=False,
+    flag_value="random",
+    default=None,
+    metavar="[N|N:M]",
+    help="Chess960: start N (0-959), random when no N, or N:M for Double Fischer Random.",
+)
+@click.option(
+    "--pgn-out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the finished game here."
+)
+@click.option("--resume", is_flag=True, help="Continue the last unfinished game after a crash or power cut.")
+@click.option(
+    "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help="Simulator speed."
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print machine-readable events, one JSON object a line."
+)
+@click.option(
+    "--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine name or path."
+)
+@click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
+@click.option(
+    "--max-plies",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop after this many plies (the game stays open).",
+)
+@click.option(
+    "--clock",
+    "clock_text",
+    metavar="MIN+INC",
+    default=None,
+    help="A chess clock: minutes for the game plus seconds a move (5+3, 90+30, 3m+2s, 45s+1s); "
+    "a flag that falls ends the game.",
+)
+@click.option(
+    "--games",
+    "game_count",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Play this many games in a row, the robot setting the table up again between them "
+    "(with a keyboard player, each game ends with 'another game?').",
+)
+@fresh_option
+@config_option
+@friendly
+@sigterm_interrupts
+def play(
+    white_text: str,
+    black_text: str,
+    chess960: str | None,
+    pgn_out: Path | None,
+    resume: bool,
+    speed_text: str,
+    as_json: bool,
+    engine_path: str,
+    games_dir: Path | None,
+    max_plies: int | None,
+    game_count: int,
+    clock_text: str | None,
+    fresh: bool,
+    config_path: Path | None,
+) -> None:
+    """Play a game at the table: typed moves, a person at the board or the engine; the robot moves the
+    pieces (on the simulator unless the config names a machine).
+
+    Moves are typed as e2e4, Nf3, exd5, e8=Q or O-O; 'help' lists the commands (hint, takeback, draw,
+    resign, quit). Every game is saved as it goes: 'chessatron games' lists them, and
+    'chessatron play --resume' continues one that was stopped."""
+    import random
+
+    from ..game.clock import parse_clock
+    from ..game.events import describe_event, score_line, summary_line
+    from ..game.keyboard import KeyboardPlayer
+    from ..game.live import LiveState
+    from ..game.players import PlayerSpec
+    from ..game.record import GameRecord
+    from ..game.session import QuitRequested, Session, write_pgn
+    from ..game.store import latest_unfinished, resolve_games_dir
+    from ..game.view import PlayView
+
+    settings = Config.load(config_path)
+    directory = resolve_games_dir(games_dir)
+    time_control = parse_clock(clock_text) if clock_text is not None else None
+    speed = parse_speed(speed_text)
+    console = Console(highlight=False)
+    live = LiveState(settings.layout)
+    view = PlayView(live, console)
+    show = not as_json and PlayView.wanted(console)  # on a terminal: the live view of the whole table
+
+    def emit(event: dict[str, object]) -> None:
+        if as_json:
+            click.echo(json.dumps(event, default=str))
+            return
+        # the live state still shows the game as it was before the event (the moves taken back...)
+        line = describe_event(event, live.snapshot().get("game"))
+        if line is not None:
+            (view.print if show else click.echo)(line)  # click.echo would garble the live area
+
+    if show:
+        keyboard = KeyboardPlayer(view.read_line, view.print)
+    elif as_json:
+        # stdout carries only events: prompts and the reasons for refused input go to stderr
+        keyboard = KeyboardPlayer(prompt_on_stderr, lambda text: click.echo(text, err=True))
+    else:
+        keyboard = None
+    simulated = settings.urls["grbl"].startswith("sim")
+    state = load_state(default_state_path(), settings.layout, fresh=fresh) if simulated else None
+    with (
+        Session(
+            settings,
+            games_dir=directory,
+            speed=speed,
+            emit=emit,
+            engine_path=engine_path,
+            table=state.table if state else None,
+            live=live,
+            keyboard=keyboard,
+        ) as session,
+        view if show else contextlib.nullcontext(),
+    ):
+        if simulated:
+            # the simulated table is saved after every robot job, so a killed process loses nothing
+            def checkpoint(session: Session) -> None:
+                board = session.current_board()
+                if board is not None and session.table.board_fen() == board.board_fen():
+                    save_state(default_state_path(), SimulatorState(session.table, board, session.gantry))
+
+            session.checkpoint = checkpoint
+
+        def start_position() -> chess.Board:
+            if chess960 is None:
+                return chess.Board()
+            target = parse_target(str(random.randrange(960)) if chess960 == "random" else chess960)
+            start = target.board
+            start.chess960 = True
+            return start
+
+        white, black = PlayerSpec.parse(white_text), PlayerSpec.parse(black_text)
+        # after a single game a person at the keyboard is asked whether to play another, after each
+        ask_again = game_count == 1 and "keyboard" in (white.kind, black.kind) and not as_json
+        if not resume:
+            _refuse_web_players(white.kind, black.kind)
+        finished: list[GameRecord] = []
+        played = 0
+        while True:
+            if resume and played == 0:
+                summary = latest_unfinished(directory)
+                if summary is None:
+                    raise ChessatronError(
+                        f"no unfinished game in {str(directory)!r} to resume; 'chessatron games' lists the "
+                        "saved ones, 'chessatron play' starts a new one"
+                    )
+                _refuse_web_players(summary.white.kind, summary.black.kind, summary.game_id)
+                journal, white, black = session.resume(summary.path)
+                session.connect()
+            else:
+                start = start_position()
+                if played == 0:
+                    session.connect()
+                journal = session.new_game(white, black, start, time_control)  # the robot resets the table
+            try:
+                with journal:
+                    record = session.play(journal, white, black, max_plies=max_plies)
+            except KeyboardInterrupt as stop:
+                view.close()  # leave the live area before writing below it
+                kept = journal.state
+                stopped = summary_line(
+                    kept.metadata.game_id, len(kept.moves), kept.metadata.start_fen, finished=False
+                )
+                click.echo(stopped, err=True)
+                if isinstance(stop, QuitRequested):
+                    sys.exit(0)  # asked for: no "interrupted", and no failure
+                raise
+            played += 1
+            if simulated:
+                snapshot = SimulatorState(session.table, record.board(), session.gantry)
+                save_state(default_state_path(), snapshot)
+            if not as_json:
+                game_id = journal.state.metadata.game_id
+                finished_now = record.result != "*"
+                closing = summary_line(game_id, len(record.moves), record.start_fen, finished=finished_now)
+                (view.print if show else click.echo)(closing)
+            if record.result == "*":
+                break
+            finished.append(record)
+            if pgn_out is not None:
+                write_pgn(finished, pgn_out)
+            if played < game_count:
+                continue
+            if ask_again and session.keyboard.confirm("Another game?"):
+                game_count += 1
+                continue
+            break
+        if len(finished) > 1 and not as_json:
+            (view.print if show else click.echo)(score_line(finished, (white.spec, black.spec)))
+
+
+def _refuse_web_players(white: str, black: str, game_id: str | None = None) -> None:
+    """``play`` has no web page: a web player would wait for ever."""
+    if "web" not in (white, black):
+        return
+    if game_id is not None:
+        raise ChessatronError(
+            f"game {game_id!r} has a player on the web page; continue it there: run 'chessatron serve'"
+        )
+    raise ChessatronError(
+        "a 'web' player moves on the web page, which 'chessatron play' does not serve; run "
+        "'chessatron serve' and start the game on the page, or play here with keyboard or board"
+    )
+
+
+ONLINE_PLAYER_HELP = (
+    "Who sits at this table: board (a person moving the pieces, seen by the sensors), keyboard (moves "
+    "typed here), or on the simulator hand[:LEVEL] (a simulated person); engine[:LEVEL] only for a BOT "
+    "account or on a server other than lichess.org."
+)
+
+
+@main.group("online", invoke_without_command=True)
+@click.option("--player", "player_text", metavar="PLAYER", default=None, help=ONLINE_PLAYER_HELP)
+@click.option(
+    "--ai", "ai_level", type=click.IntRange(1, 8), metavar="LEVEL", help="Play the lichess AI (1-8)."
+)
+@click.option("--challenge", "challenge_user", metavar="USER", help="Challenge USER and play them.")
+@click.option("--seek", "seek_text", metavar="MIN+INC", help="Seek a rapid or classical game (10+0, 15+10).")
+@click.option("--accept", is_flag=True, help="Accept the next challenge that comes in.")
+@click.option("--game", "game_id", metavar="ID", help="Play (or go on with, after a crash) game ID.")
+@click.option("--chess960", is_flag=True, help="Chess960 (with --accept: accept Chess960 challenges only).")
+@click.option("--rated", is_flag=True, help="A rated game (a challenge or a seek).")
+@click.option(
+    "--color",
+    type=click.Choice(["white", "black", "random"]),
+    default="random",
+    show_default=True,
+    help="The colour to play (against the AI, in a challenge or a seek).",
+)
+@click.option(
+    "--clock", "clock_text", metavar="MIN+INC", help="A clock for --ai or --challenge (default: none)."
+)
+@click.option(
+    "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help="Simulator speed."
+)
+@click.option(
+    "--pgn-out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the finished game here."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print events, one JSON object a line.")
+@click.option("--url", default=None, help="The server (default: the config's [lichess] url, lichess.org).")
+@click.option(
+    "--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine name or path."
+)
+@click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
+@fresh_option
+@config_option
+@click.pass_context
+@friendly
+@sigterm_interrupts
+def online(
+    ctx: click.Context,
+    player_text: str | None,
+    ai_level: int | None,
+    challenge_user: str | None,
+    seek_text: str | None,
+    accept: bool,
+    game_id: str | None,
+    chess960: bool,
+    rated: bool,
+    color: str,
+    clock_text: str | None,
+    speed_text: str,
+    pgn_out: Path | None,
+    as_json: bool,
+    url: str | None,
+    engine_path: str,
+    games_dir: Path | None,
+    fresh: bool,
+    config_path: Path | None,
+) -> None:
+    """Play an online game on lichess (or any server that speaks its API): the person at the table plays,
+    the robot carries out the opponent's moves. `chessatron online login` keeps the API token first."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if player_text is None:
+        raise click.UsageError(
+            "say who sits at this table with --player (board, keyboard, or hand on the simulator)"
+        )
+    online_command = _online_module("command")
+    request = online_command.OnlineRequest(
+        ai=ai_level,
+        challenge=challenge_user,
+        seek=seek_text,
+        accept=accept,
+        game=game_id,
+        chess960=chess960,
+        rated=rated,
+        color=color,
+        clock=clock_text,
+    )
+    online_command.run_online(
+        online_command.OnlineOptions(
+            player=player_text,
+            request=request,
+            speed=parse_speed(speed_text),
+            pgn_out=pgn_out,
+            as_json=as_json,
+            url=url,
+            engine_path=engine_path,
+            games_dir=games_dir,
+            fresh=fresh,
+            config_path=config_path,
+        )
+    )
+
+
+@online.command("login")
+@click.option("--url", default=None, help="The server (default: the config's [lichess] url, lichess.org).")
+@click.option("--token", "token_text", default=None, help="The token (default: asked for, not echoed).")
+@config_option
+@friendly
+def online_login(url: str | None, token_text: str | None, config_path: Path | None) -> None:
+    """Keep a personal API token (scope board:play, and challenge:write to challenge), readable by you
+    only; $LICHESS_TOKEN is used instead when set."""
+    online_command = _online_module("command")
+    server = online_command.server_url(Config.load(config_path), url)
+    online_command.login(server, token_text, say=click.echo)
+
+
+@online.command("logout")
+@click.option("--url", default=None, help="The server (default: the config's [lichess] url, lichess.org).")
+@config_option
+@friendly
+def online_logout(url: str | None, config_path: Path | None) -> None:
+    """Forget the kept API token."""
+    online_command = _online_module("command")
+    online_command.logout(online_command.server_url(Config.load(config_path), url), say=click.echo)
+
+
+def _online_module(name: str) -> ModuleType:
+    """A module of :mod:`chessatron.online`, or an error naming the extra that brings berserk."""
+    import importlib
+
+    from ..errors import MissingLibraryError
+
+    try:
+        return importlib.import_module(f"chessatron.online.{name}")
+    except ImportError as exc:
+        raise MissingLibraryError(
+            f"online play needs {exc.name or 'its libraries'!r}: pip install 'chessatron[online]'"
+        ) from exc
