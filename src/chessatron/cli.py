@@ -168,7 +168,7 @@ def simulate(
     layout_path: Path | None,
 ) -> None:
     """Play a PGN's main line on the simulated table and check it in the digital twin."""
-    console = Console(stderr=False, highlight=False)
+    console = terminal_console()
     layout = load_layout(layout_path)
     game = read_game(game_path, game_index)
     board, moves = game_moves(game)
@@ -196,7 +196,7 @@ def simulate(
     console.print(f"simulated seconds: {run.seconds:.1f}")
     for setup in run.setups:
         console.print(
-            f"reset to {target.name if target else 'the start'}: {setup.pieces_moved} pieces moved, "
+            f"reset to {target.name if target else 'the start'}: {_count(setup.pieces_moved, 'piece')} moved, "
             f"{setup.seconds:.1f} simulated seconds"
         )
     console.print(f"verdict: {verdict}")
@@ -244,7 +244,7 @@ def setup(
     layout_path: Path | None,
 ) -> None:
     """Set the table up: Chess960 start N (518 is the standard one), N:M (Double Fischer Random) or a FEN."""
-    console = Console(highlight=False)
+    console = terminal_console()
     layout = load_layout(layout_path)
     target = parse_target(target_text)
     path = state_path or default_state_path()
@@ -267,14 +267,19 @@ def setup(
     if gcode_out is not None:
         _write(gcode_out, program_text([*sim.header, *result.lines]))
     console.print(
-        f"set up {target.name}: {result.pieces_moved} pieces moved "
-        f"({len(result.plan.relocations)} drags) in {result.seconds:.1f} simulated seconds"
+        f"set up {target.name}: {_count(result.pieces_moved, 'piece')} moved "
+        f"({_count(len(result.plan.relocations), 'drag')}) in {result.seconds:.1f} simulated seconds"
     )
     if result.violations:
         for violation in result.violations[:20]:
             console.print(f"  {violation.kind}: {violation.message}")
         sys.exit(1)
     console.print("twin: ok")
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 piece``, ``12 pieces``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _progress(console: Console) -> Progress:
@@ -353,7 +358,9 @@ def demo(
                 import webbrowser
 
                 webbrowser.open(page.url)
-        result = run_demo(layout, speed=speed, picture=picture, reset=not no_reset, live=live)
+        result = run_demo(
+            layout, speed=speed, picture=picture, reset=not no_reset, live=live, console=terminal_console()
+        )
         if live is not None and sys.stdin.isatty():
             click.echo("the page stays up until you press Enter")
             with contextlib.suppress(EOFError, KeyboardInterrupt):
@@ -513,25 +520,69 @@ def sim_grbl(use_pty: bool, speed_text: str, world: str, no_homing: bool, layout
     "--port", default=None, help="GRBL's serial port or pyserial URL (default: the config's, sim://)."
 )
 @click.option("--no-home", is_flag=True, help="Do not home before streaming, even if homing is enabled.")
+@click.option(
+    "--speed",
+    "speed_text",
+    metavar="FACTOR|max",
+    default=None,
+    help="On the simulator: run this many times faster than real time, or 'max' (default: real time, "
+    "or the sim:// URL's speed=).",
+)
 @config_option
 @layout_option
 @friendly
 def run(
-    program: Path, port: str | None, no_home: bool, config_path: Path | None, layout_path: Path | None
+    program: Path,
+    port: str | None,
+    no_home: bool,
+    speed_text: str | None,
+    config_path: Path | None,
+    layout_path: Path | None,
 ) -> None:
-    """Stream a G-code file to the machine; exit 0 when GRBL has finished it, non-zero on error: or ALARM:."""
-    from .grbl.run import run_program
+    """Stream a G-code file to the machine; exit 0 when GRBL has finished it, non-zero on error: or ALARM:.
+    Ctrl-C holds the machine where it is (feed hold) and says whether the magnet may still be on."""
+    from .grbl.run import run_program, simulator_url
+    from .grbl.streaming import StreamInterrupted
     from .magnet import open_magnet
+    from .ports import DeviceUrl
 
     settings = Config.load(config_path)
     layout = load_layout(layout_path) if layout_path is not None else settings.layout
     url = port or settings.urls["grbl"]
+    device = DeviceUrl.parse(url)
+    speed: float | None = 1.0
+    if speed_text is not None:
+        if device.scheme != "sim":
+            raise click.BadParameter(
+                f"only the simulator (sim://) runs at another speed; {url!r} is a machine, which runs at its "
+                "own pace",
+                param_hint="--speed",
+            )
+        speed = parse_speed(speed_text)
+        url = simulator_url(url, speed)
+    elif device.scheme == "sim" and "speed" in device.params:
+        speed = parse_speed(device.params["speed"])
+    console, errors = terminal_console(), terminal_console(stderr=True)
     magnet_url = settings.urls["magnet"]
-    if layout.magnet.method == "servo" and not magnet_url.startswith("sim"):
-        with open_magnet(magnet_url) as magnet:
-            result = run_program(program, url=url, layout=layout, home=not no_home, host_magnet=magnet)
-    else:
-        result = run_program(program, url=url, layout=layout, home=not no_home)
+    try:
+        if layout.magnet.method == "servo" and not magnet_url.startswith("sim"):
+            with open_magnet(magnet_url) as magnet:
+                result = run_program(
+                    program,
+                    url=url,
+                    layout=layout,
+                    home=not no_home,
+                    host_magnet=magnet,
+                    console=console,
+                    errors=errors,
+                    speed=speed,
+                )
+        else:
+            result = run_program(
+                program, url=url, layout=layout, home=not no_home, console=console, errors=errors, speed=speed
+            )
+    except StreamInterrupted:
+        sys.exit(EXIT_STOPPED)  # what the machine was left in is said already
     if not result.ok:
         sys.exit(1)
 
@@ -560,7 +611,7 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
     from .hwtest import hardware_test
 
     settings = Config.load(config_path)
-    console = Console(highlight=False)
+    console = terminal_console()
 
     def ask(question: str) -> bool:
         return yes or click.confirm(question, default=True)
@@ -648,6 +699,19 @@ PLAYER_HELP = (
     help="Play this many games in a row, the robot setting the table up again between them "
     "(with a keyboard player, each game ends with 'another game?').",
 )
+@click.option(
+    "--show-engine",
+    is_flag=True,
+    help="Show the engine's evaluation and line even while a person plays the engine (otherwise hidden: "
+    "its line starts with the person's best move; 'hint' asks for one).",
+)
+@click.option(
+    "--ascii/--unicode",
+    "letters",
+    default=None,
+    help="Draw pieces as letters (K, q...) instead of chess symbols; by default letters on the Linux "
+    "console (TERM=linux: its fonts have no chess symbols) or when the terminal is not UTF-8.",
+)
 @fresh_option
 @config_option
 @friendly
@@ -665,6 +729,8 @@ def play(
     max_plies: int | None,
     game_count: int,
     clock_text: str | None,
+    show_engine: bool,
+    letters: bool | None,
     fresh: bool,
     config_path: Path | None,
 ) -> None:
@@ -676,6 +742,7 @@ def play(
     'chessatron play --resume' continues one that was stopped."""
     import random
 
+    from .game.announcer import open_announcer
     from .game.clock import parse_clock
     from .game.events import describe_event, score_line, summary_line
     from .game.keyboard import KeyboardPlayer
@@ -691,9 +758,9 @@ def play(
     directory = resolve_games_dir(games_dir)
     time_control = parse_clock(clock_text) if clock_text is not None else None
     speed = parse_speed(speed_text)
-    console = Console(highlight=False)
+    console = terminal_console()
     live = LiveState(settings.layout)
-    view = PlayView(live, console)
+    view = PlayView(live, console, engine=show_engine, letters=letters)
     show = not as_json and PlayView.wanted(console)  # on a terminal: the live view of the whole table
 
     def emit(event: dict[str, object]) -> None:
@@ -706,7 +773,7 @@ def play(
             (view.print if show else click.echo)(line)  # click.echo would garble the live area
 
     if show:
-        keyboard = KeyboardPlayer(view.read_line, view.print)
+        keyboard = KeyboardPlayer(view.read_line, view.print, hold=view.suspend)
     elif as_json:
         # stdout carries only events: prompts and the reasons for refused input go to stderr
         keyboard = KeyboardPlayer(_prompt_on_stderr, lambda text: click.echo(text, err=True))
@@ -726,6 +793,7 @@ def play(
             keyboard=keyboard,
         ) as session,
         view if show else contextlib.nullcontext(),
+        open_announcer(settings, live),  # the LCD and the buzzer (the terminal shows the game itself)
     ):
         if simulated:
             # the simulated table is saved after every robot job, so a killed process loses nothing
@@ -921,6 +989,15 @@ def _refuse_web_players(white: str, black: str, game_id: str | None = None) -> N
         "a 'web' player moves on the web page, which 'chessatron play' does not serve; run "
         "'chessatron serve' and start the game on the page, or play here with keyboard or board"
     )
+
+
+def terminal_console(*, stderr: bool = False) -> Console:
+    """A console for a command's lines: styled on a terminal; into a pipe or a file never wrapped at 80
+    columns (a file path or a URL cut in two is no use to whoever reads the output)."""
+    console = Console(highlight=False, stderr=stderr)
+    if not console.is_terminal:
+        console.soft_wrap = True
+    return console
 
 
 def _prompt_on_stderr(prompt: str) -> str | None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import chess
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.text import Text
 
 from .config import Config
@@ -67,7 +68,8 @@ def _describe_grbl(link: GrblLink, console: Console) -> None:
         kinematics = "core-xy" if build.is_corexy else "cartesian"
         console.print(
             f"grbl {build.version}, built for a {kinematics} machine as the layout says "
-            f"([OPT:{build.options}]: {', '.join(build.option_names())})"
+            f"([OPT:{build.options}]: {', '.join(build.option_names())})",
+            markup=False,
         )
     idle = link.settings.get(1)
     if idle == STEPPERS_ALWAYS_ON:
@@ -94,7 +96,8 @@ def hardware_test(
         except ChessatronError as exc:
             ok, detail = False, str(exc)
         results.append(StepResult(name, ok, detail))
-        console.print(("[green]ok[/green] " if ok else "[red]failed[/red] ") + detail)
+        # the detail is plain text: "pip install 'chessatron[pi]'" must not lose its [pi] as markup
+        console.print(("[green]ok[/green] " if ok else "[red]failed[/red] ") + escape(detail))
 
     simulated = {kind: DeviceUrl.parse(url).scheme == "sim" for kind, url in config.urls.items()}
 
@@ -106,7 +109,7 @@ def hardware_test(
             warnings = link.connect()  # a build for the wrong kinematics fails the step here
             _describe_grbl(link, console)
             for warning in warnings:
-                console.print(f"[yellow]warning:[/yellow] {warning}")
+                console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
             if config.home or link.is_locked:
                 console.print(
                     f"homing ($H): grbl says nothing until it is done, which takes at most "
@@ -118,7 +121,8 @@ def hardware_test(
                 at = status.machine_position() or (0.0, 0.0)
                 console.print(
                     f"homed in {time.monotonic() - started:.1f} s; the magnet is at X{at[0]:g} Y{at[1]:g}, "
-                    f"the layout's home_mm {layout.home_mm!r}"
+                    f"the layout's home_mm {layout.home_mm!r}",
+                    markup=False,
                 )
             elif link.settings.get(22) != 1:
                 console.print("homing is off ($22=0): the gantry must stand at home_mm when grbl starts")

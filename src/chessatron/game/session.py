@@ -654,6 +654,9 @@ class Session:
                 move, remaining, unplanned = self._pending
                 self._pending = None
                 title = f"MOVE {len(board.move_stack)} {move.uci()} (resumed)"
+                if not board.move_stack:
+                    title = "SETUP (resumed)"  # the set-up was cut short: no move to name
+                self._say("robot moving", robot=True)  # not the "idle" of a state just made
                 if unplanned:
                     # journaled, but the robot had not begun: plan it now from the table as it stands
                     before = board.copy()

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from ..config import Config
 from ..errors import ChessatronError, LoginError, OnlineGameError
+from ..game.announcer import open_announcer
 from ..game.events import describe_event, summary_line
 from ..game.keyboard import KeyboardPlayer, read_stdin_line
 from ..game.players import PlayerSpec
@@ -95,7 +96,7 @@ def run_online(options: OnlineOptions) -> None:
             (view.print if show else click.echo)(line)
 
     if show:
-        keyboard = KeyboardPlayer(view.read_line, view.print)
+        keyboard = KeyboardPlayer(view.read_line, view.print, hold=view.suspend)
     elif options.as_json:
         keyboard = KeyboardPlayer(_prompt_on_stderr, lambda text: click.echo(text, err=True))
     else:
@@ -115,6 +116,7 @@ def run_online(options: OnlineOptions) -> None:
             keyboard=keyboard,
         ) as session,
         view if show else contextlib.nullcontext(),
+        open_announcer(settings, live),  # the LCD and the buzzer (the terminal shows the game itself)
     ):
         if simulated:
 
