@@ -27,6 +27,7 @@ from .config import Config, default_config_path, default_config_text
 from .errors import ChessatronError
 from .gcode import program_text
 from .layout import Layout
+from .render import terminal_console
 from .reset import SetupTarget, chess960_target, parse_target
 from .simstate import SimulatorState, default_state_path, load_state, save_state
 from .simulate import TableSimulator, game_moves, layout_document, read_game, simulate_game
@@ -195,8 +196,9 @@ def simulate(
     console.print(f"plies: {len(run.plies)}")
     console.print(f"simulated seconds: {run.seconds:.1f}")
     for setup in run.setups:
+        pieces = _count(setup.pieces_moved, "piece")
         console.print(
-            f"reset to {target.name if target else 'the start'}: {_count(setup.pieces_moved, 'piece')} moved, "
+            f"reset to {target.name if target else 'the start'}: {pieces} moved, "
             f"{setup.seconds:.1f} simulated seconds"
         )
     console.print(f"verdict: {verdict}")
@@ -743,6 +745,7 @@ def play(
     import random
 
     from .game.announcer import open_announcer
+    from .game.answers import QuestionPrompt
     from .game.clock import parse_clock
     from .game.events import describe_event, score_line, summary_line
     from .game.keyboard import KeyboardPlayer
@@ -766,11 +769,12 @@ def play(
     def emit(event: dict[str, object]) -> None:
         if as_json:
             click.echo(json.dumps(event, default=str))
-            return
-        # the live state still shows the game as it was before the event (the moves taken back...)
-        line = describe_event(event, live.snapshot().get("game"))
-        if line is not None:
-            (view.print if show else click.echo)(line)  # click.echo would garble the live area
+        else:
+            # the live state still shows the game as it was before the event (the moves taken back...)
+            line = describe_event(event, live.snapshot().get("game"))
+            if line is not None:
+                (view.print if show else click.echo)(line)  # click.echo would garble the live area
+        questions.follow(event)  # the board's question, asked at the prompt too
 
     if show:
         keyboard = KeyboardPlayer(view.read_line, view.print, hold=view.suspend)
@@ -778,7 +782,13 @@ def play(
         # stdout carries only events: prompts and the reasons for refused input go to stderr
         keyboard = KeyboardPlayer(_prompt_on_stderr, lambda text: click.echo(text, err=True))
     else:
-        keyboard = None
+        keyboard = KeyboardPlayer()
+    questions = QuestionPrompt(
+        keyboard,
+        lambda text: session.answer(text),
+        lambda: live.snapshot().get("game"),
+        hands_answer=lambda: session.hand_answers,
+    )
     simulated = settings.urls["grbl"].startswith("sim")
     state = load_state(default_state_path(), settings.layout, fresh=fresh) if simulated else None
     with (
@@ -793,6 +803,7 @@ def play(
             keyboard=keyboard,
         ) as session,
         view if show else contextlib.nullcontext(),
+        questions,
         open_announcer(settings, live),  # the LCD and the buzzer (the terminal shows the game itself)
     ):
         if simulated:
@@ -989,15 +1000,6 @@ def _refuse_web_players(white: str, black: str, game_id: str | None = None) -> N
         "a 'web' player moves on the web page, which 'chessatron play' does not serve; run "
         "'chessatron serve' and start the game on the page, or play here with keyboard or board"
     )
-
-
-def terminal_console(*, stderr: bool = False) -> Console:
-    """A console for a command's lines: styled on a terminal; into a pipe or a file never wrapped at 80
-    columns (a file path or a URL cut in two is no use to whoever reads the output)."""
-    console = Console(highlight=False, stderr=stderr)
-    if not console.is_terminal:
-        console.soft_wrap = True
-    return console
 
 
 def _prompt_on_stderr(prompt: str) -> str | None:

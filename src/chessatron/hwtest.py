@@ -25,6 +25,7 @@ from .errors import ChessatronError
 from .layout import Cell, Layout
 from .motion import STEPPERS_ALWAYS_ON
 from .ports import DeviceUrl, OccupancySensor
+from .render import wants_letters
 from .verification import cell_name
 
 if TYPE_CHECKING:
@@ -47,8 +48,10 @@ def _corners(layout: Layout) -> list[tuple[str, tuple[float, float]]]:
     return [(name, layout.node_mm(node)) for name, node in named]
 
 
-def sensor_matrix(layout: Layout, cells: frozenset[Cell]) -> Text:
-    """The whole table as a grid of ● (occupied) and · (empty), top row first."""
+def sensor_matrix(layout: Layout, cells: frozenset[Cell], *, letters: bool = False) -> Text:
+    """The whole table as a grid of ● (occupied) and · (empty), top row first; ``#`` and ``.`` with
+    ``letters`` (a console font without the symbols, :func:`~chessatron.render.wants_letters`)."""
+    full, empty = (" # ", " . ") if letters else (" ● ", " · ")
     text = Text()
     for row in reversed(range(layout.rows)):
         for column in range(layout.columns):
@@ -56,7 +59,7 @@ def sensor_matrix(layout: Layout, cells: frozenset[Cell]) -> Text:
             style = "bold green" if on else "dim"
             if layout.cell_kind((column, row)) == "board":
                 style += " on grey15"
-            text.append(" ● " if on else " · ", style=style)
+            text.append(full if on else empty, style=style)
         text.append("\n")
     return text
 
@@ -182,10 +185,13 @@ def hardware_test(
         with open_sensor(url, layout, world=world) as device:
             cells = device.scan()
             deadline = time.monotonic() + (0 if scheme == "sim" else sensor_seconds)
-            with Live(sensor_matrix(layout, cells), console=console, auto_refresh=False) as live:
+            letters = wants_letters(console)
+            with Live(
+                sensor_matrix(layout, cells, letters=letters), console=console, auto_refresh=False
+            ) as live:
                 while time.monotonic() < deadline:
                     cells = device.scan()
-                    live.update(sensor_matrix(layout, cells), refresh=True)
+                    live.update(sensor_matrix(layout, cells, letters=letters), refresh=True)
                     time.sleep(0.1)
         if world is not None:
             expected = world.occupied_cells()

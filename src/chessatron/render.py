@@ -420,6 +420,19 @@ _ASCII_ARROWS = {
 }
 
 
+def terminal_console(*, stderr: bool = False) -> Console:
+    """A console for a command's lines (stdout, or stderr): styled on a terminal; into a pipe or a file
+    never wrapped at 80 columns (a file path or a URL cut in two is no use to whoever reads the output).
+
+    >>> terminal_console().soft_wrap  # (a test's output is no terminal)
+    True
+    """
+    console = Console(highlight=False, stderr=stderr)
+    if not console.is_terminal:
+        console.soft_wrap = True
+    return console
+
+
 def wants_letters(console: Console) -> bool:
     """Whether ``console`` should get FEN letters instead of chess glyphs (:func:`table_text`'s
     ``letters``): its encoding is not UTF-8, or it is the Linux console (``TERM=linux``, a Raspberry Pi's

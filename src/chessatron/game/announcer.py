@@ -36,6 +36,9 @@ __all__ = ["Announcer", "display_lines", "open_announcer", "tunes_between"]
 
 LOGGER = logging.getLogger(__name__)
 
+#: At most this many updates of the display a second.
+UPDATES_PER_S: Final = 10
+
 #: How the end of a game reads on a small display, after "White wins" or "Draw".
 _ENDINGS: Final[dict[str, str]] = {
     "checkmate": "by checkmate",
@@ -297,6 +300,9 @@ class Announcer:
                 return
             self._wake.clear()
             self.update()
+            # a display needs no more, and the game thread keeps the processor (changes in between
+            # are shown together)
+            self._closing.wait(1 / UPDATES_PER_S)
 
     def _tick_s(self) -> float | None:
         clock = (self._seen or {}).get("clock")
@@ -336,11 +342,11 @@ class Announcer:
 
 
 @contextlib.contextmanager
-def open_announcer(config: Config, live: LiveState, *, terminal_shown: bool = True) -> Iterator[Announcer]:
+def open_announcer(config: Config, live: LiveState) -> Iterator[Announcer]:
     """The config's display and buzzer (muted as ``[buzzer] muted`` says) following ``live`` while the
-    block runs. ``terminal_shown``: the terminal already shows the game (``play``'s view or its lines),
-    so a ``terminal://`` display is left out. A device that cannot be opened (no LCD at its address, a
-    library missing) is one warning; the game goes on without it."""
+    block runs. A ``terminal://`` display is left out: the terminal shows the game already (``play``'s
+    view, or the lines of ``serve``), and it stands in for an LCD in ``hw test``. A device that cannot be
+    opened (no LCD at its address, a library missing) is one warning; the game goes on without it."""
     from ..feedback.buzzer import open_buzzer
     from ..feedback.display import LcdDisplay, SimDisplay, open_display
 
@@ -348,7 +354,7 @@ def open_announcer(config: Config, live: LiveState, *, terminal_shown: bool = Tr
         display_url, buzzer_url = config.urls["display"], config.urls["buzzer"]
         scheme = DeviceUrl.parse(display_url).scheme
         display = buzzer = None
-        if scheme != "none" and not (scheme == "terminal" and terminal_shown):
+        if scheme not in ("none", "terminal"):
             try:
                 display = stack.enter_context(open_display(display_url))
             except ChessatronError as exc:
@@ -363,7 +369,5 @@ def open_announcer(config: Config, live: LiveState, *, terminal_shown: bool = Tr
             cols, rows = display.settings.cols, display.settings.rows
         elif isinstance(display, SimDisplay):
             cols, rows = display.cols, display.rows
-        announcer = stack.enter_context(
-            Announcer(live, display=display, buzzer=buzzer, cols=cols, rows=rows, tick=scheme != "terminal")
-        )
+        announcer = stack.enter_context(Announcer(live, display=display, buzzer=buzzer, cols=cols, rows=rows))
         yield announcer

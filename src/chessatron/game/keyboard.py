@@ -41,6 +41,7 @@ from typing import Final, TypeAlias
 
 import chess
 
+from ..errors import ChessatronError
 from . import lineinput
 from .reasons import is_castling_attempt, why_into_check, why_no_piece_goes, why_not_castle, why_not_move
 
@@ -315,6 +316,8 @@ class KeyboardPlayer:
         self._hold = hold or contextlib.nullcontext
         # the answer of a prompt that was given up (a flag fell) while its line was still being read
         self._pending: queue.Queue[str | BaseException | None] | None = None
+        # one prompt at a time: the board's question (asked from a thread of its own) and the next move's
+        self._reading = threading.RLock()
 
     def confirm(self, question: str) -> bool:
         """A yes/no question (``"Another game?"``): True for y/yes; no, anything else, the end of input
@@ -368,8 +371,57 @@ class KeyboardPlayer:
             else:
                 return result
 
+    def which(
+        self,
+        prompt: str,
+        names: Iterable[str],
+        answer: Callable[[str], object],
+        *,
+        expired: Callable[[], bool],
+    ) -> bool:
+        """Ask which of several moves a person made (the board's question, :class:`~.answers.QuestionPrompt`):
+        ``names`` (the moves' SAN and UCI) are what Tab completes; ``answer(line)`` takes a typed line
+        and raises :class:`~chessatron.errors.ChessatronError` saying why for one that names none of
+        them (shown, and the question asked again). True once answered; False as soon as ``expired()``
+        (the question was settled elsewhere). Raises ``EOFError`` at the end of input.
+
+        >>> asked = iter(["Nf3", "Nxe6"])
+        >>> def answer(line):
+        ...     if line != "Nxe6":
+        ...         raise ChessatronError(f"{line!r} is not one of the moves asked about")
+        >>> KeyboardPlayer(lambda prompt: next(asked), print).which("Nxb5 or Nxe6? ", ["Nxb5", "Nxe6"],
+        ...                                                          answer, expired=lambda: False)
+        'Nf3' is not one of the moves asked about
+        True
+        """
+        lineinput.offer(names)
+        with self._hold():
+            while True:
+                line = self._read(prompt, expired)
+                if line is _GAVE_UP:
+                    self._write("")  # end the prompt's line
+                    return False
+                if line is None:
+                    self._write("")
+                    raise EOFError
+                if expired():
+                    return False  # typed as the question was settled elsewhere: it answers nothing
+                text = str(line).strip()
+                if not text:
+                    continue
+                try:
+                    answer(text)
+                except ChessatronError as exc:
+                    self._write(str(exc))
+                else:
+                    return True
+
     def _read(self, prompt: str, expired: Callable[[], bool] | None) -> str | object | None:
         """A line, None at the end of input, or :data:`_GAVE_UP` once ``expired()``."""
+        with self._reading:
+            return self._read_one(prompt, expired)
+
+    def _read_one(self, prompt: str, expired: Callable[[], bool] | None) -> str | object | None:
         if expired is None and self._pending is None:
             return self._read_line(prompt)
         if self._pending is None:

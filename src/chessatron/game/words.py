@@ -117,7 +117,7 @@ def drag_words(relocation: Relocation, layout: Layout) -> str:
     if purpose == "promote-out":
         return f"the {name} on {start} makes room for its promotion: it goes to {goal}"
     if purpose == "promote-in":
-        return f"the new {name} comes from {goal if start == goal else start} to {goal}"
+        return f"the new {name} comes from {start} to {goal}"
     if purpose == "castle":
         return f"castling: the {name} goes from {start} to {goal}"
     if purpose in ("park", "aside"):

@@ -8,6 +8,7 @@ and whether a piece may still hang on the magnet.
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -93,15 +94,21 @@ def _lines(last: int) -> str:
 
 
 class _TimeLeft(ProgressColumn):
-    """The machine time the program still needs, by the time model, at the speed it runs."""
+    """The machine time the program still needs, by the time model, at the speed it runs: what is left
+    from the start of the line running, less the time it has run (a long drag counts down too)."""
 
     def __init__(self, estimate: ProgramEstimate, speed: float) -> None:
         super().__init__()
         self.estimate, self.speed = estimate, speed
+        self._line, self._since = 0, time.monotonic()
 
     def render(self, task: Task) -> Text:
         line = int(task.fields.get("line") or 0)
-        left = self.estimate.remaining_s(line) / self.speed
+        now = time.monotonic()
+        if line != self._line:
+            self._line, self._since = line, now
+        before, after = self.estimate.remaining_s(line - 1), self.estimate.remaining_s(line)
+        left = max(before - (now - self._since) * self.speed, after) / self.speed
         if task.finished or left <= 0:
             return Text("")
         return Text(f"about {_duration(left)} left", style="cyan")

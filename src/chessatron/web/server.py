@@ -291,7 +291,7 @@ def serve(
             threading.Thread(target=_open_when_up, args=(server, url), daemon=True).start()
         # uvicorn catches SIGTERM while it serves and raises it again once it has stopped
         with (
-            open_announcer(config, live, terminal_shown=False),  # the display and buzzer follow the games
+            open_announcer(config, live),  # the LCD and the buzzer follow the games
             raising_on_sigterm(Terminated),
         ):
             try:
