@@ -39,8 +39,8 @@ from chessatron.game.keyboard import Command, Rejection, parse_command
 from chessatron.game.store import list_games, load_game
 
 ENGINE = "engine:20:depth=1"
-#: ``friendly`` in cli/common.py: 0 when a game ended or stopped as asked (``quit``, the end of input); 130 when
-#: Ctrl-C stopped it. A stopped game stays journaled for ``play --resume``.
+#: ``friendly`` in cli/common.py: 0 when a game ended or stopped as asked (``quit``, the end of input);
+#: 130 when Ctrl-C stopped it. A stopped game stays journaled for ``play --resume``.
 EXIT_STOPPED = 130
 _JOURNAL = re.compile(r"\d{8}T\d{6}Z-[0-9a-z]{1,32}\.jsonl")
 

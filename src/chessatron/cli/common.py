@@ -108,6 +108,11 @@ def write_file(path: Path, text: str) -> None:
         raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
 
 
+def count_noun(number: int, noun: str) -> str:
+    """``1 piece``, ``12 pieces``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def progress_bar(console: Console) -> Progress:
     return Progress(
         TextColumn("{task.description}"),

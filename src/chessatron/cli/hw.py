@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from ..config import Config
-from .common import READ_FILE, config_option, friendly, layout_option, load_layout, parse_speed
+from ..render import terminal_console
+from .common import EXIT_STOPPED, READ_FILE, config_option, friendly, layout_option, load_layout, parse_speed
 from .main import main
 
 
@@ -40,25 +40,69 @@ def sim_grbl(use_pty: bool, speed_text: str, world: str, no_homing: bool, layout
     "--port", default=None, help="GRBL's serial port or pyserial URL (default: the config's, sim://)."
 )
 @click.option("--no-home", is_flag=True, help="Do not home before streaming, even if homing is enabled.")
+@click.option(
+    "--speed",
+    "speed_text",
+    metavar="FACTOR|max",
+    default=None,
+    help="On the simulator: run this many times faster than real time, or 'max' (default: real time, "
+    "or the sim:// URL's speed=).",
+)
 @config_option
 @layout_option
 @friendly
 def run(
-    program: Path, port: str | None, no_home: bool, config_path: Path | None, layout_path: Path | None
+    program: Path,
+    port: str | None,
+    no_home: bool,
+    speed_text: str | None,
+    config_path: Path | None,
+    layout_path: Path | None,
 ) -> None:
-    """Stream a G-code file to the machine; exit 0 when GRBL has finished it, non-zero on error: or ALARM:."""
+    """Stream a G-code file to the machine; exit 0 when GRBL has finished it, non-zero on error: or ALARM:.
+    Ctrl-C holds the machine where it is (feed hold) and says whether the magnet may still be on."""
     from ..gantry.magnet import open_magnet
-    from ..grbl.run import run_program
+    from ..grbl.run import run_program, simulator_url
+    from ..grbl.streaming import StreamInterrupted
+    from ..ports import DeviceUrl
 
     settings = Config.load(config_path)
     layout = load_layout(layout_path) if layout_path is not None else settings.layout
     url = port or settings.urls["grbl"]
+    device = DeviceUrl.parse(url)
+    speed: float | None = 1.0
+    if speed_text is not None:
+        if device.scheme != "sim":
+            raise click.BadParameter(
+                f"only the simulator (sim://) runs at another speed; {url!r} is a machine, which runs at its "
+                "own pace",
+                param_hint="--speed",
+            )
+        speed = parse_speed(speed_text)
+        url = simulator_url(url, speed)
+    elif device.scheme == "sim" and "speed" in device.params:
+        speed = parse_speed(device.params["speed"])
+    console, errors = terminal_console(), terminal_console(stderr=True)
     magnet_url = settings.urls["magnet"]
-    if layout.magnet.method == "servo" and not magnet_url.startswith("sim"):
-        with open_magnet(magnet_url) as magnet:
-            result = run_program(program, url=url, layout=layout, home=not no_home, host_magnet=magnet)
-    else:
-        result = run_program(program, url=url, layout=layout, home=not no_home)
+    try:
+        if layout.magnet.method == "servo" and not magnet_url.startswith("sim"):
+            with open_magnet(magnet_url) as magnet:
+                result = run_program(
+                    program,
+                    url=url,
+                    layout=layout,
+                    home=not no_home,
+                    host_magnet=magnet,
+                    console=console,
+                    errors=errors,
+                    speed=speed,
+                )
+        else:
+            result = run_program(
+                program, url=url, layout=layout, home=not no_home, console=console, errors=errors, speed=speed
+            )
+    except StreamInterrupted:
+        sys.exit(EXIT_STOPPED)  # what the machine was left in is said already
     if not result.ok:
         sys.exit(1)
 
@@ -87,7 +131,7 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
     from ..hwtest import hardware_test
 
     settings = Config.load(config_path)
-    console = Console(highlight=False)
+    console = terminal_console()
 
     def ask(question: str) -> bool:
         return yes or click.confirm(question, default=True)

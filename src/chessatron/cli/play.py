@@ -10,11 +10,11 @@ from types import ModuleType
 
 import chess
 import click
-from rich.console import Console
 
 from ..config import Config
 from ..errors import ChessatronError
 from ..planning.reset import parse_target
+from ..render import terminal_console
 from ..sim.state import SimulatorState, default_state_path, load_state, save_state
 from .common import config_option, fresh_option, friendly, parse_speed, prompt_on_stderr, sigterm_interrupts
 from .main import main
@@ -90,6 +90,19 @@ PLAYER_HELP = (
     help="Play this many games in a row, the robot setting the table up again between them "
     "(with a keyboard player, each game ends with 'another game?').",
 )
+@click.option(
+    "--show-engine",
+    is_flag=True,
+    help="Show the engine's evaluation and line even while a person plays the engine (otherwise hidden: "
+    "its line starts with the person's best move; 'hint' asks for one).",
+)
+@click.option(
+    "--ascii/--unicode",
+    "letters",
+    default=None,
+    help="Draw pieces as letters (K, q...) instead of chess symbols; by default letters on the Linux "
+    "console (TERM=linux: its fonts have no chess symbols) or when the terminal is not UTF-8.",
+)
 @fresh_option
 @config_option
 @friendly
@@ -107,6 +120,8 @@ def play(
     max_plies: int | None,
     game_count: int,
     clock_text: str | None,
+    show_engine: bool,
+    letters: bool | None,
     fresh: bool,
     config_path: Path | None,
 ) -> None:
@@ -118,6 +133,8 @@ def play(
     'chessatron play --resume' continues one that was stopped."""
     import random
 
+    from ..game.announcer import open_announcer
+    from ..game.answers import QuestionPrompt
     from ..game.clock import parse_clock
     from ..game.events import describe_event, score_line, summary_line
     from ..game.keyboard import KeyboardPlayer
@@ -132,27 +149,34 @@ def play(
     directory = resolve_games_dir(games_dir)
     time_control = parse_clock(clock_text) if clock_text is not None else None
     speed = parse_speed(speed_text)
-    console = Console(highlight=False)
+    console = terminal_console()
     live = LiveState(settings.layout)
-    view = PlayView(live, console)
+    view = PlayView(live, console, engine=show_engine, letters=letters)
     show = not as_json and PlayView.wanted(console)  # on a terminal: the live view of the whole table
 
     def emit(event: dict[str, object]) -> None:
         if as_json:
             click.echo(json.dumps(event, default=str))
-            return
-        # the live state still shows the game as it was before the event (the moves taken back...)
-        line = describe_event(event, live.snapshot().get("game"))
-        if line is not None:
-            (view.print if show else click.echo)(line)  # click.echo would garble the live area
+        else:
+            # the live state still shows the game as it was before the event (the moves taken back...)
+            line = describe_event(event, live.snapshot().get("game"))
+            if line is not None:
+                (view.print if show else click.echo)(line)  # click.echo would garble the live area
+        questions.follow(event)  # the board's question, asked at the prompt too
 
     if show:
-        keyboard = KeyboardPlayer(view.read_line, view.print)
+        keyboard = KeyboardPlayer(view.read_line, view.print, hold=view.suspend)
     elif as_json:
         # stdout carries only events: prompts and the reasons for refused input go to stderr
         keyboard = KeyboardPlayer(prompt_on_stderr, lambda text: click.echo(text, err=True))
     else:
-        keyboard = None
+        keyboard = KeyboardPlayer()
+    questions = QuestionPrompt(
+        keyboard,
+        lambda text: session.answer(text),
+        lambda: live.snapshot().get("game"),
+        hands_answer=lambda: session.hand_answers,
+    )
     simulated = settings.urls["grbl"].startswith("sim")
     state = load_state(default_state_path(), settings.layout, fresh=fresh) if simulated else None
     with (
@@ -167,6 +191,8 @@ def play(
             keyboard=keyboard,
         ) as session,
         view if show else contextlib.nullcontext(),
+        questions,
+        open_announcer(settings, live),  # the LCD and the buzzer (the terminal shows the game itself)
     ):
         if simulated:
             # the simulated table is saved after every robot job, so a killed process loses nothing

@@ -9,14 +9,15 @@ from pathlib import Path
 
 import chess
 import click
-from rich.console import Console
 
 from ..planning.gcode import program_text
 from ..planning.reset import SetupTarget, chess960_target, parse_target
+from ..render import terminal_console
 from ..sim.simulate import TableSimulator, game_moves, layout_document, read_game, simulate_game
 from ..sim.state import SimulatorState, default_state_path, load_state, save_state
 from .common import (
     READ_FILE,
+    count_noun,
     friendly,
     layout_option,
     load_layout,
@@ -72,7 +73,7 @@ def simulate(
     layout_path: Path | None,
 ) -> None:
     """Play a PGN's main line on the simulated table and check it in the digital twin."""
-    console = Console(stderr=False, highlight=False)
+    console = terminal_console()
     layout = load_layout(layout_path)
     game = read_game(game_path, game_index)
     board, moves = game_moves(game)
@@ -99,8 +100,9 @@ def simulate(
     console.print(f"plies: {len(run.plies)}")
     console.print(f"simulated seconds: {run.seconds:.1f}")
     for setup in run.setups:
+        pieces = count_noun(setup.pieces_moved, "piece")
         console.print(
-            f"reset to {target.name if target else 'the start'}: {setup.pieces_moved} pieces moved, "
+            f"reset to {target.name if target else 'the start'}: {pieces} moved, "
             f"{setup.seconds:.1f} simulated seconds"
         )
     console.print(f"verdict: {verdict}")
@@ -141,7 +143,7 @@ def setup(
     layout_path: Path | None,
 ) -> None:
     """Set the table up: Chess960 start N (518 is the standard one), N:M (Double Fischer Random) or a FEN."""
-    console = Console(highlight=False)
+    console = terminal_console()
     layout = load_layout(layout_path)
     target = parse_target(target_text)
     path = state_path or default_state_path()
@@ -164,8 +166,8 @@ def setup(
     if gcode_out is not None:
         write_file(gcode_out, program_text([*sim.header, *result.lines]))
     console.print(
-        f"set up {target.name}: {result.pieces_moved} pieces moved "
-        f"({len(result.plan.relocations)} drags) in {result.seconds:.1f} simulated seconds"
+        f"set up {target.name}: {count_noun(result.pieces_moved, 'piece')} moved "
+        f"({count_noun(len(result.plan.relocations), 'drag')}) in {result.seconds:.1f} simulated seconds"
     )
     if result.violations:
         for violation in result.violations[:20]:
@@ -226,7 +228,9 @@ def demo(
                 import webbrowser
 
                 webbrowser.open(page.url)
-        result = run_demo(layout, speed=speed, picture=picture, reset=not no_reset, live=live)
+        result = run_demo(
+            layout, speed=speed, picture=picture, reset=not no_reset, live=live, console=terminal_console()
+        )
         if live is not None and sys.stdin.isatty():
             click.echo("the page stays up until you press Enter")
             with contextlib.suppress(EOFError, KeyboardInterrupt):

@@ -80,9 +80,10 @@ def describe_event(event: Mapping[str, Any], game: Mapping[str, Any] | None = No
         asked = event.get("question")
         if not asked:
             return "settled: the board shows the move"
+        # (play and online ask it at the prompt as well: no web page serves their game)
         return (
-            f"which move was it: {asked.get('text')} Answer on the web page, or lift the piece you "
-            "moved and set it down again"
+            f"the board cannot tell which move was made: {asked.get('text')} Type it, or lift the piece "
+            "you moved and set it down again"
         )
     if kind == "revised":
         sans = list(event.get("san") or ())

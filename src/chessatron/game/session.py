@@ -654,6 +654,9 @@ class Session:
                 move, remaining, unplanned = self._pending
                 self._pending = None
                 title = f"MOVE {len(board.move_stack)} {move.uci()} (resumed)"
+                if not board.move_stack:
+                    title = "SETUP (resumed)"  # the set-up was cut short: no move to name
+                self._say("robot moving", robot=True)  # not the "idle" of a state just made
                 if unplanned:
                     # journaled, but the robot had not begun: plan it now from the table as it stands
                     before = board.copy()
@@ -1311,11 +1314,16 @@ def reply_hold_s(board: chess.Board, *, may_go_on: bool = False) -> float:
 
 def option_named(question: Ambiguous, text: str) -> chess.Move:
     """The option of a question the player named, in UCI or SAN. Raises
-    :class:`~chessatron.errors.IllegalMoveError` naming the options for anything else."""
+    :class:`~chessatron.errors.IllegalMoveError` naming the options for anything else. Typed in lower
+    case (``nxe6``) it names the one option it can only mean."""
     wanted = text.strip()
-    for move, san in zip(question.options, question.option_sans, strict=True):
+    options = list(zip(question.options, question.option_sans, strict=True))
+    for move, san in options:
         if wanted in (move.uci(), san, san.rstrip("+#")):
             return move
+    folded = [move for move, san in options if wanted.lower() in (san.lower(), san.rstrip("+#").lower())]
+    if len(folded) == 1:
+        return folded[0]
     names = " or ".join(question.option_sans)
     raise IllegalMoveError(f"{text!r} is not one of the moves asked about: answer {names}")
 

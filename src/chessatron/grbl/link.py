@@ -550,9 +550,13 @@ class GrblLink:
             raise self._lost(f"no banner within {self.timeout_s:g} s of a soft reset")
         return welcome
 
-    def _alarm(self, message: Alarm, line: int | None) -> GrblAlarm:
+    def _alarm(self, message: Alarm, line: int | None, *, planned: bool = False) -> GrblAlarm:
+        """The error for an alarm that came while ``line`` was running (``planned``: that ``line`` set it
+        off as GRBL planned it, as a soft limit does)."""
         info = message.info
         at = "" if line is None else f" while running program line {line}"
+        if planned and line is not None:
+            at = f" at program line {line}"
         return GrblAlarm(
             f"grbl raised ALARM:{message.code} ({info.name}){at}: {info.meaning}; {info.remedy}",
             code=message.code,
