@@ -33,6 +33,7 @@ from .simulate import TableSimulator, game_moves, layout_document, read_game, si
 from .termination import raising_on_sigterm
 
 if TYPE_CHECKING:
+    from .game.players import PlayerSpec
     from .game.record import Player
     from .game.store import GameSummary
 
@@ -577,6 +578,9 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
         sys.exit(1)
 
 
+#: ``play --resume`` without an id: the latest unfinished game.
+LATEST = "latest"
+
 PLAYER_HELP = (
     "White's player: keyboard (moves typed here), engine[:LEVEL] (Stockfish; LEVEL a skill 0-20 or an "
     "elo like 1500elo, e.g. engine:5), board (a person moving the pieces on the table, seen by its "
@@ -614,7 +618,16 @@ PLAYER_HELP = (
 @click.option(
     "--pgn-out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the finished game here."
 )
-@click.option("--resume", is_flag=True, help="Continue the last unfinished game after a crash or power cut.")
+@click.option(
+    "--resume",
+    "resume",
+    is_flag=False,
+    flag_value=LATEST,
+    default=None,
+    metavar="[ID]",
+    help="Continue a stopped game (after a crash or a power cut, too): the latest unfinished one, or game "
+    "ID ('chessatron games' lists them). --white or --black given too hand that side to another player.",
+)
 @click.option(
     "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help="Simulator speed."
 )
@@ -657,7 +670,7 @@ def play(
     black_text: str,
     chess960: str | None,
     pgn_out: Path | None,
-    resume: bool,
+    resume: str | None,
     speed_text: str,
     as_json: bool,
     engine_path: str,
@@ -673,7 +686,7 @@ def play(
 
     Moves are typed as e2e4, Nf3, exd5, e8=Q or O-O; 'help' lists the commands (hint, takeback, draw,
     resign, quit). Every game is saved as it goes: 'chessatron games' lists them, and
-    'chessatron play --resume' continues one that was stopped."""
+    'chessatron play --resume [ID]' continues one that was stopped."""
     import random
 
     from .game.clock import parse_clock
@@ -682,7 +695,7 @@ def play(
     from .game.players import PlayerSpec
     from .game.record import GameRecord
     from .game.session import QuitRequested, Session, write_pgn
-    from .game.store import latest_unfinished, resolve_games_dir
+    from .game.store import forget_unplayed, resolve_games_dir
     from .game.view import PlayView
     from .live import LiveState
     from .simstate import SimulatorState, default_state_path, load_state, save_state
@@ -727,6 +740,7 @@ def play(
         ) as session,
         view if show else contextlib.nullcontext(),
     ):
+        session.board_needs_real_sensors = True  # nobody here moves the simulated table's pieces
         if simulated:
             # the simulated table is saved after every robot job, so a killed process loses nothing
             def checkpoint(session: Session) -> None:
@@ -745,40 +759,75 @@ def play(
             return start
 
         white, black = PlayerSpec.parse(white_text), PlayerSpec.parse(black_text)
+        # on --resume, a player named on the command line takes that side over
+        context = click.get_current_context()
+        named = {
+            colour: spec
+            for colour, spec, option in (
+                (chess.WHITE, white, "white_text"),
+                (chess.BLACK, black, "black_text"),
+            )
+            if context.get_parameter_source(option) is not click.core.ParameterSource.DEFAULT
+        }
         # after a single game a person at the keyboard is asked whether to play another, after each
-        ask_again = game_count == 1 and "keyboard" in (white.kind, black.kind) and not as_json
-        if not resume:
+        single = game_count == 1 and not as_json
+        if resume is None:
             _refuse_web_players(white.kind, black.kind)
         finished: list[GameRecord] = []
         played = 0
         while True:
-            if resume and played == 0:
-                summary = latest_unfinished(directory)
-                if summary is None:
-                    raise ChessatronError(
-                        f"no unfinished game in {str(directory)!r} to resume; 'chessatron games' lists the "
-                        "saved ones, 'chessatron play' starts a new one"
-                    )
-                _refuse_web_players(summary.white.kind, summary.black.kind, summary.game_id)
-                journal, white, black = session.resume(summary.path)
-                session.connect()
+            if resume is not None and played == 0:
+                summary = _game_to_resume(resume, directory, named, emit)
+                if simulated:
+                    # the simulated table as it stands (another game may have been played on it since):
+                    # the robot puts its pieces back where the game stopped
+                    session.connect()
+                    standing = session.table
+                    journal, white, black = session.resume(summary.path, players=named)
+                    try:
+                        session.put_back(standing)
+                    except BaseException:
+                        journal.close()
+                        raise
+                else:
+                    journal, white, black = session.resume(summary.path, players=named)
+                    session.connect()
             else:
                 start = start_position()
                 if played == 0:
                     session.connect()
-                journal = session.new_game(white, black, start, time_control)  # the robot resets the table
+                before = live.snapshot()["game"]
+                try:
+                    journal = session.new_game(white, black, start, time_control)  # the robot sets up
+                except BaseException as stop:
+                    game = live.snapshot()["game"]
+                    if game is not None and (before is None or game["id"] != before["id"]):
+                        # stopped before the robot began the set-up: nothing to keep; cut short in the
+                        # set-up: kept (its journal says where the pieces stand), to go on with
+                        saved = not forget_unplayed(game["id"], directory)
+                        if isinstance(stop, KeyboardInterrupt):
+                            view.close()
+                            line = summary_line(game["id"], 0, None, finished=False, kept=saved)
+                            click.echo(line, err=True)
+                    raise
+            game_id = journal.state.metadata.game_id
             try:
                 with journal:
                     record = session.play(journal, white, black, max_plies=max_plies)
             except KeyboardInterrupt as stop:
                 view.close()  # leave the live area before writing below it
                 kept = journal.state
+                # a game stopped before its first move holds nothing to go on with: it goes, as on the page
+                forgotten = forget_unplayed(game_id, directory)
                 stopped = summary_line(
-                    kept.metadata.game_id, len(kept.moves), kept.metadata.start_fen, finished=False
+                    game_id, len(kept.moves), kept.metadata.start_fen, finished=False, kept=not forgotten
                 )
                 click.echo(stopped, err=True)
                 if isinstance(stop, QuitRequested):
                     sys.exit(0)  # asked for: no "interrupted", and no failure
+                raise
+            except BaseException:
+                forget_unplayed(game_id, directory)  # failed before its first move: nothing to go on with
                 raise
             played += 1
             if simulated:
@@ -796,6 +845,8 @@ def play(
                 write_pgn(finished, pgn_out)
             if played < game_count:
                 continue
+            # (the players of the game played: a resumed game's)
+            ask_again = single and "keyboard" in (white.kind, black.kind)
             if ask_again and session.keyboard.confirm("Another game?"):
                 game_count += 1
                 continue
@@ -808,6 +859,12 @@ def play(
 @click.argument("game_ids", nargs=-1, metavar="[ID]...")
 @click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
 @click.option("--export", is_flag=True, help="Print the games ID... as PGN, one after another.")
+@click.option(
+    "--abandon",
+    is_flag=True,
+    help="Close the unfinished games ID...: play --resume no longer offers them (--resume ID still "
+    "continues one); they stay listed as abandoned. A game with no move is removed.",
+)
 @click.option("--export-compact", metavar="ID", help="Write this game's compact record to --out.")
 @click.option(
     "--import",
@@ -823,17 +880,36 @@ def games(
     game_ids: tuple[str, ...],
     games_dir: Path | None,
     export: bool,
+    abandon: bool,
     export_compact: str | None,
     import_path: Path | None,
     out: Path | None,
 ) -> None:
     """List saved games; export them as PGN (games --export ID...) or compact records; import PGN or
-    compact records (a game saved already is not imported again)."""
+    compact records (a game saved already is not imported again); close unfinished games nobody will
+    go on with (games --abandon ID...)."""
     from .game import store
 
     directory = store.resolve_games_dir(games_dir)
-    if game_ids and not export:
+    if export and abandon:
+        raise click.UsageError("--export and --abandon are two commands; give one at a time")
+    if game_ids and not (export or abandon):
         raise click.UsageError(f"to print game {game_ids[0]} as PGN, write: chessatron games --export ID...")
+    if abandon:
+        if not game_ids:
+            raise click.UsageError(
+                "--abandon needs the ids of the games to close; 'chessatron games' lists them"
+            )
+        for game_id in game_ids:
+            done = store.abandon_game(game_id, directory)
+            if done == "removed":
+                click.echo(f"game {game_id} had no move: removed")
+            else:
+                click.echo(
+                    f"game {game_id} {done}: 'chessatron play --resume' no longer offers it "
+                    f"('--resume {game_id}' still continues it)"
+                )
+        return
     if import_path is not None:
         if import_path.suffix in (".bin", ".cgr"):
             imported = store.import_compact(import_path, directory)
@@ -862,15 +938,58 @@ def games(
         return
     for line in _games_table(summaries):
         click.echo(line)
-    if any(summary.in_progress for summary in summaries):
+    resumable = [summary for summary in summaries if summary.is_open]
+    if len(resumable) == 1:
         click.echo("chessatron play --resume continues the latest game in progress")
+    elif resumable:
+        click.echo(
+            "chessatron play --resume continues the latest game in progress, --resume ID another; "
+            "chessatron games --abandon ID closes one"
+        )
+
+
+def _game_to_resume(
+    resume: str,
+    directory: Path,
+    named: dict[chess.Color, PlayerSpec],
+    emit: Callable[[dict[str, object]], None],
+) -> GameSummary:
+    """The saved game ``play --resume [ID]`` goes on with (``resume``: its id, or :data:`LATEST`), checked
+    for players ``play`` can have (``named``: those given on the command line, who take their sides
+    over). Later games passed over are named (``emit``), with what to do about them."""
+    from .game.store import latest_resumable, resumable_game, skipped_by_resume
+
+    summary = latest_resumable(directory) if resume == LATEST else resumable_game(resume, directory)
+    if summary is None:
+        raise ChessatronError(
+            f"no unfinished game in {str(directory)!r} to resume; 'chessatron games' lists the saved ones, "
+            "'chessatron play' starts a new one"
+        )
+    kinds = [
+        named[colour].kind if colour in named else player.kind
+        for colour, player in ((chess.WHITE, summary.white), (chess.BLACK, summary.black))
+    ]
+    _refuse_web_players(kinds[0], kinds[1], summary.game_id)
+    if resume == LATEST:
+        for skipped in skipped_by_resume(directory):
+            game_id = skipped.game_id
+            message = (
+                f"game {game_id} (started later, no move yet) is not the one resumed: 'chessatron play "
+                f"--resume {game_id}' starts it, 'chessatron games --abandon {game_id}' removes it"
+            )
+            emit({"event": "notice", "message": message})
+    return summary
 
 
 def _games_table(summaries: list[GameSummary]) -> list[str]:
     """The saved games, one a line under a heading, columns aligned."""
     rows = [("id", "date", "white", "black", "variant", "moves", "result")]
     for summary in summaries:
-        if summary.in_progress:
+        if summary.in_progress and summary.abandoned:
+            state = "abandoned"
+        elif summary.in_progress and not summary.has_begun:
+            state = "not begun"  # (left by a crash before the first move; --resume skips it)
+        elif summary.in_progress:
             state = "in progress"
         elif summary.is_finished:
             state = f"{summary.result} {summary.termination or ''}".rstrip()
