@@ -8,8 +8,8 @@ to play instead of waiting for ever."""
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -68,7 +68,9 @@ def resumed_id(result: Result) -> str:
 # --- players that cannot play, and games with nothing to go on with --------------------------------
 
 
-def test_players_that_cannot_play_are_refused_before_a_game_is_saved(tmp_path: Path) -> None:
+def test_players_that_cannot_play_are_refused_before_a_game_is_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The real unfinished game stays the one --resume continues."""
     real = stopped_game(tmp_path)
     line = one_line(play(tmp_path, "play", "--white", "script:/no/such.pgn", "--black", ENGINE))
@@ -76,11 +78,11 @@ def test_players_that_cannot_play_are_refused_before_a_game_is_saved(tmp_path: P
     bad = tmp_path / "bad.pgn"
     bad.write_text("1. e4 e5 2. Ke3 *\n", encoding="utf-8")
     assert "Ke3" in one_line(play(tmp_path, "play", "--white", ENGINE, "--black", f"script:{bad}"))
-    if importlib.util.find_spec("rpi_ws281x") is None:  # the LED library of the Pi, missing here
-        config = tmp_path / "leds.toml"
-        config.write_text('[leds]\nurl = "ws281x://18?count=64"\n', encoding="utf-8")
-        refused = play(tmp_path, "play", "--config", str(config), "--white", "hand", "--black", ENGINE)
-        assert "rpi_ws281x" in one_line(refused) and "chessatron[pi]" in refused.stderr
+    monkeypatch.setitem(sys.modules, "rpi_ws281x", None)  # the LED library of the Pi, not installed
+    config = tmp_path / "leds.toml"
+    config.write_text('[leds]\nurl = "ws281x://18?count=64"\n', encoding="utf-8")
+    refused = play(tmp_path, "play", "--config", str(config), "--white", "hand", "--black", ENGINE)
+    assert "rpi_ws281x" in one_line(refused) and "chessatron[pi]" in refused.stderr
     assert list(saved(tmp_path)) == [real]
     resumed = play(tmp_path, "play", "--resume", typed="quit\n")
     assert resumed.exit_code == 0 and resumed_id(resumed) == real
@@ -157,29 +159,79 @@ def test_resuming_an_older_game_on_the_simulator_puts_its_pieces_back_first(tmp_
 # --- a damaged journal -----------------------------------------------------------------------------
 
 
-def test_a_journal_damaged_before_its_last_line_still_lists_and_resumes_its_game(tmp_path: Path) -> None:
-    game_id = stopped_game(tmp_path, "e4\nNf3\nBc4")
-    path = saved(tmp_path)[game_id].path
-    data = path.read_bytes()
+def duplicated(lines: list[bytes], number: int) -> list[bytes]:
+    """A block of lines written twice: the move's line and the robot's lines after it, again."""
+    return [*lines[: number + 3], *lines[number - 1 : number + 3], *lines[number + 3 :]]
+
+
+def garbage(lines: list[bytes], number: int) -> list[bytes]:
+    return [*lines[: number - 1], b"garbage", *lines[number:]]
+
+
+def flipped(lines: list[bytes], number: int) -> list[bytes]:
+    """One flipped bit: the move's square, f1c4 read as f1c5."""
+    assert b'"uci":"f1c4"' in lines[number - 1]
+    return [
+        *lines[: number - 1],
+        lines[number - 1].replace(b'"uci":"f1c4"', b'"uci":"f1c5"'),
+        *lines[number:],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("damage", "kept", "said"),
+    [
+        (duplicated, 4, "repeat an earlier line (written twice): skipped"),
+        (
+            garbage,
+            2,
+            "is damaged (it is not valid JSON (Expecting value at line 1 column 1)): kept the game up to "
+            "1... e5, dropped 6 lines from there, which held 1 move (Nc6)",
+        ),
+        (
+            flipped,
+            2,
+            "is damaged (its checksum does not match): kept the game up to 1... e5, dropped 6 lines "
+            "from there, which held 1 move (Nc6)",
+        ),
+    ],
+    ids=["duplicated line", "garbage line", "flipped byte"],
+)
+def test_a_journal_damaged_before_its_last_line_gives_its_moves_up_to_the_damage_and_goes_on(
+    tmp_path: Path, damage: Callable[[list[bytes], int], list[bytes]], kept: int, said: str
+) -> None:
+    """A failing SD card damaged the line of 2. Bc4 (or wrote it twice): the game is listed with every
+    move before the damage, the player is told what was dropped, and the game resumes and finishes."""
+    both = ["--white", "keyboard", "--black", "keyboard"]
+    first = play(tmp_path, "play", *both, typed="e4\ne5\nBc4\nNc6\nquit\n")
+    assert first.exit_code == 0, first.output
+    (game,) = saved(tmp_path).values()
+    data = game.path.read_bytes()
     lines = data.split(b"\n")
-    second = next(i for i, line in enumerate(lines) if b'"san":"Nf3"' in line)
-    lines[second] = lines[second].replace(b'"uci":"g1f3"', b'"uci":"g1f2"')  # one flipped byte
-    path.write_bytes(b"\n".join(lines))
+    number = next(n for n, line in enumerate(lines, start=1) if b'"san":"Bc4"' in line)
+    damaged = b"\n".join(damage(lines, number))
+    game.path.write_bytes(damaged)
 
     listing = play(tmp_path, "games")
     assert listing.exit_code == 0
     (warning,) = listing.stderr.splitlines()
-    assert f"line {second + 1} does not follow from the game" in warning
-    assert "kept the game up to 1... " in warning and "(Nf3 " in warning  # what to play again
-    assert saved(tmp_path)[game_id].plies == 2
+    assert warning.startswith("chessatron: warning: ") and said in warning
+    (row,) = listing.stdout.splitlines()[1:2]
+    assert row.startswith(game.game_id) and row.endswith(f"{(kept + 1) // 2}  in progress")  # moves
 
-    resumed = play(tmp_path, "play", "--resume", typed="Nc3\nquit\n")
-    assert resumed.exit_code == 0 and resumed_id(resumed) == game_id
-    said = resumed.stderr.splitlines()
-    assert "repaired" in resumed.stderr and len(set(said)) == len(said)  # each thing said once
-    moves = [entry.san for entry in read_journal(path).moves]
-    assert moves[0] == "e4" and moves[2] == "Nc3" and len(moves) == 4
-    assert path.with_name(path.name + ".damaged").read_bytes() == b"\n".join(lines)
+    rest = "Qh5\nNf6\nQxf7#\n" if kept == 4 else "Bc4\nNc6\nQh5\nNf6\nQxf7#\n"
+    resumed = play(tmp_path, "play", "--resume", typed=rest)
+    assert resumed.exit_code == 0, resumed.output
+    assert resumed_id(resumed) == game.game_id and "1-0" in resumed.stdout
+    # each said once (in one process, as here, what the list said is not said again)
+    told = listing.stderr + resumed.stderr
+    assert told.count(said) == 1 and told.count("repaired") == 1 and len(told.splitlines()) == 2
+    state = read_journal(game.path)
+    assert [entry.san for entry in state.moves] == ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]
+    assert (state.result, state.termination) == ("1-0", "checkmate")
+    assert game.path.with_name(game.path.name + ".damaged").read_bytes() == damaged  # nothing thrown away
+    table = load_state(tmp_path / "sim.json", Layout.default()).table  # the robot played it out
+    assert table.board_fen() == state.board().board_fen()
     assert play(tmp_path, "games").stderr == ""  # repaired: nothing more to say
 
 
@@ -228,19 +280,31 @@ for line in sys.stdin:
 """
 
 
-def test_an_engine_answering_no_move_is_asked_again_and_the_game_goes_on(tmp_path: Path) -> None:
-    engine = tmp_path / "bare-engine"
+def bare_engine(folder: Path, failures: int) -> Path:
+    """A UCI engine answering its first ``failures`` searches with a bare ``bestmove``."""
+    folder.mkdir(exist_ok=True)
+    engine = folder / "bare-engine"
     engine.write_text(
-        BARE_ENGINE.format(python=sys.executable, failures=1, count_file=str(tmp_path / "searches")),
+        BARE_ENGINE.format(python=sys.executable, failures=failures, count_file=str(folder / "searches")),
         encoding="utf-8",
     )
     engine.chmod(0o755)
-    args = ["play", "--engine", str(engine), "--white", "engine", "--black", "keyboard", "--max-plies", "1"]
-    result = play(tmp_path, *args)
+    return engine
+
+
+def test_an_engine_answering_no_move_is_asked_again_and_the_game_goes_on(tmp_path: Path) -> None:
+    args = ["play", "--white", "engine", "--black", "keyboard", "--max-plies", "1"]
+    result = play(tmp_path, *args, "--engine", str(bare_engine(tmp_path, failures=1)))
     assert result.exit_code == 0, result.output
     assert "answered 'bestmove' without a move), attempt 1 of 3; restarting it" in result.stderr
     (game,) = saved(tmp_path).values()
     assert game.plies == 1 and not game.is_finished  # the engine's move, and the game goes on
+    # one that never gives a move: the game cannot begin, and no game without a move is left behind
+    never = tmp_path / "never"
+    refused = play(never, *args, "--engine", str(bare_engine(never, failures=99)))
+    assert refused.exit_code == 2 and "failed 3 times in a row while choosing a move" in refused.stderr
+    assert refused.stderr.splitlines()[-1].startswith("chessatron: the chess engine ")  # one line, no more
+    assert saved(never) == {}
 
 
 # --- another player on --resume --------------------------------------------------------------------

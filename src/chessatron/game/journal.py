@@ -5,15 +5,20 @@ before the robot moves it, and one ``robot-done`` line per relocation finished, 
 knows the game and how far the robot got. A crash can only tear the line being written; reading ignores
 a torn last line (with a logged warning) and :meth:`Journal.open` cuts it off before appending.
 
-Damage anywhere else (a garbage line, one flipped byte, a line written twice, as a failing SD card
-makes them) costs only what follows it: the game is read up to the last good line before the damage,
-and one logged warning says what was dropped. A line that repeats the one before it byte for byte is
-skipped (every line has its own timestamp, so it is a block written twice). :meth:`Journal.open`
-repairs such a journal before appending: the good lines are written to a new file that replaces it, and
-the damaged file is kept beside it (``….jsonl.damaged``). Only a damaged start line makes a journal
-unreadable (:class:`GameFileError`).
+Every line ends in its checksum (``"crc"``, the CRC-32 of the line without it), so that damage is
+told from play: a flipped byte anywhere in a line makes it damaged, where without the checksum it could
+read as another robot path or clock. Damage before the last line (a garbage line, one flipped byte, a
+block written twice, as a failing SD card makes them) costs only what follows it: the game is read up to
+the last good line before the damage, and one logged warning says what was dropped (the moves the
+dropped lines still show). A line that repeats an earlier one byte for byte is skipped (every line has
+its own timestamp, so it is a block written twice). A damaged start line that still reads as one is
+used, said as damaged (the moves after it are checked on their own); one that does not read makes the
+journal unreadable (:class:`GameFileError`). :meth:`Journal.open` repairs a damaged journal before
+appending: the good lines are written to a new file that replaces it, and the damaged file is kept
+beside it (``….jsonl.damaged``). Journals written before lines had checksums are read as before: a line
+without one is damaged only when it does not read or does not follow from the game.
 
-The lines (every one also has ``"time"``, an ISO 8601 UTC timestamp)::
+The lines (every one also has ``"time"``, an ISO 8601 UTC timestamp, and ends in ``"crc"``)::
 
     {"type":"start","format":"chessatron-journal/1","id":"3fa2b1c4","variant":"chess960",
      "fen":"...","number":412,"white":{"name":"Ann","kind":"board","level":null},"black":{...},
@@ -47,6 +52,7 @@ import secrets
 import sys
 import tempfile
 import threading
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -475,7 +481,8 @@ class _Scan:
     """What reading a journal's bytes found: the game, its good lines, and what was dropped."""
 
     replay: _Replay
-    #: The lines the game was read from, in order, without their newlines.
+    #: The lines the game was read from, in order, without their newlines (a damaged start line sealed
+    #: again with a checksum that matches it).
     kept: list[bytes]
     #: How many bytes from the start hold good lines only (up to a repeat, damage or a tear).
     committed: int
@@ -484,57 +491,104 @@ class _Scan:
 
 
 def _scan(data: bytes, source: str) -> _Scan:
-    """Replay ``data`` up to its first damaged line (skipping lines written twice)."""
+    """Replay ``data`` up to its first damaged line, skipping lines written twice (see the module's
+    docstring)."""
     *lines, tail = data.split(b"\n")
-    replay: _Replay | None = None
-    kept: list[bytes] = []
-    committed = 0
+    if not lines:
+        raise GameFileError(f"{source} has no complete start line; it is not a game journal or was damaged")
+    replay, first, start_damage = _start(lines[0], source)
+    sealed = _checksum(lines[0]) is not None  # then every line must have its checksum
+    kept, seen = [first], {lines[0]}
+    committed = len(lines[0]) + 1
     repeats: list[int] = []
     damaged: tuple[int, str] | None = None
     torn = bool(tail)
-    for number, raw in enumerate(lines, start=1):
-        if kept and raw == kept[-1]:
+    for number, raw in enumerate(lines[1:], start=2):
+        if raw in seen:
             repeats.append(number)  # the same line, timestamp and all: a block written twice
             continue
         try:
-            entry = files.parse_json(raw)
-            if not isinstance(entry, dict):
-                raise ValueError(f"a line holds {type(entry).__name__}, not an object")
+            entry = _entry(raw, sealed=sealed)
         except ValueError as exc:
             if number == len(lines) and not tail:
                 torn = True  # the last write's pages reached the disk out of order before a crash
                 break
-            if replay is None:
-                raise GameFileError(
-                    f"{source} line {number} is damaged ({exc}); the game cannot be read"
-                ) from exc
             damaged = number, f"is damaged ({exc})"
             break
         try:
-            if replay is None:
-                replay = _Replay.start(entry)
-            else:
-                replay.apply(entry)
+            replay.apply(entry)
         except (JournalError, IllegalMoveError, GameFileError) as exc:
-            if replay is None:
-                raise GameFileError(f"{source} line {number}: {exc}") from exc
             damaged = number, f"does not follow from the game ({exc})"
             break
         kept.append(raw)
+        seen.add(raw)
         if not repeats:
             committed += len(raw) + 1
-    if replay is None:
-        raise GameFileError(f"{source} has no complete start line; it is not a game journal or was damaged")
     scan = _Scan(replay, kept, committed)
     torn = torn and damaged is None  # (after damage, a tear is only more of what was dropped)
-    if damaged is not None or repeats:
-        scan.damage = _damage_report(source, replay.state, lines, tail, damaged, repeats)
+    if damaged is not None or repeats or start_damage is not None:
+        scan.damage = _damage_report(source, replay.state, lines, tail, damaged, repeats, start_damage)
         _warn_once(scan.damage + ("; a torn last line left by a crash is ignored" if torn else ""), len(data))
     elif torn:
         torn_bytes = len(data) - committed
         _warn_once(f"{source}: ignoring a torn last line ({torn_bytes} bytes) left by a crash", len(data))
     replay.state = replace(replay.state, torn=torn)
     return scan
+
+
+def _start(raw: bytes, source: str) -> tuple[_Replay, bytes, str | None]:
+    """The game a journal's start line begins, the line to keep, and what damaged it (None: nothing).
+
+    A start line whose checksum does not match is still used when it reads as a start (then sealed again
+    for the repaired journal): the moves after it are checked on their own, so only its names, clock or
+    notes may be off, where refusing it would hide the whole game. A start line that does not read is a
+    :class:`GameFileError`."""
+    try:
+        entry = _object(raw)
+    except ValueError as exc:
+        raise GameFileError(f"{source} line 1 is damaged ({exc}); the game cannot be read") from exc
+    damage = "its checksum does not match" if _checksum(raw) is False else None
+    if damage is not None:
+        entry = {key: value for key, value in entry.items() if key != "crc"}
+        raw = _line(entry).removesuffix(b"\n")
+    try:
+        replay = _Replay.start(entry)
+    except (JournalError, IllegalMoveError, GameFileError) as exc:
+        if damage is not None:
+            raise GameFileError(
+                f"{source} line 1 is damaged ({damage}: {exc}); the game cannot be read"
+            ) from exc
+        raise GameFileError(f"{source} line 1: {exc}") from exc
+    return replay, raw, damage
+
+
+def _entry(raw: bytes, *, sealed: bool) -> dict[str, Any]:
+    """The JSON object on a journal line after the first; :class:`ValueError` says why the line is
+    damaged (``sealed``: the line must carry a checksum)."""
+    entry = _object(raw)
+    check = _checksum(raw)
+    if check is False:
+        raise ValueError("its checksum does not match")
+    if check is None and sealed:
+        raise ValueError("it has no checksum")
+    return entry
+
+
+def _object(raw: bytes) -> dict[str, Any]:
+    """The JSON object on a journal line; :class:`ValueError` if it holds none."""
+    entry = files.parse_json(raw)
+    if not isinstance(entry, dict):
+        raise ValueError(f"a line holds {type(entry).__name__}, not an object")
+    return entry
+
+
+def _checksum(raw: bytes) -> bool | None:
+    """Whether a line's checksum matches it; None for a line without one (a journal written before lines
+    had one)."""
+    match = _CRC.search(raw)
+    if match is None:
+        return None
+    return zlib.crc32(raw[: match.start()] + b"}") == int(match[1], 16)
 
 
 def _damage_report(
@@ -544,15 +598,20 @@ def _damage_report(
     tail: bytes,
     damaged: tuple[int, str] | None,
     repeats: list[int],
+    start_damage: str | None,
 ) -> str:
     """One sentence: which line is damaged, how far the game is kept, what was dropped (the moves the
     dropped lines still show, so that a person can play them again)."""
     said = []
+    if start_damage is not None:
+        said.append(f"line 1 is damaged ({start_damage}): the game's start is read as it stands")
     if damaged is not None:
         number, why = damaged
         dropped = lines[number - 1 :] + ([tail] if tail else [])
         sans = []
         for raw in dropped:
+            if _checksum(raw) is False:
+                continue  # (what it says cannot be trusted)
             try:
                 entry = files.parse_json(raw)
             except ValueError:
@@ -573,7 +632,7 @@ def _damage_report(
             " …" if len(repeats) > DROPPED_MOVES_SHOWN else ""
         )
         which = f"line {numbers} repeats" if len(repeats) == 1 else f"lines {numbers} repeat"
-        said.append(f"{which} the line before (written twice): skipped")
+        said.append(f"{which} an earlier line (written twice): skipped")
     return f"{source} " + "; ".join(said)
 
 
@@ -606,8 +665,18 @@ def read_journal(path: Path) -> JournalState:
 # --- writing ---------------------------------------------------------------------------------------
 
 
+#: The checksum that ends every line: ``,"crc":"<8 hex digits>"}``.
+_CRC = re.compile(rb',"crc":"([0-9a-f]{8})"\}\Z')
+
+
 def _line(entry: Mapping[str, Any]) -> bytes:
-    return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """``entry`` as a journal line, sealed: its last member is ``crc``, the CRC-32 of the line without it.
+
+    >>> _line({"type": "abandon", "time": "2024-05-12T15:30:13+00:00"})
+    b'{"type":"abandon","time":"2024-05-12T15:30:13+00:00","crc":"1cd7ef75"}\\n'
+    """
+    body = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return body[:-1] + b',"crc":"%08x"}\n' % zlib.crc32(body)
 
 
 def _sync_directory(path: Path) -> None:

@@ -96,7 +96,7 @@ def encode_relocation(relocation: Relocation) -> str:
 
 
 def decode_relocation(text: str, table: Table) -> Relocation:
-    match = re.fullmatch(r"(\S+) (\S+) ((?:-?\d+,-?\d+ ?)+)", text.strip())
+    match = re.fullmatch(r"(\S+) (\S+) (-?\d+,-?\d+(?: -?\d+,-?\d+)*)", text.strip())
     if match is None:
         raise ChessatronError(f"the journal holds a robot operation it cannot read: {text!r}")
     nodes: tuple[Node, ...] = tuple(
@@ -574,11 +574,12 @@ class Session:
                 f"game {state.metadata.game_id!r} is an online game on {online.get('url')!r}; continue it "
                 f"with `chessatron online --game {online.get('game')}`"
             )
-        white = PlayerSpec.parse(str(state.metadata.config.get("white", "engine")))
-        black = PlayerSpec.parse(str(state.metadata.config.get("black", "engine")))
-        journaled = {chess.WHITE: white, chess.BLACK: black}
-        changed = {colour: spec for colour, spec in (players or {}).items() if spec != journaled[colour]}
-        white, black = changed.get(chess.WHITE, white), changed.get(chess.BLACK, black)
+        config = state.metadata.config
+        journaled = {colour: str(config.get(chess.COLOR_NAMES[colour], "engine")) for colour in chess.COLORS}
+        changed = {colour: spec for colour, spec in (players or {}).items() if spec.spec != journaled[colour]}
+        # (a side handed over is not parsed as journaled: a player that no longer parses is replaced so)
+        white = changed.get(chess.WHITE) or PlayerSpec.parse(journaled[chess.WHITE])
+        black = changed.get(chess.BLACK) or PlayerSpec.parse(journaled[chess.BLACK])
         self.start_players(white, black)
         if any(spec.moves_pieces for spec in changed.values()):
             self._open_board_devices(white, black)  # before the change is journaled
@@ -596,7 +597,7 @@ class Session:
         )
         self.emit({"event": "resumed", "id": state.metadata.game_id, "plies": len(state.moves)})
         for colour, spec in changed.items():
-            was = journaled[colour].spec
+            was = journaled[colour]
             message = f"{colour_name(colour).capitalize()} is played by {spec.spec} from now on (was {was})"
             self.emit({"event": "notice", "message": message})
         return journal, white, black
