@@ -188,7 +188,7 @@ def test_a_result_line_names_the_score_once_and_never_the_word_result(
 
 def test_a_stopped_game_says_how_to_go_on() -> None:
     assert summary_line("ab12", 7, None, finished=False) == (
-        "game ab12 stopped after 4 moves: chessatron play --resume continues it"
+        "game ab12 stopped after 4 moves: chessatron play --resume ab12 continues it"
     )
 
 
@@ -259,8 +259,9 @@ def test_quitting_says_which_game_was_kept_and_how_to_continue_it(tmp_path: Path
     result = CliRunner(env=env(tmp_path)).invoke(main, args, input="e4\nquit\n")
     assert result.exit_code == 0  # asked for: no failure (Ctrl-C is 130)
     (summary,) = list_games(tmp_path / "games")
-    assert (
-        f"game {summary.game_id} stopped after 1 move: chessatron play --resume continues it" in result.stderr
+    game_id = summary.game_id
+    assert f"game {game_id} stopped after 1 move: chessatron play --resume {game_id} continues it" in (
+        result.stderr
     )
     assert "interrupted" not in result.stderr  # the player asked to stop; nobody pressed Ctrl-C
 

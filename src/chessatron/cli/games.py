@@ -18,6 +18,12 @@ from .main import main
 @click.argument("game_ids", nargs=-1, metavar="[ID]...")
 @click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
 @click.option("--export", is_flag=True, help="Print the games ID... as PGN, one after another.")
+@click.option(
+    "--abandon",
+    is_flag=True,
+    help="Close the unfinished games ID...: play --resume no longer offers them (--resume ID still "
+    "continues one); they stay listed as abandoned. A game with no move is removed.",
+)
 @click.option("--export-compact", metavar="ID", help="Write this game's compact record to --out.")
 @click.option(
     "--import",
@@ -33,17 +39,36 @@ def games(
     game_ids: tuple[str, ...],
     games_dir: Path | None,
     export: bool,
+    abandon: bool,
     export_compact: str | None,
     import_path: Path | None,
     out: Path | None,
 ) -> None:
     """List saved games; export them as PGN (games --export ID...) or compact records; import PGN or
-    compact records (a game saved already is not imported again)."""
+    compact records (a game saved already is not imported again); close unfinished games nobody will
+    go on with (games --abandon ID...)."""
     from ..game import store
 
     directory = store.resolve_games_dir(games_dir)
-    if game_ids and not export:
+    if export and abandon:
+        raise click.UsageError("--export and --abandon are two commands; give one at a time")
+    if game_ids and not (export or abandon):
         raise click.UsageError(f"to print game {game_ids[0]} as PGN, write: chessatron games --export ID...")
+    if abandon:
+        if not game_ids:
+            raise click.UsageError(
+                "--abandon needs the ids of the games to close; 'chessatron games' lists them"
+            )
+        for game_id in game_ids:
+            done = store.abandon_game(game_id, directory)
+            if done == "removed":
+                click.echo(f"game {game_id} had no move: removed")
+            else:
+                click.echo(
+                    f"game {game_id} {done}: 'chessatron play --resume' no longer offers it "
+                    f"('--resume {game_id}' still continues it)"
+                )
+        return
     if import_path is not None:
         if import_path.suffix in (".bin", ".cgr"):
             imported = store.import_compact(import_path, directory)
@@ -72,15 +97,25 @@ def games(
         return
     for line in _games_table(summaries):
         click.echo(line)
-    if any(summary.in_progress for summary in summaries):
+    resumable = [summary for summary in summaries if summary.is_open]
+    if len(resumable) == 1:
         click.echo("chessatron play --resume continues the latest game in progress")
+    elif resumable:
+        click.echo(
+            "chessatron play --resume continues the latest game in progress, --resume ID another; "
+            "chessatron games --abandon ID closes one"
+        )
 
 
 def _games_table(summaries: list[GameSummary]) -> list[str]:
     """The saved games, one a line under a heading, columns aligned."""
     rows = [("id", "date", "white", "black", "variant", "moves", "result")]
     for summary in summaries:
-        if summary.in_progress:
+        if summary.in_progress and summary.abandoned:
+            state = "abandoned"
+        elif summary.in_progress and not summary.has_begun:
+            state = "not begun"  # (left by a crash before the first move; --resume skips it)
+        elif summary.in_progress:
             state = "in progress"
         elif summary.is_finished:
             state = f"{summary.result} {summary.termination or ''}".rstrip()

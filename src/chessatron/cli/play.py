@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import chess
 import click
@@ -18,6 +20,13 @@ from ..render import terminal_console
 from ..sim.state import SimulatorState, default_state_path, load_state, save_state
 from .common import config_option, fresh_option, friendly, parse_speed, prompt_on_stderr, sigterm_interrupts
 from .main import main
+
+if TYPE_CHECKING:
+    from ..game.players import PlayerSpec
+    from ..game.store import GameSummary
+
+#: ``play --resume`` without an id: the latest unfinished game.
+LATEST = "latest"
 
 PLAYER_HELP = (
     "White's player: keyboard (moves typed here), engine[:LEVEL] (Stockfish; LEVEL a skill 0-20 or an "
@@ -56,7 +65,16 @@ PLAYER_HELP = (
 @click.option(
     "--pgn-out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the finished game here."
 )
-@click.option("--resume", is_flag=True, help="Continue the last unfinished game after a crash or power cut.")
+@click.option(
+    "--resume",
+    "resume",
+    is_flag=False,
+    flag_value=LATEST,
+    default=None,
+    metavar="[ID]",
+    help="Continue a stopped game (after a crash or a power cut, too): the latest unfinished one, or game "
+    "ID ('chessatron games' lists them). --white or --black given too hand that side to another player.",
+)
 @click.option(
     "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help="Simulator speed."
 )
@@ -112,7 +130,7 @@ def play(
     black_text: str,
     chess960: str | None,
     pgn_out: Path | None,
-    resume: bool,
+    resume: str | None,
     speed_text: str,
     as_json: bool,
     engine_path: str,
@@ -130,7 +148,7 @@ def play(
 
     Moves are typed as e2e4, Nf3, exd5, e8=Q or O-O; 'help' lists the commands (hint, takeback, draw,
     resign, quit). Every game is saved as it goes: 'chessatron games' lists them, and
-    'chessatron play --resume' continues one that was stopped."""
+    'chessatron play --resume [ID]' continues one that was stopped."""
     import random
 
     from ..game.announcer import open_announcer
@@ -142,7 +160,7 @@ def play(
     from ..game.players import PlayerSpec
     from ..game.record import GameRecord
     from ..game.session import QuitRequested, Session, write_pgn
-    from ..game.store import latest_unfinished, resolve_games_dir
+    from ..game.store import forget_unplayed, resolve_games_dir
     from ..game.view import PlayView
 
     settings = Config.load(config_path)
@@ -194,6 +212,7 @@ def play(
         questions,
         open_announcer(settings, live),  # the LCD and the buzzer (the terminal shows the game itself)
     ):
+        session.board_needs_real_sensors = True  # nobody here moves the simulated table's pieces
         if simulated:
             # the simulated table is saved after every robot job, so a killed process loses nothing
             def checkpoint(session: Session) -> None:
@@ -212,40 +231,75 @@ def play(
             return start
 
         white, black = PlayerSpec.parse(white_text), PlayerSpec.parse(black_text)
+        # on --resume, a player named on the command line takes that side over
+        context = click.get_current_context()
+        named = {
+            colour: spec
+            for colour, spec, option in (
+                (chess.WHITE, white, "white_text"),
+                (chess.BLACK, black, "black_text"),
+            )
+            if context.get_parameter_source(option) is not click.core.ParameterSource.DEFAULT
+        }
         # after a single game a person at the keyboard is asked whether to play another, after each
-        ask_again = game_count == 1 and "keyboard" in (white.kind, black.kind) and not as_json
-        if not resume:
+        single = game_count == 1 and not as_json
+        if resume is None:
             _refuse_web_players(white.kind, black.kind)
         finished: list[GameRecord] = []
         played = 0
         while True:
-            if resume and played == 0:
-                summary = latest_unfinished(directory)
-                if summary is None:
-                    raise ChessatronError(
-                        f"no unfinished game in {str(directory)!r} to resume; 'chessatron games' lists the "
-                        "saved ones, 'chessatron play' starts a new one"
-                    )
-                _refuse_web_players(summary.white.kind, summary.black.kind, summary.game_id)
-                journal, white, black = session.resume(summary.path)
-                session.connect()
+            if resume is not None and played == 0:
+                summary = _game_to_resume(resume, directory, named, emit)
+                if simulated:
+                    # the simulated table as it stands (another game may have been played on it since):
+                    # the robot puts its pieces back where the game stopped
+                    session.connect()
+                    standing = session.table
+                    journal, white, black = session.resume(summary.path, players=named)
+                    try:
+                        session.put_back(standing)
+                    except BaseException:
+                        journal.close()
+                        raise
+                else:
+                    journal, white, black = session.resume(summary.path, players=named)
+                    session.connect()
             else:
                 start = start_position()
                 if played == 0:
                     session.connect()
-                journal = session.new_game(white, black, start, time_control)  # the robot resets the table
+                before = live.snapshot()["game"]
+                try:
+                    journal = session.new_game(white, black, start, time_control)  # the robot sets up
+                except BaseException as stop:
+                    game = live.snapshot()["game"]
+                    if game is not None and (before is None or game["id"] != before["id"]):
+                        # stopped before the robot began the set-up: nothing to keep; cut short in the
+                        # set-up: kept (its journal says where the pieces stand), to go on with
+                        saved = not forget_unplayed(game["id"], directory)
+                        if isinstance(stop, KeyboardInterrupt):
+                            view.close()
+                            line = summary_line(game["id"], 0, None, finished=False, kept=saved)
+                            click.echo(line, err=True)
+                    raise
+            game_id = journal.state.metadata.game_id
             try:
                 with journal:
                     record = session.play(journal, white, black, max_plies=max_plies)
             except KeyboardInterrupt as stop:
                 view.close()  # leave the live area before writing below it
                 kept = journal.state
+                # a game stopped before its first move holds nothing to go on with: it goes, as on the page
+                forgotten = forget_unplayed(game_id, directory)
                 stopped = summary_line(
-                    kept.metadata.game_id, len(kept.moves), kept.metadata.start_fen, finished=False
+                    game_id, len(kept.moves), kept.metadata.start_fen, finished=False, kept=not forgotten
                 )
                 click.echo(stopped, err=True)
                 if isinstance(stop, QuitRequested):
                     sys.exit(0)  # asked for: no "interrupted", and no failure
+                raise
+            except BaseException:
+                forget_unplayed(game_id, directory)  # failed before its first move: nothing to go on with
                 raise
             played += 1
             if simulated:
@@ -263,6 +317,8 @@ def play(
                 write_pgn(finished, pgn_out)
             if played < game_count:
                 continue
+            # (the players of the game played: a resumed game's)
+            ask_again = single and "keyboard" in (white.kind, black.kind)
             if ask_again and session.keyboard.confirm("Another game?"):
                 game_count += 1
                 continue
@@ -422,3 +478,36 @@ def _online_module(name: str) -> ModuleType:
         raise MissingLibraryError(
             f"online play needs {exc.name or 'its libraries'!r}: pip install 'chessatron[online]'"
         ) from exc
+
+
+def _game_to_resume(
+    resume: str,
+    directory: Path,
+    named: dict[chess.Color, PlayerSpec],
+    emit: Callable[[dict[str, object]], None],
+) -> GameSummary:
+    """The saved game ``play --resume [ID]`` goes on with (``resume``: its id, or :data:`LATEST`), checked
+    for players ``play`` can have (``named``: those given on the command line, who take their sides
+    over). Later games passed over are named (``emit``), with what to do about them."""
+    from ..game.store import latest_resumable, resumable_game, skipped_by_resume
+
+    summary = latest_resumable(directory) if resume == LATEST else resumable_game(resume, directory)
+    if summary is None:
+        raise ChessatronError(
+            f"no unfinished game in {str(directory)!r} to resume; 'chessatron games' lists the saved ones, "
+            "'chessatron play' starts a new one"
+        )
+    kinds = [
+        named[colour].kind if colour in named else player.kind
+        for colour, player in ((chess.WHITE, summary.white), (chess.BLACK, summary.black))
+    ]
+    _refuse_web_players(kinds[0], kinds[1], summary.game_id)
+    if resume == LATEST:
+        for skipped in skipped_by_resume(directory):
+            game_id = skipped.game_id
+            message = (
+                f"game {game_id} (started later, no move yet) is not the one resumed: 'chessatron play "
+                f"--resume {game_id}' starts it, 'chessatron games --abandon {game_id}' removes it"
+            )
+            emit({"event": "notice", "message": message})
+    return summary

@@ -93,6 +93,18 @@ _ENGINE_FAILURES: Final = (
 """What a crashed, hung or garbled engine raises; all of them mean: kill it, start it again, retry."""
 
 
+class _NoMoveError(chess.engine.EngineError):
+    """The engine answered ``bestmove`` without a move (``bestmove (none)``, ``bestmove 0000``, or nothing)
+    in a position that has legal moves: garbled like an illegal move, so it is retried the same way."""
+
+
+def _move_of(result: chess.engine.PlayResult) -> chess.engine.PlayResult:
+    """``result`` if it holds a move; else :class:`_NoMoveError` (the game is not over: checked before)."""
+    if not result.move:  # None, or the null move 0000
+        raise _NoMoveError("it answered 'bestmove' without a move")
+    return result
+
+
 def find_engine(name_or_path: str = DEFAULT_ENGINE) -> Path:
     """The engine program: an explicit path, or a name on ``PATH``, or in Debian's ``/usr/games``.
 
@@ -377,11 +389,10 @@ class EnginePlayer:
         info = chess.engine.INFO_SCORE | chess.engine.INFO_PV
 
         def play(engine: chess.engine.SimpleEngine) -> chess.engine.PlayResult:
-            return engine.play(position, limit, info=info, game=game)
+            return _move_of(engine.play(position, limit, info=info, game=game))
 
         result = self._run("choosing a move", play, limit)
-        if result.move is None:
-            raise EngineFailedError(f"the engine {str(self.path)!r} gave no move for {board.fen()!r}")
+        assert result.move is not None
         self.last_info = dict(result.info)
         return result.move
 
@@ -391,10 +402,9 @@ class EnginePlayer:
         options = self.settings.full_strength_options()
         limit, position = self.hint_limit, board.copy()
         result = self._run(
-            "finding a hint", lambda engine: engine.play(position, limit, options=options), limit
+            "finding a hint", lambda engine: _move_of(engine.play(position, limit, options=options)), limit
         )
-        if result.move is None:
-            raise EngineFailedError(f"the engine {str(self.path)!r} gave no hint for {board.fen()!r}")
+        assert result.move is not None
         return result.move
 
     def evaluate(self, board: chess.Board) -> chess.engine.PovScore | None:
@@ -592,6 +602,8 @@ def _options_of(path: Path, mtime_ns: int) -> Mapping[str, chess.engine.Option]:
 def _describe(exc: BaseException | None, timeout_s: float | None = None) -> str:
     if isinstance(exc, chess.engine.EngineTerminatedError):
         return "it exited"
+    if isinstance(exc, _NoMoveError):
+        return str(exc)
     if isinstance(exc, TimeoutError):
         return f"no answer in {timeout_s:g} s" if timeout_s is not None else "no answer in time"
     return f"{type(exc).__name__}: {exc}"

@@ -120,14 +120,21 @@ def result_line(result: str, termination: str | None) -> str:
     return f"the game is unfinished {score}"
 
 
-def summary_line(game_id: str, plies: int, start_fen: str | None, *, finished: bool) -> str:
-    """What the terminal says when a game stops: where it is kept and how to go on with it.
+def summary_line(
+    game_id: str, plies: int, start_fen: str | None, *, finished: bool, kept: bool = True
+) -> str:
+    """What the terminal says when a game stops: where it is kept and how to go on with it (``kept``:
+    False for a game stopped before its first move, which holds nothing to go on with).
 
     >>> summary_line("f1363334", 3, None, finished=True)
     'game f1363334 saved (2 moves): chessatron games --export f1363334 prints it as PGN'
-    >>> summary_line("f1363334", 0, None, finished=False)
-    'game f1363334 stopped before the first move: chessatron play --resume continues it'
+    >>> summary_line("f1363334", 4, None, finished=False)
+    'game f1363334 stopped after 2 moves: chessatron play --resume f1363334 continues it'
+    >>> summary_line("f1363334", 0, None, finished=False, kept=False)
+    'game f1363334 stopped before the first move: not kept, as nothing was played'
     """
+    if not kept:
+        return f"game {game_id} stopped before the first move: not kept, as nothing was played"
     if plies:
         number = move_label(plies, start_fen).rstrip(".")
         length = f"{number} move{'s' if number != '1' else ''}"
@@ -137,7 +144,7 @@ def summary_line(game_id: str, plies: int, start_fen: str | None, *, finished: b
         export = f"chessatron games --export {game_id} prints it as PGN"
         return f"game {game_id} saved ({length or 'no moves'}): {export}"
     where = f"after {length}" if length else "before the first move"
-    return f"game {game_id} stopped {where}: chessatron play --resume continues it"
+    return f"game {game_id} stopped {where}: chessatron play --resume {game_id} continues it"
 
 
 def score_line(records: Sequence[GameRecord], players: tuple[str, str]) -> str:

@@ -3,10 +3,22 @@
 Every entry is one line, written and ``fsync``-ed before the call returns: the session writes a move
 before the robot moves it, and one ``robot-done`` line per relocation finished, so a resumed session
 knows the game and how far the robot got. A crash can only tear the line being written; reading ignores
-a torn last line (with a logged warning) and :meth:`Journal.open` cuts it off before appending. Damage
-anywhere else is a :class:`GameFileError` naming the line.
+a torn last line (with a logged warning) and :meth:`Journal.open` cuts it off before appending.
 
-The lines (every one also has ``"time"``, an ISO 8601 UTC timestamp)::
+Every line ends in its checksum (``"crc"``, the CRC-32 of the line without it), so that damage is
+told from play: a flipped byte anywhere in a line makes it damaged, where without the checksum it could
+read as another robot path or clock. Damage before the last line (a garbage line, one flipped byte, a
+block written twice, as a failing SD card makes them) costs only what follows it: the game is read up to
+the last good line before the damage, and one logged warning says what was dropped (the moves the
+dropped lines still show). A line that repeats an earlier one byte for byte is skipped (every line has
+its own timestamp, so it is a block written twice). A damaged start line that still reads as one is
+used, said as damaged (the moves after it are checked on their own); one that does not read makes the
+journal unreadable (:class:`GameFileError`). :meth:`Journal.open` repairs a damaged journal before
+appending: the good lines are written to a new file that replaces it, and the damaged file is kept
+beside it (``….jsonl.damaged``). Journals written before lines had checksums are read as before: a line
+without one is damaged only when it does not read or does not follow from the game.
+
+The lines (every one also has ``"time"``, an ISO 8601 UTC timestamp, and ends in ``"crc"``)::
 
     {"type":"start","format":"chessatron-journal/1","id":"3fa2b1c4","variant":"chess960",
      "fen":"...","number":412,"white":{"name":"Ann","kind":"board","level":null},"black":{...},
@@ -18,10 +30,15 @@ The lines (every one also has ``"time"``, an ISO 8601 UTC timestamp)::
     {"type":"draw-offer","by":"white"}   {"type":"draw-accept","by":"black"}
     {"type":"resign","by":"white"}
     {"type":"result","result":"1-0","termination":"checkmate"}
+    {"type":"player","side":"white","spec":"engine:3","player":{"name":"Stockfish","kind":"engine",...}}
+    {"type":"abandon"}
 
 ``start`` comes first and only there (``number`` is informative: the FEN decides). ``robot-begin`` names
 the ply whose position the robot is bringing the table to — the current ply, so 0 for setting up and the
-remaining ply after a take-back. A take-back reopens a finished game.
+remaining ply after a take-back. A take-back reopens a finished game. ``player``: another player takes a
+side over from here on (a resumed game); the metadata's player and the config's spec for that side (its
+``white`` or ``black`` key) change. ``abandon``: nobody means to go on with the game, so ``play --resume``
+no longer offers it; any later entry (the game taken up again by its id) lifts it.
 """
 
 from __future__ import annotations
@@ -35,6 +52,7 @@ import secrets
 import sys
 import tempfile
 import threading
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -233,6 +251,12 @@ class JournalState:
     lines: int = 1
     #: Whether a torn last line (from a crash) was ignored.
     torn: bool = False
+    #: Every ``robot-begin`` in order (set-up, moves, take-backs), each with the ``robot-done`` after it.
+    robot_work: tuple[RobotProgress, ...] = ()
+    #: Whether the game was abandoned (``games --abandon``) and not taken up again since.
+    abandoned: bool = False
+    #: Whether a move was ever made (it may have been taken back since).
+    moved: bool = False
 
     @property
     def is_finished(self) -> bool:
@@ -307,14 +331,16 @@ class _Replay:
                 raise JournalError(
                     f"robot work for ply {ply!r} with {operations!r}; the game is at ply {len(state.moves)}"
                 )
-            self.state = replace(state, robot=RobotProgress(ply, tuple(operations)))
+            work = RobotProgress(ply, tuple(operations))
+            self.state = replace(state, robot=work, robot_work=(*state.robot_work, work))
         elif kind == "robot-done":
             ply, index, robot = _field(entry, "ply", int), _field(entry, "index", int), state.robot
             if robot is None or robot.ply != ply or index not in robot.remaining:
                 raise JournalError(
                     f"robot step {index!r} of ply {ply!r} done, but the robot was asked for {robot!r}"
                 )
-            self.state = replace(state, robot=replace(robot, completed=(*robot.completed, index)))
+            robot = replace(robot, completed=(*robot.completed, index))
+            self.state = replace(state, robot=robot, robot_work=(*state.robot_work[:-1], robot))
         elif kind == "takeback":
             plies = _field(entry, "plies", int)
             if not 1 <= plies <= len(state.moves):
@@ -345,9 +371,23 @@ class _Replay:
                     f"result {result!r} by {termination!r}; use a decided result and our terminations"
                 )
             self.state = replace(state, result=result, termination=termination, draw_offer=None)
+        elif kind == "player":
+            side, spec = _colour(entry, "side"), _field(entry, "spec", str)
+            player = _player_from_json(_field(entry, "player", dict))
+            self._still_playing("a change of player")
+            name = chess.COLOR_NAMES[side]
+            config = {**state.metadata.config, name: spec}
+            if side == chess.WHITE:
+                metadata = replace(state.metadata, white=player, config=config)
+            else:
+                metadata = replace(state.metadata, black=player, config=config)
+            self.state = replace(state, metadata=metadata)
+        elif kind == "abandon":
+            self._still_playing("abandon")
         else:
             raise JournalError(f"unknown entry type {kind!r}")
-        self.state = replace(self.state, lines=self.state.lines + 1)
+        # abandoned until anything else happens in the game
+        self.state = replace(self.state, lines=self.state.lines + 1, abandoned=kind == "abandon")
 
     def _still_playing(self, what: str) -> None:
         if self.state.is_finished:
@@ -375,7 +415,10 @@ class _Replay:
         offer = state.draw_offer if state.draw_offer == board.turn else None  # the opponent's move declines
         board.push(move)
         self.state = replace(
-            state, moves=(*state.moves, MoveEntry(ply, move, san, who, when, clock_ms)), draw_offer=offer
+            state,
+            moves=(*state.moves, MoveEntry(ply, move, san, who, when, clock_ms)),
+            draw_offer=offer,
+            moved=True,
         )
 
 
@@ -397,8 +440,8 @@ def _time(data: Mapping[str, Any]) -> dt.datetime:
     return when
 
 
-def _colour(data: Mapping[str, Any]) -> chess.Color:
-    by = data.get("by")
+def _colour(data: Mapping[str, Any], key: str = "by") -> chess.Color:
+    by = data.get(key)
     if by not in chess.COLOR_NAMES:
         raise JournalError(f"side {by!r} is neither 'white' nor 'black'")
     return bool(by == "white")
@@ -419,52 +462,202 @@ def _player_from_json(data: Mapping[str, Any]) -> Player:
 # --- reading ---------------------------------------------------------------------------------------
 
 
-def _scan(data: bytes, source: str) -> tuple[_Replay, int]:
-    """Replay ``data``; returns the replay and how many bytes of it are whole entries."""
+#: At most this many of the moves a damage dropped are named in its warning.
+DROPPED_MOVES_SHOWN = 8
+
+# What this process has warned of already, so that a damaged journal listed, then resumed, is said once.
+_warned: set[tuple[str, int]] = set()
+
+
+def _warn_once(message: str, size: int) -> None:
+    """Log ``message`` (about a journal of ``size`` bytes) unless it was logged already."""
+    if (message, size) not in _warned:
+        _warned.add((message, size))
+        LOGGER.warning("%s", message)
+
+
+@dataclass
+class _Scan:
+    """What reading a journal's bytes found: the game, its good lines, and what was dropped."""
+
+    replay: _Replay
+    #: The lines the game was read from, in order, without their newlines (a damaged start line sealed
+    #: again with a checksum that matches it).
+    kept: list[bytes]
+    #: How many bytes from the start hold good lines only (up to a repeat, damage or a tear).
+    committed: int
+    #: What damage dropped, in one sentence; None when nothing but a torn last line was.
+    damage: str | None = None
+
+
+def _scan(data: bytes, source: str) -> _Scan:
+    """Replay ``data`` up to its first damaged line, skipping lines written twice (see the module's
+    docstring)."""
     *lines, tail = data.split(b"\n")
-    replay: _Replay | None = None
-    committed = 0
+    if not lines:
+        raise GameFileError(f"{source} has no complete start line; it is not a game journal or was damaged")
+    replay, first, start_damage = _start(lines[0], source)
+    sealed = _checksum(lines[0]) is not None  # then every line must have its checksum
+    kept, seen = [first], {lines[0]}
+    committed = len(lines[0]) + 1
+    repeats: list[int] = []
+    damaged: tuple[int, str] | None = None
     torn = bool(tail)
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in enumerate(lines[1:], start=2):
+        if raw in seen:
+            repeats.append(number)  # the same line, timestamp and all: a block written twice
+            continue
         try:
-            entry = files.parse_json(raw)
-            if not isinstance(entry, dict):
-                raise ValueError(f"a line holds {type(entry).__name__}, not an object")
+            entry = _entry(raw, sealed=sealed)
         except ValueError as exc:
             if number == len(lines) and not tail:
                 torn = True  # the last write's pages reached the disk out of order before a crash
                 break
-            raise GameFileError(
-                f"{source} line {number} is damaged ({exc}); the game cannot be read"
-            ) from exc
+            damaged = number, f"is damaged ({exc})"
+            break
         try:
-            if replay is None:
-                replay = _Replay.start(entry)
-            else:
-                replay.apply(entry)
+            replay.apply(entry)
         except (JournalError, IllegalMoveError, GameFileError) as exc:
-            raise GameFileError(f"{source} line {number}: {exc}") from exc
-        committed += len(raw) + 1
-    if replay is None:
-        raise GameFileError(f"{source} has no complete start line; it is not a game journal or was damaged")
-    if torn:
-        LOGGER.warning(
-            "%s: ignoring a torn last line (%d bytes) left by a crash", source, len(data) - committed
+            damaged = number, f"does not follow from the game ({exc})"
+            break
+        kept.append(raw)
+        seen.add(raw)
+        if not repeats:
+            committed += len(raw) + 1
+    scan = _Scan(replay, kept, committed)
+    torn = torn and damaged is None  # (after damage, a tear is only more of what was dropped)
+    if damaged is not None or repeats or start_damage is not None:
+        scan.damage = _damage_report(source, replay.state, lines, tail, damaged, repeats, start_damage)
+        _warn_once(scan.damage + ("; a torn last line left by a crash is ignored" if torn else ""), len(data))
+    elif torn:
+        torn_bytes = len(data) - committed
+        _warn_once(f"{source}: ignoring a torn last line ({torn_bytes} bytes) left by a crash", len(data))
+    replay.state = replace(replay.state, torn=torn)
+    return scan
+
+
+def _start(raw: bytes, source: str) -> tuple[_Replay, bytes, str | None]:
+    """The game a journal's start line begins, the line to keep, and what damaged it (None: nothing).
+
+    A start line whose checksum does not match is still used when it reads as a start (then sealed again
+    for the repaired journal): the moves after it are checked on their own, so only its names, clock or
+    notes may be off, where refusing it would hide the whole game. A start line that does not read is a
+    :class:`GameFileError`."""
+    try:
+        entry = _object(raw)
+    except ValueError as exc:
+        raise GameFileError(f"{source} line 1 is damaged ({exc}); the game cannot be read") from exc
+    damage = "its checksum does not match" if _checksum(raw) is False else None
+    if damage is not None:
+        entry = {key: value for key, value in entry.items() if key != "crc"}
+        raw = _line(entry).removesuffix(b"\n")
+    try:
+        replay = _Replay.start(entry)
+    except (JournalError, IllegalMoveError, GameFileError) as exc:
+        if damage is not None:
+            raise GameFileError(
+                f"{source} line 1 is damaged ({damage}: {exc}); the game cannot be read"
+            ) from exc
+        raise GameFileError(f"{source} line 1: {exc}") from exc
+    return replay, raw, damage
+
+
+def _entry(raw: bytes, *, sealed: bool) -> dict[str, Any]:
+    """The JSON object on a journal line after the first; :class:`ValueError` says why the line is
+    damaged (``sealed``: the line must carry a checksum)."""
+    entry = _object(raw)
+    check = _checksum(raw)
+    if check is False:
+        raise ValueError("its checksum does not match")
+    if check is None and sealed:
+        raise ValueError("it has no checksum")
+    return entry
+
+
+def _object(raw: bytes) -> dict[str, Any]:
+    """The JSON object on a journal line; :class:`ValueError` if it holds none."""
+    entry = files.parse_json(raw)
+    if not isinstance(entry, dict):
+        raise ValueError(f"a line holds {type(entry).__name__}, not an object")
+    return entry
+
+
+def _checksum(raw: bytes) -> bool | None:
+    """Whether a line's checksum matches it; None for a line without one (a journal written before lines
+    had one)."""
+    match = _CRC.search(raw)
+    if match is None:
+        return None
+    return zlib.crc32(raw[: match.start()] + b"}") == int(match[1], 16)
+
+
+def _damage_report(
+    source: str,
+    state: JournalState,
+    lines: list[bytes],
+    tail: bytes,
+    damaged: tuple[int, str] | None,
+    repeats: list[int],
+    start_damage: str | None,
+) -> str:
+    """One sentence: which line is damaged, how far the game is kept, what was dropped (the moves the
+    dropped lines still show, so that a person can play them again)."""
+    said = []
+    if start_damage is not None:
+        said.append(f"line 1 is damaged ({start_damage}): the game's start is read as it stands")
+    if damaged is not None:
+        number, why = damaged
+        dropped = lines[number - 1 :] + ([tail] if tail else [])
+        sans = []
+        for raw in dropped:
+            if _checksum(raw) is False:
+                continue  # (what it says cannot be trusted)
+            try:
+                entry = files.parse_json(raw)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and entry.get("type") == "move" and isinstance(entry.get("san"), str):
+                sans.append(entry["san"])
+        held = ""
+        if sans:
+            shown = " ".join(sans[:DROPPED_MOVES_SHOWN]) + (" …" if len(sans) > DROPPED_MOVES_SHOWN else "")
+            held = f", which held {len(sans)} move{'s' if len(sans) > 1 else ''} ({shown})"
+        count = len(dropped)
+        said.append(
+            f"line {number} {why}: kept the game up to {_last_move(state)}, "
+            f"dropped {count} line{'s' if count > 1 else ''} from there{held}"
         )
-        replay.state = replace(replay.state, torn=True)
-    return replay, committed
+    if repeats:
+        numbers = ", ".join(map(str, repeats[:DROPPED_MOVES_SHOWN])) + (
+            " …" if len(repeats) > DROPPED_MOVES_SHOWN else ""
+        )
+        which = f"line {numbers} repeats" if len(repeats) == 1 else f"lines {numbers} repeat"
+        said.append(f"{which} an earlier line (written twice): skipped")
+    return f"{source} " + "; ".join(said)
+
+
+def _last_move(state: JournalState) -> str:
+    """``3. Bc4`` (numbered as in a score sheet), or ``its start`` before the first move."""
+    if not state.moves:
+        return "its start"
+    board = state.board()
+    board.pop()
+    number = f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"
+    return f"{number} {state.moves[-1].san}"
 
 
 def parse_journal(data: bytes, source: str = "the journal") -> JournalState:
     """The state a journal's bytes describe; see :func:`read_journal`."""
-    return _scan(data, source)[0].state
+    return _scan(data, source).replay.state
 
 
 def read_journal(path: Path) -> JournalState:
     """The game in the journal at ``path``: metadata, moves, result and the robot's progress.
 
-    A torn last line is ignored with a logged warning; :class:`GameFileError` names the line of any other
-    damage, and is also raised for a file without a complete start line (journals are created whole).
+    A torn last line is ignored with a logged warning. Damage before it (a garbage line, a flipped byte)
+    keeps the game up to the last good line before it, with a logged warning saying what was dropped; a
+    line repeating the one before it is skipped. :class:`GameFileError` is raised for a file without a
+    complete, good start line (journals are created whole).
     """
     return parse_journal(files.read_bytes(path, files.JOURNAL), repr(str(path)))
 
@@ -472,8 +665,18 @@ def read_journal(path: Path) -> JournalState:
 # --- writing ---------------------------------------------------------------------------------------
 
 
+#: The checksum that ends every line: ``,"crc":"<8 hex digits>"}``.
+_CRC = re.compile(rb',"crc":"([0-9a-f]{8})"\}\Z')
+
+
 def _line(entry: Mapping[str, Any]) -> bytes:
-    return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """``entry`` as a journal line, sealed: its last member is ``crc``, the CRC-32 of the line without it.
+
+    >>> _line({"type": "abandon", "time": "2024-05-12T15:30:13+00:00"})
+    b'{"type":"abandon","time":"2024-05-12T15:30:13+00:00","crc":"1cd7ef75"}\\n'
+    """
+    body = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return body[:-1] + b',"crc":"%08x"}\n' % zlib.crc32(body)
 
 
 def _sync_directory(path: Path) -> None:
@@ -534,37 +737,44 @@ class Journal:
 
     @classmethod
     def open(cls, path: Path, *, now: Clock = utc_now) -> Journal:
-        """Open an existing journal to go on with its game, cutting off a torn last line first.
+        """Open an existing journal to go on with its game, cutting off a torn last line first, and
+        repairing a damaged one (see the module's docstring: its good lines replace it, the damaged file is
+        kept beside it as ``<name>.damaged``, and a logged warning says so).
 
-        Raises :class:`GameInUseError` if another session has it open, :class:`GameFileError` if it is
-        damaged."""
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_APPEND)
-        except OSError as exc:
-            raise GameFileError(f"cannot open the game journal {str(path)!r}: {exc.strerror or exc}") from exc
-        try:
-            if sys.platform != "win32":
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    raise GameInUseError(
-                        f"the game journal {str(path)!r} is open in another session; close that one first"
-                    ) from None
-            data = _read_all(fd)
-            replay, committed = _scan(data, repr(str(path)))
-            if committed < len(data):
-                os.ftruncate(fd, committed)
-                os.fsync(fd)
-        except OSError as exc:
-            os.close(fd)
-            raise GameSaveError(
-                f"cannot prepare the game journal {str(path)!r}: {exc.strerror or exc}"
-            ) from exc
-        except BaseException:
-            os.close(fd)
-            raise
-        replay.state = replace(replay.state, torn=False)
-        return cls(path, fd, replay, committed, now)
+        Raises :class:`GameInUseError` if another session has it open, :class:`GameFileError` if its
+        start line is damaged, :class:`GameSaveError` if it cannot be prepared for writing."""
+        source = repr(str(path))
+        for _ in range(3):  # again when another session replaced (repaired) the file meanwhile
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_APPEND)
+            except OSError as exc:
+                raise GameFileError(f"cannot open the game journal {source}: {exc.strerror or exc}") from exc
+            try:
+                _lock(fd, path)
+                if os.fstat(fd).st_ino != os.stat(path).st_ino:
+                    os.close(fd)
+                    continue
+                data = _read_all(fd)
+                scan = _scan(data, source)
+                if scan.damage is not None:
+                    fd = _repair(path, fd, data, scan.kept)
+                elif scan.committed < len(data):
+                    os.ftruncate(fd, scan.committed)
+                    os.fsync(fd)
+            except OSError as exc:
+                os.close(fd)
+                raise GameSaveError(
+                    f"cannot prepare the game journal {source}: {exc.strerror or exc}"
+                ) from exc
+            except BaseException:
+                os.close(fd)
+                raise
+            replay = scan.replay
+            replay.state = replace(replay.state, torn=False)
+            return cls(path, fd, replay, sum(len(line) + 1 for line in scan.kept), now)
+        raise GameInUseError(
+            f"the game journal {source} keeps being replaced by another session; close it first"
+        )
 
     def __repr__(self) -> str:
         return f"Journal({str(self.path)!r}, plies={len(self._replay.state.moves)}, closed={self.closed})"
@@ -639,6 +849,19 @@ class Journal:
         with self._lock:
             self._append("result", {"result": result, "termination": termination})
 
+    def change_player(self, side: chess.Color, player: Player, spec: str) -> None:
+        """From now on ``player`` plays ``side`` (``spec``: as the command line names it, ``engine:3``)."""
+        with self._lock:
+            self._append(
+                "player", {"side": chess.COLOR_NAMES[side], "spec": spec, "player": _player_json(player)}
+            )
+
+    def abandon(self) -> None:
+        """Nobody means to go on with the game: ``play --resume`` no longer offers it (its id still
+        takes it up, and the next entry lifts this)."""
+        with self._lock:
+            self._append("abandon", {})
+
     def _append(self, kind: str, fields: Mapping[str, Any]) -> None:
         fd = self._fd
         if fd is None:
@@ -696,6 +919,67 @@ class Journal:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _lock(fd: int, path: Path) -> None:
+    """Take the journal's advisory lock (POSIX only), or raise :class:`GameInUseError`."""
+    if sys.platform != "win32":
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise GameInUseError(
+                f"the game journal {str(path)!r} is open in another session; close that one first"
+            ) from None
+
+
+def _repair(path: Path, fd: int, data: bytes, good: list[bytes]) -> int:
+    """Replace the damaged journal at ``path`` (open and locked as ``fd``, holding ``data``) by its
+    ``good`` lines, keeping the damaged file beside it; returns the new journal's descriptor, open and
+    locked, and closes ``fd``. The new journal is complete before it takes the old one's name."""
+    backup = _keep_damaged(path, data)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        _lock(descriptor, Path(temporary))
+        if sys.platform != "win32":  # writes go to the end even after a failed write was cut off
+            fcntl.fcntl(descriptor, fcntl.F_SETFL, fcntl.fcntl(descriptor, fcntl.F_GETFL) | os.O_APPEND)
+        content = b"".join(line + b"\n" for line in good)
+        written = 0
+        while written < len(content):
+            written += os.write(descriptor, content[written:])
+        os.fsync(descriptor)
+        os.replace(temporary, path)
+        _sync_directory(path.parent)
+    except BaseException:
+        os.close(descriptor)
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    LOGGER.warning(
+        "%r repaired: it holds the game up to the damage; the damaged file is kept as %r",
+        str(path),
+        str(backup),
+    )
+    return descriptor
+
+
+def _keep_damaged(path: Path, data: bytes) -> Path:
+    """Write ``data`` (a damaged journal's bytes) to a new file beside ``path``: ``<name>.damaged``, or
+    ``<name>.damaged-2``... when that exists; returns its path."""
+    for number in range(1, 1000):
+        backup = path.with_name(f"{path.name}.damaged" + (f"-{number}" if number > 1 else ""))
+        try:
+            out = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(out, data[written:])
+            os.fsync(out)
+        finally:
+            os.close(out)
+        return backup
+    raise FileExistsError(f"too many damaged copies of {str(path)!r} beside it; remove some")
 
 
 def _read_all(fd: int) -> bytes:

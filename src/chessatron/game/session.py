@@ -26,7 +26,6 @@ from typing import IO, Any, Literal
 import chess
 import chess.engine
 
-from .. import files
 from ..config import Config
 from ..errors import ChessatronError, ConfigError, HardwareError, IllegalMoveError, NoSparePieceError
 from ..feedback.signals import LedSignals
@@ -97,7 +96,7 @@ def encode_relocation(relocation: Relocation) -> str:
 
 
 def decode_relocation(text: str, table: Table) -> Relocation:
-    match = re.fullmatch(r"(\S+) (\S+) ((?:-?\d+,-?\d+ ?)+)", text.strip())
+    match = re.fullmatch(r"(\S+) (\S+) (-?\d+,-?\d+(?: -?\d+,-?\d+)*)", text.strip())
     if match is None:
         raise ChessatronError(f"the journal holds a robot operation it cannot read: {text!r}")
     nodes: tuple[Node, ...] = tuple(
@@ -183,6 +182,10 @@ class Session:
         self.hand_answers = True
         #: The keeper of an online game (its server): see :mod:`.referee`. None for a game kept here.
         self.referee: Referee | None = None
+        #: Whether a ``board`` player needs real sensors: where nobody moves the simulated table's pieces
+        #: (``chessatron play``), a board player on the simulator would wait for ever. (A page or a test
+        #: may move them in the simulated world.)
+        self.board_needs_real_sensors = False
 
     def emit(self, event: dict[str, Any]) -> None:
         """Tell the caller (and the watchers) what happened."""
@@ -209,7 +212,8 @@ class Session:
 
     def check_players(self, white: PlayerSpec, black: PlayerSpec) -> list[tuple[chess.Color, str]]:
         """Whether the players can play here, without starting anything: a hand or board player has the
-        table it needs, the engine program is there. Returns the engine levels they need, by colour.
+        table it needs, a script's game file reads, the engine program is there. Returns the engine levels
+        they need, by colour.
 
         Raises :class:`~chessatron.errors.ConfigError`, :class:`~chessatron.errors.EngineMissingError`.
         """
@@ -231,6 +235,17 @@ class Session:
                     f"a board player needs sensors, but the [sensors] url is {sensors!r}; "
                     "set it in the config (chessatron config init) or play with --white keyboard"
                 )
+            if spec.kind == "board" and sensors.startswith("sim") and self.board_needs_real_sensors:
+                side = colour_name(colour)
+                raise ConfigError(
+                    f"a board player needs a person moving the pieces over real sensors, but the sensors "
+                    f"are the simulator's ({sensors!r}), whose pieces nobody moves here; play --{side} hand "
+                    "(a simulated person at the board) or keyboard, or set [sensors] url in the config "
+                    "(chessatron config init)"
+                )
+            if spec.kind == "script":
+                assert spec.path is not None
+                ScriptMover(spec.path)  # a missing or broken file is said now, before a game is saved
             level = engine_level(spec)
             if level is not None:
                 parse_level(level)
@@ -495,9 +510,11 @@ class Session:
         ``players`` names them in the record (default: as their specs say), ``site`` is where the game is
         played, ``online`` what an online game's journal keeps about it on its server.
 
-        The players are checked first (:meth:`check_players`) and their engines started before anything
-        moves: a game whose players cannot play leaves no journal behind."""
+        The players are checked first (:meth:`check_players`), the sensors and LEDs a person at the board
+        needs opened, and their engines started before anything moves: a game whose players cannot play
+        leaves no journal behind."""
         engines = self.check_players(white, black)
+        self._open_board_devices(white, black)
         # the table before the set-up: a set-up cut short resumes from it
         config: dict[str, Any] = {"white": white.spec, "black": black.spec, "table": encode_table(self.table)}
         if online is not None:
@@ -542,9 +559,12 @@ class Session:
             raise
         return journal
 
-    def resume(self, path: Path) -> tuple[Journal, PlayerSpec, PlayerSpec]:
+    def resume(
+        self, path: Path, *, players: Mapping[chess.Color, PlayerSpec] | None = None
+    ) -> tuple[Journal, PlayerSpec, PlayerSpec]:
         """Rebuild the table from the journal (set-up arrangement, then every move's plan) and finish a
-        robot move that was cut short."""
+        robot move that was cut short. ``players`` hands a side to another player from now on (``play
+        --resume --white engine:3``): checked first, then journaled and told."""
         state = read_journal(path)
         if state.is_finished:
             raise ChessatronError(f"the game in {str(path)!r} is finished; start a new one")
@@ -554,24 +574,57 @@ class Session:
                 f"game {state.metadata.game_id!r} is an online game on {online.get('url')!r}; continue it "
                 f"with `chessatron online --game {online.get('game')}`"
             )
-        white = PlayerSpec.parse(str(state.metadata.config.get("white", "engine")))
-        black = PlayerSpec.parse(str(state.metadata.config.get("black", "engine")))
+        config = state.metadata.config
+        journaled = {colour: str(config.get(chess.COLOR_NAMES[colour], "engine")) for colour in chess.COLORS}
+        changed = {colour: spec for colour, spec in (players or {}).items() if spec.spec != journaled[colour]}
+        # (a side handed over is not parsed as journaled: a player that no longer parses is replaced so)
+        white = changed.get(chess.WHITE) or PlayerSpec.parse(journaled[chess.WHITE])
+        black = changed.get(chess.BLACK) or PlayerSpec.parse(journaled[chess.BLACK])
         self.start_players(white, black)
+        if any(spec.moves_pieces for spec in changed.values()):
+            self._open_board_devices(white, black)  # before the change is journaled
         self._rebuild_table(state, path)
         journal = Journal.open(path)
         self._journal = journal
+        try:
+            for colour, spec in changed.items():
+                journal.change_player(colour, spec.player(), spec.spec)
+        except BaseException:
+            journal.close()
+            raise
         self.live.show_board(
             journal.board(), game_id=state.metadata.game_id, players=(white.spec, black.spec)
         )
         self.emit({"event": "resumed", "id": state.metadata.game_id, "plies": len(state.moves)})
+        for colour, spec in changed.items():
+            was = journaled[colour]
+            message = f"{colour_name(colour).capitalize()} is played by {spec.spec} from now on (was {was})"
+            self.emit({"event": "notice", "message": message})
         return journal, white, black
+
+    def put_back(self, standing: Table) -> None:
+        """After :meth:`resume` the model is the table as the game left it; when the pieces stand
+        elsewhere (``standing``: the table was set up for something else since, or another game was
+        played on it), the robot puts them back there (the reset planner's arrangement). Needs the machine
+        connected before the resume; nothing to do without a robot."""
+        wanted = self.table
+        if self.robot is None:
+            return
+        plan = self.resetter.plan_arrangement(standing, wanted, self.gantry)
+        if not plan.relocations:  # every piece stands where the game left it
+            return
+        self.table = self.robot.table = standing
+        self.live.update(status="putting the pieces back where the game stopped")
+        self.run_plan(plan, "RESUME", None)
+        self.table = self.robot.table = wanted
+        self.live.show_table(wanted, ())
 
     def _rebuild_table(self, state: JournalState, path: Path) -> None:
         """The physical table as the journal says the robot left it: the set-up arrangement, then all
         journaled robot work in order (moves, takebacks), only the finished part of the last one."""
         start = chess.Board(state.metadata.start_fen, chess960=state.metadata.chess960)
         table = Table.from_board(self.layout, start)
-        work = _robot_entries(path)
+        work = _robot_entries(state)
         before_setup = state.metadata.config.get("table")
         unfinished_setup = bool(work) and work[0][0] == 0 and len(work[0][2]) < len(work[0][1])
         if unfinished_setup and before_setup is not None and not state.moves:
@@ -869,7 +922,9 @@ class Session:
             return EngineMover(self._engine(colour, spec.spec))
         if spec.kind == "script":
             assert spec.path is not None
-            return ScriptMover(spec.path)
+            script = ScriptMover(spec.path)
+            script.on_notice = lambda message: self.emit({"event": "notice", "message": message})
+            return script
         if spec.kind == "web":
             inbox = InboxMover(colour, self.live)
             self.inboxes[colour] = inbox
@@ -937,6 +992,18 @@ class Session:
             )
             return chess.Move(move.from_square, move.to_square, piece_type)
         raise NoSparePieceError(f"the table has no piece left to promote to in {board.fen()!r}")
+
+    def _open_board_devices(self, white: PlayerSpec, black: PlayerSpec) -> None:
+        """A person at the board (a board or hand player) needs the table's sensors and LEDs: they are
+        opened now (and stay open with the session), so that a missing library or device is said before
+        the game is journaled, not after."""
+        if not (white.moves_pieces or black.moves_pieces):
+            return
+        if self._table_sensors() is None:
+            raise ConfigError(
+                f"a board player needs sensors; [sensors] url is {self.config.urls['sensors']!r}"
+            )
+        self.led_strip()
 
     def _board_mover(
         self,
@@ -1377,22 +1444,10 @@ def hand_operations(layout: Layout, before: dict[PieceId, Node], table: Table) -
     return operations
 
 
-def _robot_entries(path: Path) -> list[tuple[int, list[str], set[int]]]:
+def _robot_entries(state: JournalState) -> list[tuple[int, list[str], set[int]]]:
     """The journal's robot work in order: the ply each began at, its operations, the indices finished
-    (a torn last line is skipped, as the journal reader does)."""
-    found: list[tuple[int, list[str], set[int]]] = []
-    for raw in files.read_bytes(path, files.JOURNAL).split(b"\n"):
-        try:
-            entry = files.parse_json(raw)
-        except ValueError:
-            continue
-        if not isinstance(entry, dict):
-            continue
-        if entry.get("type") == "robot-begin":
-            found.append((int(entry["ply"]), list(entry["operations"]), set()))
-        elif entry.get("type") == "robot-done" and found and int(entry["ply"]) == found[-1][0]:
-            found[-1][2].add(int(entry["index"]))
-    return found
+    (as the journal was read: up to damage, without a torn last line)."""
+    return [(work.ply, list(work.operations), set(work.completed)) for work in state.robot_work]
 
 
 def write_pgn(records: GameRecord | Sequence[GameRecord], path: Path) -> None:

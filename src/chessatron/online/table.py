@@ -446,19 +446,9 @@ class OnlineTable:
 
     def _put_back(self, standing: Table) -> None:
         """The machine was connected before the game's journal was taken up (the web page's table): when
-        the pieces stand elsewhere than the journal left them, the robot puts them back (the reset
-        planner's arrangement), and the game goes on from there."""
-        session = self.session
-        wanted = session.table
-        if session.robot is None:
-            return
-        plan = session.resetter.plan_arrangement(standing, wanted, session.gantry)
-        if not plan.relocations:
-            return
-        session.table = session.robot.table = standing
-        session.live.update(status="putting the pieces back where the game stopped")
-        session.run_plan(plan, "RESUME", None)
-        session.table = session.robot.table = wanted
+        the pieces stand elsewhere than the journal left them, the robot puts them back
+        (:meth:`Session.put_back`), and the game goes on from there."""
+        self.session.put_back(standing)
 
     def _follow(self, journal: Journal, info: GameInfo, colour: chess.Color) -> GameRecord:
         """Play the journaled game with the session's loop, catching up whenever the loop halts."""
