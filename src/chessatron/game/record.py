@@ -43,6 +43,9 @@ Big-endian 16-bit words.
 Players, dates, clocks and other headers are not part of the compact form.
 """
 
+# One module on purpose (about 600 lines): the PGN and the compact form are two encodings of one value,
+# kept beside it so that a field added to the record is added to both.
+
 from __future__ import annotations
 
 import datetime as dt

@@ -22,6 +22,9 @@ After any alarm, and after power-up with homing enabled, GRBL is locked: it refu
 says (:attr:`GrblLink.is_locked`), and :meth:`GrblLink.ready` homes a locked board or says what to do.
 """
 
+# One module on purpose (about 600 lines): the driver's connect checks, commands and fault handling share
+# one port and one reader; the streaming loop is already apart (:mod:`.streaming`).
+
 from __future__ import annotations
 
 import logging

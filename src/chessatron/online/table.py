@@ -10,6 +10,9 @@ server no longer has, and plays on. After a crash ``--game ID`` resumes the game
 finishes the work it was cut short in), sends a move journaled but not sent, and catches up the same way.
 """
 
+# One module on purpose (about 600 lines): finding, playing and ending an online game share the game's
+# state with the server at every step; split, each part would need all of it.
+
 from __future__ import annotations
 
 import contextlib
