@@ -5,7 +5,14 @@ the straight-line bound (median over games, target <= 1.05); planning CPU time a
 execution time (target < 1 %); and the same games through the classic node-by-node planner, as a ratio.
 
 Reset (issue 3): after every game, seconds to reset to the standard start (median) and the ratio to the
-assignment bound (median over games, target <= 1.5).
+assignment bound (median over games, target <= 1.5). Issue 16: the reset as a tour; targets <= 1.10 of the
+bound and <= 0.8 of the reset time before it (both printed beside the figures measured before, kept in
+``bench/data/before-issue16.json``), and beside them the floor no plan can go below: the bound plus the
+shortest empty travel there can be before every drag but the first (one node pitch).
+
+GRBL's stepper idle delay ``$1`` holds the machine at every stop; the time model and the twin count it.
+The layout's is printed; ``--step-idle-delay-ms 25`` runs with GRBL's default instead. The replies (issue
+16) are ``python -m bench.replies``.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import argparse
 import json
 import statistics
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +29,14 @@ import chess
 import chess.pgn
 
 from chessatron.layout import Layout
+from chessatron.motion import STEPPERS_ALWAYS_ON
 from chessatron.simulate import TableSimulator, game_moves
 from chessatron.table import Table
 
 from .classic import ClassicPlanner
 
 GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "games"
+BEFORE = Path(__file__).resolve().parent / "data" / "before-issue16.json"
 
 
 def load_games() -> list[tuple[str, chess.pgn.Game]]:
@@ -51,8 +61,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--games", type=int, default=0, help="only the first N games (0: all)")
+    parser.add_argument(
+        "--step-idle-delay-ms",
+        type=int,
+        help="GRBL's $1 for the time model and the twin (default: the layout's)",
+    )
     args = parser.parse_args(argv)
     layout = Layout.default()
+    if args.step_idle_delay_ms is not None:
+        layout = replace(layout, profile=replace(layout.profile, step_idle_delay_ms=args.step_idle_delay_ms))
     games = load_games()
     if args.games:
         games = games[: args.games]
@@ -66,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     reset_seconds: list[float] = []
     reset_ratios: list[float] = []
     reset_cpu: list[float] = []
+    reset_floors: list[float] = []
     violations = 0
     for name, game in games:
         board, moves = game_moves(game)
@@ -93,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         reset_seconds.append(setup.seconds)
         reset_ratios.append(setup.seconds / setup.bound_seconds)
         reset_cpu.append(setup.planning_s)
+        pitch = sim.planner.timer.travel_between((0, 0), (1, 0))
+        reset_floors.append((setup.bound_seconds + pitch * (setup.pieces_moved - 1)) / setup.bound_seconds)
         print(
             f"{name:<20} {len(moves):4d} plies  {game_time:7.1f} s  x{game_time / bound:.3f} of bound  "
             f"x{game_time / classic_time:.3f} of classic  reset {setup.seconds:6.1f} s "
@@ -110,27 +130,61 @@ def main(argv: list[str] | None = None) -> int:
         "reset_seconds_median": statistics.median(reset_seconds),
         "reset_over_assignment_bound_median": statistics.median(reset_ratios),
         "reset_planning_cpu_seconds_median": statistics.median(reset_cpu),
+        "reset_planning_cpu_seconds_max": max(reset_cpu),
+        "reset_floor_over_assignment_bound_median": statistics.median(reset_floors),
+        "step_idle_delay_ms": layout.profile.step_idle_delay_ms,
         "twin_violations": violations,
     }
+    before: dict[str, Any] = json.loads(BEFORE.read_text(encoding="utf-8")) if BEFORE.is_file() else {}
+
+    def was(key: str, digits: int = 3) -> str:
+        return f" (before: {before[key]:.{digits}f})" if key in before else ""
+
+    def was_percent(key: str) -> str:
+        return f" (before: {100 * before[key]:.3f} %)" if key in before else ""
+
+    delay = layout.profile.step_idle_delay_ms
     print()
-    print(f"games {figures['games']}, moves {figures['moves']}, twin violations {violations}")
     print(
-        f"simulated seconds per move: median {figures['seconds_per_move_median']:.2f}, "
-        f"90th percentile {figures['seconds_per_move_p90']:.2f}"
+        f"games {figures['games']}, moves {figures['moves']}, twin violations {violations}; "
+        f"GRBL's $1 = {delay} "
+        + ("(the motors stay on: no delay at stops)" if delay == STEPPERS_ALWAYS_ON else "ms at every stop")
+    )
+    print(
+        f"simulated seconds per move: median {figures['seconds_per_move_median']:.2f}"
+        f"{was('seconds_per_move_median', 2)}, 90th percentile {figures['seconds_per_move_p90']:.2f}"
+        f"{was('seconds_per_move_p90', 2)}"
     )
     print(
         f"move time / straight-line bound: median {figures['move_time_over_straight_line_bound_median']:.3f}"
-        "  (target <= 1.05)"
+        f"{was('move_time_over_straight_line_bound_median')}  (target <= 1.05)"
     )
     classic = figures["move_time_over_classic_planner_median"]
-    print(f"move time / classic node-by-node planner: median {classic:.3f}")
     print(
-        f"planning CPU / simulated execution: {100 * figures['planning_cpu_fraction']:.3f} %  (target < 1 %)"
+        f"move time / classic node-by-node planner: median {classic:.3f}"
+        f"{was('move_time_over_classic_planner_median')}"
     )
     print(
-        f"reset to the start: median {figures['reset_seconds_median']:.1f} s, "
-        f"/ assignment bound median {figures['reset_over_assignment_bound_median']:.3f}  (target <= 1.5), "
-        f"planning CPU median {figures['reset_planning_cpu_seconds_median']:.2f} s"
+        f"planning CPU / simulated execution: {100 * figures['planning_cpu_fraction']:.3f} %"
+        f"{was_percent('planning_cpu_fraction')}  (target < 1 %)"
+    )
+    reset = figures["reset_seconds_median"]
+    share = (
+        f", {reset / before['reset_seconds_median']:.3f} of it" if "reset_seconds_median" in before else ""
+    )
+    print(
+        f"reset to the start: median {reset:.1f} s{was('reset_seconds_median', 1)}{share}"
+        "  (target <= 0.8 of it)"
+    )
+    print(
+        f"reset / assignment bound: median {figures['reset_over_assignment_bound_median']:.3f}"
+        f"{was('reset_over_assignment_bound_median')}  (target <= 1.10; no plan goes below "
+        f"{figures['reset_floor_over_assignment_bound_median']:.3f}: a pitch of travel before every drag)"
+    )
+    print(
+        f"reset planning CPU: median {figures['reset_planning_cpu_seconds_median']:.2f} s"
+        f"{was('reset_planning_cpu_seconds_median', 2)}, "
+        f"max {figures['reset_planning_cpu_seconds_max']:.2f} s"
     )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
