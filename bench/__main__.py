@@ -39,15 +39,20 @@ GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "games"
 BEFORE = Path(__file__).resolve().parent / "data" / "before-issue16.json"
 
 
-def load_games() -> list[tuple[str, chess.pgn.Game]]:
+def read_games(path: Path) -> list[tuple[str, chess.pgn.Game]]:
+    """Every game of a PGN file, named ``stem#n``."""
     games = []
-    for path in sorted(GAMES_DIR.glob("*.pgn")):
-        with path.open(encoding="utf-8") as handle:
-            n = 0
-            while (game := chess.pgn.read_game(handle)) is not None:
-                n += 1
-                games.append((f"{path.stem}#{n}", game))
+    with path.open(encoding="utf-8") as handle:
+        n = 0
+        while (game := chess.pgn.read_game(handle)) is not None:
+            n += 1
+            games.append((f"{path.stem}#{n}", game))
     return games
+
+
+def load_games() -> list[tuple[str, chess.pgn.Game]]:
+    """Every game of ../shared/games/."""
+    return [named for path in sorted(GAMES_DIR.glob("*.pgn")) for named in read_games(path)]
 
 
 def percentile(values: list[float], q: float) -> float:

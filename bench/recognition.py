@@ -39,16 +39,18 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
 
+from chessatron.game.session import reply_hold_s
 from chessatron.layout import Layout
 from chessatron.recognition import Ambiguous, Committed, Illegal, Recognizer, Revised
 from chessatron.sim.cases import capture_geometries, castling_case, move_kind
 from chessatron.sim.hand_style import CATALOGUE, GROUPS, Behaviour, HandStyle
 from chessatron.sim.scenario import GeneratedTrace, trace_for_moves
-from chessatron.sim.trace import MoveChoice, Snapshot, TableSnapshot, TraceEntry
+from chessatron.sim.trace import MoveChoice, Snapshot, TableSnapshot, TraceEntry, board_bits
 
 from .liboard import LiBoardRules
 
@@ -72,6 +74,7 @@ class PlyOutcome:
     """The final game holds another move at this ply."""
     latency: float | None = None
     revised: int = 0
+    late: int = 0
     asked: bool = False
 
 
@@ -82,6 +85,9 @@ class TraceOutcome:
     stalled: bool
     plies: list[PlyOutcome]
     revisions: int = 0
+    late_revisions: int = 0
+    """Revisions that came after the move had stood untouched for the session's hold: the robot would
+    have answered the first reading (target 0)."""
     asked: int = 0
     illegal: int = 0
     snapshots: int = 0
@@ -138,14 +144,17 @@ def run_trace(named: NamedTrace, layout: Layout, *, answer_rng: random.Random) -
         PlyOutcome(kind, truth.behaviours, right=False, false=False)
         for kind, truth in zip(kinds, truths, strict=True)
     ]
-    revisions = asked = illegal = 0
+    revisions = asked = illegal = late = 0
+    # the last committed move: its ply, when it stood still, the occupancy it left, how long the robot
+    # would wait before answering it, and when the board was first touched again (two scans running)
+    standing: list[Any] = []
     answers: list[tuple[float, int]] = []
     """When the person answers, and the half-move they are asked about."""
     entries = [*trace.entries, *scans_after(trace)]
     started = time.process_time()
 
     def feed(entry: TraceEntry) -> None:
-        nonlocal revisions, asked, illegal
+        nonlocal revisions, asked, illegal, late
         for event in recognizer.feed(entry):
             if isinstance(event, Ambiguous):
                 asked += 1
@@ -158,6 +167,22 @@ def run_trace(named: NamedTrace, layout: Layout, *, answer_rng: random.Random) -
                 first = len(recognizer.board.move_stack) - len(event.moves)
                 if first < len(outcomes):
                     outcomes[first].revised += 1
+                # a session's robot answers once the move has stood untouched for the hold
+                stood = standing and standing[0] == first and standing[4] is not None
+                if stood and standing[4] - standing[1] >= standing[3]:
+                    late += 1
+                    if first < len(outcomes):
+                        outcomes[first].late += 1
+            if isinstance(event, Committed | Revised) and event.moves:
+                stack = recognizer.board.move_stack
+                standing[:] = [
+                    len(stack) - 1,
+                    recognizer.last_change_t,
+                    int(recognizer.board.occupied),
+                    reply_hold_s(recognizer.board, may_go_on=recognizer.may_go_on()),
+                    None,
+                    None,
+                ]
             if isinstance(event, Committed):
                 count = len(recognizer.board.move_stack)
                 for offset, move in enumerate(event.moves):
@@ -178,6 +203,14 @@ def run_trace(named: NamedTrace, layout: Layout, *, answer_rng: random.Random) -
             if question is not None and question.ply == ply and expected[ply] in question.options:
                 feed(MoveChoice(t, expected[ply]))
         feed(entry)
+        if standing and standing[4] is None and isinstance(entry, Snapshot | TableSnapshot):
+            seen = entry.occupied if isinstance(entry, Snapshot) else board_bits(entry.cells, layout)
+            if seen == standing[2]:
+                standing[5] = None
+            elif standing[5] is None:
+                standing[5] = entry.t  # touched: if it lasts another scan, it counts
+            else:
+                standing[4] = standing[5]
     cpu = time.process_time() - started
     got = list(recognizer.board.move_stack)
     for ply, outcome in enumerate(outcomes):
@@ -190,6 +223,7 @@ def run_trace(named: NamedTrace, layout: Layout, *, answer_rng: random.Random) -
         stalled=stalled,
         plies=outcomes,
         revisions=revisions,
+        late_revisions=late,
         asked=asked,
         illegal=illegal,
         snapshots=len(entries),
@@ -221,16 +255,6 @@ def run_comparator(named: NamedTrace) -> TraceOutcome:
 
 
 # --- the traces -----------------------------------------------------------------------------------
-
-
-def read_games(path: Path) -> list[tuple[str, chess.pgn.Game]]:
-    games = []
-    with path.open(encoding="utf-8") as handle:
-        n = 0
-        while (game := chess.pgn.read_game(handle)) is not None:
-            n += 1
-            games.append((f"{path.stem}#{n}", game))
-    return games
 
 
 def game_traces(
@@ -316,6 +340,7 @@ class Tally:
     right: int = 0
     false: int = 0
     revised: int = 0
+    late: int = 0
     asked: int = 0
     latencies: list[float] = field(default_factory=list)
 
@@ -324,6 +349,7 @@ class Tally:
         self.right += outcome.right
         self.false += outcome.false
         self.revised += outcome.revised
+        self.late += outcome.late
         self.asked += outcome.asked
         if outcome.latency is not None and not outcome.asked:
             self.latencies.append(outcome.latency)
@@ -332,7 +358,7 @@ class Tally:
         latency = f"{1000 * statistics.median(self.latencies):5.0f} ms" if self.latencies else "     -  "
         text = (
             f"  {label:<34} {self.plies:6d}  {self.right:6d}  {self.false:5d}  {self.revised:5d}  "
-            f"{self.asked:5d}  {latency}"
+            f"{self.late:5d}  {self.asked:5d}  {latency}"
         )
         if comparator is not None:
             text += f"   | {comparator.right:6d}  {comparator.false:5d}"
@@ -340,7 +366,8 @@ class Tally:
 
 
 HEADER = (
-    f"  {'':<34} {'plies':>6}  {'right':>6}  {'false':>5}  {'revsd':>5}  {'asked':>5}  {'latency':>8}"
+    f"  {'':<34} {'plies':>6}  {'right':>6}  {'false':>5}  {'revsd':>5}  {'late':>5}  {'asked':>5}  "
+    f"{'latency':>8}"
     f"   | LiBoard: right  false"
 )
 
@@ -366,6 +393,7 @@ def report(families: dict[str, list[tuple[TraceOutcome, TraceOutcome]]]) -> dict
         "false_moves": float(sum(o.false_moves for o in ours)),
         "stalls": float(sum(o.stalled for o in ours)),
         "revisions": float(sum(o.revisions for o in ours)),
+        "late_revisions": float(sum(o.late_revisions for o in ours)),
         "asked": float(sum(o.asked for o in ours)),
         "illegal_reports": float(sum(o.illegal for o in ours)),
         "plies": float(plies),
@@ -396,6 +424,7 @@ def report(families: dict[str, list[tuple[TraceOutcome, TraceOutcome]]]) -> dict
     per_1000 = 1000 * figures["revisions"] / max(1, plies)
     print(
         f"revisions: {int(figures['revisions'])} in {plies} plies ({per_1000:.1f} per 1000); "
+        f"of them after the move stood for the robot's hold: {int(figures['late_revisions'])} (target 0); "
         f"questions asked: {int(figures['asked'])}; illegal-action reports: "
         f"{int(figures['illegal_reports'])}"
     )
@@ -430,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only", choices=["games", "behaviours", "captures", "castlings"], action="append", default=None
     )
     args = parser.parse_args(argv)
-    from .__main__ import load_games
+    from .__main__ import load_games, read_games
 
     layout = Layout.default()
     shared = load_games()

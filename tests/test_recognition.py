@@ -510,3 +510,51 @@ def test_a_known_move_in_a_trace_is_applied_and_an_illegal_one_is_refused() -> N
     assert recognizer.board.move_stack == [chess.Move.from_uci("e2e4")]
     with pytest.raises(IllegalMoveError, match="e2e4"):
         recognizer.feed(KnownMove(0.2, chess.Move.from_uci("e2e4")))
+
+
+def test_a_piece_seen_gliding_that_stopped_where_its_line_goes_on_may_go_on() -> None:
+    # the bishop pushed along the board from f1 and resting on e2 may glide on to d3 or c4; lifted and
+    # carried to e2 it was set down there
+    fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    glided = script(fen).lift("f1", 0.04).place("e2").settle()
+    assert glided.moves() == ["f1e2"] and glided.recognizer.may_go_on()
+    carried = script(fen).lift("f1", 0.4).place("e2").settle()
+    assert carried.moves() == ["f1e2"] and not carried.recognizer.may_go_on()
+    # over several squares: seen on the way, stopped on d3, with c4 and beyond still open
+    slid = script(fen).lift("f1", 0.04).place("e2", 0.06).lift("e2", 0.04).place("d3").settle()
+    assert slid.moves() == ["f1d3"] and slid.recognizer.may_go_on()
+    # a knight never glides on
+    knight = script(fen).lift("g1", 0.04).place("f3").settle()
+    assert knight.moves() == ["g1f3"] and not knight.recognizer.may_go_on()
+
+
+def test_the_square_that_went_empty_settles_a_capture_with_a_same_occupancy_rival() -> None:
+    # 1.Nf3 d5 2.g3 Bg4 3.Bg2 Nd7 4.h3 Bxf3: bishop lifted from g4, the knight from f3, the bishop set on f3.
+    # Bxh3 would leave the same board, but h3 never went empty: Bxf3 explains every change
+    board = chess.Board()
+    for san in ["Nf3", "d5", "g3", "Bg4", "Bg2", "Nd7", "h3"]:
+        board.push_san(san)
+    s = script(board.fen()).lift("g4", 0.3).lift("f3", 0.3).place("f3").settle()
+    assert s.moves() == ["g4f3"] and not s.of(Ambiguous)
+
+
+@pytest.mark.parametrize("pause", [0.05, 0.5, 3.0])
+def test_chess960_castling_onto_the_rook_square_with_both_lifted_is_castling(pause: float) -> None:
+    # king e8, rook g8: O-O puts the king on g8 and the rook on f8; both lifted, the rook set down first
+    fen = "r3k1r1/pppppppp/8/8/8/8/PPPPPPPP/R3K1R1 b KQkq - 0 1"
+    s = script(fen, chess960=True).lift("e8", 0.1).lift("g8", 0.1).place("f8", pause).place("g8").settle()
+    assert s.moves() == ["e8g8"] and s.committed == ["e8g8"]  # never Kf8, not even for a moment
+
+
+def test_chess960_castling_where_king_and_rook_swap_squares() -> None:
+    # king d1, rook c1: O-O-O swaps them; the occupancy before and after is the same
+    fen = "1rk5/pppppppp/8/8/8/8/PPPPPPPP/2RK4 w Cb - 0 1"
+    s = script(fen, chess960=True).lift("d1", 0.2).lift("c1", 0.2).place("d1", 0.5).place("c1").settle()
+    assert s.moves() == ["d1c1"] and not s.of(Ambiguous)
+
+
+def test_a_captured_piece_set_down_for_a_moment_on_its_way_off_the_board_does_not_stall() -> None:
+    # the victim is put on an empty square while the capturing pawn has not yet moved, then taken away
+    s = script(AFTER_E4_D5).lift("d5", 0.2).place("c6", 0.5).lift("c6", 0.3).lift("e4", 0.3).place("d5")
+    s.settle(3.0)  # an oddity like that is taken once the board has been still for a couple of seconds
+    assert s.moves() == ["e4d5"]

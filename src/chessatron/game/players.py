@@ -328,6 +328,11 @@ class BoardMover:
             self._blink(asked, lit=int(self.t / BLINK_S) % 2 == 0)
         return events
 
+    @property
+    def may_go_on(self) -> bool:
+        """The person's last move looks unfinished (a slide stopped where its line goes on)."""
+        return self.recognizer.may_go_on()
+
     def ahead(self, board: chess.Board) -> chess.Move | Revision | None:
         """What the sensors have seen beyond ``board`` (the game as the session has it): the next move, a
         revision of its last move, or nothing."""

@@ -37,6 +37,10 @@ class HumanModel:
     """A capture whose victim never left its square as far as the sensors saw: the capturing piece set on
     it and the victim pushed off or taken away later. Possible, but far less likely than the victim
     lifted in view; and indistinguishable from the capturing piece held in the air."""
+    stray: float = 7.0
+    """A piece seen on an empty square where no move puts one, while the moving piece was not in the air,
+    then gone again: a captured piece set down for a moment on its way off the board, a piece dropped and
+    picked up. Rarer still than a capture by displacement, but an explanation with one beats none."""
     revision: float = 1.0
     """The last committed move replaced by another of the same player that moves the same pieces on (a
     slide paused on a legal square, rook-first castling): the explanation says the first commit was
@@ -70,10 +74,12 @@ class HumanModel:
         displaced: int = 0,
         revisions: int = 0,
         flight_s: float = 0.0,
+        strays: int = 0,
     ) -> float:
         """The cost of an explanation that needs these."""
         return (
-            self.nudge * nudges
+            self.stray * strays
+            + self.nudge * nudges
             + self.nudge_in_flight * nudges_in_flight
             + self.stopover_off_path * stopovers
             + self.displacement * displaced

@@ -35,6 +35,10 @@ PROMOTIONS = {"q": chess.QUEEN, "r": chess.ROOK, "b": chess.BISHOP, "n": chess.K
 
 __all__ = ["MAX_PLIES", "PROMOTIONS", "SEARCH_BUDGET", "Recognizer"]
 
+#: A piece that lands on the next square this soon after leaving its own was pushed along the board, not
+#: lifted and carried (that takes a quarter of a second or more).
+GLIDE_S = 0.15
+
 
 @dataclass
 class Recognizer:
@@ -80,8 +84,9 @@ class Recognizer:
     _raw: int = 0
     _pending: dict[chess.Square, tuple[float, float]] = field(default_factory=dict)
     """Squares whose change has not lasted yet: since when it reads so, and when the change began."""
-    _chatter: dict[chess.Square, float] = field(default_factory=dict)
-    """Squares whose change flipped back before it lasted: when that change began."""
+    _chatter: dict[chess.Square, tuple[float, float]] = field(default_factory=dict)
+    """Squares whose change flipped back before it lasted: when that change began, and when it flipped
+    back."""
     _last_event_t: float = float("-inf")
     _evaluated: bool = True
     _wake_t: float | None = None
@@ -122,6 +127,37 @@ class Recognizer:
     @property
     def in_error(self) -> bool:
         return self._error is not None
+
+    def may_go_on(self) -> bool:
+        """Whether the last committed move looks as if it might still go on: its piece was seen gliding
+        over the squares on its way and stopped where the same line goes on to more legal squares (a
+        slide paused on a legal square), so an opponent should give it longer before answering it."""
+        if not self._window_plies:
+            return False
+        board = self._window_board()
+        move = self.board.move_stack[-1]
+        if board.is_castling(move):
+            return False
+        path = chess.between(move.from_square, move.to_square)
+        events = self.history[: self._window_end]
+        # gliding: seen over the squares on its way, or landing a moment after it left (a lifted piece
+        # is carried for a quarter of a second or more; one pushed along the board arrives at once)
+        slid = any(e.occupied and chess.BB_SQUARES[e.square] & path for e in events)
+        left = [e.t for e in events if e.square == move.from_square and not e.occupied]
+        landed = [e.t for e in events if e.square == move.to_square and e.occupied]
+        if left and not path:
+            arrival = min((t for t in landed if t >= left[-1]), default=None)
+            slid = slid or (arrival is not None and arrival - left[-1] <= GLIDE_S)
+        return slid and any(
+            other.from_square == move.from_square
+            and chess.BB_SQUARES[move.to_square] & chess.between(move.from_square, other.to_square)
+            for other in board.legal_moves
+        )
+
+    @property
+    def last_change_t(self) -> float:
+        """When a square last changed (debounced), or when scanning began."""
+        return self._now_t()
 
     def settled_for(self, t: float) -> float:
         """Seconds the board has shown the position, untouched, at ``t`` (0 when anything is off its
@@ -202,10 +238,11 @@ class Recognizer:
             if square in self._pending:
                 # it flipped back before it lasted: flicker, or a sensor chattering as a piece arrives or
                 # leaves, in which case the change began with the chatter
-                self._chatter[square] = self._pending.pop(square)[1]
+                self._chatter[square] = (self._pending.pop(square)[1], t)
             else:
-                began = self._chatter.pop(square, None)
-                if began is None or t - began > self.chatter_s:
+                began, reverted = self._chatter.pop(square, (t, t))
+                # chatter flips again at once; a change that comes later followed a flicker
+                if t - reverted > self.debounce_s + 1e-9 or t - began > self.chatter_s:
                     began = t
                 self._pending[square] = (t, began)
         self._raw = occupied

@@ -16,7 +16,7 @@ import chess
 
 from .events import SquareEvent
 from .model import HumanModel
-from .shapes import Shape, fit_segment, is_under_way, shape_of, shapes_by_diff, squares_of
+from .shapes import Shape, fit_segment, shape_of, shapes_by_diff, squares_of, under_way
 
 #: Plies one explanation may hold: quick replies seldom chain more than three in one settle window, and
 #: an open question lets a few more pile up; a board never still for longer is reported as illegal
@@ -101,17 +101,25 @@ class Search:
     def _visit(self, i: int, plies: list[Ply], cost: float, revises: bool) -> None:
         board, occupied, n = self.board, self.occupied, len(self.events)
         shapes = shapes_by_diff(board)
-        if is_under_way(board, occupied[n], [s for group in shapes.values() for s in group]):
-            partial = Explanation(tuple(plies), cost, revises)
+        off_way = under_way(board, occupied[n], [s for group in shapes.values() for s in group])
+        if off_way is not None:
+            # the player still at it; perhaps with the moving piece set down off its way for a moment
+            partial = Explanation(tuple(plies), cost + off_way * self.model.stopover_off_path, revises)
             if partial.moves not in self.partial or partial.is_better(self.partial[partial.moves]):
                 self.partial[partial.moves] = partial
         tail = self._touched(i, n)
-        # after the last ply only pieces lifted and put back: nothing appears from nowhere. With none at
-        # all, a committed move is withdrawn: its piece was only held (a capture by displacement
-        # looks just like that) and is back on its square.
-        if occupied[n] == board.occupied and not tail & ~occupied[i]:
-            withdrawn = not plies and self._committed_shape is not None
-            price = self.model.nudge * chess.popcount(tail) + (self.model.revision if withdrawn else 0.0)
+        # after the last ply only pieces lifted and put back (a piece on a square empty then is a stray).
+        # With no ply at all, a committed move is withdrawn: its piece was only held (a capture by
+        # displacement looks just like that) and is back on its square.
+        withdrawn = not plies and self._committed_shape is not None
+        strays = chess.popcount(tail & ~occupied[i])
+        # (a piece once set down is never taken back silently: no stray in a withdrawal)
+        if occupied[n] == board.occupied and not (withdrawn and strays):
+            price = (
+                self.model.nudge * (chess.popcount(tail) - strays)
+                + self.model.stray * strays
+                + (self.model.revision if withdrawn else 0.0)
+            )
             explanation = Explanation(tuple(plies), cost + price, revises or withdrawn)
             moves = explanation.moves
             if moves not in self._found or explanation.is_better(self._found[moves]):
@@ -128,8 +136,8 @@ class Search:
                 revision = not plies and committed is not None and squares_of(shape) != squares_of(committed)
                 self.budget -= 1
                 fit = fit_segment(shape, self.events, self._lifts, self._places, base, i, j)
-                if fit is None:
-                    continue
+                if fit is None or (revision and fit.strays):
+                    continue  # (nor in a revision: the committed move's landing must be its flight)
                 ply = Ply(shape.move, i, j, bool(fit.displaced))
                 price = fit.cost(self.model) + (self.model.revision if revision else 0.0)
                 board.push(shape.move)

@@ -48,6 +48,9 @@ class Fit:
     """Squares off its way where the moving piece was set down, then lifted again."""
     flight_s: float = 0.0
     """Seconds from the mover leaving its square to its landing (a capture: its victim's square filled)."""
+    strays: int = 0
+    """Empty squares where a piece was set down and taken away again while the mover was not in the air
+    (a captured piece put down for a moment on its way off the board, a dropped piece)."""
 
     def cost(self, model: HumanModel) -> float:
         return model.cost(
@@ -56,6 +59,7 @@ class Fit:
             stopovers=self.stopovers,
             displaced=self.displaced,
             flight_s=self.flight_s,
+            strays=self.strays,
         )
 
 
@@ -96,23 +100,36 @@ def is_under_way(board: chess.Board, occupied: int, shapes: Sequence[Shape] | No
     move empties (its mover, a victim, king and rook) read empty, save at most one more (a piece lifted to
     adjust it, or held while thinking), and at most one piece stands where the move passes or lands.
     ``shapes`` are the legal moves' shapes, when known."""
+    return under_way(board, occupied, shapes, strict=True) is not None
+
+
+def under_way(
+    board: chess.Board, occupied: int, shapes: Sequence[Shape] | None = None, *, strict: bool = False
+) -> int | None:
+    """Whether ``occupied`` could be ``board`` with a move of the side to move under way (see
+    :func:`is_under_way`), and how many pieces stand off that move's way (0 or 1: the mover set down on a
+    wrong square for a moment; never with ``strict``); None if it could not."""
     missing = board.occupied & ~occupied
     extra = occupied & ~board.occupied
     if not missing or chess.popcount(extra) > 1:
-        return False
+        return None
     if not extra and chess.popcount(missing) == 1 and missing & board.occupied_co[board.turn]:
-        return True  # one of its own pieces in hand: thinking
+        return 0  # one of its own pieces in hand: thinking
     if shapes is None:
         shapes = [shape_of(board, move) for move in board.legal_moves]
+    best: int | None = None
     for shape in shapes:
         leaves = shape.departs | (chess.BB_SQUARES[shape.victim] if shape.victim is not None else 0)
-        if (
-            missing & leaves
-            and chess.popcount(missing & ~leaves) <= 1
-            and not extra & ~(shape.arrives | shape.path)
-        ):
-            return True
-    return False
+        if not missing & leaves or chess.popcount(missing & ~leaves) > 1:
+            continue
+        off_way = int(bool(extra & ~(shape.arrives | shape.path)))
+        if off_way and (strict or not missing & chess.BB_SQUARES[shape.origin]):
+            continue  # only the mover, once lifted, can stand off its way
+        if best is None or off_way < best:
+            best = off_way
+            if not best:
+                break
+    return best
 
 
 def explained_squares(shape: Shape) -> int:
@@ -155,9 +172,9 @@ def fit_segment(
 
     Every square the move empties must be seen empty; a quiet move's target fills after its mover left; a
     capture's target is emptied and filled again after the mover left, or else the victim was displaced.
-    A square the move does not touch may change only as a piece lifted and put back (a nudge), or, if it
-    was empty, as the mover set down there while in flight (a slide over it on its way, or a stop off its
-    way): nothing appears from nowhere."""
+    A square the move does not touch may change as a piece lifted and put back (a nudge), or, if it was
+    empty, as the mover set down there while in flight (a slide over it on its way, or a stop off its
+    way); anything else appeared from nowhere (a stray, dearly priced)."""
     first_left = j
     for square in chess.SquareSet(shape.departs):
         lifted = last_index(lifts.get(square), i, j)
@@ -198,7 +215,7 @@ def fit_segment(
         if shape.castling and flight_to < j:
             landing = flight_to
     explained = explained_squares(shape)
-    nudges, in_flight, stopovers = nudges_on_victim, 0, 0
+    nudges, in_flight, stopovers, strays = nudges_on_victim, 0, 0, 0
     spans: dict[chess.Square, list[int]] = {}
     for index in range(i, j):
         square = events[index].square
@@ -212,11 +229,11 @@ def fit_segment(
             else:
                 in_flight += 1
         elif not (flight_from < first and last < flight_to):
-            return None  # a piece set down and taken away, but not the mover in flight: from where?
+            strays += 1  # a piece set down and taken away, but not the mover in flight: from where?
         elif not shape.path & chess.BB_SQUARES[square]:
             stopovers += 1  # the mover set down off its way, then moved on
     flight_s = 0.0 if landing is None else events[landing].t - events[flight_from].t
-    return Fit(displaced, nudges, in_flight, stopovers, max(0.0, flight_s))
+    return Fit(displaced, nudges, in_flight, stopovers, max(0.0, flight_s), strays)
 
 
 def sans_of(board: chess.Board, moves: Sequence[chess.Move]) -> list[str]:
