@@ -19,7 +19,7 @@ from chessatron.game.ponder import Ponderer, likely_moves_of, waiting_spot
 from chessatron.game.session import Session
 from chessatron.grbl.link import GrblLink
 from chessatron.layout import Layout
-from chessatron.planner import Planner
+from chessatron.planner import Plan, Planner
 from chessatron.recognition import PieceLifted
 from chessatron.robot import Robot
 from chessatron.sim.world import SimWorld, forget_world, register_world
@@ -158,24 +158,91 @@ def test_the_magnet_stays_put_while_the_machine_is_held(robot: Robot) -> None:
     robot.link.resume()
 
 
+def test_a_travel_superseded_by_a_plan_moves_nothing(robot: Robot) -> None:
+    start = robot.writer.position
+    begun = robot.plans_begun
+    robot.execute(Plan((), 0.0, start, start), "NOTHING")  # a plan ran since the travel was asked for
+    assert not robot.travel(
+        LAYOUT.node_mm(LAYOUT.square_node(chess.E7)), unless=lambda: robot.plans_begun != begun
+    )
+    assert robot.writer.position == start
+
+
 def test_a_lifted_piece_narrows_where_the_magnet_waits(robot: Robot, engine: EnginePlayer) -> None:
     events: list[object] = []
     with Ponderer(Planner(LAYOUT), robot=robot, candidates=3) as ponder:
         ponder.expect(SICILIAN, robot.table, engine, events=events)
         wait_until(lambda: len(ponder.replies_ready()) == 3, "replies to the three likely moves")
-        ready = ponder.replies_ready()
+        starts = {move: ponder.reply_start(SICILIAN, move) for move in ponder.replies_ready()}
         # a move of a piece no other likely move moves, whose reply begins where the magnet is not
         move = next(
             m
-            for m, start in ready.items()
-            if sum(other.from_square == m.from_square for other in ready) == 1
+            for m, start in starts.items()
+            if sum(other.from_square == m.from_square for other in starts) == 1
+            and start is not None
             and LAYOUT.node_mm(start) != robot.writer.position
         )
         events.append(PieceLifted(1.0, move.from_square, frozenset({move.to_square}), frozenset()))
-        goal = LAYOUT.node_mm(ready[move])
-        wait_until(lambda: robot.writer.position == goal, f"the magnet under the reply to {move}")
+        goal = starts[move]
+        assert goal is not None
+        wait_until(
+            lambda: robot.writer.position == LAYOUT.node_mm(goal), f"the magnet under the reply to {move}"
+        )
         ponder.heard(SICILIAN, move, robot.table)
     assert ponder.stats.lifts == 1
+
+
+def test_on_a_hit_at_the_board_the_magnet_sets_off_for_the_reply_at_once(
+    robot: Robot, engine: EnginePlayer
+) -> None:
+    with Ponderer(Planner(LAYOUT), robot=robot, candidates=3) as ponder:
+        ponder.expect(SICILIAN, robot.table, engine, events=[])
+        wait_until(lambda: len(ponder.replies_ready()) == 3, "replies to the three likely moves")
+        wait_until(lambda: not ponder.is_pondering, "the magnet waiting")
+        # a likely move whose reply begins elsewhere than where the magnet waits
+        move, reply, start = next(
+            (move, reply, start)
+            for move, reply in ponder.replies_ready().items()
+            if (start := ponder.reply_start(SICILIAN, move)) is not None
+            and robot.writer.position != LAYOUT.node_mm(start)
+        )
+        ponder.heard(SICILIAN, move, robot.table)  # the person's move, committed
+        wait_until(lambda: robot.writer.position == LAYOUT.node_mm(start), "the magnet under the reply")
+        after = SICILIAN.copy()
+        after.push(move)
+        assert ponder.foreseen(after) == reply == engine.best_move(after)  # no search after the move
+    assert (ponder.stats.hits, ponder.stats.misses) == (1, 0)
+
+
+def test_a_piece_picked_on_the_page_takes_the_magnet_where_its_move_begins(
+    robot: Robot, engine: EnginePlayer
+) -> None:
+    with Ponderer(Planner(LAYOUT), robot=robot, candidates=3) as ponder:
+        ponder.expect(SICILIAN, robot.table, engine, by_hand=False)  # typed: the robot moves it first
+        wait_until(lambda: len(ponder.replies_ready()) == 3, "replies to the three likely moves")
+        # a likely move, not a capture, of a piece no other likely move moves, where the magnet is not
+        move = next(
+            m
+            for m in ponder.replies_ready()
+            if sum(other.from_square == m.from_square for other in ponder.replies_ready()) == 1
+            and not SICILIAN.is_capture(m)
+            and robot.writer.position != LAYOUT.node_mm(LAYOUT.square_node(m.from_square))
+        )
+        ponder.picked(move.from_square)
+        piece = LAYOUT.node_mm(LAYOUT.square_node(move.from_square))
+        wait_until(lambda: robot.writer.position == piece, f"the magnet under the piece of {move}")
+
+
+def test_a_move_no_one_foresaw_is_searched_as_ever(robot: Robot, engine: EnginePlayer) -> None:
+    with Ponderer(Planner(LAYOUT), robot=robot, candidates=2) as ponder:
+        ponder.expect(SICILIAN, robot.table, engine, events=[])
+        wait_until(lambda: len(ponder.replies_ready()) == 2, "replies to the two likely moves")
+        move = next(m for m in SICILIAN.legal_moves if m not in ponder.replies_ready())
+        ponder.heard(SICILIAN, move, robot.table)
+        after = SICILIAN.copy()
+        after.push(move)
+        assert ponder.foreseen(after) is None
+    assert (ponder.stats.hits, ponder.stats.misses) == (0, 1)
 
 
 # --- in a game ------------------------------------------------------------------------------------
@@ -201,8 +268,13 @@ class Recorded:
         return next(program for program in self.programs if program[0].startswith(f"({title}"))
 
 
+#: White to move has two moves, one of them far likelier (taking the rook): the robot, which carries a
+#: typed move out, waits where that move's first drag begins (the rook on a2, captured first).
+LIKELY = chess.Board("7k/7p/8/8/8/8/r7/K7 w - - 0 1")
+
+
 def play_against_the_web(
-    tmp_path: Path, choose: Callable[[Ponderer], chess.Move]
+    tmp_path: Path, start: chess.Board, choose: Callable[[Ponderer, Session], chess.Move]
 ) -> tuple[Session, Recorded, list[chess.Move]]:
     """The web page plays White, the engine Black: one move each; ``choose`` picks White's move once the
     ponderer has its replies ready. Returns the session (to close), its programs and the two moves."""
@@ -210,7 +282,7 @@ def play_against_the_web(
     session = Session(Config.default(), games_dir=tmp_path, speed=None)
     session.connect()
     recorded = Recorded(session)
-    journal = session.new_game(web, black, chess.Board())
+    journal = session.new_game(web, black, start)
     failed: list[BaseException] = []
     moves: list[chess.Move] = []
 
@@ -224,43 +296,53 @@ def play_against_the_web(
     game = threading.Thread(target=run)
     game.start()
     wait_until(
-        lambda: chess.WHITE in session.inboxes and hasattr(session, "ponderer"), "the web player's turn"
+        lambda: chess.WHITE in session.inboxes and session.ponderer is not None, "the web player's turn"
     )
     ponder = session.ponderer
-    wait_until(lambda: len(ponder.replies_ready()) >= 2, "the engine's replies to two likely moves")
-    session.inboxes[chess.WHITE].inbox.put(choose(ponder))
+    assert ponder is not None
+    wait_until(lambda: len(ponder.replies_ready()) >= 1, "the engine's reply to a likely move")
+    session.inboxes[chess.WHITE].inbox.put(choose(ponder, session))
     game.join(timeout=60)
     assert not failed, failed
     return session, recorded, moves
 
 
-def engine_reply(moves: list[chess.Move]) -> chess.Move:
-    board = chess.Board()
+def engine_reply(start: chess.Board, moves: list[chess.Move]) -> chess.Move:
+    board = start.copy()
     board.push(moves[0])
     with EnginePlayer(parse_level(LEVEL)) as fresh:
         return fresh.best_move(board)
 
 
-def test_a_ponder_hit_starts_the_first_drag_where_the_magnet_waits(tmp_path: Path) -> None:
-    session, recorded, moves = play_against_the_web(
-        tmp_path, lambda ponder: next(iter(ponder.replies_ready()))
-    )
+def test_a_typed_move_foreseen_is_dragged_at_once_and_answered_without_a_search(tmp_path: Path) -> None:
+    take = chess.Move.from_uci("a1a2")
+    rook = LAYOUT.node_mm(LAYOUT.square_node(chess.A2))
+
+    def when_the_magnet_waits(ponder: Ponderer, session: Session) -> chess.Move:
+        assert session.robot is not None
+        wait_until(
+            lambda: session.robot is not None and session.robot.writer.position == rook, "the magnet at a2"
+        )
+        return take
+
+    session, recorded, moves = play_against_the_web(tmp_path, LIKELY, when_the_magnet_waits)
     with session:
-        assert session.ponderer.stats.hits == 1
+        assert session.ponderer is not None and session.ponderer.stats.hits == 1
         assert session.world is not None and not session.world.twin.violations
-    assert moves[1] == engine_reply(moves)  # the move the engine plays, found ahead
-    reply = recorded.of("MOVE 2")
-    assert reply[1].startswith("(move") and reply[2].startswith("M3")  # the drag at once: no travel first
+    assert moves == [take, engine_reply(LIKELY, moves)]  # the move the engine plays, found ahead
+    program = recorded.of("MOVE 1")
+    assert program[1].startswith("(capture") and program[2].startswith("M3")  # the drag at once: no travel
     waits = [program for program in recorded.programs if program[0] == "(WAIT FOR THE REPLY)"]
     assert waits and all(line.startswith(("(", "G0 ")) for program in waits for line in program)
 
 
 def test_a_miss_answers_with_the_move_the_engine_would_have_played(tmp_path: Path) -> None:
-    def unforeseen(ponder: Ponderer) -> chess.Move:
+    def unforeseen(ponder: Ponderer, session: Session) -> chess.Move:
         return next(m for m in chess.Board().legal_moves if m not in ponder.replies_ready())
 
-    session, _, moves = play_against_the_web(tmp_path, unforeseen)
+    session, _, moves = play_against_the_web(tmp_path, chess.Board(), unforeseen)
     with session:
+        assert session.ponderer is not None
         assert (session.ponderer.stats.hits, session.ponderer.stats.misses) == (0, 1)
         assert session.world is not None and not session.world.twin.violations
-    assert moves[1] == engine_reply(moves)
+    assert moves[1] == engine_reply(chess.Board(), moves)

@@ -140,6 +140,8 @@ class Robot:
         self.table = table
         self.sensors = sensors
         self.writer = ProgramWriter(layout)
+        #: How many plans the robot has begun: a travel asked for before the latest began is stale.
+        self.plans_begun = 0
         # held while the machine runs something: a plan, or a travel from another thread (pondering)
         self._motion = threading.Lock()
 
@@ -157,6 +159,7 @@ class Robot:
         says what to do); nothing else raises for what the machine does: the execution tells. A travel
         under way (:meth:`travel`, from another thread) ends first."""
         with self._motion:
+            self.plans_begun += 1
             return self._execute(plan, title, on_step, on_progress)
 
     def _execute(
@@ -233,15 +236,22 @@ class Robot:
         check = check_table(self.table, self.sensors.scan()) if self.sensors is not None else None
         return Execution(plan, done, result, check, interrupted, stranded, advice)
 
-    def travel(self, point: MachinePoint, title: str = "TRAVEL") -> bool:
+    def travel(
+        self, point: MachinePoint, title: str = "TRAVEL", *, unless: Callable[[], bool] | None = None
+    ) -> bool:
         """Move the empty magnet to ``point`` at rapid, in one ``G0`` (every plan ends with the magnet
         released, so nothing is dragged): to wait where the next drag will likely begin. Another thread
         may call it; a plan (:meth:`execute`) waits for it to end, and while it runs the writer already
-        says the magnet is at ``point``, so that plans made meanwhile start from there.
+        says the magnet is at ``point``, so that plans made meanwhile start from there. ``unless``, asked
+        once the machine is free, says the travel is no longer wanted (it was superseded while a plan
+        ran): then nothing moves.
 
-        Returns whether the machine stands there now; not when GRBL is held or locked (nothing is sent),
-        nor after an error (GRBL refused the move, or an alarm: the next plan homes first)."""
+        Returns whether the machine stands there now; not when the travel was superseded, when GRBL is
+        held or locked (nothing is sent), nor after an error (GRBL refused the move, or an alarm: the next
+        plan homes first)."""
         with self._motion:
+            if unless is not None and unless():
+                return False
             before = self.writer.position
             if point == before:
                 return True

@@ -147,7 +147,7 @@ class _Search:
         self.timer = timer
         self.layout: Layout = timer.layout
         self.free = {zone: list(cells) for zone, cells in free_cells.items()}
-        self.deadline = time.process_time() + budget_s
+        self.deadline = time.thread_time() + budget_s
         self.order: list[int] = []
         self.improvements = 0
         self._from_at: dict[Node, float] = {}
@@ -265,7 +265,7 @@ class _Search:
         if not self.is_feasible(self.order, self._before):
             return  # an unbroken cycle: keep the greedy order, the caller sorts it out
         improved = True
-        while improved and time.process_time() < self.deadline:
+        while improved and time.thread_time() < self.deadline:
             improved = (
                 self._or_opt() or self._two_opt() or self._exchange_goals() or self._move_to_free_cell()
             )
@@ -304,7 +304,7 @@ class _Search:
                         rest[:j] + order[i : i + run] + rest[j:]
                     ):
                         return True
-                if time.process_time() > self.deadline:
+                if time.thread_time() > self.deadline:
                     return False
         return False
 
@@ -325,7 +325,7 @@ class _Search:
                 )
                 if new - old < -_EPS and self._accept(order[:i] + order[i : j + 1][::-1] + order[j + 1 :]):
                     return True
-            if time.process_time() > self.deadline:
+            if time.thread_time() > self.deadline:
                 return False
         return False
 
@@ -357,7 +357,7 @@ class _Search:
                 }
                 if delta < -_EPS and self._try_goals(changes):
                     return True
-            if time.process_time() > self.deadline:
+            if time.thread_time() > self.deadline:
                 return False
         return False
 

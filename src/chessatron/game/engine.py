@@ -431,22 +431,21 @@ class EnginePlayer:
         """The ``count`` best moves for the side to move with their scores, best first, from a short
         search at full strength (several lines at once, ``MultiPV``): what a player is likely to play.
 
-        Raises :class:`GameOverError`, :class:`InvalidPositionError`, :class:`EngineFailedError`.
+        Raises :class:`GameOverError`, :class:`InvalidPositionError`, :class:`EngineClosedError`.
+        """
+        return self.predict(board, count, limit).likely_moves()
+
+    def predict(
+        self, board: chess.Board, count: int = 4, limit: chess.engine.Limit = PREDICTION_LIMIT
+    ) -> Foresight:
+        """:meth:`likely_moves` in the background, stoppable: its :meth:`Foresight.likely_moves` waits for
+        the lines (none when stopped). The engine's other calls wait until it ends or is stopped.
+
+        Raises :class:`GameOverError`, :class:`InvalidPositionError`, :class:`EngineClosedError`.
         """
         self._check_position(board, needs_move=True)
-        options = self.settings.full_strength_options()
-        position = board.copy()
-        lines = self._run(
-            "predicting moves",
-            lambda engine: engine.analyse(position, limit, multipv=count, options=options),
-            limit,
-        )
-        found: list[tuple[chess.Move, chess.engine.PovScore]] = []
-        for line in lines:
-            pv, score = line.get("pv"), line.get("score")
-            if pv and score is not None and pv[0] not in (move for move, _ in found):
-                found.append((pv[0], score))
-        return found
+        strength = self.settings.full_strength_options()
+        return self._ahead(board, limit, None, lambda engine: strength, None, lines=count)
 
     def foresee(self, board: chess.Board, *, max_time_s: float | None = None) -> Foresight:
         """Start, in the background, the very search :meth:`best_move` would make in ``board`` (the same
@@ -485,21 +484,27 @@ class EnginePlayer:
         game: object,
         options: Callable[[chess.engine.SimpleEngine], Mapping[str, int | bool]],
         remember: tuple[str, tuple[str, ...], str] | None,
+        *,
+        lines: int = 1,
     ) -> Foresight:
         """A search of ``board`` on the engine's worker, stoppable: its best move and what the engine said
-        (kept for :meth:`analyse` under ``remember``)."""
+        (kept for :meth:`analyse` under ``remember``), and with ``lines`` above one, that many lines."""
         foresight = Foresight(board.copy())
         position = board.copy()
         info = chess.engine.INFO_SCORE | chess.engine.INFO_PV
+        multipv = lines if lines > 1 else None
 
         def search() -> tuple[chess.Move | None, dict[str, object]]:
             engine = self._engine
             if engine is None or foresight.is_stopped:
                 return None, {}
-            with engine.analysis(position, limit, game=game, info=info, options=options(engine)) as analysis:
+            with engine.analysis(
+                position, limit, multipv=multipv, game=game, info=info, options=options(engine)
+            ) as analysis:
                 foresight.attach(analysis)
                 best = analysis.wait()
                 said = dict(analysis.info)
+                foresight.lines = [dict(line) for line in analysis.multipv]
             if remember is not None and not foresight.is_stopped:
                 while len(self._analysed) >= _ANALYSED_KEPT:
                     self._analysed.pop(next(iter(self._analysed)))
@@ -649,6 +654,8 @@ class Foresight:
     def __init__(self, board: chess.Board) -> None:
         self.board = board
         self.future: concurrent.futures.Future[tuple[chess.Move | None, dict[str, object]]] | None = None
+        #: Every line the engine gave, best first (one unless asked for more), once the search is done.
+        self.lines: list[dict[str, object]] = []
         self._analysis: chess.engine.SimpleAnalysisResult | None = None
         self._stopped = False
         self._lock = threading.Lock()
@@ -694,6 +701,20 @@ class Foresight:
         if move is None or self._stopped:
             return None
         return move, info
+
+    def likely_moves(self, timeout_s: float | None = None) -> list[tuple[chess.Move, chess.engine.PovScore]]:
+        """The first move of every line with its score, best first (:meth:`EnginePlayer.predict`), once
+        the search is done; none when it was stopped, failed or is not done in time."""
+        if self.result(timeout_s) is None:
+            return []
+        found: list[tuple[chess.Move, chess.engine.PovScore]] = []
+        for line in self.lines:
+            pv, score = line.get("pv"), line.get("score")
+            if isinstance(pv, list) and pv and isinstance(score, chess.engine.PovScore):
+                move = pv[0]
+                if isinstance(move, chess.Move) and move not in (known for known, _ in found):
+                    found.append((move, score))
+        return found
 
 
 #: How many analyses made ahead of time an engine keeps.

@@ -1,23 +1,30 @@
 """The reply starts before the move: while a person thinks, the robot's engine ponders and the magnet
-waits where the reply will most likely begin.
+waits where the robot's next drag will most likely begin.
 
 While the person at the table (or at the keyboard, or on the web page) thinks, the robot's engine asks
 itself which moves they are likely to make (a short search of several lines at full strength,
-:meth:`~chessatron.game.engine.EnginePlayer.likely_moves`, weighed by :func:`likely_moves_of`) and, most
+:meth:`~chessatron.game.engine.EnginePlayer.predict`, weighed by :func:`likely_moves_of`) and, most
 likely first, searches its own reply to each exactly as it would once the move is made
 (:meth:`~.engine.EnginePlayer.foresee`); then it evaluates each position for the watchers
-(:meth:`~.engine.EnginePlayer.analyse_ahead`). Each reply found is planned on the table as the person's
-move would leave it, and the empty magnet goes, at rapid, to the node that makes the expected travel to
-the reply's first drag shortest (:func:`waiting_spot`); a person at the board who lifts a piece narrows
-that to the replies to that piece's moves. When the person's move is one of those searched (a ponder
-hit) the engine answers at once and the magnet sets off for the reply's first drag while the move must
-still stand on the board; otherwise (a miss) the engine searches as it always did, and nothing is lost
-but idle travel.
+(:meth:`~.engine.EnginePlayer.analyse_ahead`). The empty magnet goes, at rapid, to the node that makes the
+expected travel to the robot's first drag after the person's move shortest (:func:`waiting_spot`, each
+likely move weighed by its likelihood). For a person at the board that drag is the reply's: each reply
+found is planned on the table as the person's move would leave it, and a piece lifted narrows the
+replies to wait for to those to that piece's moves. A typed or clicked move the robot carries out
+itself, first: the magnet waits where the likely moves begin.
+
+When the person's move is one of those searched (a ponder hit) the engine answers at once, and at the
+board the magnet sets off for the reply's first drag at the commit, while the move must still stand
+(the hold, :func:`~chessatron.game.session.reply_hold_s`, is kept: the person may still correct it);
+otherwise (a miss) the engine searches as it always did, and nothing is lost but idle travel.
 
 Safety: only the empty magnet moves, in one ``G0`` between the robot's plans: every plan ends with the
 magnet released, a held or locked machine is not moved (:meth:`~chessatron.robot.Robot.travel`), and a
-plan waits for a travel under way (:meth:`~chessatron.robot.Robot.execute`). Moving the empty magnet
-under a person's hand is safe: it is under the board, and off.
+plan waits for a travel under way (:meth:`~chessatron.robot.Robot.execute`). The magnet goes only where
+it was last sent: a travel asked for and not yet begun is dropped when a newer one is asked for, when
+the person's turn ends (a waiting spot) or once the robot has begun a plan (the reply's start). Moving
+the empty magnet under a person's hand is safe: it is under the board, and off; the sensors do not see
+it.
 
 >>> [round(p.probability, 2) for p in likely_moves_of([
 ...     (chess.Move.from_uci("e7e5"), chess.engine.PovScore(chess.engine.Cp(-30), chess.BLACK)),
@@ -67,6 +74,9 @@ MIN_GAIN_S = 0.05
 START_DELAY_S = 0.05
 #: How often the sensors' events are looked at for a lifted piece (seconds).
 WATCH_S = 0.05
+#: The longest the robot's plan waits for the magnet to take up its last travel (seconds): one travel
+#: across the table under way, then that one begun.
+SETTLE_TIMEOUT_S = 5.0
 #: A mate counts as this many centipawns when moves are weighed.
 MATE_CP = 10_000
 
@@ -199,21 +209,29 @@ class _Turn:
     """What pondering knows in one person's turn. A turn that ends is halted: its searches stop and its
     threads finish on their own, touching nothing of the next turn's."""
 
+    by_hand: bool = True
+    """The person moves the pieces (the robot's first drag is its reply's), or the robot carries their
+    move out first (its first drag is that move's)."""
     halted: threading.Event = field(default_factory=threading.Event)
+    prediction: Foresight | None = None
     searches: dict[PositionKey, Foresight] = field(default_factory=dict)
     evaluations: dict[PositionKey, Foresight] = field(default_factory=dict)
     starts: dict[PositionKey, Node] = field(default_factory=dict)
-    """Where the reply begins, by the position the person's move makes."""
+    """Where the reply begins, by the position the person's move makes (by hand only)."""
     known: list[tuple[frozenset[chess.Square], Node, float]] = field(default_factory=list)
-    """Each likely move whose reply is planned: the squares the person may lift first for it, where the
-    reply begins, how likely the move is."""
-    ready: dict[chess.Move, Node] = field(default_factory=dict)
+    """Each likely move whose first drag is planned (the reply's, or the move's own when the robot
+    carries it out): the squares the person may lift first for it, where the drag begins, how likely
+    the move is."""
+    ready: dict[chess.Move, chess.Move] = field(default_factory=dict)
+    """The engine's reply to each likely move, once found (and, by hand, planned)."""
     lifted: chess.Square | None = None
     """The piece the person holds, as the sensors saw."""
 
     def halt(self, keep: PositionKey | None = None) -> None:
         """End the turn: every search stops but those of the position ``keep``."""
         self.halted.set()
+        if self.prediction is not None:
+            self.prediction.stop()
         for key, search in [*self.searches.items(), *self.evaluations.items()]:
             if key != keep:
                 search.stop()
@@ -241,9 +259,10 @@ class Ponderer:
         self.candidates = candidates
         self.stats = PonderStats()
         self._lock = threading.Lock()
-        # held from the decision to move the magnet to the end of the travel, so that a travel decided
-        # before the person's move can never come after the one towards the reply
-        self._machine = threading.Lock()
+        # where the magnet is to go next, and what makes that travel stale (newest wins: see _send);
+        # None once the machine has taken it up (or dropped it), which _settle waits for
+        self._wanted: tuple[Node, Callable[[], bool]] | None = None
+        self._taken = threading.Condition(self._lock)
         # threads of their own, started here: a thread started while the person waits for the prompt
         # would cost the session the interpreter for milliseconds, work handed to one costs nothing
         self._pondering = _Worker("ponder")
@@ -254,6 +273,7 @@ class Ponderer:
         self._engine: EnginePlayer | None = None
         self._expecting = False  # a person is choosing, the engine will answer
         self._answering = False  # the engine is answering a person
+        self._approached: PositionKey | None = None  # the position whose reply the magnet set off for
 
     def __enter__(self) -> Ponderer:
         return self
@@ -272,11 +292,18 @@ class Ponderer:
         """The engine is still working ahead (searching, or the magnet on its way)."""
         return self._pondering.is_busy or self._moving.is_busy
 
-    def replies_ready(self) -> dict[chess.Move, Node]:
-        """The person's moves the engine has its reply to already (and the magnet has moved for), each
-        with the node where that reply's first drag begins."""
+    def replies_ready(self) -> dict[chess.Move, chess.Move]:
+        """The person's likely moves the engine has its reply to already, with the reply."""
         with self._lock:
             return dict(self._turn.ready)
+
+    def reply_start(self, board: chess.Board, move: chess.Move) -> Node | None:
+        """Where the robot's reply to the person's ``move`` on ``board`` begins, as planned ahead (a
+        person at the board only), or None."""
+        after = board.copy()
+        after.push(move)
+        with self._lock:
+            return self._turn.starts.get(position_key(after))
 
     # --- the session's hooks -----------------------------------------------------------------------
 
@@ -284,8 +311,9 @@ class Ponderer:
         """The side to move on ``board`` is about to choose (``mover``) and ``opponent`` will answer:
         ponder if that is the robot's engine answering a person (or a page, or a keyboard)."""
         if isinstance(opponent, EngineMover) and not isinstance(mover, EngineMover):
+            by_hand = isinstance(mover, BoardMover)
             events = mover.events if isinstance(mover, BoardMover) else None
-            self.expect(board, table, opponent.engine, opponent.budget, events=events)
+            self.expect(board, table, opponent.engine, opponent.budget, by_hand=by_hand, events=events)
 
     def expect(
         self,
@@ -294,17 +322,20 @@ class Ponderer:
         engine: EnginePlayer,
         budget: Callable[[chess.Board], float | None] = lambda board: None,
         *,
+        by_hand: bool = True,
         events: list[object] | None = None,
     ) -> None:
         """A person is about to choose a move on ``board`` and ``engine`` will answer it: ponder until
         :meth:`heard`. ``table`` is the physical table now (copied); ``budget`` the engine's time cap
-        for a position (its clock); ``events`` the recognizer's events of a person at the board as they
-        come (a piece lifted narrows the moves to wait for to that piece's)."""
-        turn = _Turn()
+        for a position (its clock); ``by_hand``: the person moves the pieces (at the board), else the
+        robot carries their move out first (typed, clicked: the magnet waits for that move instead);
+        ``events`` the recognizer's events of a person at the board as they come (a piece lifted
+        narrows the moves to wait for to that piece's)."""
+        turn = _Turn(by_hand=by_hand)
         with self._lock:
             self._turn.halt()
             self._turn = turn
-        self._expecting, self._answering = True, False
+        self._expecting, self._answering, self._approached = True, False, None
         self._engine = engine
         if not any(board.generate_legal_moves()):
             turn.halted.set()
@@ -317,8 +348,9 @@ class Ponderer:
         """A player chose on ``board`` (a move, or a command, a revision, nothing), the table as ``table``.
         After a person's move every search but the one of the position it makes stops, and on a ponder
         hit the magnet sets off for the reply's first drag at once; after the engine's answer to a
-        person, the magnet sets off for its first drag while the person's move must still stand (the
-        robot's next plan waits for it)."""
+        person at the board, the magnet sets off for its first drag (unless it has already: a hit) while
+        the person's move must still stand (the robot's next plan waits for it). (A typed move the robot
+        carries out at once: its plan takes the magnet where it goes.)"""
         move = choice if isinstance(choice, chess.Move) and board.is_legal(choice) else None
         if self._expecting:
             keep: PositionKey | None = None
@@ -333,15 +365,30 @@ class Ponderer:
                 start = turn.starts.get(keep) if keep is not None else None
             if start is not None:
                 self._approach(start)
+                self._approached = keep
             if move is None:
                 self._expecting = False
         elif self._answering and move is not None:
             self._answering = False
-            started = time.process_time()
-            start = self._first_start(table, board, None, move)
-            self.stats.planning_s += time.process_time() - started
-            if start is not None:
-                self._approach(start)
+            # (on a hit the magnet is on its way already)
+            if self._turn.by_hand and self._approached != position_key(board):
+                started = time.thread_time()
+                start = self._first_start(table, board, None, move)
+                self.stats.planning_s += time.thread_time() - started
+                if start is not None:
+                    self._approach(start)
+            # the robot's plan, made next, starts where the magnet goes, not where it was
+            self._settle()
+
+    def picked(self, square: chess.Square | None) -> None:
+        """The person picked up the piece on ``square`` on the web page (None: put it down again): as a
+        piece lifted at the board, it narrows where the magnet waits to that piece's likely moves."""
+        with self._lock:
+            turn = self._turn
+            if turn.halted.is_set() or turn.lifted == square:
+                return
+            turn.lifted = square
+        self._wait_near(turn)
 
     def foreseen(self, board: chess.Board) -> chess.Move | None:
         """The engine's move in ``board`` if it searched this position ahead (a ponder hit; waits for the
@@ -366,9 +413,11 @@ class Ponderer:
         return move
 
     def close(self) -> None:
-        """Stop every search and wait for the pondering and the magnet (idempotent)."""
+        """Stop every search, drop the travels not begun and wait for the rest (idempotent)."""
         with self._lock:
             self._turn.halt()
+            self._wanted = None
+            self._taken.notify_all()
         for worker in (self._pondering, self._watching, self._moving):
             worker.close()
 
@@ -386,13 +435,28 @@ class Ponderer:
         # with it for nothing
         if turn.halted.wait(START_DELAY_S):
             return
-        try:
-            lines = engine.likely_moves(board, count=self.candidates)
-        except ChessatronError as exc:
-            LOGGER.info("no pondering on %s: %s", board.fen(), exc)
-            return
+        with self._lock:
+            if turn.halted.is_set():
+                return
+            try:
+                predicting = turn.prediction = engine.predict(board, count=self.candidates)
+            except ChessatronError as exc:
+                LOGGER.info("no pondering on %s: %s", board.fen(), exc)
+                return
         found: list[chess.Board] = []
-        for prediction in likely_moves_of(lines):
+        predictions = likely_moves_of(predicting.likely_moves())
+        if not turn.by_hand:
+            # the robot carries the person's move out first: the magnet waits where that move begins
+            for prediction in predictions:
+                started = time.thread_time()
+                first = self._first_start(table, board, None, prediction.move)
+                self.stats.planning_s += time.thread_time() - started
+                if first is not None:
+                    lifts = first_lifts(board, prediction.move)
+                    with self._lock:
+                        turn.known.append((lifts, first, prediction.probability))
+            self._wait_near(turn)
+        for prediction in predictions:
             after = board.copy()
             after.push(prediction.move)
             if after.is_game_over():
@@ -406,17 +470,20 @@ class Ponderer:
                     return
                 continue
             found.append(after)
-            started = time.process_time()
+            if not turn.by_hand:
+                with self._lock:
+                    turn.ready[prediction.move] = result[0]
+                continue
+            started = time.thread_time()
             start = self._first_start(table, board, prediction.move, result[0])
-            self.stats.planning_s += time.process_time() - started
+            self.stats.planning_s += time.thread_time() - started
             if start is None:
                 continue
             with self._lock:
                 turn.starts[position_key(after)] = start
                 turn.known.append((first_lifts(board, prediction.move), start, prediction.probability))
+                turn.ready[prediction.move] = result[0]
             self._wait_near(turn)
-            with self._lock:  # ready once the magnet has moved for it
-                turn.ready[prediction.move] = start
         # then the engine's view of each position, for the watchers: ready when a hit shows it (the
         # replies first: a person who moves quickly must not wait for an evaluation)
         for after in found:
@@ -450,8 +517,7 @@ class Ponderer:
         """Where the robot's first drag of ``reply`` begins, after the person's ``move`` (None: made
         already, ``table`` shows it)."""
         planner = self.planner
-        robot = self.robot
-        at = robot.writer.position if robot is not None else planner.layout.home_mm
+        at = self._destination()
         position = board.copy()
         try:
             scratch = table.copy()
@@ -465,12 +531,11 @@ class Ponderer:
         return plan.relocations[0].start if plan.relocations else None
 
     def _wait_near(self, turn: _Turn) -> None:
-        """Move the empty magnet where the expected travel to the reply is shortest, if that gains: over
+        """Send the empty magnet where the expected travel to the reply is shortest, if that gains: over
         every reply planned so far, or those to moves of the piece the person holds."""
-        robot = self.robot
-        if robot is None:
+        if self.robot is None:
             return
-        started = time.process_time()
+        started = time.thread_time()
         with self._lock:
             known, lifted = list(turn.known), turn.lifted
         held = [entry for entry in known if lifted in entry[0]]
@@ -479,12 +544,10 @@ class Ponderer:
             return
         timer = self.planner.timer
         spot, expected = waiting_spot(timer, starts)
-        gain = expected_travel(timer, robot.writer.position, starts) - expected
-        self.stats.planning_s += time.process_time() - started
+        gain = expected_travel(timer, self._destination(), starts) - expected
+        self.stats.planning_s += time.thread_time() - started
         if gain >= MIN_GAIN_S:
-            with self._machine:
-                if not turn.halted.is_set():
-                    self._travel(spot)
+            self._send(spot, turn.halted.is_set)
 
     def _watch(self, turn: _Turn, events: list[object], seen: int) -> None:
         """Follow a person at the board: the piece they lift tells which replies to wait for."""
@@ -497,28 +560,62 @@ class Ponderer:
                 self.stats.lifts += 1
                 self._wait_near(turn)
 
+    # --- the magnet --------------------------------------------------------------------------------
+
     def _approach(self, start: Node) -> None:
-        """The reply is known: the magnet sets off for its first drag, in the background (the robot's
-        next plan waits for it)."""
-        if self.robot is not None:
-            self._moving.submit(partial(self._travel_now, start))
-
-    def _travel_now(self, node: Node) -> None:
-        with self._machine:
-            self._travel(node)
-
-    def _travel(self, node: Node) -> None:
+        """The reply is known: the magnet sets off for its first drag, in the background, unless the
+        robot has begun a plan by then (the plan's own travel takes it there)."""
         robot = self.robot
-        assert robot is not None
+        if robot is not None:
+            begun = robot.plans_begun
+            self._send(start, lambda: robot.plans_begun != begun)
+
+    def _destination(self) -> MachinePoint:
+        """Where the magnet will stand once the travel asked for last has run."""
+        robot = self.robot
+        with self._lock:
+            wanted = self._wanted
+        if wanted is not None:
+            return self.planner.layout.node_mm(wanted[0])
+        return robot.writer.position if robot is not None else self.planner.layout.home_mm
+
+    def _send(self, node: Node, stale: Callable[[], bool]) -> None:
+        """Have the magnet travel to ``node`` unless ``stale`` says otherwise when the machine is free; a
+        travel asked for and not yet begun is replaced (GRBL finishes a ``G0`` it has begun)."""
+        with self._lock:
+            self._wanted = (node, stale)
+        self._moving.submit(self._travel)
+
+    def _settle(self, timeout_s: float = SETTLE_TIMEOUT_S) -> None:
+        """Wait until the machine has taken up the travel asked for last (begun or dropped it)."""
+        with self._taken:
+            self._taken.wait_for(lambda: self._wanted is None, timeout=timeout_s)
+
+    def _travel(self) -> None:
+        robot = self.robot
+        with self._lock:
+            wanted = self._wanted
+        if wanted is None or robot is None:
+            return  # taken up already (a newer travel, asked for meanwhile, ran in its place)
+        node, stale = wanted
+
+        def dropped() -> bool:
+            # asked once the machine is free: the newest travel is taken up here, any other dropped
+            with self._taken:
+                if self._wanted is not wanted:
+                    return True
+                self._wanted = None
+                self._taken.notify_all()
+            return stale()
+
         point = self.planner.layout.node_mm(node)
-        if point == robot.writer.position:
-            return
+        before = robot.writer.position
         try:
-            moved = robot.travel(point, "WAIT FOR THE REPLY")
+            moved = robot.travel(point, "WAIT FOR THE REPLY", unless=dropped)
         except ChessatronError as exc:
             LOGGER.warning("the magnet did not move to wait for the reply: %s", exc)
             return
-        if moved:
+        if moved and point != before:
             self.stats.travels += 1
             if self.live is not None:
                 self.live.show_gantry(point, state="Idle")

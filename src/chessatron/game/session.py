@@ -153,6 +153,8 @@ class Session:
         self.checkpoint: Callable[[Session], None] | None = None
         #: The players whose moves arrive from elsewhere (the web page), by colour, while a game runs.
         self.inboxes: dict[chess.Color, InboxMover] = {}
+        #: The robot's engine thinking on a person's time in the game under way (the last game's after it).
+        self.ponderer: Ponderer | None = None
         self.engine_path = engine_path
         self.keyboard = keyboard or KeyboardPlayer()
         self.planner = Planner(self.layout)
