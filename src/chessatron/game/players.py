@@ -147,8 +147,13 @@ class EngineMover:
         self.engine = engine
         #: The most the engine may think about a move (seconds) as its clock stands, None without one.
         self.budget: Callable[[chess.Board], float | None] = lambda board: None
+        #: The move the engine found for this position while the opponent thought (pondering), if any.
+        self.foreseen: Callable[[chess.Board], chess.Move | None] = lambda board: None
 
     def choose(self, board: chess.Board) -> chess.Move | Command:
+        foreseen = self.foreseen(board)
+        if foreseen is not None:
+            return foreseen
         return self.engine.best_move(board, max_time_s=self.budget(board))
 
 

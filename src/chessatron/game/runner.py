@@ -540,10 +540,14 @@ class GameRunner:
 
     def select(self, square: str | None) -> None:
         """The web player picked the piece on ``square`` (None: put it down again): the LEDs show where it
-        may go. Raises :class:`NotYourTurnError`, :class:`IllegalMoveError` for a piece that cannot move."""
+        may go, the robot's magnet waits where its likely moves begin (pondering). Raises
+        :class:`NotYourTurnError`, :class:`IllegalMoveError` for a piece that cannot move."""
         _, board = self._waiting()
+        ponder = self.session.ponderer
         if square is None:
             self._picked = None
+            if ponder is not None:
+                ponder.picked(None)
             return
         picked = chess.parse_square(square)
         if not any(move.from_square == picked for move in board.legal_moves):
@@ -557,6 +561,8 @@ class GameRunner:
                 )
             raise IllegalMoveError(f"the {chess.piece_name(piece.piece_type)} on {square} cannot move now")
         self._picked = (len(board.move_stack), picked)
+        if ponder is not None:
+            ponder.picked(picked)  # the magnet waits where that piece's likely moves begin
 
     def command(self, name: str) -> None:
         """``hint``, ``takeback``, ``draw`` or ``resign`` for the web player to move."""

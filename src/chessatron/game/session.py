@@ -57,6 +57,7 @@ from .players import (
     ScriptMover,
     engine_level,
 )
+from .ponder import Ponderer
 from .record import ClockSettings, GameRecord, Player, Result, Termination, termination_of, to_pgn
 from .referee import Referee
 
@@ -151,6 +152,8 @@ class Session:
         self.checkpoint: Callable[[Session], None] | None = None
         #: The players whose moves arrive from elsewhere (the web page), by colour, while a game runs.
         self.inboxes: dict[chess.Color, InboxMover] = {}
+        #: The robot's engine thinking on a person's time in the game under way (the last game's after it).
+        self.ponderer: Ponderer | None = None
         self.engine_path = engine_path
         self.keyboard = keyboard or KeyboardPlayer()
         self.planner = Planner(self.layout)
@@ -692,6 +695,10 @@ class Session:
             for mover in movers.values():
                 if isinstance(mover, BoardMover):
                     mover.both_sides = movers[chess.WHITE] is movers[chess.BLACK]
+            # the robot's engine thinks on the person's time, the magnet waits where its reply begins
+            ponder = self.ponderer = stack.enter_context(
+                Ponderer(self.planner, robot=self.robot, live=self.live)
+            )
             for index in self._hand_done_unjournaled:
                 journal.robot_done(index)
             self._hand_done_unjournaled = []
@@ -732,6 +739,7 @@ class Session:
                     mover.expired = self._flag_fell if waits else None
                 elif isinstance(mover, EngineMover):
                     mover.budget = self._thinking_budget
+                    mover.foreseen = ponder.foreseen
             plies = 0
             # the person whose move on the board the robot is about to answer (it must stand first)
             person: BoardMover | None = None
@@ -745,7 +753,9 @@ class Session:
                     clock.resume()
                     self.live.update(clock=clock.to_dict())
                 before_choice = self.table.placement()
+                ponder.before(board, self.table, movers[board.turn], movers[not board.turn])
                 choice = movers[board.turn].choose(board)
+                ponder.heard(board, choice, self.table)
                 if self.stop_requested.is_set():
                     raise KeyboardInterrupt
                 if clock is not None and (flagged := clock.flagged()) is not None:

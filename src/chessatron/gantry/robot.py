@@ -18,6 +18,7 @@ Before it moves anything the robot makes sure GRBL is not locked by an earlier a
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,7 +28,7 @@ from ..errors import GrblError
 from ..grbl.link import GrblLink
 from ..grbl.stream import StreamProgress, StreamResult
 from ..planning.gcode import ProgramWriter, comment
-from ..planning.layout import Layout, Node
+from ..planning.layout import Layout, MachinePoint, Node
 from ..planning.planner import Plan, Relocation
 from ..planning.table import Table
 from ..ports import OccupancySensor
@@ -139,6 +140,10 @@ class Robot:
         self.table = table
         self.sensors = sensors
         self.writer = ProgramWriter(layout)
+        #: How many plans the robot has begun: a travel asked for before the latest began is stale.
+        self.plans_begun = 0
+        # held while the machine runs something: a plan, or a travel from another thread (pondering)
+        self._motion = threading.Lock()
 
     def execute(
         self,
@@ -151,7 +156,19 @@ class Robot:
         hears of each); ``on_progress`` gets the stream's progress, status reports included.
 
         A GRBL locked by an earlier alarm is homed first (or :class:`~chessatron.errors.GrblLockedError`
-        says what to do); nothing else raises for what the machine does: the execution tells."""
+        says what to do); nothing else raises for what the machine does: the execution tells. A travel
+        under way (:meth:`travel`, from another thread) ends first."""
+        with self._motion:
+            self.plans_begun += 1
+            return self._execute(plan, title, on_step, on_progress)
+
+    def _execute(
+        self,
+        plan: Plan,
+        title: str,
+        on_step: StepCallback | None,
+        on_progress: Callable[[StreamProgress], None] | None,
+    ) -> Execution:
         if self.link.is_locked and self.link.ready():
             self.writer.position = self.layout.home_mm
         lines = [comment(title)]
@@ -218,6 +235,36 @@ class Robot:
             LOGGER.warning("%s stopped after %d of %d relocations: %s", title, done, len(ends), result.error)
         check = check_table(self.table, self.sensors.scan()) if self.sensors is not None else None
         return Execution(plan, done, result, check, interrupted, stranded, advice)
+
+    def travel(
+        self, point: MachinePoint, title: str = "TRAVEL", *, unless: Callable[[], bool] | None = None
+    ) -> bool:
+        """Move the empty magnet to ``point`` at rapid, in one ``G0`` (every plan ends with the magnet
+        released, so nothing is dragged): to wait where the next drag will likely begin. Another thread
+        may call it; a plan (:meth:`execute`) waits for it to end, and while it runs the writer already
+        says the magnet is at ``point``, so that plans made meanwhile start from there. ``unless``, asked
+        once the machine is free, says the travel is no longer wanted (it was superseded while a plan
+        ran): then nothing moves.
+
+        Returns whether the machine stands there now; not when the travel was superseded, when GRBL is
+        held or locked (nothing is sent), nor after an error (GRBL refused the move, or an alarm: the next
+        plan homes first)."""
+        with self._motion:
+            if unless is not None and unless():
+                return False
+            before = self.writer.position
+            if point == before:
+                return True
+            if self.link.is_held or self.link.is_locked:
+                return False
+            lines = [comment(title), f"G0 {self.writer.point(point)}"]
+            self.writer.position = point
+            result = self.link.stream(lines)
+            if not result.ok:
+                self.writer.position = before
+                LOGGER.warning("%s to %r stopped: %s", title, point, result.error)
+                return False
+            return True
 
     @staticmethod
     def _reached(relocation: Relocation, lines: list[str], first: int, result: StreamResult) -> Node | None:

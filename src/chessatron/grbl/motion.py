@@ -33,6 +33,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
+
 from chessatron.errors import MachineProfileError, MoveError
 
 __all__ = [
@@ -44,6 +47,7 @@ __all__ = [
     "plan_run",
     "run_time",
     "straight_time",
+    "straight_times",
 ]
 
 Kinematics = Literal["cartesian", "corexy"]
@@ -353,3 +357,46 @@ def straight_time(start: Point, end: Point, feed_mm_min: float | None, profile: 
     0.0
     """
     return run_time([Block(start, end, feed_mm_min)], profile)
+
+
+def straight_times(
+    dx_mm: npt.ArrayLike, dy_mm: npt.ArrayLike, feed_mm_min: float | None, profile: MachineProfile
+) -> npt.NDArray[np.float64]:
+    """:func:`straight_time` for many displacements at once (cartesian mm, element by element): the
+    same formulas, vectorised, for planners that weigh thousands of moves (a set-up's tour).
+
+    >>> profile = MachineProfile(kinematics="cartesian", acceleration_mm_s2=(1000.0, 1000.0))
+    >>> [round(t, 3) for t in straight_times([100.0, 0.0], [0.0, 0.0], 6000.0, profile).tolist()]
+    [1.1, 0.0]
+    """
+    dx = np.asarray(dx_mm, dtype=np.float64)
+    dy = np.asarray(dy_mm, dtype=np.float64)
+    if profile.kinematics == "corexy":
+        da, db = dx + dy, dx - dy
+    else:
+        da, db = dx, dy
+    length = np.hypot(da, db)
+    moving = length >= _ZERO_LENGTH_MM
+    safe = np.where(moving, length, 1.0)
+    units = (np.abs(da) / safe, np.abs(db) / safe)
+
+    def limit(maximum: tuple[float, float]) -> npt.NDArray[np.float64]:
+        # _limit_by_axis, element by element: an axis that does not move sets no limit
+        result = np.full(length.shape, np.inf)
+        for value, component in zip(maximum, units, strict=True):
+            with np.errstate(divide="ignore"):
+                result = np.minimum(result, np.where(component > 0.0, value / component, np.inf))
+        return result
+
+    acceleration = limit(profile.acceleration_mm_s2)
+    rapid = limit((profile.max_rate_mm_min[0] / 60.0, profile.max_rate_mm_min[1] / 60.0))
+    nominal = rapid if feed_mm_min is None else np.minimum(feed_mm_min / 60.0, rapid)
+    nominal = np.maximum(nominal, MINIMUM_FEED_RATE_MM_S)
+    acceleration = np.where(moving, acceleration, 1.0)
+    # _trapezoid from rest to rest: a full profile when the block can reach its nominal speed
+    reaches = acceleration * length >= nominal * nominal
+    cruise_mm = np.maximum(length - nominal * nominal / acceleration, 0.0)
+    trapezoid = 2.0 * nominal / acceleration + cruise_mm / nominal
+    triangle = 2.0 * np.sqrt(acceleration * length) / acceleration
+    duration = np.where(reaches, trapezoid, triangle) + profile.stop_delay_s
+    return np.asarray(np.where(moving, duration, 0.0), dtype=np.float64)

@@ -117,9 +117,15 @@ class PathFinder:
     def path_is_clear(self, path: Sequence[Node], obstacles: Collection[Node]) -> bool:
         return all(self.is_clear(a, b, obstacles) for a, b in itertools.pairwise(path))
 
-    def find(self, start: Node, goal: Node, obstacles: Collection[Node]) -> Path | None:
+    def find(
+        self, start: Node, goal: Node, obstacles: Collection[Node], *, corner_cost: float = _CORNER_COST
+    ) -> Path | None:
         """The shortest path from ``start`` to ``goal`` keeping clear of ``obstacles`` (other pieces'
-        nodes; the dragged piece itself must not be among them), or None when there is none."""
+        nodes; the dragged piece itself must not be among them), or None when there is none.
+
+        ``corner_cost`` (node pitches) is what each corner adds to a path's length: by default just
+        enough to prefer fewer corners among paths of one length; larger, a path with fewer corners wins
+        over a slightly shorter one (the machine slows down at every corner)."""
         if not (self.on_table(start) and self.on_table(goal)):
             return None
         if start == goal:
@@ -129,9 +135,9 @@ class PathFinder:
             return None
         if self.is_clear(start, goal, obstacles):
             return (start, goal)
-        return self._search(start, goal, obs)
+        return self._search(start, goal, obs, corner_cost)
 
-    def _search(self, start: Node, goal: Node, obs: FloatArray) -> Path | None:
+    def _search(self, start: Node, goal: Node, obs: FloatArray, corner_cost: float) -> Path | None:
         coords = self.coords
         n = len(coords)
         s, t = self.index(start), self.index(goal)
@@ -169,7 +175,7 @@ class PathFinder:
             dist = tt * tt * dd[:, None] - 2.0 * tt * dot + ww[None, :]
             visible = dist.min(axis=1) >= self.clearance_sq - _EPS
             reach = candidates[visible]
-            through = cost[u] + np.sqrt(dd[visible]) + _CORNER_COST
+            through = cost[u] + np.sqrt(dd[visible]) + corner_cost
             better = through < cost[reach] - 1e-12
             reach, through = reach[better], through[better]
             cost[reach] = through

@@ -108,6 +108,7 @@ class Planner:
         self.layout = layout
         self.finder = PathFinder(layout)
         self.timer = Timer(layout)
+        self.corner_pitches = corner_pitches(self.timer)
 
     # --- chess moves -------------------------------------------------------------------------------
 
@@ -238,10 +239,21 @@ class Planner:
         others = table.occupied_nodes(excluding=[piece_id])
         path = self.finder.find(start, goal, others)
         if path is not None:
-            return [Relocation(piece, path, purpose)]
+            return [Relocation(piece, self._smoother(path, others), purpose)]
         if not self.finder.is_free(goal, others):
             return None
         return self._drag_around(table, piece, start, goal, purpose)
+
+    def _smoother(self, path: Path, others: Sequence[Node]) -> Path:
+        """The shortest path, or one with fewer corners where they cost more than its length saves: the
+        machine all but stops at every corner (GRBL's junction speed), so the fastest drag is not always
+        the shortest."""
+        if len(path) <= 3:
+            return path  # one corner: no path with fewer corners goes around what made it
+        smooth = self.finder.find(path[0], path[-1], others, corner_cost=self.corner_pitches)
+        if smooth is None or smooth == path or self.timer.drag_s(smooth) >= self.timer.drag_s(path):
+            return path
+        return smooth
 
     def _drag_around(
         self, table: Table, piece: PhysicalPiece, start: Node, goal: Node, purpose: Purpose
@@ -317,6 +329,14 @@ def castling_squares(
     else:
         rook_from = chess.square(7 if kingside else 0, rank)
     return move.from_square, king_to, rook_from, rook_to
+
+
+def corner_pitches(timer: Timer) -> float:
+    """What a right-angle corner costs a drag, in node pitches of straight drag at full carry speed: the
+    machine slows to nearly a stop at it (GRBL's junction deviation) and speeds up again."""
+    corner = timer.drag_s(((0, 0), (4, 0), (4, 4))) - timer.drag_s(((0, 0), (8, 0)))
+    per_pitch = timer.drag_s(((0, 0), (8, 0))) - timer.drag_s(((0, 0), (7, 0)))
+    return max(corner / per_pitch, 0.0)
 
 
 def straight_line_bound(plan: Plan, timer: Timer) -> float:

@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import chess
 import numpy as np
@@ -33,6 +33,7 @@ from ..errors import ConfigError, MissingPieceError, NoPathError, NoRoomError
 from .layout import Layout, MachinePoint, Node
 from .planner import Plan, Planner, Relocation
 from .table import PieceId, Table
+from .tour import DEFAULT_BUDGET_S, Drag, plan_tour
 
 #: Assignment bonuses: a board square must be filled before a reserve slot, a reserve slot before time
 #: is saved. Large against any drag time in seconds.
@@ -210,6 +211,8 @@ class ResetPlanner:
         self.planner = planner
         self.layout = planner.layout
         self.timer = planner.timer
+        #: CPU seconds the tour's local search may spend on one set-up (0: the greedy tour as it is).
+        self.tour_budget_s = DEFAULT_BUDGET_S
 
     def assign(self, table: Table, board: chess.BaseBoard) -> dict[PieceId, Node]:
         """Where each piece goes for ``board``: an optimal assignment on drag time per colour.
@@ -267,7 +270,7 @@ class ResetPlanner:
     def plan(self, table: Table, board: chess.BaseBoard, at: MachinePoint | None = None) -> Plan:
         """The relocations that turn ``table`` into the arrangement for ``board``, fastest order found."""
         start = self.layout.home_mm if at is None else at
-        return self._sequence(table, self.assign(table, board), start)
+        return self._sequence(table, self.assign(table, board), start, zones=True)
 
     def plan_arrangement(self, table: Table, wanted: Table, at: MachinePoint | None = None) -> Plan:
         """The relocations that make ``table`` look like ``wanted`` (the same pieces elsewhere, e.g. a game
@@ -292,49 +295,95 @@ class ResetPlanner:
 
     # --- sequencing --------------------------------------------------------------------------------
 
-    def _sequence(self, table: Table, goals: Mapping[PieceId, Node], at: MachinePoint) -> Plan:
-        planner, timer, layout = self.planner, self.timer, self.layout
+    def _sequence(
+        self, table: Table, goals: Mapping[PieceId, Node], at: MachinePoint, *, zones: bool = False
+    ) -> Plan:
+        """The relocations for ``goals``: the drags ordered as a tour (:mod:`.tour`), then each given its
+        path on the table as it stands by then. ``zones``: a piece bound for its capture zone may take
+        any free cell there (a set-up), not only the one the assignment chose (an exact arrangement)."""
+        timer, layout = self.timer, self.layout
         work = table.copy()
         pending = {pid: node for pid, node in goals.items() if work.node_of(pid) != node}
         targets = set(pending.values())
+        zone_of = {colour: _zone_name(colour) for colour in chess.COLORS}
+        zone_goals = {layout.cell_node(c) for colour in chess.COLORS for c in layout.capture_cells[colour]}
+        drags = []
+        for pid, goal in pending.items():
+            piece = work.piece(pid)
+            free_goal = zones and goal in zone_goals
+            drags.append(
+                Drag(
+                    pid,
+                    work.node_of(pid),
+                    goal,
+                    piece.symbol,
+                    zone=zone_of[piece.color] if zones else None,
+                    accepts=zone_of[piece.color] if free_goal else piece.symbol,
+                )
+            )
+        leaving = {work.node_of(pid) for pid in pending}
+        free_cells: dict[str, list[Node]] = {}
+        if zones:
+            for colour in chess.COLORS:
+                free_cells[zone_of[colour]] = [
+                    node
+                    for node in (layout.cell_node(c) for c in layout.capture_cells[colour])
+                    if node not in targets and (work.piece_at(node) is None or node in leaving)
+                ]
+        parks = [
+            node
+            for node in (layout.cell_node(c) for c in layout.cells() if layout.cell_kind(c) != "board")
+            if node not in targets and work.piece_at(node) is None
+        ]
+        tour = plan_tour(
+            drags, at, timer, free_cells=free_cells, park_cells=parks, budget_s=self.tour_budget_s
+        )
+        plan = self._realise(table, tour.drags, targets, at)
+        if tour.greedy != tour.drags:
+            # the search weighs straight drags; the paths around pieces may still favour the greedy tour
+            greedy = self._realise(table, tour.greedy, targets, at)
+            if greedy.seconds < plan.seconds:
+                plan = greedy
+        return plan
+
+    def _realise(self, table: Table, drags: Sequence[Drag], targets: set[Node], at: MachinePoint) -> Plan:
+        """The relocations of a tour: each drag in turn with its path on the table as it stands then (a
+        drag that cannot go yet waits for the next that can; a ring of pieces waiting on each other that
+        the tour did not break is broken here, by parking one)."""
+        planner, timer, layout = self.planner, self.timer, self.layout
+        work = table.copy()
+        order = list(drags)
         relocations: list[Relocation] = []
         notes: list[str] = []
         seconds = 0.0
         position = at
-        while pending:
-            ready = [pid for pid, goal in pending.items() if self._is_vacant(work, goal, pid)]
-            choice: tuple[float, list[Relocation]] | None = None
-            for pid in sorted(ready, key=lambda p: math.dist(layout.node_mm(work.node_of(p)), position))[:8]:
-                steps = planner.drag(work, pid, pending[pid], "setup")
-                if steps is None:
+        while order:
+            steps = None
+            for index, item in enumerate(order):
+                if not self._is_vacant(work, item.goal, item.piece):
                     continue
-                score = self._score(position, steps, work, pending)
-                if choice is None or score < choice[0]:
-                    choice = (score, steps)
-            if choice is None:
-                steps = self._break_cycle(work, pending, targets, position)
-                notes.append(f"{steps[0].piece.id} parked to break a cycle of pieces waiting on each other")
-            else:
-                steps = choice[1]
+                steps = planner.drag(work, item.piece, item.goal, "park" if item.parked else "setup")
+                if steps is not None:
+                    del order[index]
+                    if item.parked:
+                        notes.append(f"{item.piece} parked to break a cycle of pieces waiting on each other")
+                    break
+            if steps is None:
+                remaining = {item.piece: item.goal for item in order if not item.parked}
+                steps = self._break_cycle(work, remaining, targets | {i.goal for i in order}, position)
+                park = next(step for step in steps if step.purpose == "park")
+                notes.append(f"{park.piece.id} parked to break a cycle of pieces waiting on each other")
+                order = [
+                    replace(item, start=park.goal) if item.piece == park.piece.id else item
+                    for item in order
+                    if not (item.parked and item.piece == park.piece.id)
+                ]
             for step in steps:
                 seconds += timer.relocation_s(position, step.path)
                 position = layout.node_mm(step.goal)
                 work.relocate(step.piece.id, step.goal)
                 relocations.append(step)
-            for step in steps:
-                if work.node_of(step.piece.id) == pending.get(step.piece.id):
-                    del pending[step.piece.id]
         return Plan(tuple(relocations), seconds, at, position, tuple(notes))
-
-    def _score(
-        self, position: MachinePoint, steps: list[Relocation], work: Table, pending: Mapping[PieceId, Node]
-    ) -> float:
-        """Greedy choice: empty travel to the piece plus a small share of the drag (long drags first
-        would strand the gantry far away), minus a bonus for freeing a square another piece waits on."""
-        first = steps[0]
-        travel = self.timer.travel_s(position, self.layout.node_mm(first.start))
-        frees = any(goal == first.start for goal in pending.values())
-        return travel - (0.5 if frees else 0.0)
 
     def _is_vacant(self, work: Table, goal: Node, mover: PieceId) -> bool:
         others = work.occupied_nodes(excluding=[mover])
@@ -368,6 +417,10 @@ class ResetPlanner:
         if best is None:
             raise NoPathError("the set-up is stuck: no piece can move and no free cell is left to park one")
         return best[1]
+
+
+def _zone_name(colour: chess.Color) -> str:
+    return f"capture-{chess.COLOR_NAMES[colour]}"
 
 
 def arrangement_problems(table: Table, board: chess.BaseBoard) -> list[str]:
