@@ -44,7 +44,7 @@ from typing import Any
 import chess
 import chess.pgn
 
-from chessatron.game.session import reply_hold_s
+from chessatron.game.seats import reply_hold_s
 from chessatron.planning.layout import Layout
 from chessatron.recognition import Ambiguous, Committed, Illegal, Recognizer, Revised
 from chessatron.sim.cases import capture_geometries, castling_case, move_kind

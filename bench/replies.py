@@ -9,7 +9,7 @@ of ../shared/games (ten games; ``--every 1`` takes all thirty, in four times as 
   among the eight best lines of a short search, worse ones less often; the first 60 plies).
 
 Each person's move is made twice: at the board (the person moves the pieces; the robot answers once the
-move has stood for the hold, :func:`~chessatron.game.session.reply_hold_s`: 1.5 s after the last touch,
+move has stood for the hold, :func:`~chessatron.game.seats.reply_hold_s`: 1.5 s after the last touch,
 8 s for a king or rook move that could be half a castling) and typed or clicked (the robot carries the
 move out, then its reply). **Reply latency** runs from the moment the person's move is final (at the
 board: the end of the hold; typed: when it is sent) to the robot's last release; the hold is reported on
@@ -58,7 +58,7 @@ import chess.engine
 import chess.pgn
 
 from chessatron.game.engine import ANALYSIS_LIMIT, DEFAULT_MOVE_TIME_S, EnginePlayer, find_engine, parse_level
-from chessatron.game.session import reply_hold_s
+from chessatron.game.seats import reply_hold_s
 from chessatron.planning.layout import Layout, Node
 from chessatron.recognition import Recognizer
 from chessatron.sim.hand_style import HandStyle

@@ -15,7 +15,7 @@ itself, first: the magnet waits where the likely moves begin.
 
 When the person's move is one of those searched (a ponder hit) the engine answers at once, and at the
 board the magnet sets off for the reply's first drag at the commit, while the move must still stand
-(the hold, :func:`~chessatron.game.session.reply_hold_s`, is kept: the person may still correct it);
+(the hold, :func:`~chessatron.game.seats.reply_hold_s`, is kept: the person may still correct it);
 otherwise (a miss) the engine searches as it always did, and nothing is lost but idle travel.
 
 Safety: only the empty magnet moves, in one ``G0`` between the robot's plans: every plan ends with the

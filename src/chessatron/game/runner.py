@@ -43,8 +43,9 @@ from .keyboard import Command, Rejection, parse_command
 from .live import LiveState, colour_name
 from .players import InboxMover, PlayerSpec, engine_level
 from .record import ClockSettings
-from .session import PAUSED, Session
+from .session import Session
 from .store import forget_unplayed, latest_resumable, resumable_game
+from .tablework import PAUSED
 
 LOGGER = logging.getLogger(__name__)
 
