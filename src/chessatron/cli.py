@@ -33,6 +33,7 @@ from .simulate import TableSimulator, game_moves, layout_document, read_game, si
 from .termination import raising_on_sigterm
 
 if TYPE_CHECKING:
+    from .game.cursor import Settings
     from .game.record import Player
     from .game.store import GameSummary
 
@@ -544,7 +545,9 @@ def hw() -> None:
 @hw.command("test")
 @click.option("--yes", is_flag=True, help="Answer yes to every question (for scripts).")
 @click.option(
-    "--only", multiple=True, type=click.Choice(["gantry", "magnet", "leds", "sensors", "display", "buzzer"])
+    "--only",
+    multiple=True,
+    type=click.Choice(["gantry", "magnet", "leds", "sensors", "display", "buzzer", "buttons"]),
 )
 @click.option(
     "--seconds",
@@ -556,7 +559,8 @@ def hw() -> None:
 @config_option
 @friendly
 def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path | None) -> None:
-    """Walk through the build: GRBL and homing, the magnet to each corner, LEDs, sensors, display, buzzer."""
+    """Walk through the build: GRBL and homing, the magnet to each corner, LEDs, sensors, display, buzzer,
+    buttons."""
     from .hwtest import hardware_test
 
     settings = Config.load(config_path)
@@ -579,7 +583,8 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
 
 PLAYER_HELP = (
     "White's player: keyboard (moves typed here), engine[:LEVEL] (Stockfish; LEVEL a skill 0-20 or an "
-    "elo like 1500elo, e.g. engine:5), board (a person moving the pieces on the table, seen by its "
+    "elo like 1500elo, e.g. engine:5), buttons (a d-pad and a cursor on the LEDs: the config's [buttons]), "
+    "board (a person moving the pieces on the table, seen by its "
     "sensors), script:FILE.pgn (the moves of a game file), or on the simulator hand[:LEVEL] (a simulated "
     "person moving the pieces). Players on the web page (web) play through 'chessatron serve'."
 )
@@ -676,6 +681,7 @@ def play(
     'chessatron play --resume' continues one that was stopped."""
     import random
 
+    from .game.buttons import NewGameRequested, start_for, with_level
     from .game.clock import parse_clock
     from .game.events import describe_event, score_line, summary_line
     from .game.keyboard import KeyboardPlayer
@@ -751,8 +757,18 @@ def play(
             _refuse_web_players(white.kind, black.kind)
         finished: list[GameRecord] = []
         played = 0
+        connected = False
+        chosen: chess.Board | None = None  # the start a player with buttons chose from their menu
+
+        def new_game_chosen(settings: Settings) -> chess.Board:
+            """A player with buttons chose a new game: its start, the engine at the level chosen."""
+            nonlocal white, black
+            white = with_level(white, settings.level) if black.kind == "buttons" else white
+            black = with_level(black, settings.level) if white.kind == "buttons" else black
+            return start_for(settings)
+
         while True:
-            if resume and played == 0:
+            if resume and not connected:
                 summary = latest_unfinished(directory)
                 if summary is None:
                     raise ChessatronError(
@@ -762,14 +778,25 @@ def play(
                 _refuse_web_players(summary.white.kind, summary.black.kind, summary.game_id)
                 journal, white, black = session.resume(summary.path)
                 session.connect()
+                connected = True
             else:
-                start = start_position()
-                if played == 0:
+                start = chosen if chosen is not None else start_position()
+                if not connected:
                     session.connect()
+                    connected = True
                 journal = session.new_game(white, black, start, time_control)  # the robot resets the table
             try:
                 with journal:
                     record = session.play(journal, white, black, max_plies=max_plies)
+            except NewGameRequested as wanted:
+                kept = journal.state
+                stopped = summary_line(
+                    kept.metadata.game_id, len(kept.moves), kept.metadata.start_fen, finished=False
+                )
+                if not as_json:
+                    (view.print if show else click.echo)(stopped)
+                chosen = new_game_chosen(wanted.settings)
+                continue
             except KeyboardInterrupt as stop:
                 view.close()  # leave the live area before writing below it
                 kept = journal.state
@@ -795,6 +822,16 @@ def play(
             if pgn_out is not None:
                 write_pgn(finished, pgn_out)
             if played < game_count:
+                continue
+            panel = session.button_panel() if "buttons" in (white.kind, black.kind) else None
+            if panel is not None:
+                # the game's over on the display and the LEDs; the next one starts from the menu
+                verdict = f"{record.result} {record.termination or ''}".strip()
+                wanted_next = panel.after_game(record.board(), verdict)
+                if wanted_next is None:
+                    break
+                chosen = new_game_chosen(wanted_next)
+                game_count += 1
                 continue
             if ask_again and session.keyboard.confirm("Another game?"):
                 game_count += 1

@@ -43,6 +43,7 @@ from ..sim.hand import HandAction, SimulatedHand, perform
 from ..sim.hand_style import HandStyle
 from ..sim.world import SimWorld, register_world
 from ..table import PhysicalPiece, PieceId, Table
+from .buttons import ButtonMover, ButtonPanel, settings_for
 from .clock import ChessClock, flag_outcome
 from .engine import EnginePlayer, find_engine, parse_level
 from .journal import GameMetadata, Journal, JournalState, read_journal
@@ -170,6 +171,7 @@ class Session:
         self.status_lock = threading.Lock()
         self._sensors: OccupancySensor | None = None
         self._leds: LiveLeds | None = None
+        self._buttons: ButtonPanel | None = None
         self._journal_stem: str | None = None
         self._journal: Journal | None = None
         # after a resume: a person's last move the journal lacks the pieces of (journaled on resuming)
@@ -225,6 +227,12 @@ class Session:
                 raise ConfigError(
                     "an online opponent plays through its server: start or continue online games with "
                     "`chessatron online`"
+                )
+            if spec.kind == "buttons" and self.config.urls["buttons"].startswith("none"):
+                raise ConfigError(
+                    "the buttons player needs buttons, but the [buttons] url is 'none://'; name them in the "
+                    "config (buttons://?up=5&down=6&left=13&right=19&select=26&back=21, or "
+                    "sim://?script=… on the simulator) or play with --white keyboard"
                 )
             if spec.kind == "board" and sensors.startswith("none"):
                 raise ConfigError(
@@ -317,6 +325,8 @@ class Session:
         """The game is over: its board players (their LEDs and sensor logs close with it) and inboxes go."""
         self._board_movers.clear()
         self.inboxes = {}
+        if self._buttons is not None:
+            self._buttons.reset()
         if self.live.snapshot().get("question") is not None:
             self.live.update(question=None)
 
@@ -332,6 +342,25 @@ class Session:
             strip = self._stack.enter_context(open_leds(self.config.urls["leds"], self.layout))
             self._leds = LiveLeds(self.live, strip)
         return self._leds
+
+    def button_panel(self) -> ButtonPanel | None:
+        """The buttons beside the board with what shows their cursor (opened once; None without
+        buttons): the LEDs, the config's display (a ``terminal://`` one is the terminal view, which
+        draws the cursor from the live state) and the live state."""
+        if self._buttons is None:
+            url = self.config.urls["buttons"]
+            if url.startswith("none"):
+                return None
+            from ..buttons import open_buttons
+            from ..feedback.display import open_display
+
+            pad = self._stack.enter_context(open_buttons(url))
+            display = None
+            if not self.config.urls["display"].startswith(("terminal", "none")):
+                display = self._stack.enter_context(open_display(self.config.urls["display"]))
+            leds = self.led_strip()
+            self._buttons = ButtonPanel(pad, self.layout, leds=leds, display=display, live=self.live)
+        return self._buttons
 
     def _arrange_by_hand(self, target: chess.Board, why: str) -> None:
         """No robot: the players arrange the pieces as ``target`` shows (a set-up, a takeback); the LEDs
@@ -674,6 +703,9 @@ class Session:
                 elif isinstance(mover, KeyboardMover):
                     waits = clock is not None or self.referee is not None
                     mover.expired = self._flag_fell if waits else None
+                elif isinstance(mover, ButtonMover):
+                    mover.expired = self._flag_fell
+                    mover.hint = lambda: self.live.snapshot().get("hint")
                 elif isinstance(mover, EngineMover):
                     mover.budget = self._thinking_budget
             plies = 0
@@ -871,6 +903,12 @@ class Session:
             inbox = InboxMover(colour, self.live)
             self.inboxes[colour] = inbox
             return inbox
+        if spec.kind == "buttons":
+            panel = self.button_panel()
+            if panel is None:
+                raise ConfigError("the buttons player needs buttons: set [buttons] url in the config")
+            opponent = self._specs.get(not colour, PlayerSpec("keyboard"))
+            return ButtonMover(panel, colour, settings_for(opponent, board.root()))
         return KeyboardMover(self.keyboard)
 
     def _command(self, command: Command, board: chess.Board, journal: Journal) -> Outcome | None:
@@ -921,7 +959,7 @@ class Session:
             if piece_type == move.promotion:
                 return move
             name = chess.piece_name(move.promotion)
-            if isinstance(mover, KeyboardMover):
+            if isinstance(mover, KeyboardMover | ButtonMover):
                 self.emit(
                     {"event": "notice", "message": f"the table has no spare {name}; choose another piece"}
                 )
@@ -978,6 +1016,7 @@ class Session:
         )
         mover.on_question = self._ask
         mover.on_notice = lambda message: self.emit({"event": "notice", "message": message})
+        mover.prompter = self.button_panel()  # buttons beside the board answer its prompts
         self._board_movers.append(mover)
         return mover
 
@@ -1070,7 +1109,7 @@ class Session:
         # against a player who types or clicks, the last move (whoever made it); against the engine, its
         # answer and the player's own move, so that the player has the move again
         if plies is None:
-            plies = 2 if opponent.kind not in ("keyboard", "web") else 1
+            plies = 2 if opponent.kind not in ("keyboard", "web", "buttons") else 1
         if len(board.move_stack) < plies:
             message = "there is no move to take back"
             if board.move_stack:

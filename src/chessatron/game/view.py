@@ -75,7 +75,8 @@ def render_view(
     under way). The table picture shows the gantry bracketed and the drag under way in green (or, while
     the robot rests, the last move); beside it (under it below :data:`MIN_INFO_WIDTH` spare columns) a
     panel shows the players with their clocks, whose move it is or the result, CHECK, the last moves,
-    the engine's evaluation, the robot's progress, the status and the last notices.
+    the engine's evaluation, the robot's progress, what the buttons' display says, the status and the last
+    notices.
     """
     picture = Panel(_picture(snapshot, table, paths), title="chessatron table", expand=False, padding=(0, 1))
     table_width = _picture_width(table) + 4
@@ -147,6 +148,11 @@ def _info(snapshot: Mapping[str, Any], table: Table | None, paths: Sequence[Relo
     hint = snapshot.get("hint")
     if hint and hint.get("san"):
         rows.append(Text(f"hint: {hint['san']}", style="cyan"))
+    cursor = snapshot.get("cursor")
+    if cursor:
+        # what a display beside the board shows while the buttons are used (their cursor is on the LEDs)
+        lines = [str(line) for line in cursor.get("lines") or () if line]
+        rows.append(Text("buttons: " + " · ".join(lines), style="magenta"))
     status = str(snapshot.get("status") or "")
     if status and status.lower() not in (verdict.plain.lower(), _result_status(game).lower()):
         rows.append(Text(status, style="bold"))
