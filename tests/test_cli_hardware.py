@@ -85,7 +85,20 @@ def test_hw_test_passes_on_the_simulator(tmp_path: Path) -> None:
     config.write_text('[grbl]\nurl = "sim://hwtest?speed=max"\n')
     result = CliRunner().invoke(main, ["hw", "test", "--yes", "--seconds", "0", "--config", str(config)])
     assert result.exit_code == 0, result.output
-    assert "6 of 6 steps ok" in result.output
+    assert "7 of 7 steps ok" in result.output
+
+
+def test_hw_test_has_each_button_pressed(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[buttons]\nurl = "sim://?script=up,down,left,select,right,select,back"\n')
+    args = ["hw", "test", "--yes", "--only", "buttons", "--config", str(config)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "that was select; press right" in result.output and "all 6 buttons answer" in result.output
+    config.write_text('[buttons]\nurl = "sim://?script=up,down"\n')
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert "no left press within" in result.output and "failed: buttons" in result.output
 
 
 def test_hw_test_walks_through_the_build_homing_and_the_step_idle_advice(tmp_path: Path) -> None:

@@ -4,10 +4,10 @@ line on stderr that names it, with a non-zero exit.
 
 The readers (:data:`READERS`) cover each kind in :data:`chessatron.files.KINDS`: the machine config, a
 table layout, the simulator's saved table, a game journal, a PGN (played and imported), a compact
-record, a sensor trace, a G-code program, a pin map and an LED mapping. Each meets the same broken
-inputs (:data:`BROKEN`: bytes that are not UTF-8, nesting thousands deep, 400-digit and infinite numbers,
-wrong types, a folder, ``/dev/zero``, a pipe, a missing file...), then random bytes and random damage to
-a good file (hypothesis; ``CHESSATRON_FUZZ_EXAMPLES`` examples per reader).
+record, a sensor trace, a G-code program, a pin map, an LED mapping and a press script. Each meets
+the same broken inputs (:data:`BROKEN`: bytes that are not UTF-8, nesting thousands deep, 400-digit and
+infinite numbers, wrong types, a folder, ``/dev/zero``, a pipe, a missing file...), then random bytes and
+random damage to a good file (hypothesis; ``CHESSATRON_FUZZ_EXAMPLES`` examples per reader).
 """
 
 from __future__ import annotations
@@ -219,6 +219,18 @@ READERS = [
             str(_config_with(folder, f'[leds]\nurl = "sim://?order={path}"\n')),
         ],
         "fuzz-leds.txt",
+    ),
+    Reader(
+        "press script",
+        files.PRESS_SCRIPT,
+        b"# to the pawn\nup*2, select\nup select\n",
+        lambda path, folder: [
+            "config",
+            "check",
+            str(_config_with(folder, f'[buttons]\nurl = "sim://?file={path}"\n')),
+        ],
+        "fuzz-presses.txt",
+        empty_ok=True,  # no presses: a pad that is finished at once
     ),
     Reader(
         "kept online tokens",

@@ -31,6 +31,7 @@ SCHEMES: Mapping[str, frozenset[str]] = {
     "leds": frozenset({"sim", "ws281x", "none"}),
     "display": frozenset({"terminal", "lcd", "sim", "none"}),
     "buzzer": frozenset({"buzzer", "sim", "none"}),
+    "buttons": frozenset({"buttons", "sim", "none"}),
 }
 
 DEFAULT_URLS: Mapping[str, str] = {
@@ -40,6 +41,8 @@ DEFAULT_URLS: Mapping[str, str] = {
     "leds": "sim://",
     "display": "terminal://",
     "buzzer": "sim://",
+    # no d-pad unless the config names one: a player at the keyboard or the board needs none
+    "buttons": "none://",
 }
 
 #: The keys each section takes; anything else is a typo and an error (``urll`` would leave the simulator on).
@@ -50,6 +53,7 @@ KEYS: Mapping[str, frozenset[str]] = {
     "leds": frozenset({"url"}),
     "display": frozenset({"url"}),
     "buzzer": frozenset({"url", "muted"}),
+    "buttons": frozenset({"url"}),
     "lichess": frozenset({"url"}),
 }
 
@@ -95,7 +99,7 @@ class Config:
 
     layout: Layout
     urls: Mapping[str, str]
-    """Device URL by kind: grbl, magnet, sensors, leds, display, buzzer."""
+    """Device URL by kind: grbl, magnet, sensors, leds, display, buzzer, buttons."""
     baudrate: int = 115200
     home: bool = False
     """Home the machine (``$H``) before each game."""
@@ -212,9 +216,10 @@ class Config:
 
 
 def check_device_url(kind: str, url: str, layout: Layout) -> None:
-    """Check the URL of a device of ``kind`` (grbl, magnet, sensors, leds, display, buzzer) with the
-    parsing its backend uses when it opens the device, without opening anything or importing a vendor
-    library: unknown options, values out of range, files it names (a pin map, an LED mapping).
+    """Check the URL of a device of ``kind`` (grbl, magnet, sensors, leds, display, buzzer, buttons) with
+    the parsing its backend uses when it opens the device, without opening anything or importing a vendor
+    library: unknown options, values out of range, files it names (a pin map, an LED mapping, a press
+    script).
 
     Raises :class:`ConfigError` (or one of its kinds) naming what is wrong.
     """
@@ -240,6 +245,10 @@ def check_device_url(kind: str, url: str, layout: Layout) -> None:
         from .feedback.buzzer import check_buzzer_url
 
         check_buzzer_url(url)
+    elif kind == "buttons":
+        from .buttons import check_buttons_url
+
+        check_buttons_url(url)
     else:
         raise ValueError(f"no device kind {kind!r}; use one of {', '.join(SCHEMES)}")
 

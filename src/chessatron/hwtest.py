@@ -3,8 +3,9 @@
 Connect to GRBL (banner, settings checked against the layout, its build checked for Core-XY with ``$I``,
 the advice on ``$1``), home when homing is on (GRBL is silent while it homes: the step says how long it
 may take), move the magnet to each corner of the table, engage and release the magnet, light each LED,
-show the sensor matrix live, show a line on the display and play a tune. On the simulator every step
-checks itself against the digital twin; on hardware the maker answers whether it looked right.
+show the sensor matrix live, show a line on the display, play a tune and have each button pressed. On the
+simulator every step checks itself against the digital twin; on hardware the maker answers whether it
+looked right.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
     from .grbl.link import GrblLink
 
 Ask = Callable[[str], bool]
+
+#: How long the walk-through waits for each button to be pressed (seconds; a simulated pad: a moment).
+BUTTON_WAIT_S = 20.0
 
 
 @dataclass(frozen=True)
@@ -229,6 +233,23 @@ def hardware_test(
         )
         return ok, "tune played" if ok else "check the buzzer pin (a passive piezo needs PWM)"
 
+    def buttons() -> tuple[bool, str]:
+        from .buttons import BUTTONS, open_buttons
+
+        url = config.urls["buttons"]
+        if url.startswith("none"):
+            return True, "no buttons configured"
+        wait_s = 0.5 if simulated["buttons"] else BUTTON_WAIT_S
+        with open_buttons(url) as pad:
+            for name in BUTTONS:
+                console.print(f"press {name}")
+                deadline = time.monotonic() + wait_s
+                while (pressed := pad.read(max(0.0, deadline - time.monotonic()))) != name:
+                    if pressed is None:
+                        return False, f"no {name} press within {wait_s:g} s; check its pin and wiring"
+                    console.print(f"that was {pressed}; press {name}")
+        return True, f"all {len(BUTTONS)} buttons answer"
+
     for name, action in (
         ("gantry", gantry),
         ("magnet", magnet),
@@ -236,6 +257,7 @@ def hardware_test(
         ("sensors", sensors),
         ("display", display),
         ("buzzer", buzzer),
+        ("buttons", buttons),
     ):
         step(name, action)
     return results

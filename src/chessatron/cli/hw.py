@@ -115,7 +115,9 @@ def hw() -> None:
 @hw.command("test")
 @click.option("--yes", is_flag=True, help="Answer yes to every question (for scripts).")
 @click.option(
-    "--only", multiple=True, type=click.Choice(["gantry", "magnet", "leds", "sensors", "display", "buzzer"])
+    "--only",
+    multiple=True,
+    type=click.Choice(["gantry", "magnet", "leds", "sensors", "display", "buzzer", "buttons"]),
 )
 @click.option(
     "--seconds",
@@ -127,7 +129,8 @@ def hw() -> None:
 @config_option
 @friendly
 def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path | None) -> None:
-    """Walk through the build: GRBL and homing, the magnet to each corner, LEDs, sensors, display, buzzer."""
+    """Walk through the build: GRBL and homing, the magnet to each corner, LEDs, sensors, display, buzzer,
+    buttons."""
     from ..hwtest import hardware_test
 
     settings = Config.load(config_path)

@@ -22,6 +22,7 @@ from .common import config_option, fresh_option, friendly, parse_speed, prompt_o
 from .main import main
 
 if TYPE_CHECKING:
+    from ..game.cursor import Settings
     from ..game.players import PlayerSpec
     from ..game.store import GameSummary
 
@@ -30,7 +31,8 @@ LATEST = "latest"
 
 PLAYER_HELP = (
     "White's player: keyboard (moves typed here), engine[:LEVEL] (Stockfish; LEVEL a skill 0-20 or an "
-    "elo like 1500elo, e.g. engine:5), board (a person moving the pieces on the table, seen by its "
+    "elo like 1500elo, e.g. engine:5), buttons (a d-pad and a cursor on the LEDs: the config's [buttons]), "
+    "board (a person moving the pieces on the table, seen by its "
     "sensors), script:FILE.pgn (the moves of a game file), or on the simulator hand[:LEVEL] (a simulated "
     "person moving the pieces). Players on the web page (web) play through 'chessatron serve'."
 )
@@ -153,6 +155,7 @@ def play(
 
     from ..game.announcer import open_announcer
     from ..game.answers import QuestionPrompt
+    from ..game.buttons import NewGameRequested, start_for, with_level
     from ..game.clock import parse_clock
     from ..game.events import describe_event, score_line, summary_line
     from ..game.keyboard import KeyboardPlayer
@@ -247,13 +250,24 @@ def play(
             _refuse_web_players(white.kind, black.kind)
         finished: list[GameRecord] = []
         played = 0
+        connected = False
+        chosen: chess.Board | None = None  # the start a player with buttons chose from their menu
+
+        def new_game_chosen(settings: Settings) -> chess.Board:
+            """A player with buttons chose a new game: its start, the engine at the level chosen."""
+            nonlocal white, black
+            white = with_level(white, settings.level) if black.kind == "buttons" else white
+            black = with_level(black, settings.level) if white.kind == "buttons" else black
+            return start_for(settings)
+
         while True:
-            if resume is not None and played == 0:
+            if resume is not None and not connected:
                 summary = _game_to_resume(resume, directory, named, emit)
                 if simulated:
                     # the simulated table as it stands (another game may have been played on it since):
                     # the robot puts its pieces back where the game stopped
                     session.connect()
+                    connected = True
                     standing = session.table
                     journal, white, black = session.resume(summary.path, players=named)
                     try:
@@ -264,10 +278,12 @@ def play(
                 else:
                     journal, white, black = session.resume(summary.path, players=named)
                     session.connect()
+                    connected = True
             else:
-                start = start_position()
-                if played == 0:
+                start = chosen if chosen is not None else start_position()
+                if not connected:
                     session.connect()
+                    connected = True
                 before = live.snapshot()["game"]
                 try:
                     journal = session.new_game(white, black, start, time_control)  # the robot sets up
@@ -286,6 +302,13 @@ def play(
             try:
                 with journal:
                     record = session.play(journal, white, black, max_plies=max_plies)
+            except NewGameRequested as wanted:
+                kept = journal.state
+                stopped = summary_line(game_id, len(kept.moves), kept.metadata.start_fen, finished=False)
+                if not as_json:
+                    (view.print if show else click.echo)(stopped)
+                chosen = new_game_chosen(wanted.settings)
+                continue
             except KeyboardInterrupt as stop:
                 view.close()  # leave the live area before writing below it
                 kept = journal.state
@@ -316,6 +339,16 @@ def play(
             if pgn_out is not None:
                 write_pgn(finished, pgn_out)
             if played < game_count:
+                continue
+            panel = session.button_panel() if "buttons" in (white.kind, black.kind) else None
+            if panel is not None:
+                # the game's over on the display and the LEDs; the next one starts from the menu
+                verdict = f"{record.result} {record.termination or ''}".strip()
+                wanted_next = panel.after_game(record.board(), verdict)
+                if wanted_next is None:
+                    break
+                chosen = new_game_chosen(wanted_next)
+                game_count += 1
                 continue
             # (the players of the game played: a resumed game's)
             ask_again = single and "keyboard" in (white.kind, black.kind)

@@ -39,6 +39,12 @@ The snapshot's keys (a contract for the page and its tests):
 ``question``
     ``None`` or ``{"text": "Bxf3 or Bxh3?", "ply", "options": [{"uci", "san"}, ...]}`` while the board fits
     several moves and the player at the board is asked which they made (``POST /api/v1/answer``).
+``cursor``
+    ``None`` or the buttons' cursor while a player uses them (:meth:`CursorView.to_dict
+    <chessatron.game.cursor.CursorView.to_dict>`): ``{"mode", "square", "held", "targets": {"e4": false,
+    "d5": true (a capture)}, "choices": [...], "refused", "lines": [two lines for a display], "fen" (the
+    position reviewed, history mode), "move" (uci: the last move, the hint, the move reviewed), "menu":
+    {"items", "index"}|None}``; square names, None where there is none.
 ``hint``, ``notices``
     the hint for the position on the board ``{"uci", "san", "fen"}`` (cleared, as the evaluation is,
     when the position changes or the game ends) and the last notices (``[{"message", "level"}]``,
@@ -106,6 +112,7 @@ class LiveState:
             "evaluation": None,
             "prompt": None,
             "question": None,
+            "cursor": None,
             "hint": None,
             "notices": [],
         }
@@ -289,7 +296,11 @@ class LiveState:
         for cell, rgb in colours.items():
             square = self.layout.node_square(self.layout.cell_node(cell))
             shown[chess.square_name(square) if square is not None else f"{cell[0]},{cell[1]}"] = _hex(rgb)
-        self.update(leds=shown)
+        with self._changed:
+            if self._state["leds"] == shown:
+                return  # (a blinking signal is redrawn often; watchers hear of changes only)
+            self._state["leds"] = shown
+        self._bump()
 
     def _squares(self, cells: Iterable[Cell]) -> list[chess.Square]:
         found = []

@@ -17,6 +17,7 @@ from ..errors import ConfigError, IllegalMoveError
 from ..planning.planner import castling_squares
 from ..recognition import Ambiguous
 from ..sim.hand import SimulatedHand
+from .buttons import ButtonMover, settings_for
 from .engine import EnginePlayer, find_engine, parse_level
 from .journal import Journal
 from .live import colour_name
@@ -111,6 +112,12 @@ class Seats(TableWork):
                     "an online opponent plays through its server: start or continue online games with "
                     "`chessatron online`"
                 )
+            if spec.kind == "buttons" and self.config.urls["buttons"].startswith("none"):
+                raise ConfigError(
+                    "the buttons player needs buttons, but the [buttons] url is 'none://'; name them in the "
+                    "config (buttons://?up=5&down=6&left=13&right=19&select=26&back=21, or "
+                    "sim://?script=… on the simulator) or play with --white keyboard"
+                )
             if spec.kind == "board" and sensors.startswith("none"):
                 raise ConfigError(
                     f"a board player needs sensors, but the [sensors] url is {sensors!r}; "
@@ -164,6 +171,8 @@ class Seats(TableWork):
         """The game is over: its board players (their LEDs and sensor logs close with it) and inboxes go."""
         self._board_movers.clear()
         self.inboxes = {}
+        if self._buttons is not None:
+            self._buttons.reset()
         if self.live.snapshot().get("question") is not None:
             self.live.update(question=None)
 
@@ -211,6 +220,12 @@ class Seats(TableWork):
             inbox = InboxMover(colour, self.live)
             self.inboxes[colour] = inbox
             return inbox
+        if spec.kind == "buttons":
+            panel = self.button_panel()
+            if panel is None:
+                raise ConfigError("the buttons player needs buttons: set [buttons] url in the config")
+            opponent = self._specs.get(not colour, PlayerSpec("keyboard"))
+            return ButtonMover(panel, colour, settings_for(opponent, board.root()))
         return KeyboardMover(self.keyboard)
 
     def _open_board_devices(self, white: PlayerSpec, black: PlayerSpec) -> None:
@@ -268,6 +283,7 @@ class Seats(TableWork):
         )
         mover.on_question = self._ask
         mover.on_notice = lambda message: self.emit({"event": "notice", "message": message})
+        mover.prompter = self.button_panel()  # buttons beside the board answer its prompts
         self._board_movers.append(mover)
         return mover
 

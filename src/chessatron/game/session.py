@@ -24,6 +24,7 @@ import chess.engine
 
 from ..errors import ChessatronError, NoSparePieceError
 from ..planning.planner import Plan
+from .buttons import ButtonMover
 from .clock import ChessClock, flag_outcome
 from .engine import EnginePlayer
 from .evaluation import evaluation_after, evaluation_of
@@ -147,6 +148,9 @@ class Session(GameSetup):
                 elif isinstance(mover, KeyboardMover):
                     waits = clock is not None or self.referee is not None
                     mover.expired = self._flag_fell if waits else None
+                elif isinstance(mover, ButtonMover):
+                    mover.expired = self._flag_fell
+                    mover.hint = lambda: self.live.snapshot().get("hint")
                 elif isinstance(mover, EngineMover):
                     mover.budget = self._thinking_budget
                     mover.foreseen = ponder.foreseen
@@ -379,7 +383,7 @@ class Session(GameSetup):
             if piece_type == move.promotion:
                 return move
             name = chess.piece_name(move.promotion)
-            if isinstance(mover, KeyboardMover):
+            if isinstance(mover, KeyboardMover | ButtonMover):
                 self.emit(
                     {"event": "notice", "message": f"the table has no spare {name}; choose another piece"}
                 )
@@ -429,7 +433,7 @@ class Session(GameSetup):
         # against a player who types or clicks, the last move (whoever made it); against the engine, its
         # answer and the player's own move, so that the player has the move again
         if plies is None:
-            plies = 2 if opponent.kind not in ("keyboard", "web") else 1
+            plies = 2 if opponent.kind not in ("keyboard", "web", "buttons") else 1
         if len(board.move_stack) < plies:
             message = "there is no move to take back"
             if board.move_stack:

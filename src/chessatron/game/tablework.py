@@ -34,6 +34,7 @@ from ..ports import LedStrip, OccupancySensor
 from ..sim.hand import HandAction, perform
 from ..sim.hand_style import HandStyle
 from ..sim.world import SimWorld, register_world
+from .buttons import ButtonPanel
 from .clock import ChessClock
 from .engine import EnginePlayer
 from .journal import Journal, JournalState
@@ -203,6 +204,7 @@ class TableWork:
         self.status_lock = threading.Lock()
         self._sensors: OccupancySensor | None = None
         self._leds: LiveLeds | None = None
+        self._buttons: ButtonPanel | None = None
         self._journal_stem: str | None = None
         self._journal: Journal | None = None
         # after a resume: a person's last move the journal lacks the pieces of (journaled on resuming)
@@ -303,6 +305,25 @@ class TableWork:
             strip = self._stack.enter_context(open_leds(self.config.urls["leds"], self.layout))
             self._leds = LiveLeds(self.live, strip)
         return self._leds
+
+    def button_panel(self) -> ButtonPanel | None:
+        """The buttons beside the board with what shows their cursor (opened once; None without
+        buttons): the LEDs, the config's display (a ``terminal://`` one is the terminal view, which
+        draws the cursor from the live state) and the live state."""
+        if self._buttons is None:
+            url = self.config.urls["buttons"]
+            if url.startswith("none"):
+                return None
+            from ..buttons import open_buttons
+            from ..feedback.display import open_display
+
+            pad = self._stack.enter_context(open_buttons(url))
+            display = None
+            if not self.config.urls["display"].startswith(("terminal", "none")):
+                display = self._stack.enter_context(open_display(self.config.urls["display"]))
+            leds = self.led_strip()
+            self._buttons = ButtonPanel(pad, self.layout, leds=leds, display=display, live=self.live)
+        return self._buttons
 
     def _arrange_by_hand(self, target: chess.Board, why: str) -> None:
         """No robot: the players arrange the pieces as ``target`` shows (a set-up, a takeback); the LEDs

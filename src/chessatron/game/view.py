@@ -92,9 +92,9 @@ def render_view(
     the robot rests, the last move); beside it (under it below :data:`MIN_INFO_WIDTH` spare columns) a
     panel shows the players with their clocks, whose move it is (or what the robot is doing) or the
     result, CHECK, the last moves, the engine's evaluation (:func:`engine_view_shown`: not while a person
-    plays the engine, unless ``engine`` asks for it), the robot's progress, the status and the
-    last notices. ``letters``: FEN letters and ASCII marks instead of chess glyphs, for a console font
-    without them (:func:`wants_letters`).
+    plays the engine, unless ``engine`` asks for it), the robot's progress, what the buttons' display
+    says, the status and the last notices. ``letters``: FEN letters and ASCII marks instead of chess
+    glyphs, for a console font without them (:func:`wants_letters`).
     """
     frame = box.SQUARE if letters else box.ROUNDED
     picture = Panel(
@@ -213,6 +213,11 @@ def _info(
     hint = snapshot.get("hint")
     if hint and hint.get("san"):
         rows.append(Text(f"hint: {hint['san']}", style="cyan"))
+    cursor = snapshot.get("cursor")
+    if cursor:
+        # what a display beside the board shows while the buttons are used (their cursor is on the LEDs)
+        lines = [str(line) for line in cursor.get("lines") or () if line]
+        rows.append(Text("buttons: " + " · ".join(lines), style="magenta"))
     status = str(snapshot.get("status") or "")
     said = (verdict.plain.lower(), _result_status(game).lower())
     if status and status.lower() not in said and not (work and status.lower().startswith(_ROBOT_STATUSES)):
