@@ -38,10 +38,12 @@ typecheck: $(BIN)/chessatron
 unit: $(BIN)/chessatron
 	$(BIN)/pytest -n 2
 
-# Issue figures: robot moves and resets, streaming to the simulated GRBL, recognition of human traces,
-# how soon the web page hears of a change, moves said aloud understood.
+# Issue figures: robot moves and resets, how long a person waits for the robot's reply, streaming to the
+# simulated GRBL, recognition of human traces, how soon the web page hears of a change, moves said aloud
+# understood.
 bench: $(BIN)/chessatron
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.replies
 	$(BIN)/python -m bench.stream
 	$(BIN)/python -m bench.recognition
 	$(BIN)/python -m bench.web

@@ -5,7 +5,14 @@ the straight-line bound (median over games, target <= 1.05); planning CPU time a
 execution time (target < 1 %); and the same games through the classic node-by-node planner, as a ratio.
 
 Reset (issue 3): after every game, seconds to reset to the standard start (median) and the ratio to the
-assignment bound (median over games, target <= 1.5).
+assignment bound (median over games, target <= 1.5). Issue 16: the reset as a tour; targets <= 1.10 of the
+bound and <= 0.8 of the reset time before it (each figure is printed beside the one measured before
+issue 16, kept in ``bench/data/before-issue16.json``), and beside them the floor no order of the drags can
+go below (:func:`reset_floor`): the bound plus the least empty travel that can link the drags.
+
+GRBL's stepper idle delay ``$1`` holds the machine at every stop; the time model and the twin count it.
+The layout's is printed; ``--step-idle-delay-ms 25`` runs with GRBL's default instead. The replies (issue
+16) are ``python -m bench.replies``.
 """
 
 from __future__ import annotations
@@ -14,19 +21,24 @@ import argparse
 import json
 import statistics
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import chess
 import chess.pgn
+import numpy as np
+from scipy.optimize import linear_sum_assignment
 
-from chessatron.layout import Layout
-from chessatron.simulate import TableSimulator, game_moves
-from chessatron.table import Table
+from chessatron.grbl.motion import STEPPERS_ALWAYS_ON
+from chessatron.planning.layout import Layout
+from chessatron.planning.table import Table
+from chessatron.sim.simulate import TableSimulator, game_moves
 
 from .classic import ClassicPlanner
 
 GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "games"
+BEFORE = Path(__file__).resolve().parent / "data" / "before-issue16.json"
 
 
 def read_games(path: Path) -> list[tuple[str, chess.pgn.Game]]:
@@ -52,12 +64,48 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
+def load_before(step_idle_delay_ms: int) -> dict[str, Any]:
+    """The figures measured before issue 16 (:data:`BEFORE`), if they were measured with this ``$1``."""
+    if not BEFORE.is_file():
+        return {}
+    before: dict[str, Any] = json.loads(BEFORE.read_text(encoding="utf-8"))
+    return before if before.get("step_idle_delay_ms") == step_idle_delay_ms else {}
+
+
+def reset_floor(sim: TableSimulator, target: chess.Board) -> float:
+    """Seconds no set-up of ``sim``'s table for ``target`` can go below, for the planner's assignment:
+    its bound (every drag straight) plus the least empty travel that can link the drags, from the start
+    point to a drag's start and from every drag's end to another's start, each used once (the
+    assignment relaxation of the tour: no drag order travels less)."""
+    timer, layout, table = sim.planner.timer, sim.layout, sim.table
+    goals = sim.resetter.assign(table, target)
+    drags = [(table.node_of(pid), goal) for pid, goal in goals.items() if table.node_of(pid) != goal]
+    count = len(drags)
+    # rows: the start point, then each drag's end; columns: each drag's start, then "the last drag"
+    cost = np.full((count + 1, count + 1), np.inf)
+    for j, (start, _) in enumerate(drags):
+        cost[0, j] = timer.travel_s(sim.writer.position, layout.node_mm(start))
+        for i, (_, end) in enumerate(drags, start=1):
+            if i - 1 != j:
+                cost[i, j] = timer.travel_between(end, start)
+    cost[1:, count] = 0.0
+    rows, columns = linear_sum_assignment(np.where(np.isinf(cost), 1e9, cost))
+    return sim.resetter.assignment_bound(table, target) + float(cost[rows, columns].sum())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--games", type=int, default=0, help="only the first N games (0: all)")
+    parser.add_argument(
+        "--step-idle-delay-ms",
+        type=int,
+        help="GRBL's $1 for the time model and the twin (default: the layout's)",
+    )
     args = parser.parse_args(argv)
     layout = Layout.default()
+    if args.step_idle_delay_ms is not None:
+        layout = replace(layout, profile=replace(layout.profile, step_idle_delay_ms=args.step_idle_delay_ms))
     games = load_games()
     if args.games:
         games = games[: args.games]
@@ -71,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     reset_seconds: list[float] = []
     reset_ratios: list[float] = []
     reset_cpu: list[float] = []
+    reset_floors: list[float] = []
     violations = 0
     for name, game in games:
         board, moves = game_moves(game)
@@ -93,11 +142,13 @@ def main(argv: list[str] | None = None) -> int:
         simulated += game_time
         game_ratios.append(game_time / bound)
         classic_ratios.append(game_time / classic_time)
+        floor = reset_floor(sim, chess.Board())
         setup = sim.set_up(chess.Board())
         violations += len(setup.violations)
         reset_seconds.append(setup.seconds)
         reset_ratios.append(setup.seconds / setup.bound_seconds)
         reset_cpu.append(setup.planning_s)
+        reset_floors.append(floor / setup.bound_seconds)
         print(
             f"{name:<20} {len(moves):4d} plies  {game_time:7.1f} s  x{game_time / bound:.3f} of bound  "
             f"x{game_time / classic_time:.3f} of classic  reset {setup.seconds:6.1f} s "
@@ -115,27 +166,61 @@ def main(argv: list[str] | None = None) -> int:
         "reset_seconds_median": statistics.median(reset_seconds),
         "reset_over_assignment_bound_median": statistics.median(reset_ratios),
         "reset_planning_cpu_seconds_median": statistics.median(reset_cpu),
+        "reset_planning_cpu_seconds_max": max(reset_cpu),
+        "reset_floor_over_assignment_bound_median": statistics.median(reset_floors),
+        "step_idle_delay_ms": layout.profile.step_idle_delay_ms,
         "twin_violations": violations,
     }
+    before = load_before(layout.profile.step_idle_delay_ms)
+
+    def was(key: str, digits: int = 3) -> str:
+        return f" (before: {before[key]:.{digits}f})" if key in before else ""
+
+    def was_percent(key: str) -> str:
+        return f" (before: {100 * before[key]:.3f} %)" if key in before else ""
+
+    delay = layout.profile.step_idle_delay_ms
     print()
-    print(f"games {figures['games']}, moves {figures['moves']}, twin violations {violations}")
     print(
-        f"simulated seconds per move: median {figures['seconds_per_move_median']:.2f}, "
-        f"90th percentile {figures['seconds_per_move_p90']:.2f}"
+        f"games {figures['games']}, moves {figures['moves']}, twin violations {violations}; "
+        f"GRBL's $1 = {delay} "
+        + ("(the motors stay on: no delay at stops)" if delay == STEPPERS_ALWAYS_ON else "ms at every stop")
+    )
+    print(
+        f"simulated seconds per move: median {figures['seconds_per_move_median']:.2f}"
+        f"{was('seconds_per_move_median', 2)}, 90th percentile {figures['seconds_per_move_p90']:.2f}"
+        f"{was('seconds_per_move_p90', 2)}"
     )
     print(
         f"move time / straight-line bound: median {figures['move_time_over_straight_line_bound_median']:.3f}"
-        "  (target <= 1.05)"
+        f"{was('move_time_over_straight_line_bound_median')}  (target <= 1.05)"
     )
     classic = figures["move_time_over_classic_planner_median"]
-    print(f"move time / classic node-by-node planner: median {classic:.3f}")
     print(
-        f"planning CPU / simulated execution: {100 * figures['planning_cpu_fraction']:.3f} %  (target < 1 %)"
+        f"move time / classic node-by-node planner: median {classic:.3f}"
+        f"{was('move_time_over_classic_planner_median')}"
     )
     print(
-        f"reset to the start: median {figures['reset_seconds_median']:.1f} s, "
-        f"/ assignment bound median {figures['reset_over_assignment_bound_median']:.3f}  (target <= 1.5), "
-        f"planning CPU median {figures['reset_planning_cpu_seconds_median']:.2f} s"
+        f"planning CPU / simulated execution: {100 * figures['planning_cpu_fraction']:.3f} %"
+        f"{was_percent('planning_cpu_fraction')}  (target < 1 %)"
+    )
+    reset = figures["reset_seconds_median"]
+    share = (
+        f", {reset / before['reset_seconds_median']:.3f} of it" if "reset_seconds_median" in before else ""
+    )
+    print(
+        f"reset to the start: median {reset:.1f} s{was('reset_seconds_median', 1)}{share}"
+        "  (target <= 0.8 of it)"
+    )
+    print(
+        f"reset / assignment bound: median {figures['reset_over_assignment_bound_median']:.3f}"
+        f"{was('reset_over_assignment_bound_median')}  (target <= 1.10; no order of these drags goes below "
+        f"{figures['reset_floor_over_assignment_bound_median']:.3f}: the empty travel that must link them)"
+    )
+    print(
+        f"reset planning CPU: median {figures['reset_planning_cpu_seconds_median']:.2f} s"
+        f"{was('reset_planning_cpu_seconds_median', 2)}, "
+        f"max {figures['reset_planning_cpu_seconds_max']:.2f} s"
     )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 import chess
 
-from chessatron.layout import Layout, MachinePoint, Node
-from chessatron.paths import PathFinder
-from chessatron.planner import castling_squares
-from chessatron.table import Table
-from chessatron.timing import Timer
+from chessatron.planning.layout import Layout, MachinePoint, Node
+from chessatron.planning.paths import PathFinder
+from chessatron.planning.planner import castling_squares
+from chessatron.planning.table import Table
+from chessatron.planning.timing import Timer
 
 _STEPS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import chess
 
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.sim.trace import Snapshot, TableSnapshot, TraceEntry, board_bits
 
 #: After a failed attempt the rules wait this long before trying again.

@@ -44,8 +44,8 @@ from typing import Any
 import chess
 import chess.pgn
 
-from chessatron.game.session import reply_hold_s
-from chessatron.layout import Layout
+from chessatron.game.seats import reply_hold_s
+from chessatron.planning.layout import Layout
 from chessatron.recognition import Ambiguous, Committed, Illegal, Recognizer, Revised
 from chessatron.sim.cases import capture_geometries, castling_case, move_kind
 from chessatron.sim.hand_style import CATALOGUE, GROUPS, Behaviour, HandStyle
@@ -87,7 +87,8 @@ class TraceOutcome:
     revisions: int = 0
     late_revisions: int = 0
     """Revisions that came after the move had stood untouched for the session's hold: the robot would
-    have answered the first reading (target 0)."""
+    have answered the first reading. At a table the released move then stands, as over the board;
+    the correction is the person's next action."""
     asked: int = 0
     illegal: int = 0
     snapshots: int = 0
@@ -424,7 +425,8 @@ def report(families: dict[str, list[tuple[TraceOutcome, TraceOutcome]]]) -> dict
     per_1000 = 1000 * figures["revisions"] / max(1, plies)
     print(
         f"revisions: {int(figures['revisions'])} in {plies} plies ({per_1000:.1f} per 1000); "
-        f"of them after the move stood for the robot's hold: {int(figures['late_revisions'])} (target 0); "
+        f"of them after the move stood for the robot's hold: {int(figures['late_revisions'])} "
+        "(at a table the robot has answered by then and the released move stands); "
         f"questions asked: {int(figures['asked'])}; illegal-action reports: "
         f"{int(figures['illegal_reports'])}"
     )

@@ -1,6 +1,6 @@
 """``python -m bench.stream``: stream every engine game in ../shared/games to the simulated GRBL.
 
-Each game's program goes through :class:`chessatron.grbl.GrblLink` (character counting, 128-byte
+Each game's program goes through :class:`chessatron.grbl.link.GrblLink` (character counting, 128-byte
 buffer) to :class:`chessatron.sim.grbl.SimGrbl` in virtual time (``speed=None``), whose clock runs
 GRBL's planner model over the blocks exactly as they reach its 15-block planner. If the streamer let the
 planner starve between short moves, the simulated machine would slow down to stop where the plan flows
@@ -25,12 +25,12 @@ from pathlib import Path
 
 import chess.pgn
 
-from chessatron.grbl import GrblLink
-from chessatron.layout import Layout
+from chessatron.grbl.link import GrblLink
+from chessatron.planning.layout import Layout
+from chessatron.planning.table import Table
 from chessatron.sim.grbl import SimGrbl
+from chessatron.sim.simulate import game_moves, simulate_game
 from chessatron.sim.world import SimWorld
-from chessatron.simulate import game_moves, simulate_game
-from chessatron.table import Table
 
 from .__main__ import GAMES_DIR, load_games
 

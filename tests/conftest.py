@@ -12,7 +12,7 @@ import pytest
 
 from chessatron.config import Config
 from chessatron.game.runner import GameRunner
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 
 import chessatron
 from chessatron.cli import main
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.sim.world import get_world
 
 from .conftest import GAMES_DIR
@@ -84,7 +85,20 @@ def test_hw_test_passes_on_the_simulator(tmp_path: Path) -> None:
     config.write_text('[grbl]\nurl = "sim://hwtest?speed=max"\n')
     result = CliRunner().invoke(main, ["hw", "test", "--yes", "--seconds", "0", "--config", str(config)])
     assert result.exit_code == 0, result.output
-    assert "6 of 6 steps ok" in result.output
+    assert "7 of 7 steps ok" in result.output
+
+
+def test_hw_test_has_each_button_pressed(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[buttons]\nurl = "sim://?script=up,down,left,select,right,select,back"\n')
+    args = ["hw", "test", "--yes", "--only", "buttons", "--config", str(config)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "that was select; press right" in result.output and "all 6 buttons answer" in result.output
+    config.write_text('[buttons]\nurl = "sim://?script=up,down"\n')
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert "no left press within" in result.output and "failed: buttons" in result.output
 
 
 def test_hw_test_walks_through_the_build_homing_and_the_step_idle_advice(tmp_path: Path) -> None:
@@ -154,3 +168,113 @@ def test_hw_test_catches_a_stuck_sensor(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["hw", "test", "--yes", "--only", "sensors", "--config", str(config)])
     assert result.exit_code == 1
     assert "e4" in result.output and "failed: sensors" in result.output
+
+
+# --- run: the line that failed, what ran, the time left, Ctrl-C --------------------------------------
+
+
+def _write_program(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / "program.gcode"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_run_names_the_line_beyond_the_soft_limits(tmp_path: Path) -> None:
+    lines = ["G21 G90", *(f"G0 X{20 * n} Y{10 * n}" for n in range(1, 9)), "G0 X9000 Y10", "G0 X20 Y20"]
+    url = "sim://run-soft?speed=max&soft_limits=1"
+    result = CliRunner().invoke(main, ["run", str(_write_program(tmp_path, lines)), "--port", url])
+    assert result.exit_code == 1
+    assert "ALARM:2 (soft limit) at program line 10" in result.stderr
+    assert "program line 1:" not in result.stderr and "stopped" not in result.stdout  # on stderr only
+    assert "lines 1 to 9" in result.stderr
+
+
+def test_run_says_no_line_ran_when_the_first_is_refused(tmp_path: Path) -> None:
+    program_path = _write_program(tmp_path, ["G5", "G0 X20 Y20"])
+    result = CliRunner().invoke(main, ["run", str(program_path), "--port", "sim://run-first?speed=max"])
+    assert result.exit_code == 1
+    assert "program line 1 'G5'" in result.stderr and "no line of the program ran" in result.stderr
+    assert "1 to 0" not in result.output
+
+
+def test_run_on_the_simulator_at_any_speed_with_the_machine_time(tmp_path: Path) -> None:
+    program_path = _write_program(tmp_path, ["G21 G90", "G0 X100 Y100", "G4 P0.5", "G0 X20 Y20"])
+    result = CliRunner().invoke(
+        main, ["run", str(program_path), "--port", "sim://run-fast", "--speed", "max"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "4 lines, about 0:0" in result.stdout and "of machine time (as fast as it can go)" in result.stdout
+    refused = CliRunner().invoke(main, ["run", str(program_path), "--port", "/dev/ttyUSB7", "--speed", "8"])
+    assert refused.exit_code == 2 and "only the simulator (sim://) runs at another speed" in refused.output
+
+
+def test_run_without_homing_on_a_locked_machine_says_so_before_sending(tmp_path: Path) -> None:
+    program_path = _write_program(tmp_path, ["G21 G90", "G0 X100 Y100"])
+    result = CliRunner().invoke(main, ["run", str(program_path), "--no-home", "--port", "sim://run-locked"])
+    assert result.exit_code == 2
+    assert "locked in its alarm state and --no-home leaves it so" in result.stderr
+    assert "error:9" not in result.output
+
+
+def test_ctrl_c_holds_the_machine_and_says_whether_the_magnet_is_on(tmp_path: Path) -> None:
+    # a drag at real time: the magnet is on for seconds
+    lines = ["G21 G90", "G0 X137 Y86.2", "M3 S1000", "G4 P0.2", "G1 X400 Y300 F300", "M5", "G4 P0.2"]
+    program_path = _write_program(tmp_path, lines)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    command = [
+        sys.executable,
+        "-m",
+        "chessatron.cli",
+        "run",
+        str(program_path),
+        "--port",
+        "sim://ctrl-c?homing=0",
+    ]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        for line in process.stdout:
+            if "of machine time" in line:
+                break
+        time.sleep(2.0)  # into the drag (it takes more than a minute at 300 mm/min)
+        process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "grbl is held where it stopped (feed hold" in errors
+    assert "the magnet may still be on with a piece on it" in errors
+    assert "Traceback" not in errors and "chessatron: interrupted" not in errors
+
+
+# --- hw test: the extra to install, no library warnings ---------------------------------------------
+
+
+def test_hw_test_names_the_extra_to_install_and_keeps_library_warnings_off_the_terminal(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "machine.toml"
+    config.write_text('[display]\nurl = "lcd://1"\n[buzzer]\nurl = "buzzer://12"\n', encoding="utf-8")
+    args = ["hw", "test", "--yes", "--only", "display", "--only", "buzzer", "--config", str(config)]
+    # as a user runs it (this suite turns warnings into errors): gpiozero warns while it looks for pins
+    done = subprocess.run(
+        [sys.executable, "-m", "chessatron.cli", *args], capture_output=True, text=True, timeout=120
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "pip install 'chessatron[pi]'" in " ".join(output.split())
+    assert "PinFactoryFallback" not in output and "Falling back" not in output and "Traceback" not in output
+
+
+def test_output_into_a_pipe_is_not_wrapped(tmp_path: Path) -> None:
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 4) / "program.gcode"
+    deep.parent.mkdir(parents=True)
+    deep.write_text("G21 G90\nG0 X100 Y100\n", encoding="utf-8")
+    url = "sim://a-simulated-machine-with-a-long-name-to-fill-the-line?speed=max&homing=0"
+    done = subprocess.run(
+        [sys.executable, "-m", "chessatron.cli", "run", str(deep), "--port", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"grbl 1.1h on {url}\n" in done.stdout  # one line, however long: a path or URL stays whole

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 
 from chessatron.demo import demo_game_text
-from chessatron.simulate import game_moves, parse_game
+from chessatron.sim.simulate import game_moves, parse_game
 
 DEMO = [sys.executable, "-m", "chessatron.cli", "demo"]
 _URL = re.compile(r"the demo on the web page: (http://127\.0\.0\.1:\d+/)")

@@ -377,7 +377,8 @@ def test_closing_from_another_thread_stops_a_search_without_a_restart() -> None:
 # --- fake engines --------------------------------------------------------------------------------
 
 FAKE_ENGINE = """#!{python}
-# A UCI engine that answers e2e4 to everything, after failing its first {failures} searches by {mode}.
+# A UCI engine that answers e2e4 to everything, after failing its first {failures} searches by {mode}
+# (hanging, dying, or answering a bestmove line without a move).
 import os, sys, time
 count_file, log_file = {count_file!r}, {log_file!r}
 
@@ -404,6 +405,9 @@ for line in sys.stdin:
         if searches < {failures}:
             if {mode!r} == "hanging":
                 time.sleep(3600)
+            if {mode!r}.startswith("bestmove"):
+                say({mode!r})
+                continue
             os._exit(3)
         say("bestmove e2e4")
     elif line == "quit":
@@ -469,6 +473,33 @@ def test_an_engine_that_keeps_failing_gives_up_after_the_retries(tmp_path: Path,
     assert "failed 2 times in a row while finding a hint" in str(caught.value)
     assert "--engine PATH" in str(caught.value)
     assert fake.searches() == 2
+
+
+@pytest.mark.parametrize("answer", ["bestmove", "bestmove (none)", "bestmove 0000"])
+def test_an_engine_that_answers_without_a_move_is_restarted_and_asked_again(
+    tmp_path: Path, answer: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bare ``bestmove`` in a position with moves is garbled like an illegal move: retried, not the end
+    of the game."""
+    fake = FakeEngine(tmp_path, answer, failures=1)
+    with EnginePlayer(FAST, engine=str(fake.path), timeout_s=5.0) as player:
+        assert player.best_move(chess.Board()) == chess.Move.from_uci("e2e4")
+        assert player.restarts == 1
+    assert fake.searches() == 2
+    said = "failed while choosing a move (it answered 'bestmove' without a move), attempt 1 of 3"
+    assert said in caplog.text
+
+
+def test_an_engine_that_never_answers_a_move_gives_up_saying_so(tmp_path: Path) -> None:
+    fake = FakeEngine(tmp_path, "bestmove (none)")
+    with EnginePlayer(FAST, engine=str(fake.path), timeout_s=5.0, max_attempts=2) as player:
+        with pytest.raises(EngineFailedError) as caught:
+            player.best_move(chess.Board())
+        with pytest.raises(EngineFailedError, match="while finding a hint"):
+            player.hint(chess.Board())
+    assert "failed 2 times in a row while choosing a move" in str(caught.value)
+    assert "(last: it answered 'bestmove' without a move)" in str(caught.value)
+    assert fake.searches() == 4
 
 
 def test_an_engine_that_does_not_start_is_reported(tmp_path: Path) -> None:

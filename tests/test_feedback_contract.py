@@ -24,7 +24,7 @@ from chessatron.feedback.buzzer import BuzzerDevice
 from chessatron.feedback.display import DisplayDevice, LcdSettings
 from chessatron.feedback.leds import LedDevice, SimLedStrip, SimPixelStrip, StripSettings, unpack
 from chessatron.feedback.tunes import note_frequency
-from chessatron.layout import Cell, Layout
+from chessatron.planning.layout import Cell, Layout
 from chessatron.ports import RGB, Buzzer, LedStrip, StatusDisplay
 
 from .test_feedback_fakes import FakeCharLCD, mock_pin_factory

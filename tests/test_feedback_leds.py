@@ -25,9 +25,9 @@ from chessatron.feedback import LedSignals, SignalColours, combine, open_leds, p
 from chessatron.feedback.leds import PixelLedStrip, SimLedStrip, SimPixelStrip, StripSettings
 from chessatron.feedback.mapping import LedMapping
 from chessatron.feedback.view import leds_panel, svg_with_leds
-from chessatron.layout import Cell, Layout
+from chessatron.planning.layout import Cell, Layout
+from chessatron.planning.table import Table
 from chessatron.render import table_svg
-from chessatron.table import Table
 
 from .test_feedback_fakes import fake_rpi_ws281x
 

@@ -4,10 +4,10 @@ line on stderr that names it, with a non-zero exit.
 
 The readers (:data:`READERS`) cover each kind in :data:`chessatron.files.KINDS`: the machine config, a
 table layout, the simulator's saved table, a game journal, a PGN (played and imported), a compact
-record, a sensor trace, a G-code program, a pin map and an LED mapping. Each meets the same broken
-inputs (:data:`BROKEN`: bytes that are not UTF-8, nesting thousands deep, 400-digit and infinite numbers,
-wrong types, a folder, ``/dev/zero``, a pipe, a missing file...), then random bytes and random damage to
-a good file (hypothesis; ``CHESSATRON_FUZZ_EXAMPLES`` examples per reader).
+record, a sensor trace, a G-code program, a pin map, an LED mapping and a press script. Each meets
+the same broken inputs (:data:`BROKEN`: bytes that are not UTF-8, nesting thousands deep, 400-digit and
+infinite numbers, wrong types, a folder, ``/dev/zero``, a pipe, a missing file...), then random bytes and
+random damage to a good file (hypothesis; ``CHESSATRON_FUZZ_EXAMPLES`` examples per reader).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import datetime as dt
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -32,9 +32,9 @@ from chessatron.cli import EXIT_INTERNAL, main
 from chessatron.config import default_config_text
 from chessatron.game.journal import GameMetadata, Journal
 from chessatron.game.record import Player, encode_compact, from_pgn
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.sensors.pinmap import PinMap
-from chessatron.simstate import SimulatorState
+from chessatron.sim.state import SimulatorState
 
 LAYOUT = Layout.default()
 EXAMPLES = int(os.environ.get("CHESSATRON_FUZZ_EXAMPLES", "25"))
@@ -219,6 +219,18 @@ READERS = [
             str(_config_with(folder, f'[leds]\nurl = "sim://?order={path}"\n')),
         ],
         "fuzz-leds.txt",
+    ),
+    Reader(
+        "press script",
+        files.PRESS_SCRIPT,
+        b"# to the pawn\nup*2, select\nup select\n",
+        lambda path, folder: [
+            "config",
+            "check",
+            str(_config_with(folder, f'[buttons]\nurl = "sim://?file={path}"\n')),
+        ],
+        "fuzz-presses.txt",
+        empty_ok=True,  # no presses: a pad that is finished at once
     ),
     Reader(
         "kept online tokens",
@@ -416,17 +428,24 @@ def check(result: Result, reader: Reader, path: Path, *, must_fail: bool) -> Non
         assert lines[0].startswith("chessatron: ") and path.name in lines[0], lines[0]
 
 
-def cases() -> Iterator[tuple[Reader, Broken]]:
-    for reader in READERS:
-        for broken in BROKEN:
-            yield reader, broken
+def cases() -> list[tuple[Reader, Broken]]:
+    """Every kind of damage that applies to each kind of file (tried on a scratch file)."""
+    found = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for n, (reader, broken) in enumerate((r, b) for r in READERS for b in BROKEN):
+            (Path(scratch) / str(n)).mkdir()
+            if broken.make(reader, Path(scratch) / str(n) / reader.filename):
+                found.append((reader, broken))
+    return found
 
 
-@pytest.mark.parametrize(("reader", "broken"), list(cases()), ids=[f"{r.name}-{b.name}" for r, b in cases()])
+CASES = cases()
+
+
+@pytest.mark.parametrize(("reader", "broken"), CASES, ids=[f"{r.name}-{b.name}" for r, b in CASES])
 def test_a_broken_file_is_one_line_naming_it(tmp_path: Path, reader: Reader, broken: Broken) -> None:
     path = tmp_path / reader.filename
-    if not broken.make(reader, path):
-        pytest.skip(f"{broken.name} does not apply to a {reader.name}")
+    assert broken.make(reader, path)
     check(run(reader, tmp_path, path), reader, path, must_fail=broken.fatal(reader))
 
 

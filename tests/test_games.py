@@ -6,8 +6,8 @@ import chess
 import chess.pgn
 import pytest
 
-from chessatron.layout import Layout
-from chessatron.simulate import TableSimulator, game_moves, simulate_game
+from chessatron.planning.layout import Layout
+from chessatron.sim.simulate import TableSimulator, game_moves, simulate_game
 
 from .conftest import shared_games
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chessatron.errors import GcodeError, ProtocolError
-from chessatron.gcode_parse import LINE_BUFFER_SIZE, parse_line
+from chessatron.planning.gcode_parse import LINE_BUFFER_SIZE, parse_line
 
 
 def test_words_are_read_in_order_upper_cased() -> None:

@@ -38,7 +38,7 @@ from chessatron.grbl.protocol import (
     Welcome,
     parse_message,
 )
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.sim.grbl import SimGrbl
 from chessatron.sim.world import SimWorld
 

@@ -34,19 +34,19 @@ from chessatron.errors import (
     GrblResetError,
     GrblVersionError,
 )
-from chessatron.gcode import comment
 from chessatron.grbl.link import GrblLink
+from chessatron.grbl.motion import Kinematics
 from chessatron.grbl.protocol import Status
 from chessatron.grbl.stream import StreamProgress, StreamResult, strip_line
-from chessatron.layout import Layout, MagnetConfig
-from chessatron.motion import Kinematics
-from chessatron.planner import Relocation
+from chessatron.planning.gcode import comment
+from chessatron.planning.layout import Layout, MagnetConfig
+from chessatron.planning.planner import Relocation
+from chessatron.planning.table import Table
+from chessatron.planning.timing import Timer
 from chessatron.sim.grbl import SimFaults, SimGrbl, SimHostMagnet
 from chessatron.sim.protocol_sim import Serial as SimSerial
+from chessatron.sim.simulate import TableSimulator, game_moves, simulate_game
 from chessatron.sim.world import SimWorld, forget_world, register_world
-from chessatron.simulate import TableSimulator, game_moves, simulate_game
-from chessatron.table import Table
-from chessatron.timing import Timer
 
 from .conftest import shared_games
 

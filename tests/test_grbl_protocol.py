@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chessatron.errors import GcodeError
-from chessatron.gcode_parse import parse_line
 from chessatron.grbl.codes import ALARMS, ERRORS, alarm_info, error_text
 from chessatron.grbl.protocol import (
     RX_BUFFER_BYTES,
@@ -34,7 +33,8 @@ from chessatron.grbl.protocol import (
 )
 from chessatron.grbl.settings import check_settings, layout_settings
 from chessatron.grbl.stream import HostAction, Outgoing, Streamer, host_action, strip_line
-from chessatron.layout import Layout
+from chessatron.planning.gcode_parse import parse_line
+from chessatron.planning.layout import Layout
 
 # --- the code tables -------------------------------------------------------------------------------
 

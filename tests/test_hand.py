@@ -12,16 +12,14 @@ import chess.pgn
 import pytest
 
 from chessatron.errors import ConfigError, GameFileError, IllegalMoveError, StateError
-from chessatron.layout import Cell, Layout
+from chessatron.planning.layout import Cell, Layout
+from chessatron.planning.table import Table
 from chessatron.sim.hand import SimulatedHand, displacement_is_decidable
 from chessatron.sim.hand_style import BEHAVIOURS, CATALOGUE, Behaviour, HandStyle, IllegalKind
 from chessatron.sim.scenario import (
     GeneratedTrace,
     Scenario,
-    trace_for_illegal,
     trace_for_moves,
-    trace_for_new_game_after,
-    trace_for_takeback,
 )
 from chessatron.sim.trace import (
     KnownMove,
@@ -37,7 +35,6 @@ from chessatron.sim.trace import (
     write_trace,
 )
 from chessatron.sim.world import SimWorld
-from chessatron.table import Table
 
 GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "games"
 SQ = chess.parse_square
@@ -554,14 +551,14 @@ def test_a_quick_reply_starts_inside_the_settle_window(layout: Layout) -> None:
 
 @pytest.mark.parametrize("plies", [1, 2])
 def test_a_takeback_puts_pieces_back_and_returns_captured_ones(layout: Layout, plies: int) -> None:
-    result = trace_for_takeback(
+    result = trace_for_moves(
         chess.Board(),
         EXD5,
-        plies,
         rng=random.Random(5),
         style=HandStyle.human(),
         layout=layout,
         table_trace=True,
+        then=lambda scenario: scenario.take_back(plies),
     )
     expected = chess.Board()
     for move in EXD5[: 3 - plies]:
@@ -573,21 +570,26 @@ def test_a_takeback_puts_pieces_back_and_returns_captured_ones(layout: Layout, p
     assert board_bits(last_cells, layout) == expected.occupied
     assert last_cells - set(layout.board_cells()) == first_cells - set(layout.board_cells())
     with pytest.raises(IllegalMoveError, match="cannot take back 4 plies"):
-        trace_for_takeback(
-            chess.Board(), EXD5, 4, rng=random.Random(5), style=HandStyle.calm(), layout=layout
+        trace_for_moves(
+            chess.Board(),
+            EXD5,
+            rng=random.Random(5),
+            style=HandStyle.calm(),
+            layout=layout,
+            then=lambda scenario: scenario.take_back(4),
         )
 
 
 @pytest.mark.parametrize("kind", ["wrong-square", "wrong-side", "knocked-over"])
 def test_an_illegal_action_is_held_and_set_right(layout: Layout, kind: IllegalKind) -> None:
     moves = ucis("e2e4", "e7e5", "g1f3")
-    result = trace_for_illegal(
+    result = trace_for_moves(
         chess.Board(),
         moves,
-        kind,
         rng=random.Random(9),
         style=HandStyle.calm(),
         layout=layout,
+        then=lambda scenario: scenario.illegal(kind, (1.0, 3.0)),
     )
     board = result.board()
     assert result.moves == tuple(moves) and result.plies[-1].kind == "illegal"
@@ -611,13 +613,14 @@ def _after(board: chess.Board, move: chess.Move) -> int:
 
 def test_a_new_game_restores_the_start_arrangement_spares_included(layout: Layout) -> None:
     game = games("engine-standard.pgn")[0]  # black promotes: a spare queen comes out of the reserve
-    result = trace_for_new_game_after(
+    result = trace_for_moves(
         game.board(),
         list(game.mainline_moves()),
         rng=random.Random(3),
         style=HandStyle.human(),
         layout=layout,
         table_trace=True,
+        then=Scenario.new_game,
     )
     start = Table.from_board(layout, chess.Board())
     start_cells = {layout.node_cell(node) for node in start.occupied_nodes()}

@@ -8,7 +8,9 @@ import datetime as dt
 import json
 import logging
 import os
+import re
 import threading
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import chess
 import pytest
 
 from chessatron.errors import (
+    CannotResumeError,
     GameFileError,
     GameInUseError,
     GameNotFoundError,
@@ -125,6 +128,7 @@ def test_every_line_is_one_json_record_of_the_documented_shape(
         "uci": "e2e4",
         "san": "e4",
         "who": "board",
+        "crc": lines[1]["crc"],
     }
     assert lines[2]["operations"] == ["lift e2", "drop e4"]
     assert lines[-1] == {
@@ -132,7 +136,12 @@ def test_every_line_is_one_json_record_of_the_documented_shape(
         "time": lines[-1]["time"],
         "result": "1-0",
         "termination": "checkmate",
+        "crc": lines[-1]["crc"],
     }
+    # every line ends in its checksum: the CRC-32 of the line without it, as 8 hex digits
+    for raw in finished[0].read_bytes().splitlines():
+        body, crc = raw[: -len(b',"crc":"12345678"}')], raw[-len(b'12345678"}') : -2]
+        assert zlib.crc32(body + b"}") == int(crc, 16), raw
 
 
 def test_a_power_cut_at_any_byte_loses_at_most_the_line_being_written(
@@ -190,18 +199,245 @@ def test_a_crash_with_takebacks_and_draw_offers_still_reads_as_some_earlier_mome
     )
 
 
-def test_damage_before_the_last_line_is_an_error_naming_the_line(
+def flip(line: bytes, old: bytes, new: bytes) -> bytes:
+    """``line`` with one byte of ``old`` changed, as one flipped bit of a failing card changes it."""
+    assert len(old) == len(new) and sum(a != b for a, b in zip(old, new, strict=True)) == 1
+    assert old in line
+    return line.replace(old, new)
+
+
+def unsealed(data: bytes) -> bytes:
+    """A journal as chessatron wrote them before every line had its checksum."""
+    return re.sub(rb',"crc":"[0-9a-f]{8}"\}$', b"}", data, flags=re.MULTILINE)
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (lambda line: b'{"type": "move", "ply"', "is damaged (it is not valid JSON"),  # a torn block
+        (lambda line: b"\x00" * len(line), "is damaged (it is not UTF-8"),  # a block of zeros
+        (lambda line: flip(line, b'"san":"Bc4"', b'"san":"Bb4"'), "is damaged (its checksum does not match)"),
+        (lambda line: flip(line, b'"ply":3', b'"ply":2'), "is damaged (its checksum does not match)"),
+    ],
+    ids=["garbage", "zeros", "flipped san", "flipped ply"],
+)
+def test_damage_before_the_last_line_keeps_every_move_before_it_and_says_what_was_dropped(
+    finished: tuple[Path, list[JournalState]],
+    caplog: pytest.LogCaptureFixture,
+    damage: Callable[[bytes], bytes],
+    why: str,
+) -> None:
+    """A failing SD card damaged the line of 2. Bc4: the game reads up to 1... e5, listed and resumable."""
+    path = finished[0]
+    lines = path.read_bytes().split(b"\n")
+    number = next(i for i, line in enumerate(lines, start=1) if b'"san":"Bc4"' in line)
+    lines[number - 1] = damage(lines[number - 1])
+    path.write_bytes(b"\n".join(lines))
+    with caplog.at_level(logging.WARNING):
+        state = read_journal(path)
+    assert [entry.san for entry in state.moves] == ["e4", "e5"] and not state.is_finished
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert f"line {number} {why}" in warning and "kept the game up to 1... e5" in warning
+    # what the dropped lines still say, to play it again (not what the damaged line says)
+    assert "dropped 21 lines from there, which held" in warning and "(Nc6 Qh5 Nf6 Qxf7#)" in warning
+    (listed,) = store.list_games(path.parent)
+    assert listed.plies == 2 and listed.is_open
+    resumable = store.latest_resumable(path.parent)
+    assert resumable is not None and resumable.game_id == "3fa2b1c4"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [(b'"san":"Bc4"', b'"san":"Bb4"'), (b'"uci":"f1c4"', b'"uci":"f1c5"'), (b'"ply":3', b'"ply":2')],
+)
+def test_a_journal_without_checksums_is_read_up_to_a_line_that_does_not_follow(
+    finished: tuple[Path, list[JournalState]], caplog: pytest.LogCaptureFixture, old: bytes, new: bytes
+) -> None:
+    """Journals written before lines had checksums: damage is seen where it breaks the game."""
+    path, states = finished
+    lines = unsealed(path.read_bytes()).split(b"\n")
+    assert parse_journal(b"\n".join(lines)) == states[-1]
+    number = next(i for i, line in enumerate(lines, start=1) if old in line)
+    lines[number - 1] = flip(lines[number - 1], old, new)
+    path.write_bytes(b"\n".join(lines))
+    with caplog.at_level(logging.WARNING):
+        state = read_journal(path)
+    assert [entry.san for entry in state.moves] == ["e4", "e5"]
+    assert f"line {number} does not follow from the game" in caplog.text
+
+
+def test_a_start_line_that_does_not_read_leaves_nothing_to_read(
     finished: tuple[Path, list[JournalState]],
 ) -> None:
     path = finished[0]
     lines = path.read_bytes().split(b"\n")
-    path.write_bytes(b"\n".join([*lines[:2], b'{"type": "move", "ply"', *lines[3:]]))
-    with pytest.raises(GameFileError, match="line 3 is damaged"):
+    path.write_bytes(b"\n".join([flip(lines[0], b'"format"', b'"format '), *lines[1:]]))
+    with pytest.raises(GameFileError, match="line 1 is damaged \\(it is not valid JSON"):
         read_journal(path)
-    illegal = lines[1].replace(b'"uci":"e2e4","san":"e4"', b'"uci":"e2e5","san":"e5"')
-    path.write_bytes(b"\n".join([lines[0], illegal, *lines[2:]]))
-    with pytest.raises(GameFileError, match="line 2: move 'e2e5' is illegal"):
+    path.write_bytes(b"\n".join([flip(lines[0], b'"format"', b'"formot"'), *lines[1:]]))
+    with pytest.raises(GameFileError, match="line 1 is damaged \\(its checksum does not match: format None"):
         read_journal(path)
+    path.write_bytes(b"\n".join([unsealed(lines[0]).replace(b'"format"', b'"formot"'), *lines[1:]]))
+    with pytest.raises(GameFileError, match="line 1: format None is not"):
+        read_journal(path)
+
+
+def test_a_damaged_start_line_that_still_reads_keeps_the_game_and_is_sealed_again(
+    finished: tuple[Path, list[JournalState]], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A flipped byte in a player's name: the game is all there, the damage said."""
+    path, states = finished
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join([flip(lines[0], b'"Ann"', b'"Aon"'), *lines[1:]]))
+    with caplog.at_level(logging.WARNING):
+        state = read_journal(path)
+    assert state.moves == states[-1].moves and state.result == "1-0"
+    assert state.metadata.white.name == "Aon"
+    assert "line 1 is damaged (its checksum does not match): the game's start is read as it stands" in (
+        caplog.text
+    )
+    state = dataclasses.replace(state, result="*", termination=None)  # (a finished game is not reopened)
+    path.write_bytes(b"\n".join([flip(lines[0], b'"Ann"', b'"Aon"'), *lines[1:-2], b""]))  # no result
+    with Journal.open(path) as journal:
+        assert journal.state.moves == states[-1].moves
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        assert read_journal(path).metadata.white.name == "Aon"
+    assert not caplog.records  # repaired: sealed again
+
+
+def test_a_line_written_twice_is_skipped_and_nothing_is_lost(
+    finished: tuple[Path, list[JournalState]], caplog: pytest.LogCaptureFixture
+) -> None:
+    path, states = finished
+    lines = path.read_bytes().split(b"\n")
+    done = lines[5]  # the robot's first relocation of 1... e5 done: twice would be a wrong journal
+    block = lines[2:6]  # and a block of lines written again further on
+    path.write_bytes(b"\n".join([*lines[:6], done, done, *lines[6:9], *block, *lines[9:]]))
+    with caplog.at_level(logging.WARNING):
+        state = read_journal(path)
+    assert dataclasses.replace(state, lines=states[-1].lines) == states[-1]
+    assert "lines 7, 8, 12, 13, 14, 15 repeat an earlier line (written twice): skipped" in caplog.text
+
+
+def test_every_flipped_byte_keeps_the_game_up_to_the_line_before_it(
+    finished: tuple[Path, list[JournalState]],
+) -> None:
+    """One flipped bit anywhere after the start line: the game read is exactly the game as it stood
+    before the damaged line (the moves, the robot's work), never a move or a path that was not written;
+    a flip in the last line reads as a crash tore it."""
+    path, states = finished
+    data = path.read_bytes()
+    for offset in range(data.index(b"\n") + 1, len(data) - 1, 3):
+        line = data[:offset].count(b"\n") + 1
+        for bit in (0x01, 0x20):
+            damaged = bytearray(data)
+            damaged[offset] ^= bit
+            state = parse_journal(bytes(damaged))
+            assert dataclasses.replace(state, torn=False) == states[line - 2], (offset, bit)
+
+
+def test_opening_a_damaged_journal_repairs_it_and_keeps_the_damaged_file(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with Journal.create(tmp_path, metadata(), now=ticking()) as journal:
+        play(journal, "e2e4", "e7e5", "g1f3")
+    path = journal.path
+    lines = path.read_bytes().split(b"\n")
+    damaged = b"\n".join([*lines[:5], b"garbage", *lines[6:]])  # the move 1... e5 is lost
+    path.write_bytes(damaged)
+    with caplog.at_level(logging.WARNING), Journal.open(path, now=ticking()) as journal:
+        assert [e.san for e in journal.state.moves] == ["e4"]
+        play(journal, "d7d5")  # the game goes on from there
+    assert "repaired" in caplog.text and ".damaged" in caplog.text
+    kept = path.with_name(path.name + ".damaged")
+    assert kept.read_bytes() == damaged
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        state = read_journal(path)
+    assert [e.san for e in state.moves] == ["e4", "d5"] and not caplog.records  # clean now
+    assert [game.game_id for game in store.list_games(tmp_path)] == ["3fa2b1c4"]  # the copy is no game
+    path.write_bytes(path.read_bytes() + b"more garbage\n" + lines[1] + b"\n")
+    with Journal.open(path) as journal:  # damaged again: a second copy, the first one kept
+        assert [e.san for e in journal.state.moves] == ["e4", "d5"]
+    assert kept.read_bytes() == damaged and path.with_name(path.name + ".damaged-2").exists()
+
+
+def test_an_abandoned_game_is_no_longer_offered_and_goes_on_when_taken_up(tmp_path: Path) -> None:
+    day = dt.timedelta(days=1)
+    with Journal.create(tmp_path, metadata(game_id="older", started=START), now=ticking()) as journal:
+        play(journal, "e2e4")
+    with Journal.create(tmp_path, metadata(game_id="newer", started=START + day), now=ticking()) as journal:
+        play(journal, "d2d4")
+    assert store.abandon_game("newer", tmp_path) == "abandoned"
+    assert store.abandon_game("newer", tmp_path) == "abandoned already"
+    latest = store.latest_resumable(tmp_path)
+    assert latest is not None and latest.game_id == "older"
+    newer = store.resumable_game("newer", tmp_path)  # by its id, still
+    assert newer.abandoned and not newer.is_open and newer.in_progress
+    with Journal.open(newer.path) as journal:
+        assert journal.state.abandoned
+        play(journal, "d7d5")
+        assert not journal.state.abandoned
+    latest = store.latest_resumable(tmp_path)
+    assert latest is not None and latest.game_id == "newer"
+
+
+def test_games_that_cannot_be_abandoned_say_why(tmp_path: Path) -> None:
+    with Journal.create(tmp_path, metadata(game_id="mate"), now=ticking()) as journal:
+        play(journal, *SCHOLARS_MATE)
+        journal.finish("1-0", "checkmate")
+    with pytest.raises(CannotResumeError, match="'mate' is over \\(1-0, checkmate\\)"):
+        store.abandon_game("mate", tmp_path)
+    imported = store.save_record(GameRecord(moves=(M("e2e4"),)), tmp_path)
+    with pytest.raises(CannotResumeError, match="was imported"):
+        store.abandon_game(imported, tmp_path)
+    with pytest.raises(GameNotFoundError, match="no saved game 'nope'"):
+        store.abandon_game("nope", tmp_path)
+    with Journal.create(tmp_path, metadata(game_id="busy", started=START + dt.timedelta(days=1))) as journal:
+        journal.record_move(M("e2e4"), "keyboard")
+        with pytest.raises(GameInUseError, match="open in another session"):
+            store.abandon_game("busy", tmp_path)
+
+
+def test_a_game_with_nothing_to_go_on_with_is_forgotten_one_cut_short_in_its_set_up_is_kept(
+    tmp_path: Path,
+) -> None:
+    with Journal.create(tmp_path, metadata(game_id="nothing"), now=ticking()) as journal:
+        journal.robot_begin(["lift a1", "drop a2"])
+        journal.robot_done(0)
+        journal.robot_done(1)  # set up, and stopped before the first move
+    later = START + dt.timedelta(days=1)
+    with Journal.create(tmp_path, metadata(game_id="cutshort", started=later), now=ticking()) as journal:
+        journal.robot_begin(["lift a1", "drop a2"])
+        journal.robot_done(0)  # the power went off in the set-up: the journal says where the pieces stand
+    with Journal.create(tmp_path, metadata(game_id="takenback"), now=ticking()) as journal:
+        play(journal, "e2e4")
+        journal.take_back(1)  # back at the start, but a game was played: it is kept
+    listed = {game.game_id: game for game in store.list_games(tmp_path)}
+    assert not listed["nothing"].has_begun and listed["cutshort"].has_begun
+    assert listed["takenback"].plies == 0 and listed["takenback"].has_begun
+    assert not store.forget_unplayed("takenback", tmp_path)
+    store.abandon_game("takenback", tmp_path)
+    latest = store.latest_resumable(tmp_path)
+    assert latest is not None and latest.game_id == "cutshort"
+    assert store.forget_unplayed("nothing", tmp_path) and not store.forget_unplayed("cutshort", tmp_path)
+    listed = {game.game_id: game for game in store.list_games(tmp_path)}
+    assert list(listed) == ["takenback", "cutshort"] and listed["takenback"].abandoned
+    assert store.abandon_game("cutshort", tmp_path) == "abandoned"
+    assert store.latest_resumable(tmp_path) is None
+
+
+def test_another_player_takes_a_side_over_and_the_record_says_who(tmp_path: Path) -> None:
+    with Journal.create(tmp_path, metadata(config={"white": "board", "black": "engine:8"})) as journal:
+        play(journal, "e2e4", "e7e5")
+        journal.change_player(chess.BLACK, Player("Stockfish", "engine", "3"), "engine:3")
+        play(journal, "g1f3")
+    state = read_journal(journal.path)
+    assert state.metadata.black == Player("Stockfish", "engine", "3")
+    assert state.metadata.config["black"] == "engine:3" and state.metadata.config["white"] == "board"
+    assert state.to_record().black.level == "3"
+    assert [entry.who for entry in state.moves] == ["board", "board", "board"]
 
 
 def test_a_last_line_whose_pages_never_reached_the_disk_is_ignored(

@@ -7,7 +7,7 @@ import chess
 import pytest
 
 from chessatron.errors import ConfigError, LayoutError
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 
 DEFAULT_TOML = (Path(__file__).parents[1] / "src" / "chessatron" / "data" / "table.toml").read_text()
 

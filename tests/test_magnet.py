@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from chessatron.errors import ConfigError, DeviceClosedError, MagnetError, MissingLibraryError
-from chessatron.magnet import (
+from chessatron.gantry.magnet import (
     ElectroMagnet,
     GrblSwitchedMagnet,
     MagnetDevice,
@@ -201,7 +201,7 @@ def test_without_pigpio_the_servo_warns_and_uses_the_default(
     monkeypatch.setitem(sys.modules, "gpiozero.pins.pigpio", None)
     monkeypatch.setattr(Device, "pin_factory", None)
     monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
-    with caplog.at_level(logging.WARNING, logger="chessatron.magnet"):
+    with caplog.at_level(logging.WARNING, logger="chessatron.gantry.magnet"):
         assert servo_pin_factory() == (None, None)
     assert "pigpio is not available" in caplog.text and "pigpiod" in caplog.text
 

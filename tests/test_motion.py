@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chessatron.errors import MachineProfileError, MoveError
-from chessatron.motion import Block, MachineProfile, plan_run, run_time, straight_time
+from chessatron.grbl.motion import Block, MachineProfile, plan_run, run_time, straight_time
 
 CARTESIAN = MachineProfile(
     kinematics="cartesian", max_rate_mm_min=(12000.0, 12000.0), acceleration_mm_s2=(800.0, 800.0)

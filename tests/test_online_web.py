@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from chessatron.config import Config
+from chessatron.game.live import LiveState
 from chessatron.game.runner import GameRunner
-from chessatron.live import LiveState
 from chessatron.web.app import create_app
 from chessatron.web.server import start_in_thread
 

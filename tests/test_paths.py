@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chessatron.layout import Layout, Node
-from chessatron.paths import PathFinder, merge_collinear, path_length, segment_distance_sq
+from chessatron.planning.layout import Layout, Node
+from chessatron.planning.paths import PathFinder, merge_collinear, path_length, segment_distance_sq
 
 LAYOUT = Layout.default()
 FINDER = PathFinder(LAYOUT)

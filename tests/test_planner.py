@@ -6,10 +6,10 @@ import chess
 import pytest
 
 from chessatron.errors import IllegalMoveError, NoSparePieceError
-from chessatron.layout import Layout
-from chessatron.planner import Planner, castling_squares
-from chessatron.simulate import Ply, TableSimulator
-from chessatron.table import PhysicalPiece, Table
+from chessatron.planning.layout import Layout
+from chessatron.planning.planner import Planner, castling_squares
+from chessatron.planning.table import PhysicalPiece, Table
+from chessatron.sim.simulate import Ply, TableSimulator
 
 
 def play(layout: Layout, fen: str, *ucis: str, chess960: bool = False) -> tuple[TableSimulator, list[Ply]]:
@@ -138,7 +138,7 @@ def test_order_is_the_fastest(layout: Layout) -> None:
     assert isinstance(victim, PhysicalPiece) and isinstance(mover, PhysicalPiece)
     cell = layout.node_cell(next(r.goal for r in plan.relocations if r.purpose == "capture"))
     assert cell is not None
-    from chessatron.planner import Task
+    from chessatron.planning.planner import Task
 
     both_orders = [
         [

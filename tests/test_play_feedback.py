@@ -24,14 +24,15 @@ from click.testing import CliRunner
 from chessatron.cli import main
 from chessatron.config import Config
 from chessatron.errors import ConfigError, EngineMissingError
+from chessatron.game.evaluation import evaluation_after
 from chessatron.game.events import describe_event, result_line, summary_line
 from chessatron.game.journal import read_journal
 from chessatron.game.keyboard import KeyboardPlayer
+from chessatron.game.live import LiveState
 from chessatron.game.players import PlayerSpec
 from chessatron.game.record import ClockSettings
-from chessatron.game.session import Session, evaluation_after
+from chessatron.game.session import Session
 from chessatron.game.store import latest_unfinished, list_games
-from chessatron.live import LiveState
 
 ENGINE = "engine:20:depth=1"  # full strength at a fixed depth: deterministic, and quick
 
@@ -188,7 +189,7 @@ def test_a_result_line_names_the_score_once_and_never_the_word_result(
 
 def test_a_stopped_game_says_how_to_go_on() -> None:
     assert summary_line("ab12", 7, None, finished=False) == (
-        "game ab12 stopped after 4 moves: chessatron play --resume continues it"
+        "game ab12 stopped after 4 moves: chessatron play --resume ab12 continues it"
     )
 
 
@@ -259,8 +260,9 @@ def test_quitting_says_which_game_was_kept_and_how_to_continue_it(tmp_path: Path
     result = CliRunner(env=env(tmp_path)).invoke(main, args, input="e4\nquit\n")
     assert result.exit_code == 0  # asked for: no failure (Ctrl-C is 130)
     (summary,) = list_games(tmp_path / "games")
-    assert (
-        f"game {summary.game_id} stopped after 1 move: chessatron play --resume continues it" in result.stderr
+    game_id = summary.game_id
+    assert f"game {game_id} stopped after 1 move: chessatron play --resume {game_id} continues it" in (
+        result.stderr
     )
     assert "interrupted" not in result.stderr  # the player asked to stop; nobody pressed Ctrl-C
 

@@ -39,8 +39,8 @@ from chessatron.game.keyboard import Command, Rejection, parse_command
 from chessatron.game.store import list_games, load_game
 
 ENGINE = "engine:20:depth=1"
-#: ``friendly`` in cli.py: 0 when a game ended or stopped as asked (``quit``, the end of input); 130 when
-#: Ctrl-C stopped it. A stopped game stays journaled for ``play --resume``.
+#: ``friendly`` in cli/common.py: 0 when a game ended or stopped as asked (``quit``, the end of input);
+#: 130 when Ctrl-C stopped it. A stopped game stays journaled for ``play --resume``.
 EXIT_STOPPED = 130
 _JOURNAL = re.compile(r"\d{8}T\d{6}Z-[0-9a-z]{1,32}\.jsonl")
 
@@ -170,22 +170,43 @@ def replay_game(game: Game, lines: deque[str]) -> str:
             return "over"
 
 
-def check_session(folder: Path, lines: Sequence[str], *, as_json: bool, exit_code: int) -> None:
-    """The journals tell exactly what the typed ``lines`` asked for, and the exit code fits."""
+def stopped_before_the_first_move(start: chess.Board, lines: deque[str]) -> str:
+    """Walk a game that left no journal: nothing typed before ``quit`` or the end of input was a move or
+    a resignation (a game stopped before its first move is not kept). Returns ``"unkept"``."""
+    while lines:
+        typed = parse_command(lines.popleft(), start)
+        assert not isinstance(typed, chess.Move) and typed is not Command.RESIGN, (
+            f"{typed} was typed first, but the game left no journal"
+        )
+        if typed is Command.QUIT:
+            break
+    return "unkept"
+
+
+def check_session(
+    folder: Path, lines: Sequence[str], *, as_json: bool, exit_code: int, start: chess.Board | None = None
+) -> None:
+    """The journals tell exactly what the typed ``lines`` asked for, and the exit code fits (``start``:
+    where each game starts, the standard start by default)."""
     queue = deque(lines)
     games = journals(folder)
-    assert games, "no game was journaled"
-    ending = replay_game(Game(games[0], entries(games[0])), queue)
+
+    def next_game(kept: int) -> str:
+        if kept < len(games):
+            return replay_game(Game(games[kept], entries(games[kept])), queue)
+        return stopped_before_the_first_move(start or chess.Board(), queue)
+
+    ending = next_game(0)
     played = 1
     while ending == "over" and not as_json:
         # after each game a person at the keyboard is asked "Another game? [y/N]"; y or yes plays one more
         answer = queue.popleft() if queue else None
         if answer is None or answer.strip().lower() not in ("y", "yes"):
             break
-        assert len(games) > played, f"{answer!r} to 'Another game?' started no game"
-        ending = replay_game(Game(games[played], entries(games[played])), queue)
+        ending = next_game(played)
         played += 1
-    assert len(games) == played, f"{len(games)} games journaled, {played} asked for"
+    kept = played - (ending == "unkept")
+    assert len(games) == kept, f"{len(games)} games journaled, {kept} with a move asked for"
     assert exit_code == 0, f"exit {exit_code} after {ending}"
     if ending == "stopped":
         assert_resumes(folder, games[-1])
@@ -268,8 +289,9 @@ def test_fuzzed_keyboard_input_plays_what_was_typed(
         args = players(chess960) + (["--json"] if as_json else [])
         result = CliRunner(env=environment(folder)).invoke(main, args, input=text)
         assert_no_traceback(result)
+        start = chess.Board.from_chess960_pos(chess960) if chess960 is not None else chess.Board()
         try:
-            check_session(folder, typed_lines(text), as_json=as_json, exit_code=result.exit_code)
+            check_session(folder, typed_lines(text), as_json=as_json, exit_code=result.exit_code, start=start)
         except AssertionError as exc:
             raise AssertionError(f"{exc}\ninput: {text!r}\noutput:\n{result.output[-3000:]}") from exc
         # what the examples reached (pytest --hypothesis-show-statistics)

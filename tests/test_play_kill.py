@@ -35,9 +35,9 @@ from click.testing import CliRunner
 
 from chessatron.cli import main
 from chessatron.game.journal import read_journal
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
+from chessatron.sim.state import load_state
 from chessatron.sim.world import get_world
-from chessatron.simstate import load_state
 
 KILLS = int(os.environ.get("CHESSATRON_KILLS", "50"))
 LAYOUT = Layout.default()

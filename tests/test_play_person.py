@@ -17,7 +17,7 @@ import pytest
 from chessatron.config import Config
 from chessatron.game.players import PlayerSpec
 from chessatron.game.session import Session
-from chessatron.layout import Cell
+from chessatron.planning.layout import Cell
 from chessatron.sim.hand import HandAction, perform
 
 START = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"

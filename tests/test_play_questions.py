@@ -18,7 +18,7 @@ from chessatron.config import Config
 from chessatron.game.players import PlayerSpec
 from chessatron.game.runner import GameRunner
 from chessatron.game.session import Session
-from chessatron.layout import Cell
+from chessatron.planning.layout import Cell
 from chessatron.sim.hand import HandAction, perform
 from chessatron.sim.hand_style import HandStyle
 from chessatron.web.server import ServerHandle

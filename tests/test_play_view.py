@@ -17,10 +17,12 @@ from rich.file_proxy import FileProxy
 from rich.style import Style
 
 from chessatron.game.keyboard import KeyboardPlayer
-from chessatron.game.view import PlayView, render_view
-from chessatron.layout import Layout
-from chessatron.live import LiveState
-from chessatron.table import Table
+from chessatron.game.lineinput import Prompt
+from chessatron.game.live import LiveState
+from chessatron.game.view import PlayView, render_view, wants_letters
+from chessatron.planning.layout import Layout
+from chessatron.planning.planner import Planner
+from chessatron.planning.table import Table
 
 #: Black's queen checks after 1. e4 d5 2. exd5 Qxd5 3. Nc3 Qe5+: a pawn of each side is captured.
 CHECK_LINE = ["e4", "d5", "exd5", "Qxd5", "Nc3", "Qe5+"]
@@ -45,9 +47,9 @@ def fed(layout: Layout, board: chess.Board, **parts: object) -> LiveState:
     return live
 
 
-def shown(live: LiveState, width: int = 80) -> str:
+def shown(live: LiveState, width: int = 80, *, engine: bool = False, letters: bool = False) -> str:
     console = Console(record=True, width=width, force_terminal=True, file=io.StringIO())
-    console.print(render_view(live.snapshot(), *live.table(), width=width))
+    console.print(render_view(live.snapshot(), *live.table(), width=width, engine=engine, letters=letters))
     return console.export_text()
 
 
@@ -131,20 +133,55 @@ def test_no_clock_no_times(layout: Layout) -> None:
 
 def test_the_evaluation_from_whites_side(layout: Layout) -> None:
     evaluation = {"cp": 35, "mate": None, "depth": 18, "pv": ["Nf3", "Nc6"]}
-    picture = shown(fed(layout, board_after(["e4"]), evaluation=evaluation), width=120)
+    picture = shown(fed(layout, board_after(["e4"]), evaluation=evaluation), width=120, engine=True)
     assert "+0.35" in picture and "depth 18" in picture and "Nf3 Nc6" in picture
     mate: dict[str, object] = {"cp": None, "mate": -3, "depth": 22, "pv": []}
-    assert "-M3" in shown(fed(layout, board_after(["e4"]), evaluation=mate))
-    assert "eval" not in shown(fed(layout, board_after(["e4"])))
+    assert "-M3" in shown(fed(layout, board_after(["e4"]), evaluation=mate), engine=True)
+    assert "eval" not in shown(fed(layout, board_after(["e4"])), engine=True)
 
 
-def test_the_robots_progress(layout: Layout) -> None:
-    live = fed(layout, board_after(CHECK_LINE))
-    live.show_gantry(layout.home_mm, state="Run", work={"title": "MOVE 7 f1e2", "index": 3, "of": 7})
+def test_no_free_hints_while_a_person_plays_the_engine(layout: Layout) -> None:
+    # after 1. e4 the engine (Black) answers c5 and expects 2. Nf3: White's best move, on the screen
+    evaluation = {"cp": 35, "mate": None, "depth": 18, "pv": ["Nf3", "e6", "d4"]}
+    board = board_after(["e4", "c5"])
+    against_engine = fed(layout, board, evaluation=evaluation)
+    assert "Nf3" not in shown(against_engine, width=120) and "+0.35" not in shown(against_engine, width=120)
+    assert "Nf3 e6 d4" in shown(fed(layout, board, evaluation=evaluation), width=120, engine=True)  # asked
+    engines = fed(layout, board, evaluation=evaluation)
+    engines.show_board(board, players=("engine:3", "engine:8"))
+    assert "+0.35" in shown(engines, width=120)  # nobody to give a hint to
+    hinted = fed(layout, board, evaluation=evaluation, hint={"uci": "g1f3", "san": "Nf3", "fen": board.fen()})
+    picture = shown(hinted, width=120)
+    assert "hint: Nf3" in picture and "+0.35" not in picture  # a hint asked for is a hint, not the line
+
+
+def test_the_robots_progress_in_a_players_words(layout: Layout) -> None:
+    board = board_after([*CHECK_LINE, "Be2"])  # White's 4. Be2, the 7th ply, being carried out
+    live = fed(layout, board)
+    live.show_gantry(layout.home_mm, state="Run", work={"title": "MOVE 7 f1e2", "index": 0, "of": 1})
     picture = shown(live)
-    assert "MOVE 7 f1e2" in picture and "3/7" in picture
+    assert "4. Be2" in picture and "0/1" in picture and "MOVE 7" not in picture
+    assert "Robot making White's move" in picture
+    assert "to move" not in picture  # nobody's turn while the robot carries the move out
     live.show_gantry(layout.home_mm, state="Idle", work=None)
-    assert "3/7" not in shown(live)
+    assert "0/1" not in shown(live) and "Black to move" in shown(live)
+    live.show_gantry(layout.home_mm, work={"title": "MOVE 7 f1e2 (resumed)", "index": 0, "of": 1})
+    live.update(status="idle")
+    resumed = shown(live)
+    assert "Robot finishing White's move" in resumed and "idle" not in resumed
+
+
+def test_a_capture_says_where_the_captured_piece_goes(layout: Layout) -> None:
+    board = board_after(CHECK_LINE[:2])  # 1. e4 d5: 2. exd5 takes the pawn on d5
+    table = Table.from_board(layout, board)
+    plan = Planner(layout).plan_move(table, board, board.parse_san("exd5"))
+    live = fed(layout, board_after(CHECK_LINE[:3]))
+    live.show_table(table, plan.relocations)
+    live.show_gantry(layout.home_mm, work={"title": "MOVE 3 e4d5", "index": 0, "of": len(plan.relocations)})
+    picture = shown(live, width=120)
+    assert "2. exd5" in picture
+    assert "the captured pawn on d5 goes to Black's capture zone" in picture
+    assert "bP" not in picture and "cell(" not in picture
 
 
 def test_a_machine_in_alarm_is_shown(layout: Layout) -> None:
@@ -338,3 +375,77 @@ def test_an_error_while_the_prompt_waits_closes_the_view(layout: Layout) -> None
     assert not any(thread.name == "chessatron-view" for thread in threading.enumerate())
     with view:  # and it can show again
         assert view.is_showing
+
+
+# --- a console without chess glyphs, the prompt, the first frame ---------------------------------------
+
+GLYPHS = set("♔♕♖♗♘♙♚♛♜♝♞♟▶✗→╭╮╰╯━")
+
+
+def test_letters_for_a_console_font_without_chess_glyphs(layout: Layout) -> None:
+    live = fed(layout, board_after(CHECK_LINE), clock=CLOCK)
+    live.show_gantry(layout.home_mm, work={"title": "MOVE 6 d5e5", "index": 0, "of": 1})
+    live.notice("an error", "error")
+    picture = shown(live, letters=True)
+    assert not GLYPHS & set(picture), GLYPHS & set(picture)
+    assert " K " in picture and " k " in picture  # FEN letters
+    assert GLYPHS & set(shown(live))  # by default the glyphs
+
+
+def test_letters_chosen_for_the_linux_console_and_other_encodings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert not wants_letters(Console(file=io.StringIO(), force_terminal=True))
+    monkeypatch.setenv("TERM", "linux")  # the Raspberry Pi's console: its fonts have no chess symbols
+    assert wants_letters(Console(file=io.StringIO(), force_terminal=True))
+    monkeypatch.setenv("TERM", "xterm")
+    latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1")
+    assert wants_letters(Console(file=latin, force_terminal=True))
+
+
+def test_nothing_is_drawn_before_the_table_is_known(layout: Layout) -> None:
+    console = terminal()
+    live = LiveState(layout)
+    with PlayView(live, console) as view:
+        view.print("resumed game 1234")
+        live.update(status="resuming")
+        time.sleep(0.2)  # time enough for a view that would draw (at 20 frames a second)
+        assert not view.is_showing and "chessatron table" not in console.export_text(clear=False)
+        live.show_board(chess.Board(), players=("keyboard", "engine"))
+        live.show_table(Table.from_board(layout, chess.Board()), ())
+        assert eventually(lambda: view.is_showing)
+    text = console.export_text()
+    assert text.count("chessatron table") >= 1
+    assert text.index("resumed game 1234") < text.index("chessatron table")  # no empty frame above it
+
+
+def test_a_typo_does_not_print_the_table_again(layout: Layout) -> None:
+    def frames_printed(typed: list[str]) -> int:
+        console = terminal()
+        lines = iter(typed)
+        with PlayView(fed(layout, chess.Board()), console, read_line=lambda prompt: next(lines)) as view:
+            keyboard = KeyboardPlayer(view.read_line, view.print, hold=view.suspend)
+            assert keyboard.ask(chess.Board()) == chess.Move.from_uci("e2e4")
+            text = console.export_text()
+        return text.count("chessatron table")
+
+    # the view steps aside once for the prompt and comes back once, however many typos come between
+    assert frames_printed(["e9", "Nf9", "Ke2", "e4"]) == frames_printed(["e4"])
+
+
+def test_the_prompts_clock_counts_down_while_the_player_thinks(layout: Layout) -> None:
+    now = [100.0]
+    seen: list[str] = []
+
+    def read_line(prompt: str) -> str:
+        assert isinstance(prompt, Prompt)
+        seen.append(prompt.current())
+        now[0] += 1.0
+        seen.append(prompt.current())
+        now[0] += 60.0
+        seen.append(prompt.current())
+        return "e4"
+
+    live = fed(layout, chess.Board(), clock={**CLOCK, "white_ms": 300_000})
+    with PlayView(live, terminal(), read_line=read_line, now=lambda: now[0]) as view:
+        KeyboardPlayer(view.read_line, view.print).ask(chess.Board())
+    assert seen == ["[5:00] White to move: ", "[4:59] White to move: ", "[3:59] White to move: "]

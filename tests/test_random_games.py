@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chessatron.errors import NoSparePieceError
-from chessatron.layout import Layout
-from chessatron.simulate import TableSimulator
+from chessatron.planning.layout import Layout
+from chessatron.sim.simulate import TableSimulator
 
 GAMES = int(os.environ.get("CHESSATRON_SOAK_GAMES", "240"))
 LAYOUT = Layout.default()

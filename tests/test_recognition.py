@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.recognition import (
     Ambiguous,
     Committed,

@@ -11,7 +11,7 @@ from dataclasses import replace
 import chess
 import pytest
 
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.recognition import Ambiguous, Committed, Recognizer, RecognizerEvent, Revised
 from chessatron.sim.cases import capture_geometries, castling_case
 from chessatron.sim.hand_style import GROUPS, Behaviour, HandStyle

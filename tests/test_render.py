@@ -13,10 +13,10 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
-from chessatron.layout import Layout, Node
-from chessatron.planner import Planner, Relocation
+from chessatron.planning.layout import Layout, Node
+from chessatron.planning.planner import Planner, Relocation
+from chessatron.planning.table import PhysicalPiece, Table
 from chessatron.render import table_html, table_svg, table_text
-from chessatron.table import PhysicalPiece, Table
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}"

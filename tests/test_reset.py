@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chessatron.errors import ConfigError, MissingPieceError
-from chessatron.layout import Layout
-from chessatron.reset import arrangement_problems, parse_target
-from chessatron.simulate import TableSimulator, game_moves
-from chessatron.table import Table
+from chessatron.planning.layout import Layout
+from chessatron.planning.reset import arrangement_problems, parse_target
+from chessatron.planning.table import Table
+from chessatron.sim.simulate import TableSimulator, game_moves
 
 from .conftest import shared_games
 from .test_random_games import random_move

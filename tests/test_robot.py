@@ -11,14 +11,14 @@ import chess
 import pytest
 
 from chessatron.errors import GrblAlarm, GrblError, GrblLockedError
+from chessatron.gantry.robot import Robot
 from chessatron.grbl.link import GrblLink
-from chessatron.layout import Layout
-from chessatron.planner import Planner
-from chessatron.robot import Robot
+from chessatron.planning.layout import Layout
+from chessatron.planning.planner import Planner
+from chessatron.planning.table import Table
 from chessatron.sensors import open_sensor
 from chessatron.sim.grbl import SimFaults, SimGrbl
 from chessatron.sim.world import SimWorld, forget_world, register_world
-from chessatron.table import Table
 
 from .conftest import shared_games
 

@@ -9,7 +9,7 @@ import chess
 import pytest
 
 from chessatron.errors import ConfigError, ProtocolError, SensorError, SensorReplyError, SensorTimeoutError
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.sensors import ArduinoSensor, open_sensor
 from chessatron.sensors.arduino import Reply, parse_reply
 from chessatron.sensors.fakes import FakeArduinoBoard

@@ -9,13 +9,13 @@ import chess
 import pytest
 
 from chessatron.errors import ConfigError, SensorTimeoutError
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
+from chessatron.planning.table import Table
 from chessatron.sensors import BitboardSensor, open_sensor
 from chessatron.sensors.bitboard import FrameDecoder, frame_bytes, squares
 from chessatron.sensors.fakes import FakeLiBoard
+from chessatron.sim.twin import TwinPiece
 from chessatron.sim.world import SimWorld
-from chessatron.table import Table
-from chessatron.twin import TwinPiece
 
 A1_AND_H8 = b"\x80\x00\x00\x00\x00\x00\x00\x01"  # as LiBoard's firmware sends it: rank 8's byte first
 

@@ -15,7 +15,7 @@ import chess
 import pytest
 
 from chessatron.errors import SensorError
-from chessatron.layout import Cell, Layout
+from chessatron.planning.layout import Cell, Layout
 from chessatron.ports import Occupancy, OccupancySensor
 from chessatron.sensors import (
     ArduinoSensor,
@@ -27,8 +27,8 @@ from chessatron.sensors import (
     open_sensor,
 )
 from chessatron.sensors.fakes import FakeArduinoBoard, FakeLiBoard, FakeMcp23017Bus
+from chessatron.sim.twin import TwinPiece
 from chessatron.sim.world import SimWorld
-from chessatron.twin import TwinPiece
 
 
 @dataclass

@@ -15,11 +15,11 @@ from pathlib import Path
 import chess
 import pytest
 
-from chessatron.layout import Cell, Layout
+from chessatron.planning.layout import Cell, Layout
 from chessatron.sensors.arduino import REQUEST, parse_reply
 from chessatron.sensors.fakes import FakeArduinoBoard
+from chessatron.sim.twin import TwinPiece
 from chessatron.sim.world import SimWorld
-from chessatron.twin import TwinPiece
 
 SKETCH = Path(__file__).resolve().parents[1] / "firmware" / "chessatron_sensors" / "chessatron_sensors.ino"
 COMPILER = shutil.which("g++")

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import chess
 import pytest
 
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.sensors import SensorDevice, open_sensor
 from chessatron.sensors.names import cell_name
 

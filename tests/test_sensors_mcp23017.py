@@ -11,7 +11,7 @@ import chess
 import pytest
 
 from chessatron.errors import ConfigError, MissingLibraryError, SensorError
-from chessatron.layout import Layout
+from chessatron.planning.layout import Layout
 from chessatron.sensors import Mcp23017Sensor, PinMap, open_sensor
 from chessatron.sensors.fakes import FakeMcp23017Bus
 from chessatron.sensors.mcp23017 import GPIOA, GPPUA, GPPUB, IOCON, IODIRA, IODIRB, IPOLA, IPOLB

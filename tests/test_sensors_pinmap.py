@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chessatron.errors import ConfigError
-from chessatron.layout import Cell, Layout
+from chessatron.planning.layout import Cell, Layout
 from chessatron.sensors.names import cell_name, parse_cell
 from chessatron.sensors.pinmap import Pin, PinMap
 

@@ -8,12 +8,12 @@ import chess
 import pytest
 
 from chessatron.errors import ConfigError
-from chessatron.layout import Cell, Layout
+from chessatron.planning.layout import Cell, Layout
 from chessatron.ports import DeviceUrl
 from chessatron.sensors import Noise, SimSensor, open_sensor
 from chessatron.sensors.sim import NoiseModel
+from chessatron.sim.twin import TwinPiece
 from chessatron.sim.world import SimWorld, forget_world, get_world, register_world
-from chessatron.twin import TwinPiece
 
 LAYOUT = Layout.default()
 CELLS = sorted(LAYOUT.cells())

@@ -4,8 +4,8 @@ import chess
 import pytest
 
 from chessatron.errors import NoSparePieceError, StateError
-from chessatron.layout import Layout
-from chessatron.table import Table
+from chessatron.planning.layout import Layout
+from chessatron.planning.table import Table
 
 
 def test_start_position_has_every_piece_and_the_spares(layout: Layout) -> None:

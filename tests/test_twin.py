@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chessatron.errors import MachineProfileError, MissingPieceError, PieceError
-from chessatron.motion import Block, MachineProfile, run_time
-from chessatron.twin import MagnetMethod, Twin, TwinPiece, TwinReport
+from chessatron.grbl.motion import Block, MachineProfile, run_time
+from chessatron.sim.twin import MagnetMethod, Twin, TwinPiece, TwinReport
 
 PROFILE = MachineProfile()
 ENVELOPE = (0.0, 0.0, 400.0, 400.0)

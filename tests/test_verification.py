@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import chess
 
-from chessatron.layout import Layout
-from chessatron.simulate import TableSimulator
-from chessatron.verification import check_table, expected_cells
+from chessatron.gantry.verification import check_table, expected_cells
+from chessatron.planning.layout import Layout
+from chessatron.sim.simulate import TableSimulator
 
 
 def test_a_piece_that_did_not_follow_the_magnet_is_named_with_its_square() -> None:

@@ -28,14 +28,14 @@ from websockets.typing import Origin
 from chessatron.config import Config
 from chessatron.game.engine import engine_options
 from chessatron.game.journal import GameMetadata, Journal, read_journal
+from chessatron.game.live import LiveState
 from chessatron.game.record import Player, from_pgn
 from chessatron.game.runner import GameRunner
 from chessatron.game.store import list_games, save_record
-from chessatron.live import LiveState
-from chessatron.planner import Planner
-from chessatron.reset import ResetPlanner
-from chessatron.simstate import load_state
-from chessatron.table import Table
+from chessatron.planning.planner import Planner
+from chessatron.planning.reset import ResetPlanner
+from chessatron.planning.table import Table
+from chessatron.sim.state import load_state
 from chessatron.web import feed as feed_module
 from chessatron.web.app import create_app
 from chessatron.web.feed import Feed, Snapshots

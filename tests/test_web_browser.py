@@ -5,7 +5,7 @@ still carries them out, a premove, the promotion piece chosen on the board, the 
 game-over banner and a rematch with colours reversed; the LEDs, the clock, a takeback and the robot paused,
 as the page shows them; the table set up from the page and a stopped game put back; saved games played
 through in the viewer (on a desktop and a phone) while a game goes on, and a stopped one continued from
-there; and the page finding its server again after a restart.
+there; the page finding its server again after a restart; and the buttons' cursor drawn on the board.
 
 Screenshots are kept as artifacts in ``test-artifacts/web/`` (or ``$CHESSATRON_ARTIFACTS/web/``). No
 browser is ever downloaded: without ``/usr/bin/chromium`` these tests fail and say how to install it.
@@ -28,12 +28,15 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Error, Locator, Page, expect, sync_playwright
 
 from chessatron.config import Config
+from chessatron.game.cursor import Cursor
+from chessatron.game.live import LiveState
 from chessatron.game.record import GameRecord, Player, from_pgn
 from chessatron.game.runner import GameRequest, GameRunner
 from chessatron.game.store import save_record
+from chessatron.planning.layout import Layout
 from chessatron.sim.hand_style import HandStyle
 from chessatron.web.app import create_app
-from chessatron.web.server import ServerHandle, start_in_thread
+from chessatron.web.server import ServerHandle, start_in_thread, start_watch_page
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -1004,3 +1007,48 @@ def test_a_question_from_the_board_is_answered_on_the_page_and_the_game_goes_on(
     game = runner.live.snapshot()["game"]
     assert game["uci"][:1] == ["d4e6"] and len(game["uci"]) >= 2
     assert not watched.errors, watched.errors
+
+
+def test_the_buttons_cursor_is_drawn_on_the_board_and_its_review_shown(
+    browser: Browser, artifacts: Path
+) -> None:
+    # someone at the table plays with the buttons: the page draws their cursor, the piece in hand and
+    # where it may go, and the display's lines; while they review the game, the position they look at
+    live = LiveState(Layout.default())
+    board = chess.Board()
+    for uci in ("e2e4", "e7e5"):
+        board.push_uci(uci)
+    live.show_board(board, game_id="buttons", players=("buttons", "engine:5"))
+    cursor = Cursor(chess.WHITE)
+    cursor.begin_turn(board)  # on e4, where White moved last
+    for button in ("right", "right", "down", "down", "down", "select", "up"):  # the g1 knight in hand
+        cursor.press(button)
+    live.update(cursor=cursor.view.to_dict())
+    marks = "() => Object.fromEntries([...document.querySelectorAll('#board square')]" + (
+        ".filter((s) => s.className.includes('btn-') && s.style.display !== 'none')"
+        ".map((s) => [s.cgKey, s.className]))"
+    )
+    with start_watch_page(live) as server:
+        watched = open_page(browser, server.url, 1280, 800)
+        page = watched.page
+        expect(page.locator("#buttons-line")).to_have_text("Buttons: knight g1 to · g2: not legal")
+        page.wait_for_function(f"() => Object.keys(({marks})()).length === 5")
+        assert page.evaluate(marks) == {
+            "g2": "btn-cursor",
+            "g1": "btn-held",
+            "e2": "btn-target",
+            "f3": "btn-target",
+            "h3": "btn-target",
+        }
+        screenshot(page, artifacts, "buttons-cursor")
+        for button in ("back", "back", "down", "down", "select", "left"):  # the menu: review, a move back
+            cursor.press(button)  # type: ignore[arg-type]
+        live.update(cursor=cursor.view.to_dict())
+        after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
+        expect(page.locator("#board")).to_have_attribute("data-fen", after_e4)
+        expect(page.locator("#buttons-line")).to_have_text("Buttons: review 1/2 · 1. e4")
+        live.update(cursor=None)  # the turn is over: the game's position again, no cursor
+        expect(page.locator("#board")).to_have_attribute("data-fen", board.board_fen())
+        expect(page.locator("#buttons-line")).to_have_text("")
+        page.wait_for_function(f"() => Object.keys(({marks})()).length === 0")  # (chessground hides them)
+        assert not watched.errors, watched.errors

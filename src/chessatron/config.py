@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from . import files
 from .errors import ConfigError
 from .keys import unknown
-from .layout import Layout
+from .planning.layout import Layout
 from .ports import DeviceUrl
 
 #: The schemes each kind of device understands (a bare path such as /dev/ttyUSB0 is ``serial``).
@@ -33,6 +33,7 @@ SCHEMES: Mapping[str, frozenset[str]] = {
     "buzzer": frozenset({"buzzer", "sim", "none"}),
     "speech": frozenset({"espeak", "sim", "none"}),
     "microphone": frozenset({"mic", "sim", "none"}),
+    "buttons": frozenset({"buttons", "sim", "none"}),
 }
 
 DEFAULT_URLS: Mapping[str, str] = {
@@ -44,6 +45,8 @@ DEFAULT_URLS: Mapping[str, str] = {
     "buzzer": "sim://",
     "speech": "sim://",
     "microphone": "sim://",
+    # no d-pad unless the config names one: a player at the keyboard or the board needs none
+    "buttons": "none://",
 }
 
 #: The keys each section takes; anything else is a typo and an error (``urll`` would leave the simulator on).
@@ -56,6 +59,7 @@ KEYS: Mapping[str, frozenset[str]] = {
     "buzzer": frozenset({"url", "muted"}),
     "speech": frozenset({"url", "muted"}),
     "microphone": frozenset({"url"}),
+    "buttons": frozenset({"url"}),
     "lichess": frozenset({"url"}),
 }
 
@@ -101,7 +105,7 @@ class Config:
 
     layout: Layout
     urls: Mapping[str, str]
-    """Device URL by kind: grbl, magnet, sensors, leds, display, buzzer, speech, microphone."""
+    """Device URL by kind: grbl, magnet, sensors, leds, display, buzzer, buttons, speech, microphone."""
     baudrate: int = 115200
     home: bool = False
     """Home the machine (``$H``) before each game."""
@@ -236,17 +240,17 @@ class Config:
 
 
 def check_device_url(kind: str, url: str, layout: Layout) -> None:
-    """Check the URL of a device of ``kind`` (grbl, magnet, sensors, leds, display, buzzer, speech,
+    """Check the URL of a device of ``kind`` (grbl, magnet, sensors, leds, display, buzzer, buttons, speech,
     microphone) with the parsing its backend uses when it opens the device, without opening anything or
     importing a vendor library: unknown options, values out of range, files it names (a pin map, an LED
-    mapping).
+    mapping, a press script).
 
     Raises :class:`ConfigError` (or one of its kinds) naming what is wrong.
     """
     if kind == "grbl":
         _check_grbl_url(url)
     elif kind == "magnet":
-        from .magnet import check_magnet_url
+        from .gantry.magnet import check_magnet_url
 
         check_magnet_url(url)
     elif kind == "sensors":
@@ -273,6 +277,10 @@ def check_device_url(kind: str, url: str, layout: Layout) -> None:
         from .voice.microphone import check_microphone_url
 
         check_microphone_url(url)
+    elif kind == "buttons":
+        from .buttons import check_buttons_url
+
+        check_buttons_url(url)
     else:
         raise ValueError(f"no device kind {kind!r}; use one of {', '.join(SCHEMES)}")
 

@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 import chess
+from rich import box
 from rich.console import Console, Group
 from rich.live import Live
 from rich.panel import Panel
@@ -25,13 +26,13 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from .errors import ChessatronError
-from .layout import Layout, MachinePoint, Node
-from .live import LiveState
-from .motion import Block, PlannedBlock, plan_run
-from .planner import Relocation
-from .render import table_html, table_svg, table_text
-from .simulate import TableSimulator, game_moves, parse_game
-from .table import Table
+from .game.live import LiveState
+from .grbl.motion import Block, PlannedBlock, plan_run
+from .planning.layout import Layout, MachinePoint, Node
+from .planning.planner import Relocation
+from .planning.table import Table
+from .render import table_html, table_svg, table_text, wants_letters
+from .sim.simulate import TableSimulator, game_moves, parse_game
 
 #: Frames per second of the live view.
 FPS = 20
@@ -115,6 +116,7 @@ def run_demo(
     ``live`` (for the web page) is kept up to date as well: the game, the table, the magnet and its path.
     """
     console = console or Console(highlight=False)
+    letters = wants_letters(console)  # the Pi's console font has no chess symbols
     game = parse_game(demo_game_text(), source="the demo game")
     board, moves = game_moves(game)
     sim = TableSimulator(layout, board)
@@ -127,12 +129,13 @@ def run_demo(
     state = _ViewState()
 
     def view() -> Group:
-        grid = table_text(shown, gantry_node=state.gantry, path=state.path)
+        grid = table_text(shown, gantry_node=state.gantry, path=state.path, letters=letters)
         info = RichTable.grid(padding=(0, 1))
         info.add_row(Text(state.status, style="bold"))
         info.add_row(Text(f"machine time {sim.twin.seconds:7.1f} s   (x{speed or 'max'})", style="dim"))
         info.add_row(Text(_move_list(board, sans)))
-        return Group(Panel(grid, title="chessatron table", expand=False), info, progress)
+        frame = box.SQUARE if letters else box.ROUNDED
+        return Group(Panel(grid, title="chessatron table", expand=False, box=frame), info, progress)
 
     live_enabled = console.is_terminal and speed is not None
     view_live = Live(view(), console=console, refresh_per_second=FPS, transient=False, auto_refresh=False)

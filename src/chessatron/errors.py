@@ -118,6 +118,10 @@ class GameNotFoundError(ChessError, LookupError):
     """No saved game has that id; ``chessatron games`` lists them."""
 
 
+class CannotResumeError(ChessError, RuntimeError):
+    """A saved game asked to be continued that cannot be: it is over, or it was imported (no journal)."""
+
+
 class ClockError(ChessError, ValueError):
     """A chess clock used out of turn (a press for the side whose time is not running), resumed before it
     was ever started, or given a negative time."""

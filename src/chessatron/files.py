@@ -88,6 +88,13 @@ LED_MAPPING = FileKind(
     1 * MiB,
     advice="use order=serpentine, order=rows or the path of a mapping file",
 )
+PRESS_SCRIPT = FileKind(
+    "press script",
+    ConfigError,
+    1 * MiB,
+    advice="write button names (up, down, left, right, select, back) separated by commas or spaces, "
+    "right*3 for three presses",
+)
 
 #: Every kind of file chessatron reads (its own package data aside); the fuzz test covers each.
 ONLINE_TOKENS = FileKind(
@@ -107,6 +114,7 @@ KINDS = (
     PROGRAM,
     PIN_MAP,
     LED_MAPPING,
+    PRESS_SCRIPT,
     ONLINE_TOKENS,
 )
 

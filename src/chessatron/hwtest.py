@@ -3,8 +3,9 @@
 Connect to GRBL (banner, settings checked against the layout, its build checked for Core-XY with ``$I``,
 the advice on ``$1``), home when homing is on (GRBL is silent while it homes: the step says how long it
 may take), move the magnet to each corner of the table, engage and release the magnet, light each LED,
-show the sensor matrix live, show a line on the display and play a tune. On the simulator every step
-checks itself against the digital twin; on hardware the maker answers whether it looked right.
+show the sensor matrix live, show a line on the display, play a tune and have each button pressed. On the
+simulator every step checks itself against the digital twin; on hardware the maker answers whether it
+looked right.
 """
 
 from __future__ import annotations
@@ -17,19 +18,24 @@ from typing import TYPE_CHECKING
 import chess
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.text import Text
 
 from .config import Config
 from .errors import ChessatronError
-from .layout import Cell, Layout
-from .motion import STEPPERS_ALWAYS_ON
+from .gantry.verification import cell_name
+from .grbl.motion import STEPPERS_ALWAYS_ON
+from .planning.layout import Cell, Layout
 from .ports import DeviceUrl, OccupancySensor
-from .verification import cell_name
+from .render import wants_letters
 
 if TYPE_CHECKING:
     from .grbl.link import GrblLink
 
 Ask = Callable[[str], bool]
+
+#: How long the walk-through waits for each button to be pressed (seconds; a simulated pad: a moment).
+BUTTON_WAIT_S = 20.0
 
 
 @dataclass(frozen=True)
@@ -46,8 +52,10 @@ def _corners(layout: Layout) -> list[tuple[str, tuple[float, float]]]:
     return [(name, layout.node_mm(node)) for name, node in named]
 
 
-def sensor_matrix(layout: Layout, cells: frozenset[Cell]) -> Text:
-    """The whole table as a grid of ● (occupied) and · (empty), top row first."""
+def sensor_matrix(layout: Layout, cells: frozenset[Cell], *, letters: bool = False) -> Text:
+    """The whole table as a grid of ● (occupied) and · (empty), top row first; ``#`` and ``.`` with
+    ``letters`` (a console font without the symbols, :func:`~chessatron.render.wants_letters`)."""
+    full, empty = (" # ", " . ") if letters else (" ● ", " · ")
     text = Text()
     for row in reversed(range(layout.rows)):
         for column in range(layout.columns):
@@ -55,7 +63,7 @@ def sensor_matrix(layout: Layout, cells: frozenset[Cell]) -> Text:
             style = "bold green" if on else "dim"
             if layout.cell_kind((column, row)) == "board":
                 style += " on grey15"
-            text.append(" ● " if on else " · ", style=style)
+            text.append(full if on else empty, style=style)
         text.append("\n")
     return text
 
@@ -67,7 +75,8 @@ def _describe_grbl(link: GrblLink, console: Console) -> None:
         kinematics = "core-xy" if build.is_corexy else "cartesian"
         console.print(
             f"grbl {build.version}, built for a {kinematics} machine as the layout says "
-            f"([OPT:{build.options}]: {', '.join(build.option_names())})"
+            f"([OPT:{build.options}]: {', '.join(build.option_names())})",
+            markup=False,
         )
     idle = link.settings.get(1)
     if idle == STEPPERS_ALWAYS_ON:
@@ -94,7 +103,8 @@ def hardware_test(
         except ChessatronError as exc:
             ok, detail = False, str(exc)
         results.append(StepResult(name, ok, detail))
-        console.print(("[green]ok[/green] " if ok else "[red]failed[/red] ") + detail)
+        # the detail is plain text: "pip install 'chessatron[pi]'" must not lose its [pi] as markup
+        console.print(("[green]ok[/green] " if ok else "[red]failed[/red] ") + escape(detail))
 
     simulated = {kind: DeviceUrl.parse(url).scheme == "sim" for kind, url in config.urls.items()}
 
@@ -106,7 +116,7 @@ def hardware_test(
             warnings = link.connect()  # a build for the wrong kinematics fails the step here
             _describe_grbl(link, console)
             for warning in warnings:
-                console.print(f"[yellow]warning:[/yellow] {warning}")
+                console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
             if config.home or link.is_locked:
                 console.print(
                     f"homing ($H): grbl says nothing until it is done, which takes at most "
@@ -118,7 +128,8 @@ def hardware_test(
                 at = status.machine_position() or (0.0, 0.0)
                 console.print(
                     f"homed in {time.monotonic() - started:.1f} s; the magnet is at X{at[0]:g} Y{at[1]:g}, "
-                    f"the layout's home_mm {layout.home_mm!r}"
+                    f"the layout's home_mm {layout.home_mm!r}",
+                    markup=False,
                 )
             elif link.settings.get(22) != 1:
                 console.print("homing is off ($22=0): the gantry must stand at home_mm when grbl starts")
@@ -142,7 +153,7 @@ def hardware_test(
             return True, f"grbl answered, {len(warnings)} settings warnings, all four corners reached"
 
     def magnet() -> tuple[bool, str]:
-        from .magnet import open_magnet
+        from .gantry.magnet import open_magnet
 
         url = config.urls["magnet"]
         if DeviceUrl.parse(url).scheme == "grbl":
@@ -178,10 +189,13 @@ def hardware_test(
         with open_sensor(url, layout, world=world) as device:
             cells = device.scan()
             deadline = time.monotonic() + (0 if scheme == "sim" else sensor_seconds)
-            with Live(sensor_matrix(layout, cells), console=console, auto_refresh=False) as live:
+            letters = wants_letters(console)
+            with Live(
+                sensor_matrix(layout, cells, letters=letters), console=console, auto_refresh=False
+            ) as live:
                 while time.monotonic() < deadline:
                     cells = device.scan()
-                    live.update(sensor_matrix(layout, cells), refresh=True)
+                    live.update(sensor_matrix(layout, cells, letters=letters), refresh=True)
                     time.sleep(0.1)
         if world is not None:
             expected = world.occupied_cells()
@@ -219,6 +233,23 @@ def hardware_test(
         )
         return ok, "tune played" if ok else "check the buzzer pin (a passive piezo needs PWM)"
 
+    def buttons() -> tuple[bool, str]:
+        from .buttons import BUTTONS, open_buttons
+
+        url = config.urls["buttons"]
+        if url.startswith("none"):
+            return True, "no buttons configured"
+        wait_s = 0.5 if simulated["buttons"] else BUTTON_WAIT_S
+        with open_buttons(url) as pad:
+            for name in BUTTONS:
+                console.print(f"press {name}")
+                deadline = time.monotonic() + wait_s
+                while (pressed := pad.read(max(0.0, deadline - time.monotonic()))) != name:
+                    if pressed is None:
+                        return False, f"no {name} press within {wait_s:g} s; check its pin and wiring"
+                    console.print(f"that was {pressed}; press {name}")
+        return True, f"all {len(BUTTONS)} buttons answer"
+
     for name, action in (
         ("gantry", gantry),
         ("magnet", magnet),
@@ -226,6 +257,7 @@ def hardware_test(
         ("sensors", sensors),
         ("display", display),
         ("buzzer", buzzer),
+        ("buttons", buttons),
     ):
         step(name, action)
     return results

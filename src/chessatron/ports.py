@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import Literal, Protocol, TypeAlias, runtime_checkable
 from urllib.parse import parse_qsl, urlsplit
 
 from .errors import ConfigError
 from .keys import unknown
-from .layout import Cell
+from .planning.layout import Cell
 
 Occupancy: TypeAlias = frozenset[Cell]
 """The table cells (whole table: board, capture zones, reserve) where a sensor sees a piece."""
@@ -26,6 +26,9 @@ RGB: TypeAlias = tuple[int, int, int]
 
 Note: TypeAlias = tuple[str | None, float]
 """A note name such as ``"A4"`` (None: a rest) and its length in seconds."""
+
+Button: TypeAlias = Literal["up", "down", "left", "right", "select", "back"]
+"""A button of the d-pad beside the board: four directions, select and back."""
 
 
 @runtime_checkable
@@ -81,6 +84,24 @@ class Microphone(Protocol):
 
     def listen(self, timeout_s: float) -> bytes | None:
         """The next utterance, once its speaker has stopped; None when none began within ``timeout_s``."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class ButtonPad(Protocol):
+    """A d-pad with select and back: the presses in the order they were made, debounced, a direction held
+    down repeating."""
+
+    def read(self, timeout_s: float | None = None) -> Button | None:
+        """The next press, waiting up to ``timeout_s`` seconds for one (None: as long as it takes); None
+        when none came."""
+        ...
+
+    @property
+    def is_finished(self) -> bool:
+        """No press will ever come (a simulated pad's script has run out)."""
         ...
 
     def close(self) -> None: ...

@@ -13,22 +13,27 @@ may stand on any node, not only on cell centres), and optionally the drags of a 
 'a  b  c  d  e  f  g  h'
 """
 
+# One module on purpose (about 580 lines): the SVG and the terminal picture draw the same table from the
+# same geometry; apart, they would drift.
+
 from __future__ import annotations
 
 import html
 import itertools
 import math
+import os
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Iterable, Sequence
 
 import chess
 import chess.svg
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from .layout import Cell, Layout, MachinePoint, Node
-from .planner import Purpose, Relocation
-from .table import Table
+from .planning.layout import Cell, Layout, MachinePoint, Node
+from .planning.planner import Purpose, Relocation
+from .planning.table import Table
 
 __all__ = ["table_html", "table_svg", "table_text"]
 
@@ -405,6 +410,38 @@ _ARROWS = {
     (1, -1): "↘",
     (-1, -1): "↙",
 }
+#: The same in ASCII, for a console font without arrows.
+_ASCII_ARROWS = {
+    (1, 0): ">",
+    (-1, 0): "<",
+    (0, 1): "^",
+    (0, -1): "v",
+    (1, 1): "/",
+    (-1, 1): "\\",
+    (1, -1): "\\",
+    (-1, -1): "/",
+}
+
+
+def terminal_console(*, stderr: bool = False) -> Console:
+    """A console for a command's lines (stdout, or stderr): styled on a terminal; into a pipe or a file
+    never wrapped at 80 columns (a file path or a URL cut in two is no use to whoever reads the output).
+
+    >>> terminal_console().soft_wrap  # (a test's output is no terminal)
+    True
+    """
+    console = Console(highlight=False, stderr=stderr)
+    if not console.is_terminal:
+        console.soft_wrap = True
+    return console
+
+
+def wants_letters(console: Console) -> bool:
+    """Whether ``console`` should get FEN letters instead of chess glyphs (:func:`table_text`'s
+    ``letters``): its encoding is not UTF-8, or it is the Linux console (``TERM=linux``, a Raspberry Pi's
+    screen), whose fonts have no chess symbols."""
+    encoding = (console.encoding or "").lower().replace("-", "").replace("_", "")
+    return not encoding.startswith("utf") or os.environ.get("TERM") == "linux"
 
 
 def table_text(
@@ -418,7 +455,8 @@ def table_text(
     """The whole table as rich text, one line per table row (highest row first) and three characters
     per cell, then a line of file letters; 39 characters wide on the classic table.
 
-    Pieces are unicode chess symbols (FEN letters with ``letters=True``, for fonts without them). A
+    Pieces are unicode chess symbols (FEN letters and ASCII arrows with ``letters=True``, for fonts
+    without them, see :func:`wants_letters`). A
     piece standing on an edge or corner node shows in a nearby cell with an arrow pointing where it
     stands. The gantry's cell is bracketed ``[ ]``. Cells under ``highlight`` nodes and along ``path``
     (a drag's polyline) get a green background. Print it with ``rich.print`` or ``Console.print``.
@@ -458,7 +496,7 @@ def table_text(
                 glyph = piece.symbol() if letters else piece.unicode_symbol()
                 centre = Text(glyph, Style(color=_TEXT_FG[piece.color], bold=True, bgcolor=background))
                 if offset != (0, 0):
-                    right = _ARROWS[offset]
+                    right = (_ASCII_ARROWS if letters else _ARROWS)[offset]
             elif cell in (slot.cell for slot in layout.reserve):
                 symbol = next(slot.symbol for slot in layout.reserve if slot.cell == cell)
                 centre = Text(symbol, Style(color="#b4aac4", bgcolor=background))

@@ -2,7 +2,7 @@
 
 Each port has an ``open_*`` function that picks a backend by URL, as the rest of chessatron does:
 
->>> from chessatron.layout import Layout
+>>> from chessatron.planning.layout import Layout
 >>> leds = open_leds("sim://", Layout.default())
 >>> display = open_display("sim://?cols=16&rows=2")
 >>> buzzer = open_buzzer("none://")

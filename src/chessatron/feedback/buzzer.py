@@ -12,8 +12,8 @@
     No buzzer.
 
 Named tunes are in :data:`~chessatron.feedback.tunes.TUNES`. Only this module imports gpiozero for the
-buzzer (the host magnet's backend in :mod:`chessatron.magnet` is the other gpiozero user), and only when
-a ``buzzer://`` device is opened.
+buzzer (the host magnet's backend in :mod:`chessatron.gantry.magnet` is the other gpiozero user), and
+only when a ``buzzer://`` device is opened.
 
 >>> buzzer = open_buzzer("sim://", clock=lambda: 12.5)
 >>> buzzer.play(TUNES["move"])

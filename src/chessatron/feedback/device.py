@@ -1,7 +1,7 @@
 """What every output device shares: context management, an idempotent ``close()``, and the friendly
 message when a backend's vendor library is missing.
 
-The host magnet (:mod:`chessatron.magnet`) uses these too: it is an output device like the others.
+The host magnet (:mod:`chessatron.gantry.magnet`) uses these too: it is an output device like the others.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from typing import Literal, Protocol, cast, get_args, runtime_checkable
 from rich.console import RenderableType
 
 from ..errors import ConfigError, OutputDeviceError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 from ..ports import RGB, DeviceUrl, LedStrip
 from .colours import check_rgb
 from .device import Closing, OutputDevice, check_options, missing_library, pin_number

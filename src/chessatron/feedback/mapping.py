@@ -25,7 +25,7 @@ import chess
 
 from .. import files
 from ..errors import LedMappingError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 
 Wiring = Literal["serpentine", "rows"]
 Corner = Literal["a1", "h1", "a8", "h8"]

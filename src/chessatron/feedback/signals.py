@@ -21,7 +21,7 @@ from typing import Any
 import chess
 
 from ..errors import ColourError, ConfigError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 from ..ports import RGB
 from .colours import NAMED_COLOURS, OFF, check_rgb, parse_colour
 
@@ -47,6 +47,9 @@ class SignalColours:
     """Where the engine's move ends."""
     question: RGB = NAMED_COLOURS["cyan"]
     """Blinking: the squares of the moves the player is asked to choose between."""
+    cursor: RGB = NAMED_COLOURS["magenta"]
+    """Blinking over whatever the square shows: the buttons' cursor. No other signal is magenta, and no
+    other blinks but the question, in cyan."""
 
     def __post_init__(self) -> None:
         for field in fields(self):

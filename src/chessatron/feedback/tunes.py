@@ -32,7 +32,7 @@ __all__ = [
 
 Tune: TypeAlias = tuple[Note, ...]
 
-TuneName = Literal["move", "check", "illegal", "game-over", "robot-start"]
+TuneName = Literal["move", "check", "illegal", "game-over", "robot-start", "question"]
 
 #: The tunes chessatron plays, written for a small piezo: it is loudest around 2-4 kHz, so they stay
 #: high; the illegal-move buzz is low on purpose, to sound wrong.
@@ -47,6 +47,8 @@ TUNES: Mapping[TuneName, Tune] = {
     "game-over": (("C6", 0.12), ("G5", 0.12), ("E5", 0.12), ("C5", 0.45)),
     # A rising arpeggio when the robot is ready.
     "robot-start": (("C5", 0.08), ("E5", 0.08), ("G5", 0.08), ("C6", 0.22)),
+    # Up at the end, as a voice asks: the board fits several moves, which one was it?
+    "question": (("E6", 0.1), (None, 0.05), ("A6", 0.18)),
 }
 
 _NOTE = re.compile(r"([A-Ga-g])([#b♯♭]?)(\d)")

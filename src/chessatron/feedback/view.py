@@ -21,7 +21,7 @@ from rich.panel import Panel
 from rich.style import Style
 from rich.text import Text
 
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 from ..ports import RGB
 from .colours import hex_colour, luminance, mix
 

@@ -37,6 +37,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +71,8 @@ HINT_LIMIT: Final = chess.engine.Limit(time=0.5)
 """How long a hint or an evaluation searches, always at the engine's full strength."""
 ANALYSIS_LIMIT: Final = chess.engine.Limit(depth=12, time=0.3)
 """How far the engine looks at each position of a game for the watchers (a few tens of milliseconds)."""
+PREDICTION_LIMIT: Final = chess.engine.Limit(depth=10, time=0.25)
+"""How far the engine looks for the moves a player is likely to make (:meth:`EnginePlayer.likely_moves`)."""
 
 STARTUP_TIMEOUT_S: Final = 10.0
 """Generous: loading the NNUE network takes seconds on a Raspberry Pi Zero."""
@@ -91,6 +94,18 @@ _ENGINE_FAILURES: Final = (
     OSError,
 )
 """What a crashed, hung or garbled engine raises; all of them mean: kill it, start it again, retry."""
+
+
+class _NoMoveError(chess.engine.EngineError):
+    """The engine answered ``bestmove`` without a move (``bestmove (none)``, ``bestmove 0000``, or nothing)
+    in a position that has legal moves: garbled like an illegal move, so it is retried the same way."""
+
+
+def _move_of(result: chess.engine.PlayResult) -> chess.engine.PlayResult:
+    """``result`` if it holds a move; else :class:`_NoMoveError` (the game is not over: checked before)."""
+    if not result.move:  # None, or the null move 0000
+        raise _NoMoveError("it answered 'bestmove' without a move")
+    return result
 
 
 def find_engine(name_or_path: str = DEFAULT_ENGINE) -> Path:
@@ -320,6 +335,9 @@ class EnginePlayer:
         self.restarts = 0
         #: What the engine said about its last move's search (``score``, ``pv``, ``depth``).
         self.last_info: dict[str, object] = {}
+        # analyses made ahead of time (analyse_ahead), by position and limit, for analyse to answer at once
+        self._analysed: dict[tuple[str, tuple[str, ...], str], dict[str, object]] = {}
+        self._analysing: dict[tuple[str, tuple[str, ...], str], Foresight] = {}
         self._timeout_s = timeout_s
         self._startup_timeout_s = startup_timeout_s
         self._max_attempts = max_attempts
@@ -377,11 +395,10 @@ class EnginePlayer:
         info = chess.engine.INFO_SCORE | chess.engine.INFO_PV
 
         def play(engine: chess.engine.SimpleEngine) -> chess.engine.PlayResult:
-            return engine.play(position, limit, info=info, game=game)
+            return _move_of(engine.play(position, limit, info=info, game=game))
 
         result = self._run("choosing a move", play, limit)
-        if result.move is None:
-            raise EngineFailedError(f"the engine {str(self.path)!r} gave no move for {board.fen()!r}")
+        assert result.move is not None
         self.last_info = dict(result.info)
         return result.move
 
@@ -391,10 +408,9 @@ class EnginePlayer:
         options = self.settings.full_strength_options()
         limit, position = self.hint_limit, board.copy()
         result = self._run(
-            "finding a hint", lambda engine: engine.play(position, limit, options=options), limit
+            "finding a hint", lambda engine: _move_of(engine.play(position, limit, options=options)), limit
         )
-        if result.move is None:
-            raise EngineFailedError(f"the engine {str(self.path)!r} gave no hint for {board.fen()!r}")
+        assert result.move is not None
         return result.move
 
     def evaluate(self, board: chess.Board) -> chess.engine.PovScore | None:
@@ -409,10 +425,108 @@ class EnginePlayer:
         """What a short search at full strength says of the position (``score``, ``pv``, ``depth``),
         whatever the level the engine plays at."""
         self._check_position(board, needs_move=False)
+        key = _analysis_key(board, limit)
+        if (ahead := self._analysing.get(key)) is not None and (found := ahead.result()) is not None:
+            return dict(found[1])  # analysed ahead, while the opponent thought (perhaps just finishing)
+        if (known := self._analysed.get(key)) is not None:
+            return dict(known)
         options = self.settings.full_strength_options()
         position = board.copy()
         info = self._run("analysing", lambda engine: engine.analyse(position, limit, options=options), limit)
         return dict(info)
+
+    def likely_moves(
+        self, board: chess.Board, count: int = 4, limit: chess.engine.Limit = PREDICTION_LIMIT
+    ) -> list[tuple[chess.Move, chess.engine.PovScore]]:
+        """The ``count`` best moves for the side to move with their scores, best first, from a short
+        search at full strength (several lines at once, ``MultiPV``): what a player is likely to play.
+
+        Raises :class:`GameOverError`, :class:`InvalidPositionError`, :class:`EngineClosedError`.
+        """
+        return self.predict(board, count, limit).likely_moves()
+
+    def predict(
+        self, board: chess.Board, count: int = 4, limit: chess.engine.Limit = PREDICTION_LIMIT
+    ) -> Foresight:
+        """:meth:`likely_moves` in the background, stoppable: its :meth:`Foresight.likely_moves` waits for
+        the lines (none when stopped). The engine's other calls wait until it ends or is stopped.
+
+        Raises :class:`GameOverError`, :class:`InvalidPositionError`, :class:`EngineClosedError`.
+        """
+        self._check_position(board, needs_move=True)
+        strength = self.settings.full_strength_options()
+        return self._ahead(board, limit, None, lambda engine: strength, None, lines=count)
+
+    def foresee(self, board: chess.Board, *, max_time_s: float | None = None) -> Foresight:
+        """Start, in the background, the very search :meth:`best_move` would make in ``board`` (the same
+        level, limit and options), and return at once: pondering on a position the game may reach. The
+        engine's other calls wait until it ends or is stopped (:meth:`Foresight.stop`).
+
+        Raises :class:`GameOverError`, :class:`InvalidPositionError`, :class:`EngineClosedError`.
+        """
+        self._check_position(board, needs_move=True)
+        limit = self.settings.limit()
+        game = object() if limit.time is None else None  # as best_move: the move depends on the position
+        if max_time_s is not None and (limit.time is None or limit.time > max_time_s):
+            limit = chess.engine.Limit(time=max_time_s, depth=limit.depth, nodes=limit.nodes)
+
+        def options(engine: chess.engine.SimpleEngine) -> dict[str, int | bool]:
+            # best_move plays (UCI_AnalyseMode off); an analysis turns it on unless told otherwise
+            return {"UCI_AnalyseMode": False} if "UCI_AnalyseMode" in engine.options else {}
+
+        return self._ahead(board, limit, game, options, None)
+
+    def analyse_ahead(self, board: chess.Board, limit: chess.engine.Limit = ANALYSIS_LIMIT) -> Foresight:
+        """Start, in the background, the analysis :meth:`analyse` would make of ``board``; once it is done
+        :meth:`analyse` answers with it at once (the engine's view of a position the game may reach,
+        ready when it does). Stops like :meth:`foresee`.
+
+        Raises :class:`InvalidPositionError`, :class:`EngineClosedError`.
+        """
+        self._check_position(board, needs_move=False)
+        strength = self.settings.full_strength_options()
+        return self._ahead(board, limit, None, lambda engine: strength, _analysis_key(board, limit))
+
+    def _ahead(
+        self,
+        board: chess.Board,
+        limit: chess.engine.Limit,
+        game: object,
+        options: Callable[[chess.engine.SimpleEngine], Mapping[str, int | bool]],
+        remember: tuple[str, tuple[str, ...], str] | None,
+        *,
+        lines: int = 1,
+    ) -> Foresight:
+        """A search of ``board`` on the engine's worker, stoppable: its best move and what the engine said
+        (kept for :meth:`analyse` under ``remember``), and with ``lines`` above one, that many lines."""
+        foresight = Foresight(board.copy())
+        position = board.copy()
+        info = chess.engine.INFO_SCORE | chess.engine.INFO_PV
+        multipv = lines if lines > 1 else None
+
+        def search() -> tuple[chess.Move | None, dict[str, object]]:
+            engine = self._engine
+            if engine is None or foresight.is_stopped:
+                return None, {}
+            with engine.analysis(
+                position, limit, multipv=multipv, game=game, info=info, options=options(engine)
+            ) as analysis:
+                foresight.attach(analysis)
+                best = analysis.wait()
+                said = dict(analysis.info)
+                foresight.lines = [dict(line) for line in analysis.multipv]
+            if remember is not None and not foresight.is_stopped:
+                while len(self._analysed) >= _ANALYSED_KEPT:
+                    self._analysed.pop(next(iter(self._analysed)))
+                self._analysed[remember] = said
+            return best.move, said
+
+        if self._closed:
+            raise EngineClosedError(f"{self!r} is closed; open a new EnginePlayer")
+        foresight.future = self._worker.submit(search)
+        if remember is not None:
+            self._analysing = {remember: foresight}  # analyse waits for it rather than search twice
+        return foresight
 
     def close(self) -> None:
         """Kill the engine process and wait for it to go; safe to call more than once.
@@ -543,6 +657,84 @@ class EnginePlayer:
             )
 
 
+class Foresight:
+    """A search started ahead of time by :meth:`EnginePlayer.foresee`: the move the engine would make in
+    :attr:`board`, found while the game is still elsewhere (the opponent thinking)."""
+
+    def __init__(self, board: chess.Board) -> None:
+        self.board = board
+        self.future: concurrent.futures.Future[tuple[chess.Move | None, dict[str, object]]] | None = None
+        #: Every line the engine gave, best first (one unless asked for more), once the search is done.
+        self.lines: list[dict[str, object]] = []
+        self._analysis: chess.engine.SimpleAnalysisResult | None = None
+        self._stopped = False
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        state = "stopped" if self._stopped else "done" if self.is_done else "searching"
+        return f"Foresight({self.board.fen()!r}, {state})"
+
+    @property
+    def is_stopped(self) -> bool:
+        return self._stopped
+
+    @property
+    def is_done(self) -> bool:
+        return self.future is not None and self.future.done()
+
+    def attach(self, analysis: chess.engine.SimpleAnalysisResult) -> None:
+        """The engine's worker began the search (a stop from now on ends it)."""
+        with self._lock:
+            self._analysis = analysis
+            stopped = self._stopped
+        if stopped:
+            analysis.stop()
+
+    def stop(self) -> None:
+        """Abandon the search (the game went elsewhere): the engine stops at once; no move comes of it."""
+        with self._lock:
+            self._stopped = True
+            analysis = self._analysis
+        if analysis is not None:
+            analysis.stop()
+
+    def result(self, timeout_s: float | None = None) -> tuple[chess.Move, dict[str, object]] | None:
+        """The move and what the engine said of it (``score``, ``pv``), waiting for the search to end
+        (at most ``timeout_s``); None when it was stopped, failed or is not done in time."""
+        if self.future is None:
+            return None
+        try:
+            move, info = self.future.result(timeout=timeout_s)
+        except (*_ENGINE_FAILURES, concurrent.futures.CancelledError, TimeoutError) as exc:
+            LOGGER.info("no move foreseen for %s: %s", self.board.fen(), _describe(exc))
+            return None
+        if move is None or self._stopped:
+            return None
+        return move, info
+
+    def likely_moves(self, timeout_s: float | None = None) -> list[tuple[chess.Move, chess.engine.PovScore]]:
+        """The first move of every line with its score, best first (:meth:`EnginePlayer.predict`), once
+        the search is done; none when it was stopped, failed or is not done in time."""
+        if self.result(timeout_s) is None:
+            return []
+        found: list[tuple[chess.Move, chess.engine.PovScore]] = []
+        for line in self.lines:
+            pv, score = line.get("pv"), line.get("score")
+            if isinstance(pv, list) and pv and isinstance(score, chess.engine.PovScore):
+                move = pv[0]
+                if isinstance(move, chess.Move) and move not in (known for known, _ in found):
+                    found.append((move, score))
+        return found
+
+
+#: How many analyses made ahead of time an engine keeps.
+_ANALYSED_KEPT: Final = 16
+
+
+def _analysis_key(board: chess.Board, limit: chess.engine.Limit) -> tuple[str, tuple[str, ...], str]:
+    return board.fen(), tuple(move.uci() for move in board.move_stack), repr(limit)
+
+
 def checked_options(
     settings: EngineSettings, available: Mapping[str, chess.engine.Option], path: Path | str
 ) -> dict[str, int | bool]:
@@ -592,6 +784,8 @@ def _options_of(path: Path, mtime_ns: int) -> Mapping[str, chess.engine.Option]:
 def _describe(exc: BaseException | None, timeout_s: float | None = None) -> str:
     if isinstance(exc, chess.engine.EngineTerminatedError):
         return "it exited"
+    if isinstance(exc, _NoMoveError):
+        return str(exc)
     if isinstance(exc, TimeoutError):
         return f"no answer in {timeout_s:g} s" if timeout_s is not None else "no answer in time"
     return f"{type(exc).__name__}: {exc}"

@@ -5,7 +5,7 @@ A :class:`~chessatron.game.session.Session` reports what happens as event dicts 
 terminal prints :func:`describe_event` of them instead: the same facts as a sentence, or nothing for the
 events a player does not need a line for (the robot's every drag: the live view shows those).
 
-``game`` is the live state's ``game`` part (:meth:`chessatron.live.LiveState.snapshot`) as it stood when
+``game`` is the live state's ``game`` part (:meth:`chessatron.game.live.LiveState.snapshot`) as it stood when
 the event was emitted: the session emits a move, a takeback or a result before the live state shows the
 position after it, so ``game`` still holds the moves the event talks about and the players' names.
 
@@ -80,9 +80,10 @@ def describe_event(event: Mapping[str, Any], game: Mapping[str, Any] | None = No
         asked = event.get("question")
         if not asked:
             return "settled: the board shows the move"
+        # (play and online ask it at the prompt as well: no web page serves their game)
         return (
-            f"which move was it: {asked.get('text')} Answer on the web page, or lift the piece you "
-            "moved and set it down again"
+            f"the board cannot tell which move was made: {asked.get('text')} Type it, or lift the piece "
+            "you moved and set it down again"
         )
     if kind == "revised":
         sans = list(event.get("san") or ())
@@ -125,14 +126,21 @@ def result_line(result: str, termination: str | None) -> str:
     return f"the game is unfinished {score}"
 
 
-def summary_line(game_id: str, plies: int, start_fen: str | None, *, finished: bool) -> str:
-    """What the terminal says when a game stops: where it is kept and how to go on with it.
+def summary_line(
+    game_id: str, plies: int, start_fen: str | None, *, finished: bool, kept: bool = True
+) -> str:
+    """What the terminal says when a game stops: where it is kept and how to go on with it (``kept``:
+    False for a game stopped before its first move, which holds nothing to go on with).
 
     >>> summary_line("f1363334", 3, None, finished=True)
     'game f1363334 saved (2 moves): chessatron games --export f1363334 prints it as PGN'
-    >>> summary_line("f1363334", 0, None, finished=False)
-    'game f1363334 stopped before the first move: chessatron play --resume continues it'
+    >>> summary_line("f1363334", 4, None, finished=False)
+    'game f1363334 stopped after 2 moves: chessatron play --resume f1363334 continues it'
+    >>> summary_line("f1363334", 0, None, finished=False, kept=False)
+    'game f1363334 stopped before the first move: not kept, as nothing was played'
     """
+    if not kept:
+        return f"game {game_id} stopped before the first move: not kept, as nothing was played"
     if plies:
         number = move_label(plies, start_fen).rstrip(".")
         length = f"{number} move{'s' if number != '1' else ''}"
@@ -142,7 +150,7 @@ def summary_line(game_id: str, plies: int, start_fen: str | None, *, finished: b
         export = f"chessatron games --export {game_id} prints it as PGN"
         return f"game {game_id} saved ({length or 'no moves'}): {export}"
     where = f"after {length}" if length else "before the first move"
-    return f"game {game_id} stopped {where}: chessatron play --resume continues it"
+    return f"game {game_id} stopped {where}: chessatron play --resume {game_id} continues it"
 
 
 def score_line(records: Sequence[GameRecord], players: tuple[str, str]) -> str:

@@ -29,11 +29,10 @@ Move.from_uci('g1f3')
 
 from __future__ import annotations
 
+import contextlib
 import enum
-import io
 import queue
 import re
-import sys
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -42,6 +41,8 @@ from typing import Final, TypeAlias
 
 import chess
 
+from ..errors import ChessatronError
+from . import lineinput
 from .reasons import is_castling_attempt, why_into_check, why_no_piece_goes, why_not_castle, why_not_move
 
 
@@ -268,15 +269,23 @@ def _or(names: Iterable[str]) -> str:
 
 
 def read_stdin_line(prompt: str) -> str | None:
-    """``input()`` with end of input (Ctrl-D) as None. Bytes that are not text (in any locale) become
+    """``input()`` with end of input (Ctrl-D) as None; on a terminal with line editing, history (the Up
+    arrow) and Tab completion of the moves and commands offered (:mod:`.lineinput`), and a
+    :class:`~.lineinput.Prompt` redrawn as it changes. Bytes that are not text (in any locale) become
     U+FFFD and so an unknown move, never an exception that would lose the lines read with them."""
-    stdin = sys.stdin
-    if isinstance(stdin, io.TextIOWrapper) and stdin.errors == "strict":
-        stdin.reconfigure(errors="replace")
-    try:
-        return input(prompt)
-    except EOFError:
-        return None
+    return lineinput.read_line(prompt)
+
+
+def typed_words(board: chess.Board) -> list[str]:
+    """What a player may type on ``board``, for Tab to complete: every legal move in SAN and in UCI,
+    and the commands.
+
+    >>> words = typed_words(chess.Board())
+    >>> "Nf3" in words and "g1f3" in words and "takeback" in words
+    True
+    """
+    moves = [board.san(move) for move in board.legal_moves] + [board.uci(m) for m in board.legal_moves]
+    return moves + [command.value for command in Command]
 
 
 class KeyboardPlayer:
@@ -284,6 +293,8 @@ class KeyboardPlayer:
 
     ``read_line(prompt)`` returns a line, or None at the end of input; ``write`` shows a line of text.
     ``help`` is answered here with :data:`HELP_TEXT`; every other command goes back to the caller.
+    ``hold()`` is held while one prompt is asked again and again (the reason for a refused line shown
+    between): a terminal view steps aside once, not after every typo (``PlayView.suspend``).
     The end of input (None or ``EOFError`` from ``read_line``) is :attr:`Command.QUIT`; Ctrl-C at a
     prompt goes on up as the ``KeyboardInterrupt`` it is (the game stops saved either way).
 
@@ -294,16 +305,24 @@ class KeyboardPlayer:
     """
 
     def __init__(
-        self, read_line: Callable[[str], str | None] = read_stdin_line, write: Callable[[str], None] = print
+        self,
+        read_line: Callable[[str], str | None] = read_stdin_line,
+        write: Callable[[str], None] = print,
+        *,
+        hold: Callable[[], contextlib.AbstractContextManager[None]] | None = None,
     ) -> None:
         self._read_line = read_line
         self._write = write
+        self._hold = hold or contextlib.nullcontext
         # the answer of a prompt that was given up (a flag fell) while its line was still being read
         self._pending: queue.Queue[str | BaseException | None] | None = None
+        # one prompt at a time: the board's question (asked from a thread of its own) and the next move's
+        self._reading = threading.RLock()
 
     def confirm(self, question: str) -> bool:
         """A yes/no question (``"Another game?"``): True for y/yes; no, anything else, the end of input
         or Ctrl-C is False."""
+        lineinput.offer(["yes", "no"])
         try:
             line = self._read(f"{question} [y/N] ", None)
         except (KeyboardInterrupt, EOFError):
@@ -323,6 +342,13 @@ class KeyboardPlayer:
         prompt or question."""
         check = " (in check)" if board.is_check() else ""
         prompt = f"{chess.COLOR_NAMES[board.turn].capitalize()} to move{check}: "
+        lineinput.offer(typed_words(board))
+        with self._hold():
+            return self._ask(board, prompt, expired)
+
+    def _ask(
+        self, board: chess.Board, prompt: str, expired: Callable[[], bool] | None
+    ) -> chess.Move | Command | None:
         while True:
             try:
                 line = self._read(prompt, expired)
@@ -345,8 +371,57 @@ class KeyboardPlayer:
             else:
                 return result
 
+    def which(
+        self,
+        prompt: str,
+        names: Iterable[str],
+        answer: Callable[[str], object],
+        *,
+        expired: Callable[[], bool],
+    ) -> bool:
+        """Ask which of several moves a person made (the board's question, :class:`~.answers.QuestionPrompt`):
+        ``names`` (the moves' SAN and UCI) are what Tab completes; ``answer(line)`` takes a typed line
+        and raises :class:`~chessatron.errors.ChessatronError` saying why for one that names none of
+        them (shown, and the question asked again). True once answered; False as soon as ``expired()``
+        (the question was settled elsewhere). Raises ``EOFError`` at the end of input.
+
+        >>> asked = iter(["Nf3", "Nxe6"])
+        >>> def answer(line):
+        ...     if line != "Nxe6":
+        ...         raise ChessatronError(f"{line!r} is not one of the moves asked about")
+        >>> KeyboardPlayer(lambda prompt: next(asked), print).which("Nxb5 or Nxe6? ", ["Nxb5", "Nxe6"],
+        ...                                                          answer, expired=lambda: False)
+        'Nf3' is not one of the moves asked about
+        True
+        """
+        lineinput.offer(names)
+        with self._hold():
+            while True:
+                line = self._read(prompt, expired)
+                if line is _GAVE_UP:
+                    self._write("")  # end the prompt's line
+                    return False
+                if line is None:
+                    self._write("")
+                    raise EOFError
+                if expired():
+                    return False  # typed as the question was settled elsewhere: it answers nothing
+                text = str(line).strip()
+                if not text:
+                    continue
+                try:
+                    answer(text)
+                except ChessatronError as exc:
+                    self._write(str(exc))
+                else:
+                    return True
+
     def _read(self, prompt: str, expired: Callable[[], bool] | None) -> str | object | None:
         """A line, None at the end of input, or :data:`_GAVE_UP` once ``expired()``."""
+        with self._reading:
+            return self._read_one(prompt, expired)
+
+    def _read_one(self, prompt: str, expired: Callable[[], bool] | None) -> str | object | None:
         if expired is None and self._pending is None:
             return self._read_line(prompt)
         if self._pending is None:

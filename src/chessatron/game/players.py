@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import queue
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal, Protocol
@@ -21,9 +21,8 @@ import chess.engine
 
 from ..errors import ChessatronError, ConfigError, HardwareError
 from ..feedback.signals import LedSignals, combine
-from ..layout import Cell, Layout
-from ..live import LiveState, colour_name
-from ..ports import LedStrip, OccupancySensor
+from ..planning.layout import Cell, Layout
+from ..ports import RGB, LedStrip, OccupancySensor
 from ..recognition import (
     Ambiguous,
     Committed,
@@ -37,12 +36,14 @@ from ..recognition import (
     TookBack,
 )
 from ..sim.hand import HandAction, SimulatedHand, perform
+from ..sim.simulate import read_game
 from ..sim.trace import KnownMove, MoveChoice, PromotionChoice, TableSnapshot, entry_line
 from ..sim.world import SimWorld
-from ..simulate import read_game
 from ..voice.player import VoiceMover
+from .buttons import ButtonMover
 from .engine import EnginePlayer, parse_level
 from .keyboard import Command, KeyboardPlayer
+from .live import LiveState, colour_name
 from .record import Player
 
 LOGGER = logging.getLogger(__name__)
@@ -50,19 +51,19 @@ LOGGER = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class PlayerSpec:
-    """A player from the command line: ``engine[:LEVEL]``, ``keyboard``, ``board`` (a person at the
-    table), ``voice`` (moves said into the microphone), ``script:FILE``, ``web`` (the web page) or on the
-    simulator ``hand[:LEVEL]``; ``online`` is the opponent of an online game (``chessatron online`` makes
-    it; a journal names it)."""
+    """A player from the command line: ``engine[:LEVEL]``, ``keyboard``, ``buttons`` (a d-pad and the
+    LEDs), ``board`` (a person at the table), ``voice`` (moves said into the microphone), ``script:FILE``,
+    ``web`` (the web page) or on the simulator ``hand[:LEVEL]``; ``online`` is the opponent of an online
+    game (``chessatron online`` makes it; a journal names it)."""
 
-    kind: Literal["engine", "keyboard", "script", "board", "hand", "web", "online", "voice"]
+    kind: Literal["engine", "keyboard", "buttons", "script", "board", "hand", "web", "online", "voice"]
     level: str | None = None
     path: Path | None = None
 
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:
         text = text.strip()
-        if text in ("keyboard", "board", "web", "online", "voice"):
+        if text in ("keyboard", "buttons", "board", "web", "online", "voice"):
             return cls(text)  # type: ignore[arg-type]
         if text == "hand" or text.startswith("hand:"):
             # a simulated person at the simulated table, choosing with an engine of that level
@@ -75,9 +76,9 @@ class PlayerSpec:
             parse_level(text)  # validate now, with the level grammar's own message
             return cls("engine", level=text[len("engine:") :] or None)
         raise ConfigError(
-            f"unknown player {text!r}; use engine[:LEVEL] (e.g. engine:5, engine:1500elo), keyboard, board, "
-            "voice (moves said into the microphone), script:FILE.pgn, web (moves clicked on the web page), "
-            "or on the simulator hand[:LEVEL]"
+            f"unknown player {text!r}; use engine[:LEVEL] (e.g. engine:5, engine:1500elo), keyboard, "
+            "buttons, board, voice (moves said into the microphone), script:FILE.pgn, web (moves clicked on "
+            "the web page), or on the simulator hand[:LEVEL]"
         )
 
     @property
@@ -92,6 +93,7 @@ class PlayerSpec:
         names = {
             "engine": "Stockfish",
             "keyboard": "keyboard",
+            "buttons": "buttons",
             "script": f"script {self.path}",
             "board": "board",
             "web": "web page",
@@ -121,16 +123,25 @@ def engine_level(spec: PlayerSpec) -> str | None:
 
 
 class ScriptMover:
-    """Plays the moves of a PGN's main line, in order."""
+    """Plays the moves of a PGN's main line, in order. When they run out before the game ends, the game
+    stops there, saved to go on with (adjourned: ``play --resume`` continues it), as when the input of
+    a keyboard player ends; nobody resigns."""
 
     def __init__(self, path: Path) -> None:
+        self.path = path
         game = read_game(path)
         self.moves = list(game.mainline_moves())
+        #: Told why the game stops when the moves run out.
+        self.on_notice: Callable[[str], None] = lambda message: None
 
     def choose(self, board: chess.Board) -> chess.Move | Command:
         ply = len(board.move_stack)
         if ply >= len(self.moves):
-            return Command.RESIGN
+            self.on_notice(
+                f"the script {str(self.path)!r} has no move for {colour_name(board.turn)} after its "
+                f"{len(self.moves)} plies: the game stops here, saved"
+            )
+            return Command.QUIT
         move = self.moves[ply]
         if not board.is_legal(move):
             raise ChessatronError(f"the script's move {move.uci()!r} is not legal in {board.fen()!r}")
@@ -142,8 +153,13 @@ class EngineMover:
         self.engine = engine
         #: The most the engine may think about a move (seconds) as its clock stands, None without one.
         self.budget: Callable[[chess.Board], float | None] = lambda board: None
+        #: The move the engine found for this position while the opponent thought (pondering), if any.
+        self.foreseen: Callable[[chess.Board], chess.Move | None] = lambda board: None
 
     def choose(self, board: chess.Board) -> chess.Move | Command:
+        foreseen = self.foreseen(board)
+        if foreseen is not None:
+            return foreseen
         return self.engine.best_move(board, max_time_s=self.budget(board))
 
 
@@ -171,6 +187,19 @@ class Revision:
 BLINK_S = 0.4
 
 
+class Prompter(Protocol):
+    """Something that answers a board player's prompts besides the page and the terminal: the buttons
+    (:class:`~chessatron.game.buttons.ButtonPanel`)."""
+
+    def poll(self, mover: BoardMover) -> None:
+        """One scan: read the presses, put an answer in ``mover.answers`` or ``mover.promotions``."""
+        ...
+
+    def overlay(self) -> Mapping[Cell, RGB]:
+        """What it adds to the LEDs while a prompt is open (its cursor)."""
+        ...
+
+
 class BoardMover:
     """A person at the table: the sensors see pieces leave and arrive, the recognizer names the move.
 
@@ -182,6 +211,10 @@ class BoardMover:
     display say it), the LEDs blink the candidates' squares, and an answer put in :attr:`answers` (or
     the capturing piece lifted and set down again) settles it. A simulated person answers by lifting
     the piece again, unless ``hand_answers`` is off (then the page or a test answers).
+
+    With buttons beside the board (:attr:`prompter`), they answer the question too, and a pawn that
+    reaches the last rank waits for its piece to be chosen with them (:attr:`promoting`) before the move
+    counts: the sensors cannot tell a knight from a queen.
     """
 
     def __init__(
@@ -229,6 +262,15 @@ class BoardMover:
         self.on_question: Callable[[Ambiguous | None], None] = lambda question: None
         #: Told when an answer is not one of the moves asked about.
         self.on_notice: Callable[[str], None] = lambda message: None
+        #: The buttons that answer the board's prompts, if any (the session sets them).
+        self.prompter: Prompter | None = None
+        #: The promotion whose piece the player is asked for (the position and the move as the sensors
+        #: guess it), while it is asked.
+        self.promoting: tuple[chess.Board, chess.Move] | None = None
+        #: The piece chosen for it (``q``, ``r``, ``b``, ``n``), from the buttons.
+        self.promotions: queue.Queue[str] = queue.Queue()
+        self._chosen: str | None = None
+        """The promotion piece the buttons chose last."""
         self._played: chess.Move | None = None
         """The move a simulated hand made last (it knows what it did when asked)."""
         self._answered_t: float | None = None
@@ -236,9 +278,10 @@ class BoardMover:
 
     @property
     def real_time(self) -> bool:
-        """Scans follow the wall clock: a real person, or a simulated one whose question waits for an
-        answer from outside (the page)."""
-        return self.hand is None or (self.recognizer.is_asking and not self.hand_answers)
+        """Scans follow the wall clock: a real person, or a simulated one whose question (or promotion)
+        waits for an answer from outside (the page, the buttons)."""
+        asked = self.recognizer.is_asking or self.promoting is not None
+        return self.hand is None or (asked and not self.hand_answers)
 
     def apply(self, move: chess.Move) -> None:
         """The robot (or a typed move) changed the board: the next scan is the new baseline."""
@@ -274,21 +317,26 @@ class BoardMover:
         board = self.recognizer.board
         check = self.signals.show_check(board) if board.is_check() else {}
         if isinstance(event, PieceLifted):
-            self.leds.show(combine(check, self.signals.show_legal_moves(board, event.square)))
+            self._show(combine(check, self.signals.show_legal_moves(board, event.square)))
         elif isinstance(event, Illegal):
             squares = [*event.guidance.missing, *event.guidance.extra]
-            self.leds.show(combine(check, self.signals.show_illegal(squares)))
+            self._show(combine(check, self.signals.show_illegal(squares)))
         elif isinstance(event, Ambiguous):
             self._blink(event, lit=True)
         elif event is None or isinstance(event, Committed | Revised | Resolved | TookBack | NewGame):
-            self.leds.show(check)
+            self._show(check)
+
+    def _show(self, colours: Mapping[Cell, RGB]) -> None:
+        """Light ``colours``, the buttons' cursor on top while they are asked something."""
+        if self.leds is not None:
+            self.leds.show(combine(colours, self.prompter.overlay() if self.prompter is not None else {}))
 
     def _blink(self, question: Ambiguous, *, lit: bool) -> None:
         if self.leds is not None:
             board = self.recognizer.board.copy()
             while len(board.move_stack) > question.ply:
                 board.pop()
-            self.leds.show(self.signals.show_question(board, question.options, lit=lit))
+            self._show(self.signals.show_question(board, question.options, lit=lit))
 
     def restart(self, board: chess.Board) -> None:
         """The position was set back (a takeback): recognise from ``board`` on."""
@@ -305,6 +353,13 @@ class BoardMover:
             self.t += self.scan_s
         cells = self._logged_scan()
         events = self.recognizer.feed_table(self.t, cells)
+        if self.prompter is not None:
+            self.prompter.poll(self)
+        while not self.promotions.empty():
+            piece = self.promotions.get_nowait()
+            self._log_promotion(piece)
+            events += self.recognizer.choose_promotion(self.t, piece)
+            self._chosen = piece
         asked = self.recognizer.question
         while asked is not None and not self.answers.empty():
             answer = self.answers.get_nowait()
@@ -325,6 +380,9 @@ class BoardMover:
                 self.on_question(None)
         if asked is not None and self.leds is not None:
             self._blink(asked, lit=int(self.t / BLINK_S) % 2 == 0)
+        elif self.promoting is not None and self.leds is not None:
+            board = self.recognizer.board
+            self._show(self.signals.show_check(board) if board.is_check() else {})  # the cursor blinks
         return events
 
     @property
@@ -445,7 +503,7 @@ class BoardMover:
             step = self.hand.play(board, self._played, self.t + 0.3)
             # the hand moves in simulated time; the sensors are read while it does, to its last action
             perform(self.world, step.actions, realtime=True, sleep=lambda s: watch(s, to_the_end=True))
-            if step.promotion_choice is not None:
+            if step.promotion_choice is not None and (self.hand_answers or self.prompter is None):
                 # the player answers the promotion prompt (the sensors cannot tell a knight from a queen)
                 self._log_promotion(step.promotion_choice.piece)
                 for event in self.recognizer.choose_promotion(self.t, step.promotion_choice.piece):
@@ -462,10 +520,42 @@ class BoardMover:
                 deadline = self.t + self.give_up_s  # waiting for an answer is no silence of the sensors
             watch(self.scan_s)
         if found:
-            return found[0]
+            return self._promotion_piece(board, found[0])
         if self.took_back > 0:
             return Command.TAKEBACK
         raise HardwareError("no move was recognised on the board; check the sensors (chessatron hw test)")
+
+    def _promotion_piece(self, board: chess.Board, outcome: chess.Move | Revision) -> chess.Move | Revision:
+        """A pawn the person moved to the last rank: with buttons, the move counts once its piece is
+        chosen with them (the cursor starts on the piece the sensors guess, the queen unless a reserve
+        slot told another). A simulated person that answers its own prompts has chosen already."""
+        if (
+            not isinstance(outcome, chess.Move)
+            or outcome.promotion is None
+            or self.prompter is None
+            or (self.hand is not None and self.hand_answers)
+        ):
+            return outcome
+        self.promoting = (board.copy(), outcome)
+        self._chosen = None
+        try:
+            while self._chosen is None:
+                if self.expired():
+                    return outcome  # stopped while asked: the piece the sensors guess
+                self._scan()
+                now = self.ahead(board)
+                if isinstance(now, Revision) or (isinstance(now, chess.Move) and now.promotion is None):
+                    return now  # the person did something else meanwhile
+                if now is not None and now != self.promoting[1]:  # (None: the piece is held a moment)
+                    self.promoting = (board.copy(), now)
+            now = self.ahead(board)
+            if now is not None:
+                return now
+            piece = chess.Piece.from_symbol(self._chosen).piece_type
+            return chess.Move(outcome.from_square, outcome.to_square, piece)
+        finally:
+            self.promoting = None
+            self._light(None)
 
     def _answer_by_hand(self) -> None:
         """The simulated person answers the question: a capture by lifting the capturing piece and setting
@@ -542,4 +632,13 @@ class RemoteMover(Protocol):
     def choose(self, board: chess.Board) -> chess.Move | Command | None: ...
 
 
-Mover = ScriptMover | EngineMover | KeyboardMover | BoardMover | InboxMover | VoiceMover | RemoteMover
+Mover = (
+    ScriptMover
+    | EngineMover
+    | KeyboardMover
+    | ButtonMover
+    | BoardMover
+    | InboxMover
+    | VoiceMover
+    | RemoteMover
+)

@@ -43,6 +43,9 @@ Big-endian 16-bit words.
 Players, dates, clocks and other headers are not part of the compact form.
 """
 
+# One module on purpose (about 600 lines): the PGN and the compact form are two encodings of one value,
+# kept beside it so that a field added to the record is added to both.
+
 from __future__ import annotations
 
 import datetime as dt
@@ -82,7 +85,7 @@ Termination = Literal[
 TERMINATIONS: tuple[Termination, ...] = get_args(Termination)
 
 #: ``online``: the opponent of an online game, on the other end of a server (lichess).
-PlayerKind = Literal["engine", "keyboard", "board", "web", "script", "unknown", "online", "voice"]
+PlayerKind = Literal["engine", "keyboard", "buttons", "board", "web", "script", "unknown", "online", "voice"]
 PLAYER_KINDS: tuple[PlayerKind, ...] = get_args(PlayerKind)
 
 Variant = Literal["standard", "chess960"]

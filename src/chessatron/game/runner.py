@@ -6,7 +6,7 @@ Commands arrive from any thread and are validated here, before anything reaches 
 a move must be legal for a ``web`` player whose turn it is, a reset target must parse, and so on; a
 refused command raises a :class:`~chessatron.errors.ChessatronError` whose message says why.
 
-The game never depends on who watches: the runner only feeds its :class:`~chessatron.live.LiveState`,
+The game never depends on who watches: the runner only feeds its :class:`~chessatron.game.live.LiveState`,
 and a page that closes (or a web server that stops) leaves the game running.
 
 While a game with a robot runs and nobody plays at the board itself (no ``board`` or ``hand`` player,
@@ -29,22 +29,23 @@ from typing import Any, Literal
 import chess
 
 from ..config import Config
+from ..errors import CannotResumeError as CannotResumeError
 from ..errors import ChessatronError, ConfigError, EngineError, IllegalMoveError
 from ..feedback.signals import LedSignals, combine
-from ..layout import Cell
-from ..live import LiveState, colour_name
+from ..planning.layout import Cell
+from ..planning.reset import parse_target, position_flaws, require_pieces
 from ..ports import RGB, LedStrip
-from ..reset import parse_target, position_flaws, require_pieces
-from ..simstate import SimulatorState, default_state_path, load_state, save_state
-from ..table import Table
+from ..sim.state import SimulatorState, default_state_path, load_state, save_state
 from .clock import parse_clock
 from .engine import checked_options, engine_options, find_engine, parse_level
 from .journal import Journal
 from .keyboard import Command, Rejection, parse_command
+from .live import LiveState, colour_name
 from .players import InboxMover, PlayerSpec, engine_level
 from .record import ClockSettings
-from .session import PAUSED, Session
-from .store import GameSummary, list_games, open_game
+from .session import Session
+from .store import forget_unplayed, latest_resumable, resumable_game
+from .tablework import PAUSED
 
 LOGGER = logging.getLogger(__name__)
 
@@ -77,10 +78,6 @@ class BusyError(ChessatronError, RuntimeError):
 
 class NotYourTurnError(ChessatronError, RuntimeError):
     """A move or command for a player who is not waiting to move."""
-
-
-class CannotResumeError(ChessatronError, RuntimeError):
-    """A saved game asked to be continued that cannot be: it is over, or it was imported (no journal)."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +136,7 @@ class LedGuide:
     has picked a piece, that piece's square and where it may go (green, yellow for a capture) instead of
     the last move, over the check (as at the board when a piece is lifted).
 
-    >>> from chessatron.layout import Layout
+    >>> from chessatron.planning.layout import Layout
     >>> guide = LedGuide(LedSignals(Layout.default()), engines=[chess.BLACK])
     >>> board = chess.Board()
     >>> board.push_san("e4"), board.push_san("e5")
@@ -306,17 +303,7 @@ class GameRunner:
             if summary is None:
                 raise ChessatronError("there is no unfinished game to resume; start a new one")
         else:
-            summary, _ = open_game(game_id, self.games_dir)
-            if summary.is_finished:
-                ended = f", {summary.termination}" if summary.termination else ""
-                raise CannotResumeError(
-                    f"game {game_id!r} is over ({summary.result}{ended}); it can be viewed, not continued"
-                )
-            if not summary.is_journal:
-                raise CannotResumeError(
-                    f"game {game_id!r} was imported, not played on this table, so it cannot be continued "
-                    "here; start a new game from its position instead"
-                )
+            summary = resumable_game(game_id, self.games_dir)
         path = summary.path
         self._spawn("resume", lambda: self._play_resumed(path))
         return summary.game_id
@@ -410,7 +397,7 @@ class GameRunner:
         journal, white, black = self.session.resume(path)
         self.last_game = journal.path.name.removesuffix(".jsonl")
         try:
-            self._put_back(standing)
+            self.session.put_back(standing)
         except BaseException:
             journal.close()
             raise
@@ -429,39 +416,14 @@ class GameRunner:
                 self._forget_unplayed(state.metadata.game_id)
 
     def _forget_unplayed(self, game_id: str | None) -> None:
-        """A game stopped (or failed) before its first move holds nothing to resume: its journal goes, so
-        that neither the saved games nor *Resume* offer it, and the page shows no game."""
-        if game_id is None:
-            return
-        try:
-            summary, _ = open_game(game_id, self.games_dir)
-            if summary.in_progress and summary.plies == 0:
-                summary.path.unlink(missing_ok=True)
-                summary.path.with_name(summary.path.name.removesuffix(".jsonl") + ".sensors.jsonl").unlink(
-                    missing_ok=True
-                )
-        except (ChessatronError, OSError) as exc:
-            LOGGER.warning("could not remove the unplayed game %s: %s", game_id, exc)
+        """A game stopped (or failed) before its first move holds nothing to resume: its journal goes
+        (:func:`~chessatron.game.store.forget_unplayed`), so that neither the saved games nor *Resume* offer
+        it, and the page shows no game."""
+        if game_id is None or not forget_unplayed(game_id, self.games_dir):
             return
         if self.last_game is not None and self.last_game.endswith(game_id):
             self.last_game = None
         self.live.update(game=None, evaluation=None, hint=None)
-
-    def _put_back(self, standing: Table) -> None:
-        """After :meth:`Session.resume` the model is the table as the game left it; when the pieces stand
-        elsewhere now (the table was set up for something else since), the robot puts them back."""
-        session = self.session
-        wanted = session.table
-        if session.robot is None:
-            return
-        plan = session.resetter.plan_arrangement(standing, wanted, session.gantry)
-        if not plan.relocations:  # every piece stands where the game left it
-            return
-        session.table = session.robot.table = standing
-        self.live.update(status="putting the pieces back where the game stopped")
-        session.run_plan(plan, "RESUME", None)
-        session.table = session.robot.table = wanted
-        self.live.show_table(wanted, ())
 
     def _reset(self, board: chess.Board, description: str) -> None:
         session = self.session
@@ -579,10 +541,14 @@ class GameRunner:
 
     def select(self, square: str | None) -> None:
         """The web player picked the piece on ``square`` (None: put it down again): the LEDs show where it
-        may go. Raises :class:`NotYourTurnError`, :class:`IllegalMoveError` for a piece that cannot move."""
+        may go, the robot's magnet waits where its likely moves begin (pondering). Raises
+        :class:`NotYourTurnError`, :class:`IllegalMoveError` for a piece that cannot move."""
         _, board = self._waiting()
+        ponder = self.session.ponderer
         if square is None:
             self._picked = None
+            if ponder is not None:
+                ponder.picked(None)
             return
         picked = chess.parse_square(square)
         if not any(move.from_square == picked for move in board.legal_moves):
@@ -596,6 +562,8 @@ class GameRunner:
                 )
             raise IllegalMoveError(f"the {chess.piece_name(piece.piece_type)} on {square} cannot move now")
         self._picked = (len(board.move_stack), picked)
+        if ponder is not None:
+            ponder.picked(picked)  # the magnet waits where that piece's likely moves begin
 
     def command(self, name: str) -> None:
         """``hint``, ``takeback``, ``draw`` or ``resign`` for the web player to move."""
@@ -654,12 +622,6 @@ class GameRunner:
             if status == PAUSED:  # nothing else happened meanwhile: say again what was going on
                 status = self._status_before_pause or ("robot moving" if self.busy else "idle")
             self.live.update(status=status)
-
-
-def latest_resumable(games_dir: Path) -> GameSummary | None:
-    """The most recently started game played here that is unfinished and has a move to go on from."""
-    resumable = [s for s in list_games(games_dir) if s.in_progress and s.plies > 0]
-    return resumable[-1] if resumable else None
 
 
 def parse_move(board: chess.Board, text: str) -> chess.Move:

@@ -23,10 +23,11 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from .. import files
-from ..errors import GameFileError, GameNotFoundError, GameSaveError
-from .journal import SUFFIX, Clock, game_stem, new_game_id, read_journal, utc_now
+from ..errors import CannotResumeError, GameFileError, GameNotFoundError, GameSaveError
+from .journal import SUFFIX, Clock, Journal, JournalState, game_stem, new_game_id, read_journal, utc_now
 from .record import (
     GameRecord,
     Player,
@@ -78,10 +79,28 @@ class GameSummary:
     plies: int
     #: How it ended, if it did and that is known.
     termination: Termination | None = None
+    #: Closed with ``chessatron games --abandon``: ``play --resume`` no longer offers it.
+    abandoned: bool = False
+    #: The robot had begun work it did not finish (a set-up or a move cut short by a crash).
+    robot_pending: bool = False
+    #: A move was made at some point (taken back since, perhaps); for a PGN: it has moves.
+    moved: bool = False
 
     @property
     def is_finished(self) -> bool:
         return self.result != "*"
+
+    @property
+    def has_begun(self) -> bool:
+        """A move was made (even one taken back since), or the robot was cut short setting the table up
+        (the journal is where its pieces stand): a game ``play --resume`` goes on with, and that is never
+        removed unasked."""
+        return self.plies > 0 or self.moved or self.robot_pending
+
+    @property
+    def is_open(self) -> bool:
+        """Waiting to go on: unfinished here, not abandoned, begun (``play --resume`` takes the latest)."""
+        return self.in_progress and not self.abandoned and self.has_begun
 
     @property
     def is_journal(self) -> bool:
@@ -124,15 +143,18 @@ def _summary(game_id: str, path: Path) -> GameSummary:
     return _summary_of(game_id, path, *_read(path))
 
 
-def _read(path: Path) -> tuple[GameRecord, dt.datetime]:
-    """The game in ``path`` and when it started (a journal) or entered the store (a PGN)."""
+def _read(path: Path) -> tuple[GameRecord, dt.datetime, JournalState | None]:
+    """The game in ``path``, when it started (a journal) or entered the store (a PGN), and its journal's
+    state (None for a PGN)."""
     if path.suffix == SUFFIX:
         state = read_journal(path)
-        return state.to_record(), state.metadata.started
-    return _read_pgn(path), _stamp(path)
+        return state.to_record(), state.metadata.started, state
+    return _read_pgn(path), _stamp(path), None
 
 
-def _summary_of(game_id: str, path: Path, record: GameRecord, stored: dt.datetime) -> GameSummary:
+def _summary_of(
+    game_id: str, path: Path, record: GameRecord, stored: dt.datetime, state: JournalState | None = None
+) -> GameSummary:
     return GameSummary(
         game_id,
         path,
@@ -144,6 +166,9 @@ def _summary_of(game_id: str, path: Path, record: GameRecord, stored: dt.datetim
         record.result,
         record.plies,
         record.termination,
+        abandoned=state is not None and state.abandoned,
+        robot_pending=state is not None and state.pending_robot is not None,
+        moved=record.plies > 0 or (state is not None and state.moved),
     )
 
 
@@ -159,10 +184,87 @@ def list_games(games_dir: Path | None = None) -> list[GameSummary]:
 
 
 def latest_unfinished(games_dir: Path | None = None) -> GameSummary | None:
-    """The most recently started game played here and not finished, for ``--resume``; open it with
-    ``Journal.open(summary.path)``."""
+    """The most recently started game played here and not finished; open it with
+    ``Journal.open(summary.path)``. (``--resume`` takes :func:`latest_resumable`.)"""
     unfinished = [s for s in list_games(games_dir) if s.in_progress]
     return unfinished[-1] if unfinished else None
+
+
+def latest_resumable(games_dir: Path | None = None) -> GameSummary | None:
+    """The game ``play --resume`` (and the page's *Resume*) goes on with: the most recently started open
+    one (:attr:`GameSummary.is_open`); when no game has begun, the latest unfinished, not abandoned one
+    (a power cut before the first move: that game is what there is to go on with)."""
+    return _latest_resumable(list_games(games_dir))
+
+
+def skipped_by_resume(games_dir: Path | None = None) -> list[GameSummary]:
+    """The games :func:`latest_resumable` passes over although they started later than its choice:
+    unfinished, not abandoned, with no move (left by a crash before the first move)."""
+    games = list_games(games_dir)
+    chosen = _latest_resumable(games)
+    if chosen is None:
+        return []
+    later = games[games.index(chosen) + 1 :]
+    return [summary for summary in later if summary.in_progress and not summary.abandoned]
+
+
+def _latest_resumable(games: list[GameSummary]) -> GameSummary | None:
+    unfinished = [summary for summary in games if summary.in_progress and not summary.abandoned]
+    begun = [summary for summary in unfinished if summary.has_begun]
+    return (begun or unfinished)[-1] if unfinished else None
+
+
+def resumable_game(game_id: str, games_dir: Path | None = None) -> GameSummary:
+    """Game ``game_id``, to be continued (an abandoned one too: asked for by its id). Raises
+    :class:`GameNotFoundError`, and :class:`CannotResumeError` for a game that is over or was imported."""
+    summary, _ = open_game(game_id, games_dir)
+    if summary.is_finished:
+        ended = f", {summary.termination}" if summary.termination else ""
+        raise CannotResumeError(
+            f"game {game_id!r} is over ({summary.result}{ended}); it can be viewed, not continued"
+        )
+    if not summary.is_journal:
+        raise CannotResumeError(
+            f"game {game_id!r} was imported, not played on this table, so it cannot be continued "
+            "here; start a new game from its position instead"
+        )
+    return summary
+
+
+def forget_unplayed(game_id: str, games_dir: Path | None = None) -> bool:
+    """Remove game ``game_id`` (its journal and sensor log) if it holds nothing to go on with: unfinished,
+    no move, no robot work cut short (:attr:`GameSummary.has_begun`). A game stopped or failed before its
+    first move leaves nothing behind for ``--resume`` or the saved games. Returns whether it was removed;
+    a game that cannot be read is left alone (with a logged warning)."""
+    try:
+        summary, _ = open_game(game_id, games_dir)
+        if not summary.in_progress or summary.has_begun:
+            return False
+        summary.path.unlink(missing_ok=True)
+        summary.path.with_name(summary.path.name.removesuffix(SUFFIX) + ".sensors.jsonl").unlink(
+            missing_ok=True
+        )
+    except (GameFileError, GameNotFoundError, OSError) as exc:
+        LOGGER.warning("could not remove the unplayed game %s: %s", game_id, exc)
+        return False
+    return True
+
+
+def abandon_game(
+    game_id: str, games_dir: Path | None = None
+) -> Literal["abandoned", "abandoned already", "removed"]:
+    """Close unfinished game ``game_id`` for good: ``play --resume`` no longer offers it, and the list
+    shows it abandoned; a game that never began is removed instead (:func:`forget_unplayed`). Returns what
+    was done. Raises :class:`GameNotFoundError`, :class:`CannotResumeError` for a game that is over or was
+    imported, :class:`~chessatron.errors.GameInUseError` while a session plays it."""
+    summary = resumable_game(game_id, games_dir)
+    if not summary.has_begun and forget_unplayed(game_id, games_dir):
+        return "removed"
+    if summary.abandoned:
+        return "abandoned already"
+    with Journal.open(summary.path) as journal:
+        journal.abandon()
+    return "abandoned"
 
 
 def find_game(game_id: str, games_dir: Path | None = None) -> Path:
@@ -185,8 +287,8 @@ def open_game(game_id: str, games_dir: Path | None = None) -> tuple[GameSummary,
     record, from one reading of its file; :class:`GameNotFoundError` if there is none, :class:`GameFileError`
     if it cannot be read."""
     path = find_game(game_id, games_dir)
-    record, stored = _read(path)
-    return _summary_of(game_id, path, record, stored), record
+    record, stored, state = _read(path)
+    return _summary_of(game_id, path, record, stored, state), record
 
 
 def export_pgn(ids: Iterable[str], games_dir: Path | None = None) -> str:

@@ -1,7 +1,7 @@
 """The terminal view of a game: the whole table beside the players, their clocks, the moves and the robot.
 
-:func:`render_view` turns a :meth:`~chessatron.live.LiveState.snapshot` (and the physical table with the
-drags under way, :meth:`~chessatron.live.LiveState.table`) into one rich renderable; it is pure, so tests
+:func:`render_view` turns a :meth:`~chessatron.game.live.LiveState.snapshot` (and the physical table with the
+drags under way, :meth:`~chessatron.game.live.LiveState.table`) into one rich renderable; it is pure, so tests
 print it to a recording console. :class:`PlayView` shows it live on a terminal and redraws it whenever the
 live state changes, from a thread of its own: the game thread only sets an event.
 
@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import Any, Final
 
 import chess
+from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.panel import Panel
@@ -33,16 +34,18 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from ..layout import Layout, Node
-from ..live import LiveState
-from ..planner import Relocation
-from ..render import table_text
-from ..table import Table
+from ..planning.layout import Layout, Node
+from ..planning.planner import Relocation
+from ..planning.table import Table
+from ..render import table_text, wants_letters
 from .clock import format_clock
 from .events import move_label, result_line
 from .keyboard import read_stdin_line
+from .lineinput import Prompt
+from .live import LiveState
+from .words import drag_words, work_words
 
-__all__ = ["FPS", "PlayView", "render_view"]
+__all__ = ["FPS", "PlayView", "engine_view_shown", "render_view", "wants_letters"]
 
 LOGGER = logging.getLogger(__name__)
 
@@ -58,6 +61,13 @@ MIN_INFO_WIDTH: Final = 34
 MAX_INFO_WIDTH: Final = 64
 
 _NOTICE_STYLE = {"warning": ("!", "yellow"), "error": ("✗", "bold red")}
+#: What a console without chess glyphs (the Pi's console font) shows instead of the view's symbols.
+_PLAIN_MARKS = {"▶": ">", "✗": "x", "·": "-", "→": "->"}
+#: Kinds of player that are a person, and those that play with an engine's brain.
+_PEOPLE = ("keyboard", "board", "web")
+_ENGINES = ("engine", "hand")
+#: Statuses that the line saying what the robot does already says.
+_ROBOT_STATUSES = ("robot moving", "idle", "setting up", "taking back")
 #: GRBL states worth a line of their own: the machine is not simply idle or running.
 _MACHINE_TROUBLE = ("alarm", "door", "hold", "sleep")
 
@@ -66,7 +76,13 @@ _MACHINE_TROUBLE = ("alarm", "door", "hold", "sleep")
 
 
 def render_view(
-    snapshot: Mapping[str, Any], table: Table | None, paths: Sequence[Relocation] = (), *, width: int
+    snapshot: Mapping[str, Any],
+    table: Table | None,
+    paths: Sequence[Relocation] = (),
+    *,
+    width: int,
+    engine: bool = False,
+    letters: bool = False,
 ) -> RenderableType:
     """The game as a player at the terminal sees it, fitted to ``width`` columns.
 
@@ -74,24 +90,65 @@ def render_view(
     :meth:`LiveState.table` (the physical table, None before it is known, and the drags of the robot work
     under way). The table picture shows the gantry bracketed and the drag under way in green (or, while
     the robot rests, the last move); beside it (under it below :data:`MIN_INFO_WIDTH` spare columns) a
-    panel shows the players with their clocks, whose move it is or the result, CHECK, the last moves,
-    the engine's evaluation, the robot's progress, the status and the last notices.
+    panel shows the players with their clocks, whose move it is (or what the robot is doing) or the
+    result, CHECK, the last moves, the engine's evaluation (:func:`engine_view_shown`: not while a person
+    plays the engine, unless ``engine`` asks for it), the robot's progress, what the buttons' display
+    says, the status and the last notices. ``letters``: FEN letters and ASCII marks instead of chess
+    glyphs, for a console font without them (:func:`wants_letters`).
     """
-    picture = Panel(_picture(snapshot, table, paths), title="chessatron table", expand=False, padding=(0, 1))
+    frame = box.SQUARE if letters else box.ROUNDED
+    picture = Panel(
+        _picture(snapshot, table, paths, letters),
+        title="chessatron table",
+        expand=False,
+        padding=(0, 1),
+        box=frame,
+    )
     table_width = _picture_width(table) + 4
+    shown = engine_view_shown(snapshot, asked=engine)
     if width >= table_width + 1 + MIN_INFO_WIDTH:
         info_width = min(width - table_width - 1, MAX_INFO_WIDTH)
         side = RichTable.grid(padding=(0, 1))
-        side.add_row(picture, _info(snapshot, table, paths, info_width))
+        side.add_row(picture, _info(snapshot, table, paths, info_width, shown, letters))
         return side
-    return Group(picture, _info(snapshot, table, paths, min(width, MAX_INFO_WIDTH)))
+    return Group(picture, _info(snapshot, table, paths, min(width, MAX_INFO_WIDTH), shown, letters))
+
+
+def engine_view_shown(snapshot: Mapping[str, Any], *, asked: bool = False) -> bool:
+    """Whether the engine's evaluation and line may show: always when ``asked`` (``play --show-engine``),
+    and otherwise unless a person (``keyboard``, ``board``, ``web``) plays an engine (``engine``, or a
+    simulated ``hand`` with an engine's brain): its line would start with the person's best move, a free
+    hint. (A hint the person asks for, ``hint``, shows as a hint, not as the engine's view.)
+
+    >>> game = {"white": "keyboard", "black": "engine:5", "result": None}
+    >>> engine_view_shown({"game": game}), engine_view_shown({"game": game}, asked=True)
+    (False, True)
+    >>> engine_view_shown({"game": {**game, "black": "keyboard"}})
+    True
+    """
+    game = snapshot.get("game")
+    if asked or not game or game.get("result") is not None:
+        return True
+    kinds = [str(game.get(side) or "").split(":", 1)[0] for side in ("white", "black")]
+    against = any(kind in _PEOPLE for kind in kinds) and any(kind in _ENGINES for kind in kinds)
+    return not against
+
+
+def _plain(text: str, letters: bool) -> str:
+    """``text`` with the view's marks made ASCII when ``letters``."""
+    if letters:
+        for mark, plain in _PLAIN_MARKS.items():
+            text = text.replace(mark, plain)
+    return text
 
 
 def _picture_width(table: Table | None) -> int:
     return 3 + 3 * table.layout.columns if table is not None else MIN_INFO_WIDTH
 
 
-def _picture(snapshot: Mapping[str, Any], table: Table | None, paths: Sequence[Relocation]) -> Text:
+def _picture(
+    snapshot: Mapping[str, Any], table: Table | None, paths: Sequence[Relocation], letters: bool = False
+) -> Text:
     if table is None:
         return Text("the table is not known yet", style="dim")
     layout = table.layout
@@ -102,7 +159,7 @@ def _picture(snapshot: Mapping[str, Any], table: Table | None, paths: Sequence[R
         drag = _current_drag(gantry.get("work"), paths)
         path = drag.path if drag is not None else ()
     highlight = () if path else _last_move_nodes(layout, snapshot.get("game"))
-    return table_text(table, gantry_node=gantry_node, path=path, highlight=highlight)
+    return table_text(table, gantry_node=gantry_node, path=path, highlight=highlight, letters=letters)
 
 
 def _current_drag(work: Mapping[str, Any] | None, paths: Sequence[Relocation]) -> Relocation | None:
@@ -126,57 +183,80 @@ def _last_move_nodes(layout: Layout, game: Mapping[str, Any] | None) -> tuple[No
 # --- the panel -------------------------------------------------------------------------------------
 
 
-def _info(snapshot: Mapping[str, Any], table: Table | None, paths: Sequence[Relocation], width: int) -> Panel:
+def _info(
+    snapshot: Mapping[str, Any],
+    table: Table | None,
+    paths: Sequence[Relocation],
+    width: int,
+    engine_shown: bool = True,
+    letters: bool = False,
+) -> Panel:
     inner = max(width - 4, 10)
     game = snapshot.get("game")
     clock = snapshot.get("clock")
-    rows: list[RenderableType] = [_players(game, clock)]
-    verdict = _verdict(game)
-    rows.append(verdict)
-    evaluation = snapshot.get("evaluation")
-    if evaluation:
-        rows.append(_evaluation(evaluation))
-    rows.extend(_move_lines(game, inner))
     gantry = snapshot.get("gantry") or {}
     work = gantry.get("work")
+    # the robot carrying out a move: nobody's turn yet (the clocks stand still)
+    moving = bool(work) and game is not None and game.get("result") is None
+    rows: list[RenderableType] = [_players(game, clock, marked=not moving, letters=letters)]
+    verdict = Text(work_words(work or {}, game).headline, style="bold cyan") if moving else _verdict(game)
+    rows.append(verdict)
+    evaluation = snapshot.get("evaluation")
+    if evaluation and engine_shown:
+        rows.append(_evaluation(evaluation))
+    rows.extend(_move_lines(game, inner))
     if work:
-        rows.extend(_work(work, table, paths))
+        rows.extend(_work(work, game, table, paths, letters))
     state = str(gantry.get("state") or "")
     if state.lower().startswith(_MACHINE_TROUBLE):
         rows.append(Text(f"machine: {state}", style="bold red"))
     hint = snapshot.get("hint")
     if hint and hint.get("san"):
         rows.append(Text(f"hint: {hint['san']}", style="cyan"))
+    cursor = snapshot.get("cursor")
+    if cursor:
+        # what a display beside the board shows while the buttons are used (their cursor is on the LEDs)
+        lines = [str(line) for line in cursor.get("lines") or () if line]
+        rows.append(Text("buttons: " + " · ".join(lines), style="magenta"))
     status = str(snapshot.get("status") or "")
-    if status and status.lower() not in (verdict.plain.lower(), _result_status(game).lower()):
+    said = (verdict.plain.lower(), _result_status(game).lower())
+    if status and status.lower() not in said and not (work and status.lower().startswith(_ROBOT_STATUSES)):
         rows.append(Text(status, style="bold"))
     notices = (snapshot.get("notices") or [])[-NOTICES_SHOWN:]
     if notices:
-        rows.append(_notices(notices))
+        rows.append(_notices(notices, letters))
     subtitle = f"clock {clock['control']}" if clock and clock.get("control") else None
-    return Panel(Group(*rows), title="game", subtitle=subtitle, width=width, padding=(0, 1))
+    frame = box.SQUARE if letters else box.ROUNDED
+    return Panel(Group(*rows), title="game", subtitle=subtitle, width=width, padding=(0, 1), box=frame)
 
 
-def _notices(notices: Sequence[Mapping[str, Any]]) -> RichTable:
+def _notices(notices: Sequence[Mapping[str, Any]], letters: bool = False) -> RichTable:
     """The newest notices, warnings in yellow and errors in red, long ones wrapped under themselves."""
     grid = RichTable.grid(padding=(0, 1))
     grid.add_column(width=1, no_wrap=True)
     grid.add_column(ratio=1)
     for notice in notices:
         mark, style = _NOTICE_STYLE.get(str(notice.get("level")), ("·", "dim"))
-        grid.add_row(Text(mark, style=style), Text(str(notice.get("message")), style=style))
+        message = _plain(str(notice.get("message")), letters)
+        grid.add_row(Text(_plain(mark, letters), style=style), Text(message, style=style))
     return grid
 
 
-def _players(game: Mapping[str, Any] | None, clock: Mapping[str, Any] | None) -> RichTable:
+def _players(
+    game: Mapping[str, Any] | None,
+    clock: Mapping[str, Any] | None,
+    *,
+    marked: bool = True,
+    letters: bool = False,
+) -> RichTable:
     grid = RichTable.grid(padding=(0, 1), expand=True)
     grid.add_column(width=1)
     grid.add_column(no_wrap=True)
     grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
     grid.add_column(justify="right", no_wrap=True)
-    playing = game is not None and game.get("result") is None
+    playing = marked and game is not None and game.get("result") is None
     for name in ("white", "black"):
-        marker = "▶" if playing and game is not None and game.get("turn") == name else ""
+        marker = _plain("▶", letters) if playing and game is not None and game.get("turn") == name else ""
         spec = str(game.get(name) or "") if game else ""
         grid.add_row(
             Text(marker, style="bold"),
@@ -275,23 +355,47 @@ def _pair(label: str, moves: str, *, last: bool) -> Text:
     return text
 
 
-def _work(work: Mapping[str, Any], table: Table | None, paths: Sequence[Relocation]) -> list[RenderableType]:
-    """The robot's work: its title, a bar and ``index/of`` drags done, and the drag under way."""
+def _work(
+    work: Mapping[str, Any],
+    game: Mapping[str, Any] | None,
+    table: Table | None,
+    paths: Sequence[Relocation],
+    letters: bool = False,
+) -> list[RenderableType]:
+    """The robot's work: what it is doing ("9. Qe2"), a bar and ``index/of`` drags done, and the drag
+    under way in words."""
     index, total = int(work.get("index") or 0), int(work.get("of") or 0)
     grid = RichTable.grid(padding=(0, 1), expand=True)
     grid.add_column(no_wrap=True, overflow="ellipsis", max_width=24)
     grid.add_column(ratio=1)
     grid.add_column(justify="right", no_wrap=True)
-    grid.add_row(
-        Text(str(work.get("title") or "robot"), style="cyan"),
-        ProgressBar(total=max(total, 1), completed=min(index, total)),
-        Text(f"{index}/{total}"),
-    )
+    done = min(index, total)
+    bar: RenderableType = ProgressBar(total=max(total, 1), completed=done)
+    if letters:  # the Pi's console font has no heavy line either
+        bar = _ascii_bar(done, max(total, 1))
+    grid.add_row(Text(work_words(work, game).title, style="cyan"), bar, Text(f"{index}/{total}"))
     rows: list[RenderableType] = [grid]
     drag = _current_drag(work, paths)
     if drag is not None and table is not None:
-        rows.append(Text(f"→ {drag.describe(table.layout)}", style="dim", no_wrap=True, overflow="ellipsis"))
+        line = f"{_plain('→', letters)} {drag_words(drag, table.layout)}"
+        rows.append(Text(line, style="dim", no_wrap=True, overflow="ellipsis"))
     return rows
+
+
+class _AsciiBar:
+    """A progress bar of ``#`` and ``-`` that fills the width it is given."""
+
+    def __init__(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+
+    def __rich_console__(self, console: Console, options: Any) -> Iterator[Text]:
+        width = max(options.max_width, 1)
+        filled = width * self.done // self.total
+        yield Text("#" * filled + "-" * (width - filled), style="cyan")
+
+
+def _ascii_bar(done: int, total: int) -> RenderableType:
+    return _AsciiBar(done, total)
 
 
 # --- live ------------------------------------------------------------------------------------------
@@ -328,7 +432,12 @@ class PlayView:
     beforehand, so a caller can keep its plain line output instead.
 
     ``read_line(prompt)`` reads a line (None at the end of input); ``now`` is the monotonic clock in
-    seconds by which a running chess clock ticks on between snapshots.
+    seconds by which a running chess clock ticks on between snapshots. ``engine`` shows the engine's
+    view even while a person plays the engine (:func:`engine_view_shown`); ``letters`` draws FEN letters
+    instead of chess glyphs (default: :func:`wants_letters` of the console).
+
+    Nothing is drawn before the table is known (a game set up or resumed), so that no empty frame is
+    left above the first lines printed.
 
     >>> import io
     >>> quiet = Console(file=io.StringIO())
@@ -346,9 +455,15 @@ class PlayView:
         *,
         read_line: Callable[[str], str | None] = read_stdin_line,
         now: Callable[[], float] = time.monotonic,
+        engine: bool = False,
+        letters: bool | None = None,
     ) -> None:
         self.live = live
         self.console = console
+        #: Show the engine's evaluation and line even while a person plays the engine.
+        self.engine = engine
+        #: FEN letters and ASCII marks instead of chess glyphs.
+        self.letters = wants_letters(console) if letters is None else letters
         #: Whether this view draws at all (:meth:`wanted` for its console).
         self.enabled = self.wanted(console)
         self._read_line = read_line
@@ -442,11 +557,19 @@ class PlayView:
         """Read a line with the live display suspended: a ``read_line`` for a ``KeyboardPlayer``.
 
         The picture stands still while the prompt waits, so a running clock's time is put before the
-        prompt (``[4:53] White to move: ``)."""
+        prompt (``[4:53] White to move: ``), as a :class:`~.lineinput.Prompt` that counts down while the
+        player thinks."""
         clock = self._ticking_clock(self.live.snapshot().get("clock"))
         if clock is not None:
-            left = clock[f"{clock['running']}_ms"]
-            prompt = f"[{format_clock(left)}] {prompt}"
+            running = str(clock["running"])
+            plain = prompt
+
+            def now() -> str:
+                ticked = self._ticking_clock(self.live.snapshot().get("clock"))
+                left = ticked[f"{running}_ms"] if ticked is not None else clock[f"{running}_ms"]
+                return f"[{format_clock(left)}] {plain}"
+
+            prompt = Prompt(now(), now)
         with self.suspend():
             return self._read_line(prompt)
 
@@ -459,16 +582,21 @@ class PlayView:
             self.console.print(line)
 
     def redraw(self) -> None:
-        """Draw the live state now (when showing)."""
+        """Draw the live state now (when showing; the first time once the table is known)."""
         with self._lock:
-            if self._display is not None:
-                self._display.update(self._frame(), refresh=True)
+            if self._display is None:
+                if self._started and not self._suspended:
+                    self._show()
+                return
+            self._display.update(self._frame(), refresh=True)
 
     # --- inside ------------------------------------------------------------------------------------
 
     def _show(self) -> None:
         if self._display is not None or self._suspended:
             return
+        if self.live.table()[0] is None:
+            return  # nothing to show yet (redraw shows it once the table is known)
         # A fresh Live each time: a stopped one keeps the overflow setting it used for its last picture.
         display = Live(self._frame(), console=self.console, auto_refresh=False, transient=False)
         display.start(refresh=True)
@@ -502,7 +630,9 @@ class PlayView:
         if clock is not None:
             snapshot["clock"] = clock
             self._tick_s = _until_next_tick(clock[f"{clock['running']}_ms"])
-        return render_view(snapshot, table, paths, width=self.console.width)
+        return render_view(
+            snapshot, table, paths, width=self.console.width, engine=self.engine, letters=self.letters
+        )
 
     def _ticking_clock(self, clock: Mapping[str, Any] | None) -> dict[str, Any] | None:
         """A snapshot's ``clock`` ticked on since it last changed; None unless one runs."""

@@ -1,5 +1,7 @@
 """Talk to GRBL 1.1: parse what it says, stream programs with character counting, drive it over any port.
 
+* :mod:`~chessatron.grbl.motion`: GRBL's planner as a time model (no I/O; the planning core times its
+  plans with it, so this package imports nothing of its own at import time);
 * :mod:`~chessatron.grbl.codes`: what ``error:N`` and ``ALARM:N`` mean;
 * :mod:`~chessatron.grbl.protocol`: every message GRBL 1.1 sends, as values (no I/O);
 * :mod:`~chessatron.grbl.stream`: the streaming bookkeeping (no I/O);
@@ -20,11 +22,7 @@ from __future__ import annotations
 
 import serial
 
-from .link import GrblLink
-from .protocol import Status, parse_message
-from .stream import StreamProgress, StreamResult
-
-__all__ = ["GrblLink", "Status", "StreamProgress", "StreamResult", "parse_message", "register_sim_scheme"]
+__all__ = ["register_sim_scheme"]
 
 #: The package pyserial searches for ``protocol_sim``.
 SIM_HANDLER_PACKAGE = "chessatron.sim"

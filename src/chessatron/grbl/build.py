@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import GrblBuildError
-from ..layout import Layout
+from ..planning.layout import Layout
 from .protocol import Message, PushMessage
 
 __all__ = ["OPTION_LETTERS", "BuildInfo", "check_build"]

@@ -16,7 +16,7 @@ The moves are planned like any other (on Core-XY in motor space, where a move al
 longer), and when the cycle is over GRBL goes idle through ``st_go_idle``, which waits ``$1`` ms unless
 ``$1=255``.
 
->>> from chessatron.motion import MachineProfile
+>>> from chessatron.grbl.motion import MachineProfile
 >>> settings = {1: 255, 24: 100.0, 25: 3000.0, 26: 250, 27: 1.0, 130: 630, 131: 530}
 >>> homing = HomingSettings.from_settings(settings)
 >>> profile = MachineProfile(kinematics="cartesian")
@@ -32,7 +32,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..motion import Block, MachineProfile, plan_run
+from .motion import Block, MachineProfile, plan_run
 
 __all__ = ["LOCATE_SCALAR", "SEARCH_SCALAR", "HomingSettings", "homing_bound_s", "homing_time_s"]
 

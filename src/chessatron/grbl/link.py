@@ -22,6 +22,9 @@ After any alarm, and after power-up with homing enabled, GRBL is locked: it refu
 says (:attr:`GrblLink.is_locked`), and :meth:`GrblLink.ready` homes a locked board or says what to do.
 """
 
+# One module on purpose (about 600 lines): the driver's connect checks, commands and fault handling share
+# one port and one reader; the streaming loop is already apart (:mod:`.streaming`).
+
 from __future__ import annotations
 
 import logging
@@ -47,11 +50,11 @@ from ..errors import (
     GrblVersionError,
     SerialPortError,
 )
-from ..layout import Layout
-from ..motion import MachineProfile
+from ..planning.layout import Layout
 from ..ports import HostMagnet
 from .build import BuildInfo, check_build
 from .homing import HomingSettings, homing_bound_s
+from .motion import MachineProfile
 from .protocol import (
     Alarm,
     Error,
@@ -550,9 +553,13 @@ class GrblLink:
             raise self._lost(f"no banner within {self.timeout_s:g} s of a soft reset")
         return welcome
 
-    def _alarm(self, message: Alarm, line: int | None) -> GrblAlarm:
+    def _alarm(self, message: Alarm, line: int | None, *, planned: bool = False) -> GrblAlarm:
+        """The error for an alarm that came while ``line`` was running (``planned``: that ``line`` set it
+        off as GRBL planned it, as a soft limit does)."""
         info = message.info
         at = "" if line is None else f" while running program line {line}"
+        if planned and line is not None:
+            at = f" at program line {line}"
         return GrblAlarm(
             f"grbl raised ALARM:{message.code} ({info.name}){at}: {info.meaning}; {info.remedy}",
             code=message.code,

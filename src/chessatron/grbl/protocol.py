@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias, cast, get_args
 
+from ..planning.gcode_parse import number_value
 from .codes import AlarmInfo, alarm_info, error_text
 
 __all__ = [
@@ -56,13 +57,16 @@ _STATES = frozenset(get_args(MachineState))
 # States that carry a substate after a colon, and the substates GRBL 1.1 uses.
 _SUBSTATES = {"Hold": range(2), "Door": range(4)}
 
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)")
 _INTEGER = re.compile(r"\d+")
 _WELCOME = re.compile(r"Grbl(?:HAL)? (\d+\.\d+[a-z]?)\S* \[.*\]", re.IGNORECASE)
 _SETTING = re.compile(r"\$(\d+)=(.*)")
 _STARTUP_BLOCK = re.compile(r"\$N(\d+)=(.*)")
 _PUSH = re.compile(r"\[([A-Za-z0-9]+):(.*)\]")
 _FIELD_NAME = re.compile(r"[A-Z][A-Za-z]*")
+
+
+# One frozen dataclass per kind of line GRBL sends, as its interface document lists them: the classes are
+# parallel on purpose (the `duplicates` tool sees their shapes repeat), each its own type for `match`.
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,7 @@ class Setting:
     @property
     def number_value(self) -> float | None:
         """The value as a number, or None if it is not one."""
-        return float(self.value) if _NUMBER.fullmatch(self.value) else None
+        return number_value(self.value)
 
 
 @dataclass(frozen=True)
@@ -227,10 +231,11 @@ def _numbers(name: str, text: str, count: int | None = None) -> tuple[float, ...
     parts = text.split(",")
     if count is not None and len(parts) != count:
         raise _Bad(f"field {name!r} has {len(parts)} values, expected {count}")
-    for part in parts:
-        if not _NUMBER.fullmatch(part):
+    numbers = tuple(number_value(part) for part in parts)
+    for part, number in zip(parts, numbers, strict=True):
+        if number is None:
             raise _Bad(f"bad number {part!r} in field {name!r}")
-    return tuple(float(part) for part in parts)
+    return tuple(n for n in numbers if n is not None)
 
 
 def _integers(name: str, text: str, count: int) -> tuple[int, ...]:

@@ -1,19 +1,40 @@
-"""Run a G-code program file on GRBL with a progress bar: what ``chessatron run PROGRAM.gcode`` does."""
+"""Run a G-code program file on GRBL with a progress bar: what ``chessatron run PROGRAM.gcode`` does.
+
+The progress and the closing line go to ``console`` (stdout); what went wrong, and what is left of the
+program, to ``errors`` (stderr), one line each. A stream stopped by Ctrl-C says where the machine is held
+and whether a piece may still hang on the magnet.
+"""
 
 from __future__ import annotations
 
+import math
+import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
 
 from .. import files
-from ..layout import Layout
+from ..errors import GrblLockedError
+from ..planning.gcode_parse import strip_line
+from ..planning.layout import Layout
 from ..ports import DeviceUrl, HostMagnet
+from .estimate import ProgramEstimate, estimate_program
 from .link import GrblLink
 from .stream import StreamProgress, StreamResult
+from .streaming import StreamInterrupted
 
-__all__ = ["host_magnet_for", "read_program", "run_program"]
+__all__ = ["host_magnet_for", "read_program", "run_program", "simulator_url", "stop_summary"]
 
 
 def read_program(path: Path) -> list[str]:
@@ -32,32 +53,106 @@ def host_magnet_for(url: str, layout: Layout) -> HostMagnet | None:
     return SimHostMagnet(get_world(DeviceUrl.parse(url).target.strip("/") or "default", layout))
 
 
+def simulator_url(url: str, speed: float | None) -> str:
+    """``url`` (a ``sim://`` one) running at ``speed`` (a factor; None: as fast as the host can), unless
+    the URL sets its own speed.
+
+    >>> simulator_url("sim://", None), simulator_url("sim://bench?homing=0", 8.0)
+    ('sim://?speed=max', 'sim://bench?homing=0&speed=8')
+    """
+    if "speed=" in url:
+        return url
+    joiner = "&" if "?" in url else "?"
+    return f"{url}{joiner}speed={'max' if speed is None else format(speed, 'g')}"
+
+
+def stop_summary(result: StreamResult) -> str:
+    """What is known to have run of a program that stopped: the lines GRBL ran to their end, and those it
+    had taken but may not have finished (an alarm or a lost connection stops them short).
+
+    >>> stop_summary(StreamResult(("ok", "ok", "error", "pending"), None, 0.0))
+    'lines 1 to 2 ran'
+    >>> stop_summary(StreamResult(("error", "pending"), None, 0.0))
+    'no line of the program ran'
+    >>> stop_summary(StreamResult(("ok", "ok", "ok", "pending"), None, 0.0, unfinished_from=2))
+    'line 1 ran; grbl had taken lines 2 to 3 too, but stopped before it had run them all'
+    """
+    done = result.completed_through
+    cut = result.unfinished_from
+    if cut is not None and cut <= done:
+        taken = f"line {cut}" if cut == done else f"lines {cut} to {done}"
+        if cut == 1:
+            return f"grbl had taken {taken}, but stopped before it had run them all"
+        return f"{_lines(cut - 1)} ran; grbl had taken {taken} too, but stopped before it had run them all"
+    if done == 0:
+        return "no line of the program ran"
+    return f"{_lines(done)} ran"
+
+
+def _lines(last: int) -> str:
+    return "line 1" if last == 1 else f"lines 1 to {last}"
+
+
+class _TimeLeft(ProgressColumn):
+    """The machine time the program still needs, by the time model, at the speed it runs: what is left
+    from the start of the line running, less the time it has run (a long drag counts down too)."""
+
+    def __init__(self, estimate: ProgramEstimate, speed: float) -> None:
+        super().__init__()
+        self.estimate, self.speed = estimate, speed
+        self._line, self._since = 0, time.monotonic()
+
+    def render(self, task: Task) -> Text:
+        line = int(task.fields.get("line") or 0)
+        now = time.monotonic()
+        if line != self._line:
+            self._line, self._since = line, now
+        before, after = self.estimate.remaining_s(line - 1), self.estimate.remaining_s(line)
+        left = max(before - (now - self._since) * self.speed, after) / self.speed
+        if task.finished or left <= 0:
+            return Text("")
+        return Text(f"about {_duration(left)} left", style="cyan")
+
+
+def _duration(seconds: float) -> str:
+    """``0:42``, ``12:05``, ``1:02:09``."""
+    whole = math.ceil(seconds)
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
 def run_program(
     path: Path,
     *,
     url: str,
     layout: Layout,
     console: Console | None = None,
+    errors: Console | None = None,
     host_magnet: HostMagnet | None = None,
     home: bool = True,
     timeout_s: float = 2.0,
+    speed: float | None = 1.0,
 ) -> StreamResult:
     """Connect to GRBL at ``url``, print the settings warnings, home (if ``home`` and homing is enabled),
-    then stream ``path`` with a progress bar and print how it ended. Returns the result; the caller
-    decides the exit status (``result.raise_for_error()``).
+    then stream ``path`` with a progress bar and the time left, and print how it ended. Returns the
+    result; the caller decides the exit status (``result.raise_for_error()``). ``speed``: how many times
+    faster than real time the machine runs (the simulator's; None: as fast as it can), for the time left.
 
     Raises :class:`~chessatron.errors.ConfigError` for an unreadable file,
     :class:`~chessatron.errors.GcodeError` for a line that cannot be streamed, the link's errors for a
-    failed connection or homing, and :class:`~chessatron.errors.GrblLockedError` when GRBL is locked,
-    homing is off and ``home`` asked for a usable machine.
+    failed connection or homing, :class:`~chessatron.errors.GrblLockedError` when GRBL is locked and
+    the program needs it unlocked (homing is off, or ``home`` is False and the program moves), and
+    :class:`~chessatron.grbl.streaming.StreamInterrupted` (after saying where the machine is held) when
+    Ctrl-C stops the stream.
     """
     console = console or Console(highlight=False)
+    errors = errors or Console(highlight=False, stderr=True)
     lines = read_program(path)
     magnet = host_magnet if host_magnet is not None else host_magnet_for(url, layout)
     with GrblLink(url, layout=layout, host_magnet=magnet, timeout_s=timeout_s) as link:
         for warning in link.connect():
-            console.print(f"[yellow]warning:[/yellow] {warning}")
-        console.print(f"grbl {link.version} on {url}")
+            errors.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+        console.print(f"grbl {escape(link.version or '?')} on {escape(url)}")
         if home:
             homing = link.settings.get(22) == 1
             if homing:
@@ -66,29 +161,72 @@ def run_program(
                     f"homing… (grbl is silent until it is done: up to {link.homing_bound_s():.0f} s)"
                 )
             link.ready(home=homing)  # locked with homing off: GrblLockedError says what to do
-        elif link.is_locked:
-            console.print(
-                "[yellow]warning:[/yellow] grbl is locked in its alarm state: it takes $ commands only, "
-                "until it is homed ($H) or unlocked ($X)"
+        elif link.is_locked and _moves(lines):
+            raise GrblLockedError(
+                f"grbl on {url!r} is locked in its alarm state and --no-home leaves it so: it would refuse "
+                f"every line of {path.name!r} but $ settings; run it without --no-home to home first, or "
+                "unlock it ($X) once the gantry stands at home"
             )
-        progress = Progress(
+        estimate = estimate_program(lines, layout, _position(link) or layout.home_mm)
+        if estimate.total_s > 0:
+            at = "" if speed == 1.0 else " (as fast as it can go)" if speed is None else f" (at {speed:g}x)"
+            console.print(f"{len(lines)} lines, about {_duration(estimate.total_s)} of machine time{at}")
+        columns: list[ProgressColumn] = [
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("line {task.fields[line]}"),
             TimeElapsedColumn(),
-            console=console,
-        )
-        with progress:
-            task = progress.add_task(path.name, total=None, line=0)
+        ]
+        if estimate.total_s > 0 and speed is not None:
+            columns.append(_TimeLeft(estimate, speed))
+        progress = Progress(*columns, console=console)
+        try:
+            with progress:
+                task = progress.add_task(escape(path.name), total=None, line=0)
 
-            def advance(p: StreamProgress) -> None:
-                progress.update(task, total=p.total, completed=p.answered, line=p.line)
+                def advance(p: StreamProgress) -> None:
+                    progress.update(task, total=p.total, completed=p.answered, line=p.line)
 
-            result = link.stream(lines, on_progress=advance)
+                result = link.stream(lines, on_progress=advance)
+        except StreamInterrupted as stop:
+            errors.print(_interrupted(stop), markup=False)
+            raise
     if result.ok:
         console.print(f"ran {len(lines)} lines in {result.elapsed_s:.1f} s")
     else:
-        console.print(f"[red]stopped:[/red] {result.error}")
-        console.print(f"lines 1 to {result.completed_through} completed")
+        errors.print(f"[red]stopped:[/red] {escape(str(result.error))}")
+        errors.print(stop_summary(result), markup=False)
     return result
+
+
+def _interrupted(stop: StreamInterrupted) -> str:
+    """What Ctrl-C left: the machine held where it stopped, and the magnet."""
+    where = f" in program line {stop.line}" if stop.line is not None else ""
+    if not stop.held:
+        state = f"interrupted{where}; the feed hold could not be sent: switch the machine off to stop it"
+    else:
+        state = f"interrupted{where}: grbl is held where it stopped (feed hold, the position kept)"
+    if stop.magnet_may_be_on:
+        magnet = (
+            "the magnet may still be on with a piece on it: to drop the piece there, reset grbl "
+            "(Ctrl-X in a sender) or switch the machine off"
+        )
+    else:
+        magnet = "the magnet is off"
+    return f"{state}; {magnet}"
+
+
+def _moves(lines: list[str]) -> bool:
+    """Whether a program has a line GRBL refuses while locked: anything but ``$`` settings and comments."""
+    for line in lines:
+        block, _ = strip_line(line)
+        if block and not block.startswith("$"):
+            return True
+    return False
+
+
+def _position(link: GrblLink) -> tuple[float, float] | None:
+    status = link.last_status
+    position = status.machine_position() if status is not None else None
+    return (position[0], position[1]) if position is not None and len(position) >= 2 else None

@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ..layout import Layout
-from ..motion import STEPPERS_ALWAYS_ON
+from ..planning.layout import Layout
 from .codes import SETTINGS
+from .motion import STEPPERS_ALWAYS_ON
 
 __all__ = [
     "INTEGER_SETTINGS",

@@ -57,6 +57,9 @@ its planner never starves between short moves.
 [b'M5\\n']
 """
 
+# One module on purpose (about 600 lines): the bookkeeping of GRBL's buffer, its progress and its
+# results are one state machine; most of the length is the docs of what each answer means.
+
 from __future__ import annotations
 
 from collections import deque
@@ -65,7 +68,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..errors import ChessatronError, GcodeError
-from ..gcode_parse import parse_line, strip_line
+from ..planning.gcode_parse import parse_line, strip_line
 from .protocol import RX_BUFFER_BYTES, Error, Ok, Status
 
 __all__ = [

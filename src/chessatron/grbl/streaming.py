@@ -32,7 +32,7 @@ from .stream import HostAction, Outgoing, Streamer, StreamProgress, StreamResult
 if TYPE_CHECKING:
     from .link import GrblLink
 
-__all__ = ["SOFT_RESET", "StreamRun", "looks_like_reply"]
+__all__ = ["SOFT_RESET", "StreamInterrupted", "StreamRun", "looks_like_reply"]
 
 LOGGER = logging.getLogger(__name__)
 
@@ -43,6 +43,18 @@ _QUIET_S = 0.3
 # A board gone silent is sent a soft reset (it switches the outputs off from the serial interrupt); how
 # long to wait for the banner that shows it was only stuck.
 _REVIVE_S = 0.5
+
+
+class StreamInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) stopped a stream: the machine was sent a feed hold (``held``: the ``!`` went
+    out) and stands still where it stopped, with the program line it was running (``line``) and the
+    magnet as the lines sent left it (``magnet_may_be_on``): a piece may still hang on it."""
+
+    def __init__(self, *, line: int | None, held: bool, magnet_may_be_on: bool) -> None:
+        super().__init__()
+        self.line = line
+        self.held = held
+        self.magnet_may_be_on = magnet_may_be_on
 
 
 def looks_like_reply(garbled: Garbled) -> bool:
@@ -101,11 +113,14 @@ class StreamRun:
         except (ConnectionLostError, GrblAlarm, GrblResetError) as exc:
             self._fail(exc)
             self._release_host()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stop:
             # The user stopped the run: hold the machine where it is, keep the position.
+            held = False
             with contextlib.suppress(ChessatronError):
                 link._write(b"!")
-            raise
+                link.is_held = held = True
+            magnet = streamer.grbl_magnet_may_be_on or streamer.host_magnet_on
+            raise StreamInterrupted(line=streamer.running_line, held=held, magnet_may_be_on=magnet) from stop
         self._progress(time.monotonic(), force=True)
         return streamer.result(self.failure, time.monotonic() - self.started)
 
@@ -174,6 +189,10 @@ class StreamRun:
             if ack.action is not None:
                 self._run_action(ack.action)
         elif isinstance(message, Alarm):
+            if message.code == 2:
+                # a soft limit: grbl raises it as it plans the line with the target out of reach, in place
+                # of that line's answer (the lines before it may still be running)
+                raise link._alarm(message, streamer.oldest_line, planned=True)
             raise link._alarm(message, streamer.running_line)
         elif isinstance(message, Welcome):
             line = streamer.running_line

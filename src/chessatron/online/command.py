@@ -15,18 +15,20 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from ..config import Config
 from ..errors import ChessatronError, LoginError, OnlineGameError
+from ..game.announcer import open_announcer
+from ..game.answers import QuestionPrompt
 from ..game.events import describe_event, summary_line
 from ..game.keyboard import KeyboardPlayer, read_stdin_line
+from ..game.live import LiveState
 from ..game.players import PlayerSpec
 from ..game.session import Session, write_pgn
 from ..game.store import resolve_games_dir
 from ..game.view import PlayView
-from ..live import LiveState
-from ..simstate import SimulatorState, default_state_path, load_state, save_state
+from ..render import terminal_console
+from ..sim.state import SimulatorState, default_state_path, load_state, save_state
 from .client import LichessClient
 from .model import OnlineRequest
 from .table import OnlineTable
@@ -77,12 +79,13 @@ def run_online(options: OnlineOptions) -> None:
             "'chessatron serve' and start the online game on the page, or play here at the board"
         )
     directory = resolve_games_dir(options.games_dir)
-    console = Console(highlight=False)
+    console = terminal_console()
     live = LiveState(settings.layout)
     view = PlayView(live, console)
     show = not options.as_json and PlayView.wanted(console)
 
     def emit(event: dict[str, Any]) -> None:
+        questions.follow(event)  # the board's question, asked at the prompt too
         if options.as_json:
             click.echo(json.dumps(event, default=str))
             return
@@ -95,11 +98,17 @@ def run_online(options: OnlineOptions) -> None:
             (view.print if show else click.echo)(line)
 
     if show:
-        keyboard = KeyboardPlayer(view.read_line, view.print)
+        keyboard = KeyboardPlayer(view.read_line, view.print, hold=view.suspend)
     elif options.as_json:
         keyboard = KeyboardPlayer(_prompt_on_stderr, lambda text: click.echo(text, err=True))
     else:
-        keyboard = None
+        keyboard = KeyboardPlayer()
+    questions = QuestionPrompt(
+        keyboard,
+        lambda text: session.answer(text),
+        lambda: live.snapshot().get("game"),
+        hands_answer=lambda: session.hand_answers,
+    )
     simulated = settings.urls["grbl"].startswith("sim")
     state = load_state(default_state_path(), settings.layout, fresh=options.fresh) if simulated else None
     with (
@@ -115,6 +124,8 @@ def run_online(options: OnlineOptions) -> None:
             keyboard=keyboard,
         ) as session,
         view if show else contextlib.nullcontext(),
+        questions,
+        open_announcer(settings, live),  # the LCD and the buzzer (the terminal shows the game itself)
     ):
         if simulated:
 

@@ -21,7 +21,7 @@ import chess
 from ..errors import OnlineError, ServerRefusedError
 from ..game.journal import Journal
 from ..game.keyboard import Command
-from ..live import colour_name
+from ..game.live import colour_name
 from .client import LichessClient
 from .feed import GameFeed
 from .model import GameInfo, ServerState, board_after, common_plies

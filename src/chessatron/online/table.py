@@ -10,6 +10,9 @@ server no longer has, and plays on. After a crash ``--game ID`` resumes the game
 finishes the work it was cut short in), sends a move journaled but not sent, and catches up the same way.
 """
 
+# One module on purpose (about 600 lines): finding, playing and ending an online game share the game's
+# state with the server at every step; split, each part would need all of it.
+
 from __future__ import annotations
 
 import contextlib
@@ -26,12 +29,12 @@ import chess
 
 from ..errors import ChessatronError, ConfigError, OnlineError, OnlineGameError
 from ..game.journal import Journal, read_journal
+from ..game.live import colour_name
 from ..game.players import PlayerSpec
 from ..game.record import GameRecord, Player
 from ..game.session import Session
 from ..game.store import list_games
-from ..live import colour_name
-from ..table import Table
+from ..planning.table import Table
 from .client import LichessClient
 from .feed import EventFeed, GameFeed, OpponentGone
 from .model import (
@@ -446,19 +449,9 @@ class OnlineTable:
 
     def _put_back(self, standing: Table) -> None:
         """The machine was connected before the game's journal was taken up (the web page's table): when
-        the pieces stand elsewhere than the journal left them, the robot puts them back (the reset
-        planner's arrangement), and the game goes on from there."""
-        session = self.session
-        wanted = session.table
-        if session.robot is None:
-            return
-        plan = session.resetter.plan_arrangement(standing, wanted, session.gantry)
-        if not plan.relocations:
-            return
-        session.table = session.robot.table = standing
-        session.live.update(status="putting the pieces back where the game stopped")
-        session.run_plan(plan, "RESUME", None)
-        session.table = session.robot.table = wanted
+        the pieces stand elsewhere than the journal left them, the robot puts them back
+        (:meth:`Session.put_back`), and the game goes on from there."""
+        self.session.put_back(standing)
 
     def _follow(self, journal: Journal, info: GameInfo, colour: chess.Color) -> GameRecord:
         """Play the journaled game with the session's loop, catching up whenever the loop halts."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import chess
 
-from ..guidance import Guidance
+from ..game.guidance import Guidance
 
 
 @dataclass(frozen=True)

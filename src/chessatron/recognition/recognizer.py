@@ -1,6 +1,9 @@
 """The recognizer: square events debounced from snapshots, explanations searched once the board is
 still, events reported (the package's description says how)."""
 
+# One module on purpose (about 640 lines): the recognizer is one state machine over the snapshots
+# (debounce, history, commits, questions, withdrawals); the search and the model are apart.
+
 from __future__ import annotations
 
 import logging
@@ -10,8 +13,8 @@ from dataclasses import dataclass, field
 import chess
 
 from ..errors import IllegalMoveError
-from ..guidance import guidance
-from ..layout import Cell, Layout
+from ..game.guidance import guidance
+from ..planning.layout import Cell, Layout
 from .events import (
     Ambiguous,
     Committed,

@@ -258,7 +258,7 @@ def castling_squares(
 ) -> tuple[chess.Square, chess.Square, chess.Square, chess.Square]:
     """King from, king to, rook from, rook to: the planner's, imported only when needed so that the
     recognizer does not load the path finder."""
-    from ..planner import castling_squares as squares
+    from ..planning.planner import castling_squares as squares
 
     return squares(board, move)
 

@@ -26,7 +26,7 @@ from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
 from ..errors import ConfigError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, OccupancySensor
 from ..sim.world import SimWorld
 from .arduino import ArduinoSensor, arduino_settings, open_arduino

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..errors import ConfigError, SensorError, SensorReplyError, SensorTimeoutError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from ..serialurl import check_serial_url
 from .options import check_options, positive_integer, seconds

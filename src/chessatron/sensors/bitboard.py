@@ -24,7 +24,7 @@ from typing import Literal, ParamSpec, TypeVar
 import chess
 
 from ..errors import ConfigError, SensorError, SensorTimeoutError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from ..serialurl import check_serial_url
 from .options import check_options, positive_integer, seconds

@@ -6,7 +6,7 @@ registers and replies, the LiBoard firmware's send-on-change loop. Hand one to :
 hardware backend with no hardware (``bus=`` or ``port=``), in tests or on a laptop. Each has ``unplug()``,
 after which every call raises :class:`OSError` as the real bus or port would.
 
->>> from chessatron.layout import Layout
+>>> from chessatron.planning.layout import Layout
 >>> from chessatron.sensors import open_sensor
 >>> world = SimWorld(Layout.default())
 >>> with open_sensor("arduino:///dev/fake", world.layout, port=FakeArduinoBoard(world)) as sensor:
@@ -19,7 +19,7 @@ from __future__ import annotations
 import errno
 from collections import Counter
 
-from ..layout import Cell
+from ..planning.layout import Cell
 from ..sim.world import SimWorld
 from .bitboard import ByteOrder, frame_bytes
 from .pinmap import PinMap

@@ -24,7 +24,7 @@ from typing import Protocol
 
 from .. import files
 from ..errors import ConfigError, MissingLibraryError, SensorError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from .base import SensorBase
 from .options import check_options

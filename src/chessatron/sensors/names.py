@@ -18,7 +18,7 @@ import re
 import chess
 
 from ..errors import ConfigError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 
 _SQUARE = re.compile(r"[a-h][1-8]")
 _GRID = re.compile(r"c(\d+)r(\d+)")

@@ -35,7 +35,7 @@ from typing import Literal, TypeAlias
 import chess
 
 from ..errors import ConfigError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 from .names import cell_name, parse_cell
 
 Port: TypeAlias = Literal["A", "B"]

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError, SensorError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from ..sim.world import SENSOR_RANGE_MM, SimWorld, get_world
 from .base import SensorBase

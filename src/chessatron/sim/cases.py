@@ -223,7 +223,7 @@ def castling_kind(board: chess.Board, move: chess.Move) -> str:
     """How a castling moves its pieces: ``"one piece"`` (king or rook already on its target), ``"swap"``
     (king and rook trade squares), ``"king onto rook square"``, ``"rook onto king square"``, else
     ``"both move"``."""
-    from ..planner import castling_squares
+    from ..planning.planner import castling_squares
 
     king_from, king_to, rook_from, rook_to = castling_squares(board, move)
     if king_from == king_to or rook_from == rook_to:

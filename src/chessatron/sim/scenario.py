@@ -20,15 +20,15 @@ import bisect
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
 import chess
 
 from ..errors import ConfigError, IllegalMoveError, StateError
-from ..layout import Cell, Layout
-from ..table import PieceId, Table
+from ..planning.layout import Cell, Layout
+from ..planning.table import PieceId, Table
 from .hand import HandAction, HandStep, SimulatedHand, cell_distance
 from .hand_style import Behaviour, HandStyle, IllegalKind, Span
 from .trace import PromotionChoice, Snapshot, TableSnapshot, TraceEntry, board_bits
@@ -306,23 +306,6 @@ class Scenario:
         )
 
 
-def _scenario(
-    board: chess.Board,
-    *,
-    rng: random.Random,
-    style: HandStyle,
-    layout: Layout,
-    settle_gap_s: Span,
-    table_trace: bool,
-    moves: Sequence[chess.Move],
-) -> Scenario:
-    scenario = Scenario(
-        board, rng=rng, style=style, layout=layout, settle_gap_s=settle_gap_s, table_trace=table_trace
-    )
-    scenario.play(moves)
-    return scenario
-
-
 def trace_for_moves(
     board: chess.Board,
     moves: Sequence[chess.Move],
@@ -333,96 +316,15 @@ def trace_for_moves(
     scan_s: float = 0.02,
     settle_gap_s: Span = (0.6, 2.5),
     table_trace: bool = False,
+    then: Callable[[Scenario], object] | None = None,
 ) -> GeneratedTrace:
     """A game played from ``board`` by hands on both sides, as a scanner every ``scan_s`` s reports it
-    (whole-table snapshots with ``table_trace``)."""
-    scenario = _scenario(
-        board,
-        rng=rng,
-        style=style,
-        layout=layout,
-        settle_gap_s=settle_gap_s,
-        table_trace=table_trace,
-        moves=moves,
+    (whole-table snapshots with ``table_trace``). ``then`` goes on from there with the scenario's other
+    steps: ``lambda s: s.take_back(2)``, ``s.illegal("wrong-side", (1.0, 3.0))``, ``s.new_game()``."""
+    scenario = Scenario(
+        board, rng=rng, style=style, layout=layout, settle_gap_s=settle_gap_s, table_trace=table_trace
     )
-    return scenario.trace(scan_s=scan_s)
-
-
-def trace_for_takeback(
-    board: chess.Board,
-    moves: Sequence[chess.Move],
-    plies: int = 1,
-    *,
-    rng: random.Random,
-    style: HandStyle,
-    layout: Layout,
-    scan_s: float = 0.02,
-    settle_gap_s: Span = (0.6, 2.5),
-    table_trace: bool = False,
-) -> GeneratedTrace:
-    """``moves`` played, then the last ``plies`` taken back; the expected moves are the rest."""
-    scenario = _scenario(
-        board,
-        rng=rng,
-        style=style,
-        layout=layout,
-        settle_gap_s=settle_gap_s,
-        table_trace=table_trace,
-        moves=moves,
-    )
-    scenario.take_back(plies)
-    return scenario.trace(scan_s=scan_s)
-
-
-def trace_for_illegal(
-    board: chess.Board,
-    moves: Sequence[chess.Move],
-    kind: IllegalKind = "wrong-square",
-    *,
-    rng: random.Random,
-    style: HandStyle,
-    layout: Layout,
-    scan_s: float = 0.02,
-    settle_gap_s: Span = (0.6, 2.5),
-    table_trace: bool = False,
-    hold_s: Span = (1.0, 3.0),
-) -> GeneratedTrace:
-    """``moves`` played, then an illegal action held for ``hold_s`` and undone; the expected moves are
-    ``moves``."""
-    scenario = _scenario(
-        board,
-        rng=rng,
-        style=style,
-        layout=layout,
-        settle_gap_s=settle_gap_s,
-        table_trace=table_trace,
-        moves=moves,
-    )
-    scenario.illegal(kind, hold_s)
-    return scenario.trace(scan_s=scan_s)
-
-
-def trace_for_new_game_after(
-    board: chess.Board,
-    moves: Sequence[chess.Move],
-    *,
-    rng: random.Random,
-    style: HandStyle,
-    layout: Layout,
-    scan_s: float = 0.02,
-    settle_gap_s: Span = (0.6, 2.5),
-    table_trace: bool = False,
-) -> GeneratedTrace:
-    """``moves`` played, then the start arrangement of ``board`` set up again; the expected moves are
-    none, in a new game from ``board``."""
-    scenario = _scenario(
-        board,
-        rng=rng,
-        style=style,
-        layout=layout,
-        settle_gap_s=settle_gap_s,
-        table_trace=table_trace,
-        moves=moves,
-    )
-    scenario.new_game()
+    scenario.play(moves)
+    if then is not None:
+        then(scenario)
     return scenario.trace(scan_s=scan_s)

@@ -44,7 +44,7 @@ import chess
 
 from .. import files
 from ..errors import GameFileError
-from ..layout import Cell, Layout
+from ..planning.layout import Cell, Layout
 
 __all__ = [
     "PROMOTION_LETTERS",

@@ -17,9 +17,9 @@ import threading
 
 import chess
 
-from ..layout import Cell, Layout
-from ..table import Table
-from ..twin import Twin, TwinPiece
+from ..planning.layout import Cell, Layout
+from ..planning.table import Table
+from .twin import Twin, TwinPiece
 
 #: A Hall sensor sees a piece whose centre is within this distance of the sensor (a cell centre).
 SENSOR_RANGE_MM = 12.0

@@ -5,7 +5,7 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
 =======================================  ===========================================================
 ``GET  /api/v1``                         what this server allows: ``{"api", "watch_only", ...}``, and
                                          the table's ``layout`` (the page draws the table from it)
-``GET  /api/v1/state``                   the live snapshot (see :mod:`chessatron.live`) with what the
+``GET  /api/v1/state``                   the live snapshot (see :mod:`chessatron.game.live`) with what the
                                          runner is doing (``"runner"``, see :mod:`.feed`)
 ``GET  /api/v1/board.svg``               the board (``?orientation=black`` turns it round)
 ``GET  /api/v1/table.svg``               the whole table, the gantry and the drags under way
@@ -80,6 +80,7 @@ from ..errors import (
     ServerUnavailableError,
 )
 from ..game import store
+from ..game.live import LiveState
 from ..game.players import PlayerSpec
 from ..game.record import GameRecord, Player, Termination, termination_of, to_pgn
 from ..game.runner import (
@@ -92,8 +93,7 @@ from ..game.runner import (
 )
 from ..game.session import Session
 from ..game.store import GameSummary
-from ..layout import Layout
-from ..live import LiveState
+from ..planning.layout import Layout
 from . import validate
 from .feed import Feed, Snapshots
 from .guard import COOKIE, COOKIE_MAX_AGE_S, Guard, SecurityHeaders, notice_page, token_of

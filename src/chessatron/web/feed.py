@@ -1,4 +1,4 @@
-"""The live feed: snapshots of the :class:`~chessatron.live.LiveState` pushed to every open page.
+"""The live feed: snapshots of the :class:`~chessatron.game.live.LiveState` pushed to every open page.
 
 The game thread only schedules a wake-up on the server's event loop (``call_soon_threadsafe``, at most one
 outstanding per page), so a page that is slow, or gone, never holds it up. Each page then gets the newest
@@ -11,8 +11,8 @@ path), to be merged into the page's copy of that part::
 
 A change that leaves everything the page holds as it was sends nothing.
 
-Besides the live state's parts (see :mod:`chessatron.live`) a snapshot has ``"runner"``: what the runner is
-doing (``{"job", "paused", "leds"}``, see :meth:`~chessatron.game.runner.GameRunner.report`; None on a page
+Besides the live state's parts (see :mod:`chessatron.game.live`) a snapshot has ``"runner"``: what the runner
+is doing (``{"job", "paused", "leds"}``, see :meth:`~chessatron.game.runner.GameRunner.report`; None on a page
 that only watches). A page's first message carries the chess clock as it reads at that moment; later ones
 carry it when it changes (the page counts the running side down itself).
 
@@ -20,7 +20,7 @@ Bursts (the gantry reports its position many times a second) are coalesced: a pa
 message every :data:`MIN_INTERVAL_S`, always the latest state. A page that does not take a message within
 :data:`SEND_TIMEOUT_S` is dropped; it reconnects and starts again from a snapshot.
 
->>> from chessatron.layout import Layout
+>>> from chessatron.planning.layout import Layout
 >>> live = LiveState(Layout.default())
 >>> live.show_board(chess.Board("8/4P1k1/8/8/8/8/8/4K3 w - - 0 1"))
 >>> live.update(prompt={"colour": "white", "legal": {"e7": ["e8"]}})
@@ -46,7 +46,7 @@ from typing import Any, Final
 import chess
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..live import LiveState
+from ..game.live import LiveState
 
 LOGGER = logging.getLogger(__name__)
 

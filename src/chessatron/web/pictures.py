@@ -26,9 +26,9 @@ import chess
 import chess.svg
 import segno
 
+from ..game.live import LiveState
 from ..game.record import GameRecord
-from ..layout import Layout
-from ..live import LiveState
+from ..planning.layout import Layout
 from ..render import table_svg
 from .validate import Orientation
 

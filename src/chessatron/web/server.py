@@ -29,10 +29,11 @@ from starlette.types import ASGIApp
 
 from ..config import Config
 from ..errors import ChessatronError, ConfigError
+from ..game.announcer import open_announcer
+from ..game.live import LiveState
 from ..game.runner import GameRunner
 from ..game.store import resolve_games_dir
-from ..live import LiveState
-from ..simstate import default_state_path
+from ..sim.state import default_state_path
 from ..termination import raising_on_sigterm
 from .app import create_app, missing_widget
 from .pictures import link_text
@@ -289,7 +290,10 @@ def serve(
         if open_browser:
             threading.Thread(target=_open_when_up, args=(server, url), daemon=True).start()
         # uvicorn catches SIGTERM while it serves and raises it again once it has stopped
-        with raising_on_sigterm(Terminated):
+        with (
+            open_announcer(config, live),  # the LCD and the buzzer follow the games
+            raising_on_sigterm(Terminated),
+        ):
             try:
                 with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it caught
                     server.run(sockets=[sock])

@@ -191,7 +191,8 @@ function render(parts) {
   }
   if (["status", "runner", "gantry"].some((p) => changed.has(p))) renderStatus();
   if (changed.has("game")) renderGame();
-  if (["game", "prompt", "hint", "runner", "table"].some((p) => changed.has(p))) renderBoard();
+  if (["game", "prompt", "hint", "runner", "table", "cursor"].some((p) => changed.has(p))) renderBoard();
+  if (changed.has("cursor")) renderButtonsLine();
   if ((changed.has("table") || changed.has("gantry")) && table) table.render(state);
   if (changed.has("gantry")) renderGantry();
   if (changed.has("hint") || changed.has("prompt")) renderHint();
@@ -327,6 +328,7 @@ function renderBoard() {
     playing: !game.result && Boolean(runner().job),
     prompt: playing ? state.prompt : null,
     hint,
+    cursor: state.cursor || null,
   });
   if (viewing !== null) showViewed();
   renderMaterial();
@@ -573,6 +575,12 @@ function renderControls() {
   renderBanner();
   $("nav").hidden = !game;
   for (const button of document.querySelectorAll("[data-nav]")) button.disabled = !game || !game.uci.length;
+}
+
+/** What the display beside the table says while someone plays with its buttons. */
+function renderButtonsLine() {
+  const cursor = state.cursor;
+  $("buttons-line").textContent = cursor ? `Buttons: ${cursor.lines.filter(Boolean).join(" · ")}` : "";
 }
 
 function renderHint() {

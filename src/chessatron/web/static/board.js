@@ -70,7 +70,8 @@ export function liveBoard(element, promotion, hooks) {
 
   /** Show the live ``next`` view: {fen, lastMove (uci), check (colour or null), turn, plies, variant, mine
    * (the colour(s) this page plays, or null), prompt (the server's, when the player is to move), hint
-   * (a uci to draw as an arrow, or null)}. */
+   * (a uci to draw as an arrow, or null), cursor (the buttons' cursor of the live state, or null: drawn
+   * on its squares; while it reviews the game, the position it shows)}. */
   function show(next) {
     view = next;
     if (pending && next.plies !== pending.plies) pending = null; // the server has shown it (or more)
@@ -89,16 +90,38 @@ export function liveBoard(element, promotion, hooks) {
       movable: { color: mine || undefined, dests: interactive ? dests(next.prompt, next.variant) : new Map() },
       premovable: { enabled: Boolean(mine) && mine !== "both" },
       drawable: { autoShapes: next.hint ? [{ orig: next.hint.slice(0, 2), dest: next.hint.slice(2, 4), brush: "blue" }] : [] },
+      highlight: { lastMove: true, check: true, custom: cursorSquares(next.cursor) },
     };
     if (!optimistic) {
       config.fen = next.fen;
       config.lastMove = moveSquares(next.lastMove);
       config.check = next.check || false;
+      if (next.cursor && next.cursor.fen) {
+        // the buttons review the game: the board shows the position they look at
+        config.fen = next.cursor.fen.split(" ")[0];
+        config.lastMove = moveSquares(next.cursor.move);
+        config.check = false;
+      }
     }
     if (!mine) ground.cancelPremove();
     ground.set(config);
     mark();
     if (interactive) ground.playPremove();
+  }
+
+  /** The squares the buttons' ``cursor`` marks, as chessground's custom highlights (square -> classes). */
+  function cursorSquares(cursor) {
+    const marks = new Map();
+    if (!cursor) return marks;
+    const add = (square, name) => {
+      if (square) marks.set(square, marks.has(square) ? `${marks.get(square)} ${name}` : name);
+    };
+    for (const [square, capture] of Object.entries(cursor.targets || {})) add(square, capture ? "btn-capture" : "btn-target");
+    if (cursor.mode === "promoting") for (const square of cursor.choices || []) add(square, "btn-target");
+    add(cursor.held, "btn-held");
+    add(cursor.refused, "btn-refused");
+    add(cursor.square, "btn-cursor");
+    return marks;
   }
 
   /** Show an earlier position of the game ({fen, lastMove, check}), the board still; null: the live one. */
@@ -117,6 +140,7 @@ export function liveBoard(element, promotion, hooks) {
       check: position.check || false,
       movable: { color: undefined, dests: new Map() },
       drawable: { autoShapes: [] },
+      highlight: { lastMove: true, check: true, custom: new Map() },
     });
     mark();
   }

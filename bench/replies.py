@@ -1,0 +1,638 @@
+"""``python -m bench.replies``: how long a person waits for the robot's reply (issue 16).
+
+Two sets of games, one side played by a person, the other by the robot's engine, over every third game
+of ../shared/games (ten games; ``--every 1`` takes all thirty, in four times as long):
+
+* **shared**: the games as they were played, the person taking White in odd-numbered games and Black in
+  the others; the robot's replies are the games' moves;
+* **played**: from the same starts, a simulated person against the robot's engine (the person picks
+  among the eight best lines of a short search, worse ones less often; the first 60 plies).
+
+Each person's move is made twice: at the board (the person moves the pieces; the robot answers once the
+move has stood for the hold, :func:`~chessatron.game.seats.reply_hold_s`: 1.5 s after the last touch,
+8 s for a king or rook move that could be half a castling) and typed or clicked (the robot carries the
+move out, then its reply). **Reply latency** runs from the moment the person's move is final (at the
+board: the end of the hold; typed: when it is sent) to the robot's last release; the hold is reported on
+its own. **The drags' own time** is the machine's from its first magnet engage after the move to that
+last release.
+
+The machine's part is measured by the twin on the very G-code (pre-positioning travels included); the
+engine's is modelled as on a Raspberry Pi, where searches run to their time caps: the engine's move 1 s
+(the session's default level), the prediction of the person's likely moves 0.25 s and the evaluation for
+the watchers 0.3 s (their limits), in the order the session runs them (the evaluation of the position
+after a person's move comes before the robot moves). The bench's own searches are node-limited. The
+person thinks for a log-normal time (median 8 s; 2.5 s to 25 s for four moves in five), seeded by the
+game; at the board they lift the piece a hand's lift, carry and place before the recognizer commits it.
+
+* **before** (``--no-ponder``; the figures kept in ``bench/data/before-issue16.json`` were measured so on
+  the code before issue 16): after the move the engine evaluates, then searches; the robot travels from
+  where its last move ended, then drags.
+* **now** (:mod:`chessatron.game.ponder`): while the person thinks the engine predicts their likely moves
+  and searches its reply to each, most likely first, then evaluates those positions; the magnet waits
+  where the expected travel to the robot's first drag is shortest (the reply's at the board, narrowed to
+  the replies to the lifted piece's moves once it is lifted; the move's own when typed). On a hit the
+  reply is ready at once and, at the board, the magnet sets off for its first drag at the commit, during
+  the hold; on a miss the engine searches as before.
+
+Targets: on ponder hits, latency within 0.3 s of the drags' own time; planning CPU under 1 % of machine
+time; zero twin violations, pre-positioning included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+import chess
+import chess.engine
+import chess.pgn
+
+from chessatron.game.engine import ANALYSIS_LIMIT, DEFAULT_MOVE_TIME_S, EnginePlayer, find_engine, parse_level
+from chessatron.game.seats import reply_hold_s
+from chessatron.planning.layout import Layout, Node
+from chessatron.recognition import Recognizer
+from chessatron.sim.hand_style import HandStyle
+from chessatron.sim.simulate import TableSimulator, game_moves
+from chessatron.sim.twin import TwinPiece
+
+from .__main__ import load_before, load_games, percentile
+
+ENGINE_MOVE_S = DEFAULT_MOVE_TIME_S
+EVALUATION_S = ANALYSIS_LIMIT.time or 0.0
+SETTLE_S = Recognizer.settle_s
+#: The robot's engine: full strength, node-limited (the same move every run).
+ROBOT_LEVEL = "engine:nodes=10000"
+PERSON_LINES = 8
+PERSON_DEPTH = 6
+PERSON_TEMPERATURE_CP = 60.0
+PLAYED_PLIES = 60
+THINK_MEDIAN_S = 8.0
+THINK_SIGMA = 0.9
+TARGET_HIT_OVERHEAD_S = 0.3
+
+Person = Literal["typed", "board"]
+PERSONS: tuple[Person, ...] = ("typed", "board")
+Mode = Literal["before", "now"]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One reply to one person's move."""
+
+    hit: bool
+    latency_s: float
+    """From the move being final (typed: sent; at the board: the end of the hold) to the last release."""
+    drags_s: float
+    """The machine's time from its first magnet engage after the move to its last release."""
+    hold_s: float
+    """At the board, from the commit of the move to the end of its hold (0 typed)."""
+
+
+@dataclass
+class Totals:
+    """Replies of one set of games, one person and one mode, with the machine's and the planner's time."""
+
+    replies: list[Reply] = field(default_factory=list)
+    violations: int = 0
+    planning_cpu_s: float = 0.0
+    machine_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Foreseen:
+    """What the engine had found by the commit of the person's move (pondering)."""
+
+    predicted_at: float
+    """When the likely moves were known (seconds into the person's turn); inf: not before the commit."""
+    predictions: tuple[Any, ...]
+    """:class:`~chessatron.game.ponder.Prediction` of each likely move, most likely first."""
+    answers: tuple[tuple[Any, float, chess.Move], ...]
+    """Each likely move whose reply the engine began to search before the commit: the prediction, when
+    the reply is found, the reply."""
+    evaluated: dict[chess.Move, tuple[float, float]]
+    """When the evaluation of the position after each likely move began and ended."""
+
+    def hit(self, move: chess.Move) -> tuple[Any, float, chess.Move] | None:
+        return next((answer for answer in self.answers if answer[0].move == move), None)
+
+
+def think_time(rng: random.Random) -> float:
+    return min(max(rng.lognormvariate(math.log(THINK_MEDIAN_S), THINK_SIGMA), 1.0), 120.0)
+
+
+def lead_time(rng: random.Random, move: chess.Move) -> float:
+    """From the lift of the piece to the commit of its move on the board: the simulated hand's calm
+    lift, carry (longer by the squares crossed) and place, and the recognizer's settling time."""
+    style = HandStyle.calm()
+    squares = chess.square_distance(move.from_square, move.to_square)
+    return (
+        rng.uniform(*style.lift_s)
+        + rng.uniform(*style.carry_s)
+        + style.carry_per_square_s * squares
+        + rng.uniform(*style.place_s)
+        + SETTLE_S
+    )
+
+
+def hand_move(sim: TableSimulator, move: chess.Move) -> None:
+    """The person makes ``move`` at the board: pieces move (in the twin too), the magnet does not."""
+    plan = sim.planner.plan_move(sim.table, sim.board, move, at=sim.writer.position)
+    for relocation in plan.relocations:
+        piece = sim.twin.lift(relocation.piece.id)
+        x, y = sim.layout.node_mm(relocation.goal)
+        sim.twin.place(TwinPiece(piece.id, piece.symbol, x, y))
+        sim.table.relocate(relocation.piece.id, relocation.goal)
+    sim.board.push(move)
+
+
+def travel(sim: TableSimulator, node: Node, totals: Totals) -> float:
+    """The empty magnet to ``node`` through the twin (as :meth:`Robot.travel` sends it): its seconds."""
+    point = sim.layout.node_mm(node)
+    if point == sim.writer.position:
+        return 0.0
+    report = sim.twin.run(["(WAIT FOR THE REPLY)", f"G0 {sim.writer.point(point)}"], finish=True)
+    sim.writer.position = point
+    totals.violations += len(report.violations)
+    totals.machine_s += report.seconds
+    return report.seconds
+
+
+def first_start(sim: TableSimulator, board: chess.Board, move: chess.Move | None, reply: chess.Move) -> Node:
+    """Where the robot's first drag of ``reply`` begins after the person's ``move`` (None: made already)."""
+    table, position = sim.table.copy(), board.copy()
+    if move is not None:
+        sim.planner.plan_move(table, position, move, at=sim.writer.position).apply(table)
+        position.push(move)
+    plan = sim.planner.plan_move(table, position, reply, at=sim.writer.position)
+    return plan.relocations[0].start
+
+
+class Magnet:
+    """The magnet's travels while a person thinks, on one table, as :class:`Ponderer` sends them: one at a
+    time, a travel asked for while another runs replacing any not yet begun, none begun after the
+    commit."""
+
+    def __init__(self, ponder: ModuleType, sim: TableSimulator, totals: Totals, commit_s: float) -> None:
+        self.ponder = ponder
+        self.sim = sim
+        self.totals = totals
+        self.commit_s = commit_s
+        self.free_at = 0.0  # when the travel under way ends
+        self.pending: tuple[float, Node] | None = None
+        self.known: list[tuple[frozenset[chess.Square], Node, float]] = []
+
+    def wait_near(self, at_s: float, lifted: chess.Square | None) -> None:
+        """As :meth:`Ponderer._wait_near` at ``at_s``, the person holding the piece on ``lifted``."""
+        self.flush(at_s)
+        timer = self.sim.planner.timer
+        cpu = time.thread_time()
+        held = [entry for entry in self.known if lifted in entry[0]]
+        starts = [(start, weight) for _, start, weight in held or self.known]
+        if not starts:
+            return
+        spot, expected = self.ponder.waiting_spot(timer, starts)
+        where = self.pending[1] if self.pending is not None else None
+        at = self.sim.layout.node_mm(where) if where is not None else self.sim.writer.position
+        gain = self.ponder.expected_travel(timer, at, starts) - expected
+        self.totals.planning_cpu_s += time.thread_time() - cpu
+        if gain >= self.ponder.MIN_GAIN_S:
+            self.pending = (at_s, spot)
+            self.flush(at_s)
+
+    def flush(self, now_s: float) -> None:
+        """Begin the travel asked for last once the machine is free, if that is before the commit."""
+        if self.pending is None:
+            return
+        asked_s, node = self.pending
+        begins = max(asked_s, self.free_at)
+        if begins >= self.commit_s:
+            if now_s >= self.commit_s:
+                self.pending = None  # the turn ended first: dropped
+            return
+        if begins <= now_s:
+            self.pending = None
+            self.free_at = begins + travel(self.sim, node, self.totals)
+
+
+def foreseen(
+    ponder: ModuleType,
+    robot: EnginePlayer,
+    board: chess.Board,
+    commit_s: float,
+    person_move: chess.Move,
+    reply: chess.Move | None,
+) -> Foreseen:
+    """The engine's side of pondering up to the commit (the same for every person): the prediction, its
+    reply to each likely move in turn, then its view of each position. ``reply``: the game's reply to
+    the person's move (its search, on a hit, found that one), None for the engine's own."""
+    predicted_at = ponder.START_DELAY_S + prediction_s()
+    if predicted_at >= commit_s:
+        return Foreseen(math.inf, (), (), {})
+    predictions = tuple(ponder.likely_moves_of(robot.likely_moves(board)))
+    t = predicted_at
+    answers = []
+    for prediction in predictions:
+        if t >= commit_s:
+            break
+        after = _after(board, prediction.move)
+        if after.is_game_over():
+            continue
+        given = reply if prediction.move == person_move else None
+        answers.append((prediction, t + ENGINE_MOVE_S, given or robot.best_move(after)))
+        t += ENGINE_MOVE_S
+    evaluated: dict[chess.Move, tuple[float, float]] = {}
+    for prediction, found_at, _ in answers:
+        if t >= commit_s or found_at > commit_s:
+            break
+        evaluated[prediction.move] = (t, t + EVALUATION_S)
+        t += EVALUATION_S
+    return Foreseen(predicted_at, predictions, tuple(answers), evaluated)
+
+
+def prediction_s() -> float:
+    """How long the prediction of a person's likely moves searches (its limit's time)."""
+    from chessatron.game.engine import PREDICTION_LIMIT  # (from issue 16 on)
+
+    return PREDICTION_LIMIT.time or 0.0
+
+
+def evaluation_ready(ahead: Foreseen | None, person_move: chess.Move, commit_s: float) -> float:
+    """When the engine has evaluated the position after the person's move for the watchers (the session
+    does it before the robot moves): at once when done ahead; after the search ahead of this position
+    when it still runs (the engine does one thing at a time); otherwise a fresh evaluation (a search
+    ahead of another position stops at once)."""
+    hit = ahead.hit(person_move) if ahead is not None else None
+    if ahead is None or hit is None:
+        return commit_s + EVALUATION_S
+    began, done = ahead.evaluated.get(person_move, (math.inf, math.inf))
+    if done <= commit_s:
+        return commit_s
+    if began <= commit_s:
+        return done
+    return max(commit_s, hit[1]) + EVALUATION_S
+
+
+class Bench:
+    def __init__(
+        self,
+        layout: Layout,
+        robot: EnginePlayer,
+        person: chess.engine.SimpleEngine,
+        ponder: ModuleType | None,
+    ) -> None:
+        self.layout = layout
+        self.robot = robot
+        self.person = person
+        self.ponder = ponder
+        self.modes: tuple[Mode, ...] = ("before",) if ponder is None else ("before", "now")
+        self.totals: dict[tuple[str, Person, Mode], Totals] = {}
+
+    def _totals(self, part: str, person: Person, mode: Mode) -> Totals:
+        return self.totals.setdefault((part, person, mode), Totals())
+
+    def reply(
+        self,
+        part: str,
+        sims: dict[tuple[Person, Mode], TableSimulator],
+        think_s: float,
+        lead_s: float,
+        person_move: chess.Move,
+        reply: chess.Move | None,
+    ) -> chess.Move:
+        """Time the robot's reply to ``person_move``, committed ``think_s`` into the person's turn (at the
+        board the piece was lifted ``lead_s`` before); ``reply``: the game's, or None for the engine's
+        own. Plays both moves on every table; returns the reply."""
+        any_sim = next(iter(sims.values()))
+        board = any_sim.board.copy()
+        ahead = None
+        if self.ponder is not None:
+            ahead = foreseen(self.ponder, self.robot, board, think_s, person_move, reply)
+        if reply is None:
+            hit = ahead.hit(person_move) if ahead is not None else None
+            reply = hit[2] if hit is not None else self.robot.best_move(_after(board, person_move))
+        for (person, mode), sim in sims.items():
+            totals = self._totals(part, person, mode)
+            pondering = ahead if mode == "now" else None
+            if person == "typed":
+                found = self._typed(sim, totals, board, pondering, think_s, person_move, reply)
+            else:
+                found = self._board(sim, totals, board, pondering, think_s, lead_s, person_move, reply)
+            totals.replies.append(found)
+        return reply
+
+    def _typed(
+        self,
+        sim: TableSimulator,
+        totals: Totals,
+        board: chess.Board,
+        ahead: Foreseen | None,
+        commit_s: float,
+        person_move: chess.Move,
+        reply: chess.Move,
+    ) -> Reply:
+        """The robot carries the typed move out, then searches (or has searched) and answers."""
+        free_at = 0.0
+        if ahead is not None and self.ponder is not None and ahead.predicted_at < commit_s:
+            magnet = Magnet(self.ponder, sim, totals, commit_s)
+            cpu = time.thread_time()
+            for prediction in ahead.predictions:
+                plan = sim.planner.plan_move(sim.table, board, prediction.move, at=sim.writer.position)
+                if plan.relocations:
+                    lifts = self.ponder.first_lifts(board, prediction.move)
+                    magnet.known.append((lifts, plan.relocations[0].start, prediction.probability))
+            totals.planning_cpu_s += time.thread_time() - cpu
+            magnet.wait_near(ahead.predicted_at, None)
+            free_at = magnet.free_at
+        hit = ahead.hit(person_move) if ahead is not None else None
+        begins = max(evaluation_ready(ahead, person_move, commit_s), free_at)
+        carried = self._play(sim, totals, person_move)
+        carried_end = begins + carried.seconds
+        ready = carried_end if hit is not None else carried_end + ENGINE_MOVE_S
+        answered = self._play(sim, totals, reply)
+        end = ready + answered.seconds
+        before_first = _travel_to_first(sim, carried)
+        return Reply(hit is not None, end - commit_s, carried.seconds - before_first + answered.seconds, 0.0)
+
+    def _board(
+        self,
+        sim: TableSimulator,
+        totals: Totals,
+        board: chess.Board,
+        ahead: Foreseen | None,
+        commit_s: float,
+        lead_s: float,
+        person_move: chess.Move,
+        reply: chess.Move,
+    ) -> Reply:
+        """The person moves the pieces; the robot answers once the move has stood for the hold."""
+        final_s = commit_s - SETTLE_S + reply_hold_s(_after(board, person_move))
+        hit = ahead.hit(person_move) if ahead is not None else None
+        if ahead is None or self.ponder is None:
+            ready = commit_s + EVALUATION_S + ENGINE_MOVE_S
+            hand_move(sim, person_move)
+            answered = self._play(sim, totals, reply)
+            end = max(ready, final_s) + answered.seconds
+            drags = answered.seconds - _travel_to_first(sim, answered)
+            return Reply(False, end - final_s, drags, final_s - commit_s)
+        ponder = self.ponder
+        magnet = Magnet(ponder, sim, totals, commit_s)
+        lifted_at = commit_s - lead_s
+        start_known = False
+        lift_seen = False
+        for prediction, found_at, answer in ahead.answers:
+            if found_at > commit_s:
+                continue
+            if not lift_seen and lifted_at <= found_at:
+                magnet.wait_near(max(lifted_at, 0.0), person_move.from_square)
+                lift_seen = True
+            cpu = time.thread_time()
+            start = first_start(sim, board, prediction.move, answer)
+            totals.planning_cpu_s += time.thread_time() - cpu
+            magnet.known.append((ponder.first_lifts(board, prediction.move), start, prediction.probability))
+            start_known = start_known or prediction.move == person_move
+            magnet.wait_near(found_at, person_move.from_square if lift_seen else None)
+        if not lift_seen and lifted_at < commit_s:
+            magnet.wait_near(max(lifted_at, 0.0), person_move.from_square)
+        magnet.flush(commit_s)
+        if hit is not None:
+            ready = evaluation_ready(ahead, person_move, commit_s)
+        else:
+            ready = commit_s + EVALUATION_S + ENGINE_MOVE_S
+        # at the commit on a hit the magnet sets off for the reply's first drag, else once the engine has it
+        hand_move(sim, person_move)
+        cpu = time.thread_time()
+        target = first_start(sim, sim.board, None, reply)
+        totals.planning_cpu_s += time.thread_time() - cpu
+        approach_from = max(commit_s if start_known else ready, magnet.free_at)
+        approach_s = travel(sim, target, totals)
+        answered = self._play(sim, totals, reply)
+        begins = max(ready, final_s, approach_from + approach_s)
+        end = begins + answered.seconds
+        drags = answered.seconds - _travel_to_first(sim, answered)
+        return Reply(hit is not None, end - final_s, drags, final_s - commit_s)
+
+    def _play(self, sim: TableSimulator, totals: Totals, move: chess.Move) -> Any:
+        ply = sim.play(move)
+        totals.violations += len(ply.violations)
+        totals.machine_s += ply.seconds
+        totals.planning_cpu_s += ply.planning_s
+        return ply
+
+    def _tables(self, board: chess.Board) -> dict[tuple[Person, Mode], TableSimulator]:
+        return {(p, m): TableSimulator(self.layout, board) for p in PERSONS for m in self.modes}
+
+    def shared(self, index: int, game: chess.pgn.Game) -> None:
+        """A shared game as played: the person takes White in odd-numbered games."""
+        board, moves = game_moves(game)
+        person = chess.WHITE if index % 2 == 0 else chess.BLACK
+        sims = self._tables(board)
+        rng = random.Random(f"shared {index}")
+        ply = 0
+        while ply < len(moves):
+            move = moves[ply]
+            if board.turn != person:  # the robot opens the game
+                self._robot_move(sims, move)
+            elif ply + 1 == len(moves):  # the game's last move: nothing to reply
+                for sim in sims.values():
+                    hand_move(sim, move)
+            else:
+                reply = moves[ply + 1]
+                self.reply("shared", sims, think_time(rng), lead_time(rng, move), move, reply)
+                board.push(move)
+                move = reply
+                ply += 1
+            board.push(move)
+            ply += 1
+        self._finish("shared", sims)
+
+    def played(self, index: int, game: chess.pgn.Game) -> None:
+        """A simulated person against the robot's engine, from the game's start."""
+        board, _ = game_moves(game)
+        start_ply = board.ply()
+        person = chess.WHITE if index % 2 == 0 else chess.BLACK
+        sims = self._tables(board)
+        rng = random.Random(f"played {index}")
+        while board.ply() - start_ply < PLAYED_PLIES and not board.is_game_over():
+            if board.turn != person:
+                move = self.robot.best_move(board)
+                self._robot_move(sims, move)
+                board.push(move)
+                continue
+            move = self._person_move(board, rng)
+            if _after(board, move).is_game_over():
+                for sim in sims.values():
+                    hand_move(sim, move)
+                break
+            reply = self.reply("played", sims, think_time(rng), lead_time(rng, move), move, None)
+            board.push(move)
+            board.push(reply)
+        self._finish("played", sims)
+
+    def _robot_move(self, sims: dict[tuple[Person, Mode], TableSimulator], move: chess.Move) -> None:
+        for sim in sims.values():
+            ply = sim.play(move)
+            if ply.violations:
+                raise AssertionError(f"twin violations in the robot's opening move {move}: {ply.violations}")
+
+    def _person_move(self, board: chess.Board, rng: random.Random) -> chess.Move:
+        """A move among the best lines of a short search, worse ones less often."""
+        lines = self.person.analyse(
+            board, chess.engine.Limit(depth=PERSON_DEPTH), multipv=PERSON_LINES, game=object()
+        )
+        scored = [(line["pv"][0], line["score"].pov(board.turn).score(mate_score=10_000)) for line in lines]
+        best = max(value for _, value in scored)
+        weights = [math.exp((value - best) / PERSON_TEMPERATURE_CP) for _, value in scored]
+        return rng.choices([move for move, _ in scored], weights)[0]
+
+    def _finish(self, part: str, sims: dict[tuple[Person, Mode], TableSimulator]) -> None:
+        for (person, mode), sim in sims.items():
+            self._totals(part, person, mode).violations += len(sim.compare_twin())
+
+
+def _travel_to_first(sim: TableSimulator, ply: Any) -> float:
+    """The empty travel a ply's program began with (to its first drag), as the time model has it."""
+    if not ply.plan.relocations:
+        return 0.0
+    first = ply.plan.relocations[0].start
+    return float(sim.planner.timer.travel_s(ply.plan.start_mm, sim.layout.node_mm(first)))
+
+
+def _after(board: chess.Board, move: chess.Move) -> chess.Board:
+    after = board.copy()
+    after.push(move)
+    return after
+
+
+def _stats(values: Sequence[float]) -> list[float]:
+    """Median, 90th percentile and maximum (NaN for none)."""
+    if not values:
+        return [math.nan, math.nan, math.nan]
+    return [statistics.median(values), percentile(list(values), 0.9), max(values)]
+
+
+def figures(totals: Totals) -> dict[str, Any]:
+    replies = totals.replies
+    hits = [r for r in replies if r.hit]
+    return {
+        "replies": len(replies),
+        "ponder_hits": len(hits),
+        "twin_violations": totals.violations,
+        "planning_cpu_fraction": totals.planning_cpu_s / totals.machine_s if totals.machine_s else 0.0,
+        "latency_s": _stats([r.latency_s for r in replies]),
+        "latency_on_hits_s": _stats([r.latency_s for r in hits]),
+        "latency_on_misses_s": _stats([r.latency_s for r in replies if not r.hit]),
+        "beyond_drags_on_hits_s": _stats([r.latency_s - r.drags_s for r in hits]),
+        "beyond_drags_s": _stats([r.latency_s - r.drags_s for r in replies]),
+        "hold_s": _stats([r.hold_s for r in replies]),
+    }
+
+
+WORDS: dict[Person, str] = {"typed": "typed or clicked", "board": "made on the board"}
+
+
+def report(part: str, person: Person, found: dict[str, Any], before: dict[str, Any] | None) -> Iterator[str]:
+    hits = found["ponder_hits"]
+    share = 100 * hits / max(found["replies"], 1)
+    yield (
+        f"{part}, {WORDS[person]}: {found['replies']} replies, ponder hits {hits} ({share:.0f} %), twin "
+        f"violations {found['twin_violations']}, planning CPU "
+        f"{100 * found['planning_cpu_fraction']:.3f} % of machine time"
+    )
+    latency, beyond = found["latency_s"], found["beyond_drags_s"]
+    was = ""
+    if before is not None:
+        then, then_beyond = before["latency_s"], before["beyond_drags_s"]
+        was = f" (before issue 16: {then[0]:.2f}/{then[1]:.2f} s; beyond the drags {then_beyond[0]:.2f} s)"
+    yield (
+        f"  reply latency median/p90 {latency[0]:.2f}/{latency[1]:.2f} s; beyond the drags' own time "
+        f"median {beyond[0]:.2f} s{was}"
+    )
+    if hits:
+        on_hits, misses, over = (
+            found["latency_on_hits_s"],
+            found["latency_on_misses_s"],
+            found["beyond_drags_on_hits_s"],
+        )
+        yield f"  on hits {on_hits[0]:.2f}/{on_hits[1]:.2f} s, on misses {misses[0]:.2f}/{misses[1]:.2f} s"
+        yield (
+            f"  on hits, beyond the drags' own time: median {over[0]:.2f} s, p90 {over[1]:.2f} s, max "
+            f"{over[2]:.2f} s  (target <= {TARGET_HIT_OVERHEAD_S} s)"
+        )
+    if person == "board":
+        hold = found["hold_s"]
+        yield (
+            f"  before that, the hold (the move standing untouched, from its commit): median "
+            f"{hold[0]:.2f} s, p90 {hold[1]:.2f} s, max {hold[2]:.2f} s"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.replies", description=__doc__)
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument("--games", type=int, default=0, help="only the first N of those games (0: all)")
+    parser.add_argument("--every", type=int, default=3, help="every Nth game of ../shared/games (default 3)")
+    parser.add_argument("--part", choices=("shared", "played", "both"), default="both")
+    parser.add_argument("--no-ponder", action="store_true", help="only the replies without pondering")
+    parser.add_argument(
+        "--step-idle-delay-ms",
+        type=int,
+        help="GRBL's $1 in the time model and the twin (default: the layout's)",
+    )
+    args = parser.parse_args(argv)
+    ponder: ModuleType | None = None
+    if not args.no_ponder:
+        try:
+            from chessatron.game import ponder
+        except ImportError:  # the code before issue 16: the replies as they were
+            ponder = None
+    layout = Layout.default()
+    if args.step_idle_delay_ms is not None:
+        layout = replace(layout, profile=replace(layout.profile, step_idle_delay_ms=args.step_idle_delay_ms))
+    games = load_games()[:: max(args.every, 1)]
+    if args.games:
+        games = games[: args.games]
+    before_replies: dict[str, Any] = load_before(layout.profile.step_idle_delay_ms).get("replies", {})
+    person_engine = chess.engine.SimpleEngine.popen_uci(str(find_engine()))
+    try:
+        with EnginePlayer(parse_level(ROBOT_LEVEL)) as robot:
+            bench = Bench(layout, robot, person_engine, ponder)
+            for index, (name, game) in enumerate(games):
+                if args.part in ("shared", "both"):
+                    bench.shared(index, game)
+                if args.part in ("played", "both"):
+                    bench.played(index, game)
+                print(f"{name:<20} done", file=sys.stderr, flush=True)
+    finally:
+        person_engine.quit()
+    mode: Mode = "before" if ponder is None else "now"
+    found: dict[str, dict[str, Any]] = {}
+    for (part, who, measured), totals in bench.totals.items():
+        if measured == mode and totals.replies:
+            found.setdefault(part, {})[who] = figures(totals)
+    print(
+        f"reply latency ({mode}; modelled: engine move {ENGINE_MOVE_S:g} s, evaluation {EVALUATION_S:g} s"
+        + (f", prediction {prediction_s():g} s" if ponder is not None else "")
+        + f"; thinking median {THINK_MEDIAN_S:g} s; GRBL's $1 = {layout.profile.step_idle_delay_ms})"
+    )
+    for part, persons in found.items():
+        for person in PERSONS:
+            if person in persons:
+                for line in report(part, person, persons[person], before_replies.get(part, {}).get(person)):
+                    print(line)
+    if args.json:
+        args.json.write_text(json.dumps(found, indent=2) + "\n", encoding="utf-8")
+    return 1 if any(v["twin_violations"] for persons in found.values() for v in persons.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

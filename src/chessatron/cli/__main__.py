@@ -1,0 +1,5 @@
+"""``python -m chessatron.cli``: the ``chessatron`` command."""
+
+from . import main
+
+main()

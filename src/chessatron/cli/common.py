@@ -1,0 +1,180 @@
+"""What every command shares: one line instead of a traceback (:func:`friendly`), SIGTERM as Ctrl-C,
+the exit statuses, the options several commands take, and small helpers."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import ParamSpec, TypeVar
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from .. import logs
+from ..errors import ChessatronError
+from ..planning.layout import Layout
+from ..termination import raising_on_sigterm
+
+P = ParamSpec("P")
+
+
+R = TypeVar("R")
+
+
+#: Exit status for a user error (bad file, illegal move, impossible table); 1 is a failed verdict.
+EXIT_USAGE = 2
+
+
+#: Exit status of a game stopped by Ctrl-C or SIGTERM: it stays saved for ``play --resume``. A typed
+#: ``quit`` is no failure: 0.
+EXIT_STOPPED = 130
+
+
+#: Exit status after an internal error (a bug: the user sees one line, the log file the traceback).
+EXIT_INTERNAL = 70
+
+
+def friendly(func: Callable[P, R]) -> Callable[P, R]:
+    """Turn chessatron errors into one line on stderr and a non-zero exit, and anything unexpected too:
+    one line asking for a report, the traceback filed in the log (shown with ``--debug``)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except ChessatronError as exc:
+            click.echo(f"chessatron: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        except KeyboardInterrupt:
+            click.echo("chessatron: interrupted", err=True)
+            sys.exit(EXIT_STOPPED)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # click's own: usage errors it words itself
+        except BrokenPipeError:
+            # whoever read our output left (`| head`): nothing to say, and nowhere to say it
+            with contextlib.suppress(OSError):
+                sys.stdout = open(os.devnull, "w")  # noqa: SIM115  # no second error at exit
+            sys.exit(1)
+        except Exception as exc:
+            setup = logs.active()
+            if setup is not None and setup.debug:
+                raise
+            click.echo(f"chessatron: {logs.internal_error(exc)}", err=True)
+            sys.exit(EXIT_INTERNAL)
+
+    return wrapper
+
+
+def sigterm_interrupts(func: Callable[P, R]) -> Callable[P, R]:
+    """SIGTERM (a service stopped, a shutdown) stops the command as Ctrl-C does, at a safe point (a game
+    stays saved, the magnet is released), instead of killing it in the middle of robot work."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with raising_on_sigterm(KeyboardInterrupt):
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+#: A file a command reads: what is wrong with it (a folder, a device, missing) is said in one line by
+#: :mod:`chessatron.files` rather than by click's usage message.
+READ_FILE = click.Path(path_type=Path)
+
+
+def load_layout(path: Path | None) -> Layout:
+    return Layout.default() if path is None else Layout.from_toml(path)
+
+
+layout_option = click.option(
+    "--layout",
+    "layout_path",
+    type=READ_FILE,
+    default=None,
+    help="Table layout TOML (default: the classic 12x10 table).",
+)
+
+
+def write_file(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
+
+
+def count_noun(number: int, noun: str) -> str:
+    """``1 piece``, ``12 pieces``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def progress_bar(console: Console) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+
+
+def parse_speed(text: str) -> float | None:
+    """``--speed``: a positive factor, or ``max`` (None) for as fast as the host allows."""
+    if text.strip().lower() == "max":
+        return None
+    try:
+        factor = float(text)
+    except ValueError:
+        factor = float("nan")
+    if not factor > 0 or factor == float("inf"):
+        raise click.BadParameter(f"{text!r} is not a positive factor or 'max'", param_hint="--speed")
+    return factor
+
+
+config_option = click.option(
+    "--config",
+    "config_path",
+    type=READ_FILE,
+    default=None,
+    help="Machine config TOML (default: $CHESSATRON_CONFIG or ~/.config/chessatron/chessatron.toml).",
+)
+
+
+fresh_option = click.option(
+    "--fresh",
+    is_flag=True,
+    help="On the simulator: forget the saved table and start from a table set up as delivered.",
+)
+
+
+def prompt_on_stderr(prompt: str) -> str | None:
+    from ..game.keyboard import read_stdin_line
+
+    click.echo(prompt, err=True, nl=False)
+    return read_stdin_line("")
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
+
+
+def web_server() -> ModuleType:
+    """:mod:`chessatron.web.server`, or an error naming the extra that brings its libraries."""
+    from ..errors import MissingLibraryError
+
+    try:
+        from ..web import server
+    except ImportError as exc:
+        raise MissingLibraryError(
+            f"the web page needs {exc.name or 'its libraries'!r}: pip install 'chessatron[web]'"
+        ) from exc
+    return server

@@ -1,0 +1,58 @@
+"""``config check``, ``config init`` and ``config grbl-settings``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..config import Config, default_config_path, default_config_text
+from ..errors import ChessatronError
+from .common import READ_FILE, friendly, layout_option, load_layout, write_file
+from .main import main
+
+
+@main.group()
+def config() -> None:
+    """Check, show or create the machine config."""
+
+
+@config.command("check")
+@click.argument("path", type=READ_FILE, required=False)
+@friendly
+def config_check(path: Path | None) -> None:
+    """Validate a config file (and its layout); name the first problem plainly."""
+    loaded = Config.load(path)
+    click.echo(f"config ok: {loaded.source}")
+    for line in loaded.summary():
+        click.echo(f"  {line}")
+
+
+@config.command("init")
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+@friendly
+def config_init(path: Path | None, force: bool) -> None:
+    """Write the commented default config (every device simulated)."""
+    target = path or default_config_path()
+    if target.exists() and not force:
+        raise ChessatronError(f"{str(target)!r} exists already; pass --force to overwrite it")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ChessatronError(f"cannot create {str(target.parent)!r}: {exc.strerror or exc}") from exc
+    write_file(target, default_config_text())
+    click.echo(f"wrote {target}")
+
+
+@config.command("grbl-settings")
+@layout_option
+@friendly
+def config_grbl_settings(layout_path: Path | None) -> None:
+    """Print the GRBL $ settings the table needs, one line each with its meaning (the layout: --layout,
+    else the machine config's); send them to GRBL, e.g. with `chessatron run FILE --no-home`."""
+    from ..grbl.settings import settings_program
+
+    layout = load_layout(layout_path) if layout_path is not None else Config.load().layout
+    for line in settings_program(layout):
+        click.echo(line)

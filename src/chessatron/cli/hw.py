@@ -1,0 +1,151 @@
+"""The machine's own commands: ``hw test``, ``run`` (a G-code program) and ``sim-grbl`` (the simulated GRBL
+on a pseudo-terminal)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..config import Config
+from ..render import terminal_console
+from .common import EXIT_STOPPED, READ_FILE, config_option, friendly, layout_option, load_layout, parse_speed
+from .main import main
+
+
+@main.command("sim-grbl")
+@click.option("--pty", "use_pty", is_flag=True, required=True, help="Serve on a pseudo-terminal (required).")
+@click.option(
+    "--speed", "speed_text", metavar="FACTOR|max", default="1", show_default=True, help="Machine time factor."
+)
+@click.option("--world", default="default", show_default=True, help="Name of the simulated table.")
+@click.option("--no-homing", is_flag=True, help="Start unlocked, as GRBL with homing disabled ($22=0).")
+@layout_option
+@friendly
+def sim_grbl(use_pty: bool, speed_text: str, world: str, no_homing: bool, layout_path: Path | None) -> None:
+    """Run the simulated GRBL on a pseudo-terminal so any GRBL sender can talk to it.
+
+    Prints the device path as its first line and serves until interrupted.
+    """
+    from ..grbl.pty import serve_pty
+    from ..sim.world import get_world
+
+    serve_pty(get_world(world, load_layout(layout_path)), speed=parse_speed(speed_text), homing=not no_homing)
+
+
+@main.command()
+@click.argument("program", metavar="PROGRAM.gcode", type=READ_FILE)
+@click.option(
+    "--port", default=None, help="GRBL's serial port or pyserial URL (default: the config's, sim://)."
+)
+@click.option("--no-home", is_flag=True, help="Do not home before streaming, even if homing is enabled.")
+@click.option(
+    "--speed",
+    "speed_text",
+    metavar="FACTOR|max",
+    default=None,
+    help="On the simulator: run this many times faster than real time, or 'max' (default: real time, "
+    "or the sim:// URL's speed=).",
+)
+@config_option
+@layout_option
+@friendly
+def run(
+    program: Path,
+    port: str | None,
+    no_home: bool,
+    speed_text: str | None,
+    config_path: Path | None,
+    layout_path: Path | None,
+) -> None:
+    """Stream a G-code file to the machine; exit 0 when GRBL has finished it, non-zero on error: or ALARM:.
+    Ctrl-C holds the machine where it is (feed hold) and says whether the magnet may still be on."""
+    from ..gantry.magnet import open_magnet
+    from ..grbl.run import run_program, simulator_url
+    from ..grbl.streaming import StreamInterrupted
+    from ..ports import DeviceUrl
+
+    settings = Config.load(config_path)
+    layout = load_layout(layout_path) if layout_path is not None else settings.layout
+    url = port or settings.urls["grbl"]
+    device = DeviceUrl.parse(url)
+    speed: float | None = 1.0
+    if speed_text is not None:
+        if device.scheme != "sim":
+            raise click.BadParameter(
+                f"only the simulator (sim://) runs at another speed; {url!r} is a machine, which runs at its "
+                "own pace",
+                param_hint="--speed",
+            )
+        speed = parse_speed(speed_text)
+        url = simulator_url(url, speed)
+    elif device.scheme == "sim" and "speed" in device.params:
+        speed = parse_speed(device.params["speed"])
+    console, errors = terminal_console(), terminal_console(stderr=True)
+    magnet_url = settings.urls["magnet"]
+    try:
+        if layout.magnet.method == "servo" and not magnet_url.startswith("sim"):
+            with open_magnet(magnet_url) as magnet:
+                result = run_program(
+                    program,
+                    url=url,
+                    layout=layout,
+                    home=not no_home,
+                    host_magnet=magnet,
+                    console=console,
+                    errors=errors,
+                    speed=speed,
+                )
+        else:
+            result = run_program(
+                program, url=url, layout=layout, home=not no_home, console=console, errors=errors, speed=speed
+            )
+    except StreamInterrupted:
+        sys.exit(EXIT_STOPPED)  # what the machine was left in is said already
+    if not result.ok:
+        sys.exit(1)
+
+
+@main.group()
+def hw() -> None:
+    """Hardware tools."""
+
+
+@hw.command("test")
+@click.option("--yes", is_flag=True, help="Answer yes to every question (for scripts).")
+@click.option(
+    "--only",
+    multiple=True,
+    type=click.Choice(["gantry", "magnet", "leds", "sensors", "display", "buzzer", "buttons"]),
+)
+@click.option(
+    "--seconds",
+    type=click.FloatRange(min=0),
+    default=5.0,
+    show_default=True,
+    help="How long to show the sensors live.",
+)
+@config_option
+@friendly
+def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path | None) -> None:
+    """Walk through the build: GRBL and homing, the magnet to each corner, LEDs, sensors, display, buzzer,
+    buttons."""
+    from ..hwtest import hardware_test
+
+    settings = Config.load(config_path)
+    console = terminal_console()
+
+    def ask(question: str) -> bool:
+        return yes or click.confirm(question, default=True)
+
+    results = hardware_test(
+        settings, console=console, ask=ask, sensor_seconds=seconds, only=set(only) or None
+    )
+    failed = [r.name for r in results if not r.ok]
+    console.print(
+        f"{len(results) - len(failed)} of {len(results)} steps ok"
+        + (f"; failed: {', '.join(failed)}" if failed else "")
+    )
+    if failed:
+        sys.exit(1)

@@ -1,0 +1,547 @@
+"""``play`` (games at the table) and ``online`` (games on lichess, the robot moving the opponent's pieces)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+import chess
+import click
+
+from ..config import Config
+from ..errors import ChessatronError
+from ..planning.reset import parse_target
+from ..render import terminal_console
+from ..sim.state import SimulatorState, default_state_path, load_state, save_state
+from .common import config_option, fresh_option, friendly, parse_speed, prompt_on_stderr, sigterm_interrupts
+from .main import main
+
+if TYPE_CHECKING:
+    from ..game.cursor import Settings
+    from ..game.players import PlayerSpec
+    from ..game.store import GameSummary
+
+#: ``play --resume`` without an id: the latest unfinished game.
+LATEST = "latest"
+
+PLAYER_HELP = (
+    "White's player: keyboard (moves typed here), engine[:LEVEL] (Stockfish; LEVEL a skill 0-20 or an "
+    "elo like 1500elo, e.g. engine:5), buttons (a d-pad and a cursor on the LEDs: the config's [buttons]), "
+    "board (a person moving the pieces on the table, seen by its "
+    "sensors), voice (moves said into the microphone, read back and confirmed), script:FILE.pgn (the moves "
+    "of a game file), or on the simulator hand[:LEVEL] (a simulated person moving the pieces). Players on "
+    "the web page (web) play through 'chessatron serve'."
+)
+
+
+@main.command()
+@click.option(
+    "--white",
+    "white_text",
+    metavar="PLAYER",
+    default="keyboard",
+    show_default=True,
+    help=PLAYER_HELP,
+)
+@click.option(
+    "--black",
+    "black_text",
+    metavar="PLAYER",
+    default="engine",
+    show_default=True,
+    help="Black's player, as for --white.",
+)
+@click.option(
+    "--chess960",
+    "chess960",
+    is_flag=False,
+    flag_value="random",
+    default=None,
+    metavar="[N|N:M]",
+    help="Chess960: start N (0-959), random when no N, or N:M for Double Fischer Random.",
+)
+@click.option(
+    "--pgn-out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the finished game here."
+)
+@click.option(
+    "--resume",
+    "resume",
+    is_flag=False,
+    flag_value=LATEST,
+    default=None,
+    metavar="[ID]",
+    help="Continue a stopped game (after a crash or a power cut, too): the latest unfinished one, or game "
+    "ID ('chessatron games' lists them). --white or --black given too hand that side to another player.",
+)
+@click.option(
+    "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help="Simulator speed."
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print machine-readable events, one JSON object a line."
+)
+@click.option(
+    "--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine name or path."
+)
+@click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
+@click.option(
+    "--max-plies",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop after this many plies (the game stays open).",
+)
+@click.option(
+    "--clock",
+    "clock_text",
+    metavar="MIN+INC",
+    default=None,
+    help="A chess clock: minutes for the game plus seconds a move (5+3, 90+30, 3m+2s, 45s+1s); "
+    "a flag that falls ends the game.",
+)
+@click.option(
+    "--games",
+    "game_count",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Play this many games in a row, the robot setting the table up again between them "
+    "(with a keyboard player, each game ends with 'another game?').",
+)
+@click.option(
+    "--show-engine",
+    is_flag=True,
+    help="Show the engine's evaluation and line even while a person plays the engine (otherwise hidden: "
+    "its line starts with the person's best move; 'hint' asks for one).",
+)
+@click.option(
+    "--ascii/--unicode",
+    "letters",
+    default=None,
+    help="Draw pieces as letters (K, q...) instead of chess symbols; by default letters on the Linux "
+    "console (TERM=linux: its fonts have no chess symbols) or when the terminal is not UTF-8.",
+)
+@fresh_option
+@config_option
+@friendly
+@sigterm_interrupts
+def play(
+    white_text: str,
+    black_text: str,
+    chess960: str | None,
+    pgn_out: Path | None,
+    resume: str | None,
+    speed_text: str,
+    as_json: bool,
+    engine_path: str,
+    games_dir: Path | None,
+    max_plies: int | None,
+    game_count: int,
+    clock_text: str | None,
+    show_engine: bool,
+    letters: bool | None,
+    fresh: bool,
+    config_path: Path | None,
+) -> None:
+    """Play a game at the table: typed moves, a person at the board or the engine; the robot moves the
+    pieces (on the simulator unless the config names a machine).
+
+    Moves are typed as e2e4, Nf3, exd5, e8=Q or O-O; 'help' lists the commands (hint, takeback, draw,
+    resign, quit). Every game is saved as it goes: 'chessatron games' lists them, and
+    'chessatron play --resume [ID]' continues one that was stopped."""
+    import random
+
+    from ..game.announcer import open_announcer
+    from ..game.answers import QuestionPrompt
+    from ..game.buttons import NewGameRequested, start_for, with_level
+    from ..game.clock import parse_clock
+    from ..game.events import describe_event, score_line, summary_line
+    from ..game.keyboard import KeyboardPlayer
+    from ..game.live import LiveState
+    from ..game.players import PlayerSpec
+    from ..game.record import GameRecord
+    from ..game.session import QuitRequested, Session, write_pgn
+    from ..game.store import forget_unplayed, resolve_games_dir
+    from ..game.view import PlayView
+
+    settings = Config.load(config_path)
+    directory = resolve_games_dir(games_dir)
+    time_control = parse_clock(clock_text) if clock_text is not None else None
+    speed = parse_speed(speed_text)
+    console = terminal_console()
+    live = LiveState(settings.layout)
+    view = PlayView(live, console, engine=show_engine, letters=letters)
+    show = not as_json and PlayView.wanted(console)  # on a terminal: the live view of the whole table
+
+    def emit(event: dict[str, object]) -> None:
+        if as_json:
+            click.echo(json.dumps(event, default=str))
+        else:
+            # the live state still shows the game as it was before the event (the moves taken back...)
+            line = describe_event(event, live.snapshot().get("game"))
+            if line is not None:
+                (view.print if show else click.echo)(line)  # click.echo would garble the live area
+        questions.follow(event)  # the board's question, asked at the prompt too
+
+    if show:
+        keyboard = KeyboardPlayer(view.read_line, view.print, hold=view.suspend)
+    elif as_json:
+        # stdout carries only events: prompts and the reasons for refused input go to stderr
+        keyboard = KeyboardPlayer(prompt_on_stderr, lambda text: click.echo(text, err=True))
+    else:
+        keyboard = KeyboardPlayer()
+    questions = QuestionPrompt(
+        keyboard,
+        lambda text: session.answer(text),
+        lambda: live.snapshot().get("game"),
+        hands_answer=lambda: session.hand_answers,
+    )
+    simulated = settings.urls["grbl"].startswith("sim")
+    state = load_state(default_state_path(), settings.layout, fresh=fresh) if simulated else None
+    with (
+        Session(
+            settings,
+            games_dir=directory,
+            speed=speed,
+            emit=emit,
+            engine_path=engine_path,
+            table=state.table if state else None,
+            live=live,
+            keyboard=keyboard,
+        ) as session,
+        view if show else contextlib.nullcontext(),
+        questions,
+        open_announcer(settings, live),  # the LCD and the buzzer (the terminal shows the game itself)
+    ):
+        session.board_needs_real_sensors = True  # nobody here moves the simulated table's pieces
+        if simulated:
+            # the simulated table is saved after every robot job, so a killed process loses nothing
+            def checkpoint(session: Session) -> None:
+                board = session.current_board()
+                if board is not None and session.table.board_fen() == board.board_fen():
+                    save_state(default_state_path(), SimulatorState(session.table, board, session.gantry))
+
+            session.checkpoint = checkpoint
+
+        def start_position() -> chess.Board:
+            if chess960 is None:
+                return chess.Board()
+            target = parse_target(str(random.randrange(960)) if chess960 == "random" else chess960)
+            start = target.board
+            start.chess960 = True
+            return start
+
+        white, black = PlayerSpec.parse(white_text), PlayerSpec.parse(black_text)
+        # on --resume, a player named on the command line takes that side over
+        context = click.get_current_context()
+        named = {
+            colour: spec
+            for colour, spec, option in (
+                (chess.WHITE, white, "white_text"),
+                (chess.BLACK, black, "black_text"),
+            )
+            if context.get_parameter_source(option) is not click.core.ParameterSource.DEFAULT
+        }
+        # after a single game a person at the keyboard is asked whether to play another, after each
+        single = game_count == 1 and not as_json
+        if resume is None:
+            _refuse_web_players(white.kind, black.kind)
+        finished: list[GameRecord] = []
+        played = 0
+        connected = False
+        chosen: chess.Board | None = None  # the start a player with buttons chose from their menu
+
+        def new_game_chosen(settings: Settings) -> chess.Board:
+            """A player with buttons chose a new game: its start, the engine at the level chosen."""
+            nonlocal white, black
+            white = with_level(white, settings.level) if black.kind == "buttons" else white
+            black = with_level(black, settings.level) if white.kind == "buttons" else black
+            return start_for(settings)
+
+        while True:
+            if resume is not None and not connected:
+                summary = _game_to_resume(resume, directory, named, emit)
+                if simulated:
+                    # the simulated table as it stands (another game may have been played on it since):
+                    # the robot puts its pieces back where the game stopped
+                    session.connect()
+                    connected = True
+                    standing = session.table
+                    journal, white, black = session.resume(summary.path, players=named)
+                    try:
+                        session.put_back(standing)
+                    except BaseException:
+                        journal.close()
+                        raise
+                else:
+                    journal, white, black = session.resume(summary.path, players=named)
+                    session.connect()
+                    connected = True
+            else:
+                start = chosen if chosen is not None else start_position()
+                if not connected:
+                    session.connect()
+                    connected = True
+                before = live.snapshot()["game"]
+                try:
+                    journal = session.new_game(white, black, start, time_control)  # the robot sets up
+                except BaseException as stop:
+                    game = live.snapshot()["game"]
+                    if game is not None and (before is None or game["id"] != before["id"]):
+                        # stopped before the robot began the set-up: nothing to keep; cut short in the
+                        # set-up: kept (its journal says where the pieces stand), to go on with
+                        saved = not forget_unplayed(game["id"], directory)
+                        if isinstance(stop, KeyboardInterrupt):
+                            view.close()
+                            line = summary_line(game["id"], 0, None, finished=False, kept=saved)
+                            click.echo(line, err=True)
+                    raise
+            game_id = journal.state.metadata.game_id
+            try:
+                with journal:
+                    record = session.play(journal, white, black, max_plies=max_plies)
+            except NewGameRequested as wanted:
+                kept = journal.state
+                stopped = summary_line(game_id, len(kept.moves), kept.metadata.start_fen, finished=False)
+                if not as_json:
+                    (view.print if show else click.echo)(stopped)
+                chosen = new_game_chosen(wanted.settings)
+                continue
+            except KeyboardInterrupt as stop:
+                view.close()  # leave the live area before writing below it
+                kept = journal.state
+                # a game stopped before its first move holds nothing to go on with: it goes, as on the page
+                forgotten = forget_unplayed(game_id, directory)
+                stopped = summary_line(
+                    game_id, len(kept.moves), kept.metadata.start_fen, finished=False, kept=not forgotten
+                )
+                click.echo(stopped, err=True)
+                if isinstance(stop, QuitRequested):
+                    sys.exit(0)  # asked for: no "interrupted", and no failure
+                raise
+            except BaseException:
+                forget_unplayed(game_id, directory)  # failed before its first move: nothing to go on with
+                raise
+            played += 1
+            if simulated:
+                snapshot = SimulatorState(session.table, record.board(), session.gantry)
+                save_state(default_state_path(), snapshot)
+            if not as_json:
+                game_id = journal.state.metadata.game_id
+                finished_now = record.result != "*"
+                closing = summary_line(game_id, len(record.moves), record.start_fen, finished=finished_now)
+                (view.print if show else click.echo)(closing)
+            if record.result == "*":
+                break
+            finished.append(record)
+            if pgn_out is not None:
+                write_pgn(finished, pgn_out)
+            if played < game_count:
+                continue
+            panel = session.button_panel() if "buttons" in (white.kind, black.kind) else None
+            if panel is not None:
+                # the game's over on the display and the LEDs; the next one starts from the menu
+                verdict = f"{record.result} {record.termination or ''}".strip()
+                wanted_next = panel.after_game(record.board(), verdict)
+                if wanted_next is None:
+                    break
+                chosen = new_game_chosen(wanted_next)
+                game_count += 1
+                continue
+            # (the players of the game played: a resumed game's)
+            ask_again = single and "keyboard" in (white.kind, black.kind)
+            if ask_again and session.keyboard.confirm("Another game?"):
+                game_count += 1
+                continue
+            break
+        if len(finished) > 1 and not as_json:
+            (view.print if show else click.echo)(score_line(finished, (white.spec, black.spec)))
+
+
+def _refuse_web_players(white: str, black: str, game_id: str | None = None) -> None:
+    """``play`` has no web page: a web player would wait for ever."""
+    if "web" not in (white, black):
+        return
+    if game_id is not None:
+        raise ChessatronError(
+            f"game {game_id!r} has a player on the web page; continue it there: run 'chessatron serve'"
+        )
+    raise ChessatronError(
+        "a 'web' player moves on the web page, which 'chessatron play' does not serve; run "
+        "'chessatron serve' and start the game on the page, or play here with keyboard or board"
+    )
+
+
+ONLINE_PLAYER_HELP = (
+    "Who sits at this table: board (a person moving the pieces, seen by the sensors), keyboard (moves "
+    "typed here), or on the simulator hand[:LEVEL] (a simulated person); engine[:LEVEL] only for a BOT "
+    "account or on a server other than lichess.org."
+)
+
+
+@main.group("online", invoke_without_command=True)
+@click.option("--player", "player_text", metavar="PLAYER", default=None, help=ONLINE_PLAYER_HELP)
+@click.option(
+    "--ai", "ai_level", type=click.IntRange(1, 8), metavar="LEVEL", help="Play the lichess AI (1-8)."
+)
+@click.option("--challenge", "challenge_user", metavar="USER", help="Challenge USER and play them.")
+@click.option("--seek", "seek_text", metavar="MIN+INC", help="Seek a rapid or classical game (10+0, 15+10).")
+@click.option("--accept", is_flag=True, help="Accept the next challenge that comes in.")
+@click.option("--game", "game_id", metavar="ID", help="Play (or go on with, after a crash) game ID.")
+@click.option("--chess960", is_flag=True, help="Chess960 (with --accept: accept Chess960 challenges only).")
+@click.option("--rated", is_flag=True, help="A rated game (a challenge or a seek).")
+@click.option(
+    "--color",
+    type=click.Choice(["white", "black", "random"]),
+    default="random",
+    show_default=True,
+    help="The colour to play (against the AI, in a challenge or a seek).",
+)
+@click.option(
+    "--clock", "clock_text", metavar="MIN+INC", help="A clock for --ai or --challenge (default: none)."
+)
+@click.option(
+    "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help="Simulator speed."
+)
+@click.option(
+    "--pgn-out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the finished game here."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print events, one JSON object a line.")
+@click.option("--url", default=None, help="The server (default: the config's [lichess] url, lichess.org).")
+@click.option(
+    "--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine name or path."
+)
+@click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
+@fresh_option
+@config_option
+@click.pass_context
+@friendly
+@sigterm_interrupts
+def online(
+    ctx: click.Context,
+    player_text: str | None,
+    ai_level: int | None,
+    challenge_user: str | None,
+    seek_text: str | None,
+    accept: bool,
+    game_id: str | None,
+    chess960: bool,
+    rated: bool,
+    color: str,
+    clock_text: str | None,
+    speed_text: str,
+    pgn_out: Path | None,
+    as_json: bool,
+    url: str | None,
+    engine_path: str,
+    games_dir: Path | None,
+    fresh: bool,
+    config_path: Path | None,
+) -> None:
+    """Play an online game on lichess (or any server that speaks its API): the person at the table plays,
+    the robot carries out the opponent's moves. `chessatron online login` keeps the API token first."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if player_text is None:
+        raise click.UsageError(
+            "say who sits at this table with --player (board, keyboard, or hand on the simulator)"
+        )
+    online_command = _online_module("command")
+    request = online_command.OnlineRequest(
+        ai=ai_level,
+        challenge=challenge_user,
+        seek=seek_text,
+        accept=accept,
+        game=game_id,
+        chess960=chess960,
+        rated=rated,
+        color=color,
+        clock=clock_text,
+    )
+    online_command.run_online(
+        online_command.OnlineOptions(
+            player=player_text,
+            request=request,
+            speed=parse_speed(speed_text),
+            pgn_out=pgn_out,
+            as_json=as_json,
+            url=url,
+            engine_path=engine_path,
+            games_dir=games_dir,
+            fresh=fresh,
+            config_path=config_path,
+        )
+    )
+
+
+@online.command("login")
+@click.option("--url", default=None, help="The server (default: the config's [lichess] url, lichess.org).")
+@click.option("--token", "token_text", default=None, help="The token (default: asked for, not echoed).")
+@config_option
+@friendly
+def online_login(url: str | None, token_text: str | None, config_path: Path | None) -> None:
+    """Keep a personal API token (scope board:play, and challenge:write to challenge), readable by you
+    only; $LICHESS_TOKEN is used instead when set."""
+    online_command = _online_module("command")
+    server = online_command.server_url(Config.load(config_path), url)
+    online_command.login(server, token_text, say=click.echo)
+
+
+@online.command("logout")
+@click.option("--url", default=None, help="The server (default: the config's [lichess] url, lichess.org).")
+@config_option
+@friendly
+def online_logout(url: str | None, config_path: Path | None) -> None:
+    """Forget the kept API token."""
+    online_command = _online_module("command")
+    online_command.logout(online_command.server_url(Config.load(config_path), url), say=click.echo)
+
+
+def _online_module(name: str) -> ModuleType:
+    """A module of :mod:`chessatron.online`, or an error naming the extra that brings berserk."""
+    import importlib
+
+    from ..errors import MissingLibraryError
+
+    try:
+        return importlib.import_module(f"chessatron.online.{name}")
+    except ImportError as exc:
+        raise MissingLibraryError(
+            f"online play needs {exc.name or 'its libraries'!r}: pip install 'chessatron[online]'"
+        ) from exc
+
+
+def _game_to_resume(
+    resume: str,
+    directory: Path,
+    named: dict[chess.Color, PlayerSpec],
+    emit: Callable[[dict[str, object]], None],
+) -> GameSummary:
+    """The saved game ``play --resume [ID]`` goes on with (``resume``: its id, or :data:`LATEST`), checked
+    for players ``play`` can have (``named``: those given on the command line, who take their sides
+    over). Later games passed over are named (``emit``), with what to do about them."""
+    from ..game.store import latest_resumable, resumable_game, skipped_by_resume
+
+    summary = latest_resumable(directory) if resume == LATEST else resumable_game(resume, directory)
+    if summary is None:
+        raise ChessatronError(
+            f"no unfinished game in {str(directory)!r} to resume; 'chessatron games' lists the saved ones, "
+            "'chessatron play' starts a new one"
+        )
+    kinds = [
+        named[colour].kind if colour in named else player.kind
+        for colour, player in ((chess.WHITE, summary.white), (chess.BLACK, summary.black))
+    ]
+    _refuse_web_players(kinds[0], kinds[1], summary.game_id)
+    if resume == LATEST:
+        for skipped in skipped_by_resume(directory):
+            game_id = skipped.game_id
+            message = (
+                f"game {game_id} (started later, no move yet) is not the one resumed: 'chessatron play "
+                f"--resume {game_id}' starts it, 'chessatron games --abandon {game_id}' removes it"
+            )
+            emit({"event": "notice", "message": message})
+    return summary

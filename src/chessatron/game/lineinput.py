@@ -1,0 +1,210 @@
+"""A line typed at the terminal, as in a shell: GNU readline's editing (the arrows, Home, End, Ctrl-A,
+Ctrl-E...), the history of what was typed (the Up arrow), Tab completion of what may be typed (the legal
+moves in SAN and UCI, the commands) and a prompt that changes while it waits (a chess clock counting down).
+
+:func:`read_line` is ``input()`` with all that when both ends are a terminal, and plain ``input()``
+otherwise (a pipe, a file, a test): the same lines come back either way. Readline is Python's standard
+``readline`` module; the changing prompt needs three of GNU readline's functions that the module does
+not wrap (``rl_set_prompt``, ``rl_on_new_line``, ``rl_redisplay``), called through ``ctypes`` from
+Python's input hook, which readline runs ten times a second on the reading thread while it waits for a
+key. Where any of that is missing (Windows, libedit without them) the prompt stays as it was first shown.
+
+>>> prompt = Prompt("[5:00] White to move: ", lambda: "[4:59] White to move: ")
+>>> prompt == "[5:00] White to move: ", prompt.current()
+(True, '[4:59] White to move: ')
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import io
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from types import ModuleType
+from typing import Any
+
+__all__ = ["Prompt", "offer", "read_line"]
+
+LOGGER = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_words: tuple[str, ...] = ()
+_readline: ModuleType | None = None
+_set_up = False
+#: The terminal's settings before readline took it over, while a line is being read (None otherwise).
+_terminal_before: list[Any] | None = None
+
+
+class Prompt(str):
+    """A prompt whose text changes while it waits: it is the text to show first, and :meth:`current`
+    says what it should read now (``"[4:53] White to move: "`` a second after ``"[4:54] ..."``).
+    Anything that takes a plain prompt string takes a :class:`Prompt` (it shows its first text)."""
+
+    _current: Callable[[], str] | None
+
+    def __new__(cls, text: str, current: Callable[[], str] | None = None) -> Prompt:
+        prompt = super().__new__(cls, text)
+        prompt._current = current
+        return prompt
+
+    def current(self) -> str:
+        """The prompt's text now (its first text when nothing changes it)."""
+        return self._current() if self._current is not None else str(self)
+
+
+def offer(words: Iterable[str]) -> None:
+    """What Tab completes to at the next prompts: the legal moves, the commands (any order, no repeats)."""
+    global _words
+    with _lock:
+        _words = tuple(dict.fromkeys(words))
+
+
+def completions(text: str, words: Iterable[str] | None = None) -> list[str]:
+    """The words (default: those :func:`offer` gave) that complete ``text``, case aside: ``nf`` -> ``Nf3``.
+
+    >>> completions("nf", ["Nf3", "Nc3", "e4", "g1f3"])
+    ['Nf3']
+    """
+    with _lock:
+        pool = _words if words is None else tuple(words)
+    lower = text.lower()
+    return [word for word in pool if word.lower().startswith(lower)]
+
+
+def _complete(text: str, state: int) -> str | None:
+    """Readline's completer: the ``state``-th completion of ``text``."""
+    try:
+        found = completions(text)
+        return found[state] if state < len(found) else None
+    except Exception:  # an exception here would only be swallowed by readline
+        LOGGER.debug("completion of %r failed", text, exc_info=True)
+        return None
+
+
+def _terminal() -> bool:
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # replaced or closed streams
+        return False
+
+
+def _with_readline() -> ModuleType | None:
+    """Python's readline, set up once for moves (completion on Tab, words split at spaces only, so that
+    ``O-O`` and ``e8=Q`` complete whole); None where it is missing."""
+    global _readline, _set_up
+    if _set_up:
+        return _readline
+    _set_up = True
+    try:
+        import readline
+    except ImportError:  # Windows, or a Python built without it
+        return None
+    try:
+        if "libedit" in (readline.__doc__ or ""):
+            readline.parse_and_bind("bind ^I rl_complete")
+        else:
+            readline.parse_and_bind("tab: complete")
+        readline.set_completer_delims(" \t\n")
+        readline.set_completer(_complete)
+    except Exception:  # a readline that cannot be set up still edits lines
+        LOGGER.debug("readline could not be set up", exc_info=True)
+    _readline = readline
+    atexit.register(_give_the_terminal_back)
+    return readline
+
+
+def _give_the_terminal_back() -> None:
+    """At exit, a line still being read (on a thread of its own, given up when the game stopped) leaves
+    the terminal as readline set it: no echo, no line editing by the terminal. Put it back."""
+    saved = _terminal_before
+    if saved is None:
+        return
+    with contextlib.suppress(ImportError, OSError, ValueError, AttributeError):
+        import termios
+
+        termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, saved)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def _keeping_the_terminal() -> Iterator[None]:
+    """Remember the terminal's settings while readline has it (for :func:`_give_the_terminal_back`)."""
+    global _terminal_before
+    try:
+        import termios
+
+        _terminal_before = termios.tcgetattr(sys.stdin.fileno())
+    except (ImportError, OSError, ValueError, AttributeError):
+        _terminal_before = None
+    try:
+        yield
+    finally:
+        _terminal_before = None
+
+
+@contextlib.contextmanager
+def _ticking(prompt: Prompt, readline: ModuleType) -> Iterator[None]:
+    """While readline waits for keys, redraw the prompt whenever :meth:`Prompt.current` changes."""
+    try:
+        import ctypes
+
+        library = ctypes.CDLL(getattr(readline, "__file__", None))
+        set_prompt = library.rl_set_prompt
+        on_new_line = library.rl_on_new_line
+        redisplay = library.rl_redisplay
+        hook = ctypes.c_void_p.in_dll(ctypes.pythonapi, "PyOS_InputHook")
+        out = sys.stdout.fileno()
+    except (ImportError, AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        yield  # no way to change the prompt: it stays as first shown
+        return
+    set_prompt.argtypes = [ctypes.c_char_p]
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    shown = [str(prompt)]
+
+    def tick() -> int:
+        # readline's own thread, between keys: the one place where its display may be changed
+        try:
+            text = prompt.current()
+            if text != shown[0]:
+                shown[0] = text
+                set_prompt(text.encode(encoding, "replace"))
+                # back to the start of the line and clear it; readline draws prompt and typing afresh
+                os.write(out, b"\r\x1b[K")
+                on_new_line()
+                redisplay()
+        except Exception:  # never let a prompt's clock break the reading of a move
+            LOGGER.debug("the prompt could not be redrawn", exc_info=True)
+        return 0
+
+    callback: Any = ctypes.CFUNCTYPE(ctypes.c_int)(tick)
+    before = hook.value
+    hook.value = ctypes.cast(callback, ctypes.c_void_p).value
+    try:
+        yield
+    finally:
+        hook.value = before
+        del callback
+
+
+def read_line(prompt: str) -> str | None:
+    """``input(prompt)`` with line editing, history and completion on a terminal; None at the end of
+    input (Ctrl-D). A :class:`Prompt` is redrawn as it changes. Bytes that are not text (in any locale)
+    become U+FFFD, and so an unknown move, never an exception that would lose the lines read with them."""
+    stdin = sys.stdin
+    if isinstance(stdin, io.TextIOWrapper) and stdin.errors == "strict":
+        stdin.reconfigure(errors="replace")
+    readline = _with_readline() if _terminal() else None
+    ticking: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if readline is not None and isinstance(prompt, Prompt):
+        ticking = _ticking(prompt, readline)
+    keeping = _keeping_the_terminal() if readline is not None else contextlib.nullcontext()
+    try:
+        with keeping, ticking:
+            return input(str(prompt))
+    except EOFError:
+        return None

@@ -1,0 +1,621 @@
+"""The reply starts before the move: while a person thinks, the robot's engine ponders and the magnet
+waits where the robot's next drag will most likely begin.
+
+While the person at the table (or at the keyboard, or on the web page) thinks, the robot's engine asks
+itself which moves they are likely to make (a short search of several lines at full strength,
+:meth:`~chessatron.game.engine.EnginePlayer.predict`, weighed by :func:`likely_moves_of`) and, most
+likely first, searches its own reply to each exactly as it would once the move is made
+(:meth:`~.engine.EnginePlayer.foresee`); then it evaluates each position for the watchers
+(:meth:`~.engine.EnginePlayer.analyse_ahead`). The empty magnet goes, at rapid, to the node that makes the
+expected travel to the robot's first drag after the person's move shortest (:func:`waiting_spot`, each
+likely move weighed by its likelihood). For a person at the board that drag is the reply's: each reply
+found is planned on the table as the person's move would leave it, and a piece lifted narrows the
+replies to wait for to those to that piece's moves. A typed or clicked move the robot carries out
+itself, first: the magnet waits where the likely moves begin.
+
+When the person's move is one of those searched (a ponder hit) the engine answers at once, and at the
+board the magnet sets off for the reply's first drag at the commit, while the move must still stand
+(the hold, :func:`~chessatron.game.seats.reply_hold_s`, is kept: the person may still correct it);
+otherwise (a miss) the engine searches as it always did, and nothing is lost but idle travel.
+
+Safety: only the empty magnet moves, in one ``G0`` between the robot's plans: every plan ends with the
+magnet released, a held or locked machine is not moved (:meth:`~chessatron.gantry.robot.Robot.travel`), and a
+plan waits for a travel under way (:meth:`~chessatron.gantry.robot.Robot.execute`). The magnet goes only where
+it was last sent: a travel asked for and not yet begun is dropped when a newer one is asked for, when
+the person's turn ends (a waiting spot) or once the robot has begun a plan (the reply's start). Moving
+the empty magnet under a person's hand is safe: it is under the board, and off; the sensors do not see
+it.
+
+>>> [round(p.probability, 2) for p in likely_moves_of([
+...     (chess.Move.from_uci("e7e5"), chess.engine.PovScore(chess.engine.Cp(-30), chess.BLACK)),
+...     (chess.Move.from_uci("a7a6"), chess.engine.PovScore(chess.engine.Cp(-130), chess.BLACK))])]
+[0.47, 0.28]
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from types import TracebackType
+
+import chess
+import chess.engine
+
+from ..errors import ChessatronError
+from ..gantry.robot import Robot
+from ..planning.layout import MachinePoint, Node
+from ..planning.planner import Planner, castling_squares
+from ..planning.table import Table
+from ..planning.timing import Timer
+from ..recognition import PieceLifted
+from .engine import EnginePlayer, Foresight
+from .live import LiveState
+from .players import BoardMover, EngineMover
+
+LOGGER = logging.getLogger(__name__)
+
+#: How many of the person's likely moves the engine answers ahead of time, most likely first.
+CANDIDATES = 4
+#: How sharply the likelihood of a move falls with what it gives away (centipawns for a factor e) and
+#: the share of moves outside the engine's lines: fitted (maximum likelihood) to the 874 moves of the
+#: first ten shared engine games, where the players chose the first line 37 % of the time, the second
+#: 17 %, the third 11 %, the fourth 10 % and another move 24 %.
+TEMPERATURE_CP = 200.0
+UNFORESEEN_SHARE = 0.25
+#: The magnet moves only when the expected empty travel shrinks by at least this much (seconds).
+MIN_GAIN_S = 0.05
+#: How long pondering lets the session ask the person for their move first (seconds).
+START_DELAY_S = 0.05
+#: How often the sensors' events are looked at for a lifted piece (seconds).
+WATCH_S = 0.05
+#: The longest the robot's plan waits for the magnet to take up its last travel (seconds): one travel
+#: across the table under way, then that one begun.
+SETTLE_TIMEOUT_S = 5.0
+#: A mate counts as this many centipawns when moves are weighed.
+MATE_CP = 10_000
+
+PositionKey = tuple[str, tuple[str, ...]]
+
+
+def position_key(board: chess.Board) -> PositionKey:
+    """A position with the moves that led to it (the engine sees those too: repetitions)."""
+    return board.fen(), tuple(move.uci() for move in board.move_stack)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A move the person may make, and how likely it is."""
+
+    move: chess.Move
+    probability: float
+
+
+def likely_moves_of(lines: Sequence[tuple[chess.Move, chess.engine.PovScore]]) -> list[Prediction]:
+    """The moves of an engine's lines (best first, as :meth:`EnginePlayer.likely_moves` gives them)
+    with a likelihood each: falling by a factor e for every :data:`TEMPERATURE_CP` centipawns a move is
+    worse than the best one, the lot summing to ``1 - UNFORESEEN_SHARE`` (a person may play anything)."""
+    if not lines:
+        return []
+    turn = lines[0][1].turn
+    values = [score.pov(turn).score(mate_score=MATE_CP) for _, score in lines]
+    known = [value for value in values if value is not None]
+    best = max(known) if known else 0
+    # (a mate against the mover counts as a loss of MATE_CP: its weight is nil, never an overflow)
+    weights = [math.exp(-(best - (best if value is None else value)) / TEMPERATURE_CP) for value in values]
+    share = (1.0 - UNFORESEEN_SHARE) / sum(weights)
+    return [Prediction(move, share * weight) for (move, _), weight in zip(lines, weights, strict=True)]
+
+
+def waiting_spot(timer: Timer, starts: Sequence[tuple[Node, float]]) -> tuple[Node, float]:
+    """Where the empty magnet should wait: the node with the least expected travel to the first drag of
+    the reply, over the replies ``starts`` (each reply's first node, and how likely it is). Returns the
+    node and its expected travel in seconds (weights need not sum to one: only their ratio counts).
+
+    >>> from chessatron.planning.layout import Layout
+    >>> timer = Timer(Layout.default())
+    >>> waiting_spot(timer, [((9, 9), 0.6), ((13, 9), 0.3)])[0]
+    (9, 9)
+    """
+    total = sum(weight for _, weight in starts)
+    if not starts or total <= 0.0:
+        raise ValueError("a waiting spot needs at least one likely start with a positive weight")
+    width, height = timer.layout.node_extent
+    best: tuple[float, Node] | None = None
+    for i in range(width):
+        for j in range(height):
+            expected = sum(weight * timer.travel_between((i, j), start) for start, weight in starts)
+            if best is None or expected < best[0] - 1e-12:
+                best = (expected, (i, j))
+    assert best is not None
+    return best[1], best[0] / total
+
+
+def first_lifts(board: chess.Board, move: chess.Move) -> frozenset[chess.Square]:
+    """The squares a person may lift first to make ``move`` on ``board``: the piece that moves, and for
+    castling the king or the rook.
+
+    >>> sorted(chess.square_name(s) for s in first_lifts(chess.Board("4k3/8/8/8/8/8/8/4K2R w K - 0 1"),
+    ...                                                  chess.Move.from_uci("e1g1")))
+    ['e1', 'h1']
+    """
+    if board.is_castling(move):
+        king_from, _, rook_from, _ = castling_squares(board, move)
+        return frozenset((king_from, rook_from))
+    return frozenset((move.from_square,))
+
+
+def expected_travel(timer: Timer, at: MachinePoint, starts: Sequence[tuple[Node, float]]) -> float:
+    """The expected empty travel (seconds) from ``at`` to the reply's first drag."""
+    total = sum(weight for _, weight in starts)
+    layout = timer.layout
+    return sum(weight * timer.travel_s(at, layout.node_mm(start)) for start, weight in starts) / total
+
+
+@dataclass
+class PonderStats:
+    """What pondering achieved in a session: for the bench and the log."""
+
+    hits: int = 0
+    misses: int = 0
+    travels: int = 0
+    lifts: int = 0
+    """Pieces seen lifted that narrowed where to wait."""
+    planning_s: float = 0.0
+    """CPU seconds spent planning the replies foreseen and choosing where to wait."""
+    searched: list[int] = field(default_factory=list)
+    """For every person's move, how many replies had been searched (or were being searched) by then."""
+
+
+class _Worker:
+    """A thread that does the work it is given, in turn, until closed."""
+
+    def __init__(self, name: str) -> None:
+        self._queue: queue.Queue[Callable[[], None] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    @property
+    def is_busy(self) -> bool:
+        return self._queue.unfinished_tasks > 0
+
+    def submit(self, work: Callable[[], None]) -> None:
+        self._queue.put(work)
+
+    def close(self) -> None:
+        """Finish the work given, then stop (idempotent)."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
+
+    def _run(self) -> None:
+        while (work := self._queue.get()) is not None:
+            try:
+                work()
+            except Exception:  # pondering only ever saves time: the game goes on without it
+                LOGGER.exception("pondering failed")
+            finally:
+                self._queue.task_done()
+        self._queue.task_done()
+
+
+@dataclass
+class _Turn:
+    """What pondering knows in one person's turn. A turn that ends is halted: its searches stop and its
+    threads finish on their own, touching nothing of the next turn's."""
+
+    by_hand: bool = True
+    """The person moves the pieces (the robot's first drag is its reply's), or the robot carries their
+    move out first (its first drag is that move's)."""
+    halted: threading.Event = field(default_factory=threading.Event)
+    prediction: Foresight | None = None
+    searches: dict[PositionKey, Foresight] = field(default_factory=dict)
+    evaluations: dict[PositionKey, Foresight] = field(default_factory=dict)
+    starts: dict[PositionKey, Node] = field(default_factory=dict)
+    """Where the reply begins, by the position the person's move makes (by hand only)."""
+    known: list[tuple[frozenset[chess.Square], Node, float]] = field(default_factory=list)
+    """Each likely move whose first drag is planned (the reply's, or the move's own when the robot
+    carries it out): the squares the person may lift first for it, where the drag begins, how likely
+    the move is."""
+    ready: dict[chess.Move, chess.Move] = field(default_factory=dict)
+    """The engine's reply to each likely move, once found (and, by hand, planned)."""
+    lifted: chess.Square | None = None
+    """The piece the person holds, as the sensors saw."""
+
+    def halt(self, keep: PositionKey | None = None) -> None:
+        """End the turn: every search stops but those of the position ``keep``."""
+        self.halted.set()
+        if self.prediction is not None:
+            self.prediction.stop()
+        for key, search in [*self.searches.items(), *self.evaluations.items()]:
+            if key != keep:
+                search.stop()
+
+
+class Ponderer:
+    """Thinks on the person's time for one game: see the module's docstring.
+
+    ``planner`` plans the replies foreseen; ``robot`` moves the empty magnet (None: the engine ponders,
+    nothing moves); ``live`` shows where the magnet went. A context manager: leaving it stops every
+    search and waits for the magnet.
+    """
+
+    def __init__(
+        self,
+        planner: Planner,
+        *,
+        robot: Robot | None = None,
+        live: LiveState | None = None,
+        candidates: int = CANDIDATES,
+    ) -> None:
+        self.planner = planner
+        self.robot = robot
+        self.live = live
+        self.candidates = candidates
+        self.stats = PonderStats()
+        self._lock = threading.Lock()
+        # where the magnet is to go next, and what makes that travel stale (newest wins: see _send);
+        # None once the machine has taken it up (or dropped it), which _settle waits for
+        self._wanted: tuple[Node, Callable[[], bool]] | None = None
+        self._taken = threading.Condition(self._lock)
+        # threads of their own, started here: a thread started while the person waits for the prompt
+        # would cost the session the interpreter for milliseconds, work handed to one costs nothing
+        self._pondering = _Worker("ponder")
+        self._watching = _Worker("watch sensors")
+        self._moving = _Worker("magnet")
+        self._turn = _Turn()
+        self._turn.halted.set()
+        self._engine: EnginePlayer | None = None
+        self._expecting = False  # a person is choosing, the engine will answer
+        self._answering = False  # the engine is answering a person
+        self._approached: PositionKey | None = None  # the position whose reply the magnet set off for
+
+    def __enter__(self) -> Ponderer:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "pondering" if self.is_pondering else "idle"
+        return f"Ponderer({state}, {self.stats.hits} hits, {self.stats.misses} misses)"
+
+    @property
+    def is_pondering(self) -> bool:
+        """The engine is still working ahead (searching, or the magnet on its way)."""
+        return self._pondering.is_busy or self._moving.is_busy
+
+    def replies_ready(self) -> dict[chess.Move, chess.Move]:
+        """The person's likely moves the engine has its reply to already, with the reply."""
+        with self._lock:
+            return dict(self._turn.ready)
+
+    def reply_start(self, board: chess.Board, move: chess.Move) -> Node | None:
+        """Where the robot's reply to the person's ``move`` on ``board`` begins, as planned ahead (a
+        person at the board only), or None."""
+        after = board.copy()
+        after.push(move)
+        with self._lock:
+            return self._turn.starts.get(position_key(after))
+
+    # --- the session's hooks -----------------------------------------------------------------------
+
+    def before(self, board: chess.Board, table: Table, mover: object, opponent: object) -> None:
+        """The side to move on ``board`` is about to choose (``mover``) and ``opponent`` will answer:
+        ponder if that is the robot's engine answering a person (or a page, or a keyboard)."""
+        if isinstance(opponent, EngineMover) and not isinstance(mover, EngineMover):
+            by_hand = isinstance(mover, BoardMover)
+            events = mover.events if isinstance(mover, BoardMover) else None
+            self.expect(board, table, opponent.engine, opponent.budget, by_hand=by_hand, events=events)
+
+    def expect(
+        self,
+        board: chess.Board,
+        table: Table,
+        engine: EnginePlayer,
+        budget: Callable[[chess.Board], float | None] = lambda board: None,
+        *,
+        by_hand: bool = True,
+        events: list[object] | None = None,
+    ) -> None:
+        """A person is about to choose a move on ``board`` and ``engine`` will answer it: ponder until
+        :meth:`heard`. ``table`` is the physical table now (copied); ``budget`` the engine's time cap
+        for a position (its clock); ``by_hand``: the person moves the pieces (at the board), else the
+        robot carries their move out first (typed, clicked: the magnet waits for that move instead);
+        ``events`` the recognizer's events of a person at the board as they come (a piece lifted
+        narrows the moves to wait for to that piece's)."""
+        turn = _Turn(by_hand=by_hand)
+        with self._lock:
+            self._turn.halt()
+            self._turn = turn
+        self._expecting, self._answering, self._approached = True, False, None
+        self._engine = engine
+        if not any(board.generate_legal_moves()):
+            turn.halted.set()
+            return
+        self._pondering.submit(partial(self._ponder, turn, board.copy(), table.copy(), engine, budget))
+        if events is not None and self.robot is not None:
+            self._watching.submit(partial(self._watch, turn, events, len(events)))
+
+    def heard(self, board: chess.Board, choice: object, table: Table) -> None:
+        """A player chose on ``board`` (a move, or a command, a revision, nothing), the table as ``table``.
+        After a person's move every search but the one of the position it makes stops, and on a ponder
+        hit the magnet sets off for the reply's first drag at once; after the engine's answer to a
+        person at the board, the magnet sets off for its first drag (unless it has already: a hit) while
+        the person's move must still stand (the robot's next plan waits for it). (A typed move the robot
+        carries out at once: its plan takes the magnet where it goes.)"""
+        move = choice if isinstance(choice, chess.Move) and board.is_legal(choice) else None
+        if self._expecting:
+            keep: PositionKey | None = None
+            if move is not None:
+                after = board.copy()
+                after.push(move)
+                keep = position_key(after)
+            with self._lock:
+                turn = self._turn
+                turn.halt(keep)
+                self.stats.searched.append(len(turn.searches))
+                start = turn.starts.get(keep) if keep is not None else None
+            if start is not None:
+                self._approach(start)
+                self._approached = keep
+            if move is None:
+                self._expecting = False
+        elif self._answering and move is not None:
+            self._answering = False
+            # (on a hit the magnet is on its way already)
+            if self._turn.by_hand and self._approached != position_key(board):
+                started = time.thread_time()
+                start = self._first_start(table, board, None, move)
+                self.stats.planning_s += time.thread_time() - started
+                if start is not None:
+                    self._approach(start)
+            # the robot's plan, made next, starts where the magnet goes, not where it was
+            self._settle()
+
+    def picked(self, square: chess.Square | None) -> None:
+        """The person picked up the piece on ``square`` on the web page (None: put it down again): as a
+        piece lifted at the board, it narrows where the magnet waits to that piece's likely moves."""
+        with self._lock:
+            turn = self._turn
+            if turn.halted.is_set() or turn.lifted == square:
+                return
+            turn.lifted = square
+        self._wait_near(turn)
+
+    def foreseen(self, board: chess.Board) -> chess.Move | None:
+        """The engine's move in ``board`` if it searched this position ahead (a ponder hit; waits for the
+        search to end if it still runs), else None (a miss: the engine searches now)."""
+        kept = position_key(board)
+        with self._lock:
+            # the search of this position (and its evaluation, which the session asks for) runs on
+            self._turn.halt(kept)
+            search = self._turn.searches.get(kept)
+        expecting, self._expecting = self._expecting, False
+        self._answering = expecting
+        found = search.result() if search is not None else None
+        if found is None or not board.is_legal(found[0]):
+            if expecting:
+                self.stats.misses += 1
+            return None
+        move, info = found
+        if self._engine is not None:
+            self._engine.last_info = info  # what the engine said of the move it plays
+        self.stats.hits += 1
+        LOGGER.info("ponder hit: %s answered at once with %s", board.fen(), move.uci())
+        return move
+
+    def close(self) -> None:
+        """Stop every search, drop the travels not begun and wait for the rest (idempotent)."""
+        with self._lock:
+            self._turn.halt()
+            self._wanted = None
+            self._taken.notify_all()
+        for worker in (self._pondering, self._watching, self._moving):
+            worker.close()
+
+    # --- the pondering threads ---------------------------------------------------------------------
+
+    def _ponder(
+        self,
+        turn: _Turn,
+        board: chess.Board,
+        table: Table,
+        engine: EnginePlayer,
+        budget: Callable[[chess.Board], float | None],
+    ) -> None:
+        # the session first asks the person for their move (a prompt, the LEDs); pondering then competes
+        # with it for nothing
+        if turn.halted.wait(START_DELAY_S):
+            return
+        with self._lock:
+            if turn.halted.is_set():
+                return
+            try:
+                predicting = turn.prediction = engine.predict(board, count=self.candidates)
+            except ChessatronError as exc:
+                LOGGER.info("no pondering on %s: %s", board.fen(), exc)
+                return
+        found: list[chess.Board] = []
+        predictions = likely_moves_of(predicting.likely_moves())
+        if not turn.by_hand:
+            # the robot carries the person's move out first: the magnet waits where that move begins
+            for prediction in predictions:
+                started = time.thread_time()
+                first = self._first_start(table, board, None, prediction.move)
+                self.stats.planning_s += time.thread_time() - started
+                if first is not None:
+                    lifts = first_lifts(board, prediction.move)
+                    with self._lock:
+                        turn.known.append((lifts, first, prediction.probability))
+            self._wait_near(turn)
+        for prediction in predictions:
+            after = board.copy()
+            after.push(prediction.move)
+            if after.is_game_over():
+                continue
+            search = self._start(
+                turn, partial(engine.foresee, after, max_time_s=budget(after)), after, turn.searches
+            )
+            result = search.result() if search is not None else None
+            if result is None:
+                if turn.halted.is_set():
+                    return
+                continue
+            found.append(after)
+            if not turn.by_hand:
+                with self._lock:
+                    turn.ready[prediction.move] = result[0]
+                continue
+            started = time.thread_time()
+            start = self._first_start(table, board, prediction.move, result[0])
+            self.stats.planning_s += time.thread_time() - started
+            if start is None:
+                continue
+            with self._lock:
+                turn.starts[position_key(after)] = start
+                turn.known.append((first_lifts(board, prediction.move), start, prediction.probability))
+                turn.ready[prediction.move] = result[0]
+            self._wait_near(turn)
+        # then the engine's view of each position, for the watchers: ready when a hit shows it (the
+        # replies first: a person who moves quickly must not wait for an evaluation)
+        for after in found:
+            evaluation = self._start(turn, partial(engine.analyse_ahead, after), after, turn.evaluations)
+            if evaluation is None:
+                return
+            evaluation.result()
+
+    def _start(
+        self,
+        turn: _Turn,
+        begin: Callable[[], Foresight],
+        position: chess.Board,
+        into: dict[PositionKey, Foresight],
+    ) -> Foresight | None:
+        """Begin a search ahead unless the turn has ended; None when it has (or the engine failed)."""
+        with self._lock:
+            if turn.halted.is_set():
+                return None
+            try:
+                search = begin()
+            except ChessatronError as exc:
+                LOGGER.info("no pondering on %s: %s", position.fen(), exc)
+                return None
+            into[position_key(position)] = search
+            return search
+
+    def _first_start(
+        self, table: Table, board: chess.Board, move: chess.Move | None, reply: chess.Move
+    ) -> Node | None:
+        """Where the robot's first drag of ``reply`` begins, after the person's ``move`` (None: made
+        already, ``table`` shows it)."""
+        planner = self.planner
+        at = self._destination()
+        position = board.copy()
+        try:
+            scratch = table.copy()
+            if move is not None:
+                planner.plan_move(scratch, position, move, at=at).apply(scratch)
+                position.push(move)
+            plan = planner.plan_move(scratch, position, reply, at=at)
+        except ChessatronError as exc:
+            LOGGER.info("reply %s not planned ahead: %s", reply.uci(), exc)
+            return None
+        return plan.relocations[0].start if plan.relocations else None
+
+    def _wait_near(self, turn: _Turn) -> None:
+        """Send the empty magnet where the expected travel to the reply is shortest, if that gains: over
+        every reply planned so far, or those to moves of the piece the person holds."""
+        if self.robot is None:
+            return
+        started = time.thread_time()
+        with self._lock:
+            known, lifted = list(turn.known), turn.lifted
+        held = [entry for entry in known if lifted in entry[0]]
+        starts = [(start, weight) for _, start, weight in held or known]
+        if not starts:
+            return
+        timer = self.planner.timer
+        spot, expected = waiting_spot(timer, starts)
+        gain = expected_travel(timer, self._destination(), starts) - expected
+        self.stats.planning_s += time.thread_time() - started
+        if gain >= MIN_GAIN_S:
+            self._send(spot, turn.halted.is_set)
+
+    def _watch(self, turn: _Turn, events: list[object], seen: int) -> None:
+        """Follow a person at the board: the piece they lift tells which replies to wait for."""
+        while not turn.halted.wait(WATCH_S):
+            fresh, seen = events[seen:], len(events)
+            lifts = [event.square for event in fresh if isinstance(event, PieceLifted)]
+            if lifts and lifts[-1] != turn.lifted:
+                with self._lock:
+                    turn.lifted = lifts[-1]
+                self.stats.lifts += 1
+                self._wait_near(turn)
+
+    # --- the magnet --------------------------------------------------------------------------------
+
+    def _approach(self, start: Node) -> None:
+        """The reply is known: the magnet sets off for its first drag, in the background, unless the
+        robot has begun a plan by then (the plan's own travel takes it there)."""
+        robot = self.robot
+        if robot is not None:
+            begun = robot.plans_begun
+            self._send(start, lambda: robot.plans_begun != begun)
+
+    def _destination(self) -> MachinePoint:
+        """Where the magnet will stand once the travel asked for last has run."""
+        robot = self.robot
+        with self._lock:
+            wanted = self._wanted
+        if wanted is not None:
+            return self.planner.layout.node_mm(wanted[0])
+        return robot.writer.position if robot is not None else self.planner.layout.home_mm
+
+    def _send(self, node: Node, stale: Callable[[], bool]) -> None:
+        """Have the magnet travel to ``node`` unless ``stale`` says otherwise when the machine is free; a
+        travel asked for and not yet begun is replaced (GRBL finishes a ``G0`` it has begun)."""
+        with self._lock:
+            self._wanted = (node, stale)
+        self._moving.submit(self._travel)
+
+    def _settle(self, timeout_s: float = SETTLE_TIMEOUT_S) -> None:
+        """Wait until the machine has taken up the travel asked for last (begun or dropped it)."""
+        with self._taken:
+            self._taken.wait_for(lambda: self._wanted is None, timeout=timeout_s)
+
+    def _travel(self) -> None:
+        robot = self.robot
+        with self._lock:
+            wanted = self._wanted
+        if wanted is None or robot is None:
+            return  # taken up already (a newer travel, asked for meanwhile, ran in its place)
+        node, stale = wanted
+
+        def dropped() -> bool:
+            # asked once the machine is free: the newest travel is taken up here, any other dropped
+            with self._taken:
+                if self._wanted is not wanted:
+                    return True
+                self._wanted = None
+                self._taken.notify_all()
+            return stale()
+
+        point = self.planner.layout.node_mm(node)
+        before = robot.writer.position
+        try:
+            moved = robot.travel(point, "WAIT FOR THE REPLY", unless=dropped)
+        except ChessatronError as exc:
+            LOGGER.warning("the magnet did not move to wait for the reply: %s", exc)
+            return
+        if moved and point != before:
+            self.stats.travels += 1
+            if self.live is not None:
+                self.live.show_gantry(point, state="Idle")

@@ -1,0 +1,218 @@
+"""A session's games begin: a new game checked and journaled with the table set up for it, or a saved
+one resumed, the physical table rebuilt from its journal and the pieces put back where it stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.engine
+
+from ..errors import ChessatronError
+from ..planning.table import Table
+from .journal import GameMetadata, Journal, JournalState, read_journal
+from .live import colour_name
+from .players import (
+    PlayerSpec,
+)
+from .record import ClockSettings, Player
+from .seats import Seats
+from .tablework import (
+    _made_by_hand,
+    _robot_entries,
+    decode_relocation,
+    decode_table,
+    encode_table,
+    hand_operations,
+)
+
+LOGGER = logging.getLogger(__name__)
+
+
+class GameSetup(Seats):
+    """New games and resumed ones (see the module docs)."""
+
+    def new_game(
+        self,
+        white: PlayerSpec,
+        black: PlayerSpec,
+        start: chess.Board,
+        clock: ClockSettings | None = None,
+        *,
+        players: tuple[Player, Player] | None = None,
+        site: str = "",
+        online: Mapping[str, Any] | None = None,
+    ) -> Journal:
+        """Journal a new game (with a chess clock of ``clock`` if given) and set the table up for it.
+
+        ``players`` names them in the record (default: as their specs say), ``site`` is where the game is
+        played, ``online`` what an online game's journal keeps about it on its server.
+
+        The players are checked first (:meth:`check_players`), the sensors and LEDs a person at the board
+        needs opened, and their engines started before anything moves: a game whose players cannot play
+        leaves no journal behind."""
+        engines = self.check_players(white, black)
+        self._open_board_devices(white, black)
+        # the table before the set-up: a set-up cut short resumes from it
+        config: dict[str, Any] = {"white": white.spec, "black": black.spec, "table": encode_table(self.table)}
+        if online is not None:
+            config["online"] = dict(online)
+        metadata = GameMetadata(
+            white=players[0] if players else white.player(),
+            black=players[1] if players else black.player(),
+            start_fen=start.fen(),
+            chess960=start.chess960,
+            clock=clock,
+            site=site,
+            config=config,
+        )
+        journal = Journal.create(self.games_dir, metadata)
+        try:
+            self._start_engines(engines)
+        except ChessatronError:
+            try:
+                journal.discard()  # the game never began: nothing for `play --resume` to pick up
+            except ChessatronError as exc:  # the players' error is the one to tell
+                LOGGER.warning("%s", exc)
+            raise
+        except BaseException:
+            journal.close()  # stopped while the players started: the game can be resumed
+            raise
+        self._journal = journal
+        shown = (white.spec, black.spec) if players is None else (metadata.white.name, metadata.black.name)
+        self.live.show_board(start, game_id=metadata.game_id, players=shown)
+        self.live.update(status="setting up", hint=None, evaluation=None, notices=[])
+        self.emit({"event": "game", "id": metadata.game_id, "fen": start.fen(), "chess960": start.chess960})
+        try:
+            if not self.has_robot:
+                before = self.table.placement()
+                self._arrange_by_hand(start, "set up")
+                self._journal_by_hand(journal, before)
+                return journal
+            plan = self.resetter.plan(self.table, start, at=self.gantry)
+            self.emit({"event": "setup", "relocations": len(plan.relocations)})
+            self.run_plan(plan, "SETUP", journal)
+        except BaseException:
+            journal.close()  # unlocked: `play --resume` can take the game up
+            raise
+        return journal
+
+    def resume(
+        self, path: Path, *, players: Mapping[chess.Color, PlayerSpec] | None = None
+    ) -> tuple[Journal, PlayerSpec, PlayerSpec]:
+        """Rebuild the table from the journal (set-up arrangement, then every move's plan) and finish a
+        robot move that was cut short. ``players`` hands a side to another player from now on (``play
+        --resume --white engine:3``): checked first, then journaled and told."""
+        state = read_journal(path)
+        if state.is_finished:
+            raise ChessatronError(f"the game in {str(path)!r} is finished; start a new one")
+        online = state.metadata.config.get("online")
+        if isinstance(online, dict) and self.referee is None:
+            raise ChessatronError(
+                f"game {state.metadata.game_id!r} is an online game on {online.get('url')!r}; continue it "
+                f"with `chessatron online --game {online.get('game')}`"
+            )
+        config = state.metadata.config
+        journaled = {colour: str(config.get(chess.COLOR_NAMES[colour], "engine")) for colour in chess.COLORS}
+        changed = {colour: spec for colour, spec in (players or {}).items() if spec.spec != journaled[colour]}
+        # (a side handed over is not parsed as journaled: a player that no longer parses is replaced so)
+        white = changed.get(chess.WHITE) or PlayerSpec.parse(journaled[chess.WHITE])
+        black = changed.get(chess.BLACK) or PlayerSpec.parse(journaled[chess.BLACK])
+        self.start_players(white, black)
+        if any(spec.moves_pieces for spec in changed.values()):
+            self._open_board_devices(white, black)  # before the change is journaled
+        self._rebuild_table(state, path)
+        journal = Journal.open(path)
+        self._journal = journal
+        try:
+            for colour, spec in changed.items():
+                journal.change_player(colour, spec.player(), spec.spec)
+        except BaseException:
+            journal.close()
+            raise
+        self.live.show_board(
+            journal.board(), game_id=state.metadata.game_id, players=(white.spec, black.spec)
+        )
+        self.emit({"event": "resumed", "id": state.metadata.game_id, "plies": len(state.moves)})
+        for colour, spec in changed.items():
+            was = journaled[colour]
+            message = f"{colour_name(colour).capitalize()} is played by {spec.spec} from now on (was {was})"
+            self.emit({"event": "notice", "message": message})
+        return journal, white, black
+
+    def put_back(self, standing: Table) -> None:
+        """After :meth:`resume` the model is the table as the game left it; when the pieces stand
+        elsewhere (``standing``: the table was set up for something else since, or another game was
+        played on it), the robot puts them back there (the reset planner's arrangement). Needs the machine
+        connected before the resume; nothing to do without a robot."""
+        wanted = self.table
+        if self.robot is None:
+            return
+        plan = self.resetter.plan_arrangement(standing, wanted, self.gantry)
+        if not plan.relocations:  # every piece stands where the game left it
+            return
+        self.table = self.robot.table = standing
+        self.live.update(status="putting the pieces back where the game stopped")
+        self.run_plan(plan, "RESUME", None)
+        self.table = self.robot.table = wanted
+        self.live.show_table(wanted, ())
+
+    def _rebuild_table(self, state: JournalState, path: Path) -> None:
+        """The physical table as the journal says the robot left it: the set-up arrangement, then all
+        journaled robot work in order (moves, takebacks), only the finished part of the last one."""
+        start = chess.Board(state.metadata.start_fen, chess960=state.metadata.chess960)
+        table = Table.from_board(self.layout, start)
+        work = _robot_entries(state)
+        before_setup = state.metadata.config.get("table")
+        unfinished_setup = bool(work) and work[0][0] == 0 and len(work[0][2]) < len(work[0][1])
+        if unfinished_setup and before_setup is not None and not state.moves:
+            table = decode_table(before_setup, self.layout)  # replay the set-up's finished drags
+        elif work and work[0][0] == 0 and not state.moves:
+            work = work[1:] if not unfinished_setup else []  # a finished set-up
+        elif work and work[0][0] == 0:
+            work = work[1:]  # the set-up ended in the arrangement the table starts from
+        self._pending = None
+        self._unjournaled = []
+        self._hand_done_unjournaled = []
+        for number, (ply, operations, done) in enumerate(work):
+            scratch = table.copy()
+            decoded = []
+            for index, text in enumerate(operations):
+                relocation = decode_relocation(text, scratch)
+                scratch.relocate(relocation.piece.id, relocation.goal)
+                decoded.append((index, relocation))
+            if decoded and all(relocation.purpose == "hand" for _, relocation in decoded):
+                # people moved them all; only the writing stopped (journaled as done when the game goes on)
+                if number == len(work) - 1:
+                    self._hand_done_unjournaled = [index for index, _ in decoded if index not in done]
+                done = {index for index, _ in decoded}
+            for index, relocation in decoded:
+                if index in done:
+                    table.relocate(relocation.piece.id, relocation.goal)
+            if len(done) < len(decoded):
+                if number != len(work) - 1:
+                    raise ChessatronError(
+                        f"the journal's robot work for ply {ply} is incomplete; it cannot be resumed"
+                    )
+                remaining = [(i, r) for i, r in decoded if i not in done]
+                self._pending = (state.moves[-1].move if state.moves else chess.Move.null(), remaining, False)
+        planned_through = work[-1][0] if work else 0
+        if state.moves and planned_through < len(state.moves) and self._pending is None:
+            if _made_by_hand(state.moves[-1].who):
+                # a person had made it (the process stopped before its pieces were journaled): the model
+                # follows the move; the sensors check the table when the game goes on
+                before = chess.Board(state.metadata.start_fen, chess960=state.metadata.chess960)
+                for entry in state.moves[:-1]:
+                    before.push(entry.move)
+                placement = table.placement()
+                self.planner.plan_move(table, before, state.moves[-1].move, at=self.gantry).apply(table)
+                self._unjournaled = hand_operations(self.layout, placement, table)
+            else:
+                self._pending = (state.moves[-1].move, [], True)  # journaled, the robot had not begun
+        self.table = table
+        if self.robot is not None:  # connected before the resume (a runner's session): it moves this one
+            self.robot.table = table

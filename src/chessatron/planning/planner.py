@@ -1,0 +1,379 @@
+"""Chess moves become ordered piece relocations on the table.
+
+For a legal move the planner lists what must happen physically (the victim of a capture leaves first,
+a promoted pawn goes off the board and a spare comes in, castling moves king and rook), then searches the
+orders, destinations and parking places for the plan that takes the least machine time, empty travel
+included. Every drag keeps the clearance rule (:mod:`chessatron.planning.paths`); when no drag can, one
+blocker is moved aside and back, and the plan says so in its notes.
+
+>>> layout = Layout.default()
+>>> board, table = chess.Board(), Table.from_board(layout, chess.Board())
+>>> plan = Planner(layout).plan_move(table, board, chess.Move.from_uci("g1f3"))
+>>> [r.describe(layout) for r in plan.relocations]
+['wN2 g1-f3 (move)']
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import chess
+
+from ..errors import IllegalMoveError, NoPathError, NoRoomError
+from .layout import Cell, Layout, MachinePoint, Node
+from .paths import Path, PathFinder
+from .table import PhysicalPiece, PieceId, Table
+from .timing import Timer
+
+Purpose = Literal[
+    "move",
+    "capture",
+    "promote-out",
+    "promote-in",
+    "castle",
+    "park",
+    "unpark",
+    "aside",
+    "back",
+    "setup",
+    "hand",
+]
+"""Why a piece is dragged; ``hand``: moved by a person, journaled so that a resume knows where it is."""
+
+#: How many free capture cells, nearest first, the planner weighs for a captured piece.
+_CELL_CHOICES = 2
+#: How many parking nodes, nearest first, the planner tries for a piece that must make way.
+_PARK_CHOICES = 8
+
+
+@dataclass(frozen=True)
+class Relocation:
+    """One drag: a piece taken along a path, magnet engaged at the start and released at the end."""
+
+    piece: PhysicalPiece
+    path: Path
+    purpose: Purpose
+
+    @property
+    def start(self) -> Node:
+        return self.path[0]
+
+    @property
+    def goal(self) -> Node:
+        return self.path[-1]
+
+    def describe(self, layout: Layout) -> str:
+        start, goal = _node_name(layout, self.start), _node_name(layout, self.goal)
+        return f"{self.piece.id} {start}-{goal} ({self.purpose})"
+
+    def __str__(self) -> str:
+        return f"{self.piece.id} {self.start}-{self.goal} ({self.purpose})"
+
+
+@dataclass(frozen=True)
+class Task:
+    """A piece that must end on a node; the solver chooses when and by which path."""
+
+    piece: PieceId
+    goal: Node
+    purpose: Purpose
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Relocations in the order the machine runs them, and their predicted time."""
+
+    relocations: tuple[Relocation, ...]
+    seconds: float
+    """Predicted machine time: travel, magnet actions and drags, from the gantry position planned from."""
+    start_mm: MachinePoint
+    end_mm: MachinePoint
+    """Where the magnet is when the plan is done."""
+    notes: tuple[str, ...] = ()
+
+    def apply(self, table: Table) -> None:
+        """Carry the plan out on the physical state."""
+        for relocation in self.relocations:
+            table.relocate(relocation.piece.id, relocation.goal)
+
+
+class Planner:
+    """Plans moves on one layout. Keeps caches, so reuse one planner for a whole game."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.finder = PathFinder(layout)
+        self.timer = Timer(layout)
+        self.corner_pitches = corner_pitches(self.timer)
+
+    # --- chess moves -------------------------------------------------------------------------------
+
+    def plan_move(
+        self, table: Table, board: chess.Board, move: chess.Move, at: MachinePoint | None = None
+    ) -> Plan:
+        """The fastest plan that turns the table from ``board`` into ``board`` after ``move``.
+
+        ``at`` is where the magnet is when the plan starts (home if not given). Raises
+        :class:`IllegalMoveError` for an illegal move and :class:`PlanningError` subclasses when the
+        table cannot do it (no spare piece, no room, no path).
+        """
+        if not board.is_legal(move):
+            raise IllegalMoveError(f"{move.uci()!r} is not legal in {board.fen()!r}")
+        start = self.layout.home_mm if at is None else at
+        return self.solve(table, self._move_variants(table, board, move), start)
+
+    def _move_variants(self, table: Table, board: chess.Board, move: chess.Move) -> Iterable[list[Task]]:
+        layout = self.layout
+        mover = _piece_on(table, layout, move.from_square)
+        if board.is_castling(move):
+            yield from self._castling_variants(table, board, move)
+            return
+        victim_square: chess.Square | None = None
+        if board.is_en_passant(move):
+            victim_square = chess.square(
+                chess.square_file(move.to_square), chess.square_rank(move.from_square)
+            )
+        elif board.piece_at(move.to_square) is not None:
+            victim_square = move.to_square
+        to_node = layout.square_node(move.to_square)
+        victim_options: list[list[Task]] = [[]]
+        reserved: set[Cell] = set()
+        if victim_square is not None:
+            victim = _piece_on(table, layout, victim_square)
+            cells = self._nearest_cells(table, victim, layout.square_node(victim_square), set())
+            victim_options = [
+                [Task(victim.id, layout.cell_node(c), "capture")] for c in cells[:_CELL_CHOICES]
+            ]
+            reserved = set(cells[:1])
+        if move.promotion is None:
+            for option in victim_options:
+                yield [*option, Task(mover.id, to_node, "move")]
+            return
+        symbol = chess.Piece(move.promotion, board.turn).symbol()
+        spares = sorted(table.spares(symbol), key=lambda p: math.dist(table.node_of(p.id), to_node))
+        spare = spares[0]
+        for option in victim_options:
+            taken = reserved | {c for t in option for c in [layout.node_cell(t.goal)] if c is not None}
+            # The pawn may take the cell the spare leaves if that is nearest: it is free once the spare moves.
+            pawn_cells = self._nearest_cells(table, mover, layout.square_node(move.from_square), taken)
+            yield [
+                *option,
+                Task(mover.id, layout.cell_node(pawn_cells[0]), "promote-out"),
+                Task(spare.id, to_node, "promote-in"),
+            ]
+
+    def _castling_variants(self, table: Table, board: chess.Board, move: chess.Move) -> Iterable[list[Task]]:
+        layout = self.layout
+        king_from, king_to, rook_from, rook_to = castling_squares(board, move)
+        king = _piece_on(table, layout, king_from)
+        rook = _piece_on(table, layout, rook_from)
+        tasks = []
+        if king_from != king_to:
+            tasks.append(Task(king.id, layout.square_node(king_to), "castle"))
+        if rook_from != rook_to:
+            tasks.append(Task(rook.id, layout.square_node(rook_to), "castle"))
+        yield tasks
+        if king_from == rook_to and rook_from == king_to:
+            # King and rook stand on each other's targets: one parks while the other passes.
+            for parked, other in ((king, rook), (rook, king)):
+                parked_goal = layout.square_node(king_to if parked is king else rook_to)
+                other_goal = layout.square_node(king_to if other is king else rook_to)
+                for node in self._parking_nodes(table, table.node_of(parked.id), exclude=()):
+                    yield [
+                        Task(parked.id, node, "park"),
+                        Task(other.id, other_goal, "castle"),
+                        Task(parked.id, parked_goal, "unpark"),
+                    ]
+
+    # --- the solver --------------------------------------------------------------------------------
+
+    def solve(self, table: Table, variants: Iterable[Sequence[Task]], at: MachinePoint) -> Plan:
+        """The fastest feasible plan among the variants, each tried in every order of its tasks (a
+        task whose goal is still occupied cannot run yet). Raises :class:`NoPathError` if none works."""
+        best: Plan | None = None
+        for tasks in variants:
+            orders = [tasks] if any(t.purpose == "park" for t in tasks) else itertools.permutations(tasks)
+            for order in orders:
+                plan = self._try(table, order, at, None if best is None else best.seconds)
+                if plan is not None and (best is None or plan.seconds < best.seconds - 1e-9):
+                    best = plan
+        if best is None:
+            raise NoPathError("no sequence of drags can make this move without breaking the clearance rule")
+        return best
+
+    def _try(self, table: Table, order: Sequence[Task], at: MachinePoint, limit: float | None) -> Plan | None:
+        work = table.copy()
+        relocations: list[Relocation] = []
+        notes: list[str] = []
+        seconds = 0.0
+        position = at
+        for task in order:
+            if work.node_of(task.piece) == task.goal:
+                continue
+            occupant = work.piece_at(task.goal)
+            if occupant is not None:
+                return None
+            steps = self.drag(work, task.piece, task.goal, task.purpose)
+            if steps is None:
+                return None
+            for step in steps:
+                seconds += self.timer.relocation_s(position, step.path)
+                position = self.layout.node_mm(step.goal)
+                work.relocate(step.piece.id, step.goal)
+                relocations.append(step)
+                if step.purpose == "aside":
+                    notes.append(f"{step.piece.id} moved aside to let {task.piece} pass, and back")
+            if limit is not None and seconds >= limit:
+                return None
+        return Plan(tuple(relocations), seconds, at, position, tuple(notes))
+
+    def drag(self, table: Table, piece_id: PieceId, goal: Node, purpose: Purpose) -> list[Relocation] | None:
+        """Relocations that bring one piece to ``goal``: one drag, or a blocker moved aside, the drag,
+        and the blocker back. None when even that cannot be done."""
+        piece = table.piece(piece_id)
+        start = table.node_of(piece_id)
+        others = table.occupied_nodes(excluding=[piece_id])
+        path = self.finder.find(start, goal, others)
+        if path is not None:
+            return [Relocation(piece, self._smoother(path, others), purpose)]
+        if not self.finder.is_free(goal, others):
+            return None
+        return self._drag_around(table, piece, start, goal, purpose)
+
+    def _smoother(self, path: Path, others: Sequence[Node]) -> Path:
+        """The shortest path, or one with fewer corners where they cost more than its length saves: the
+        machine all but stops at every corner (GRBL's junction speed), so the fastest drag is not always
+        the shortest."""
+        if len(path) <= 3:
+            return path  # one corner: no path with fewer corners goes around what made it
+        smooth = self.finder.find(path[0], path[-1], others, corner_cost=self.corner_pitches)
+        if smooth is None or smooth == path or self.timer.drag_s(smooth) >= self.timer.drag_s(path):
+            return path
+        return smooth
+
+    def _drag_around(
+        self, table: Table, piece: PhysicalPiece, start: Node, goal: Node, purpose: Purpose
+    ) -> list[Relocation] | None:
+        finder = self.finder
+        placement = table.placement()
+        del placement[piece.id]
+
+        def off_line(node: Node) -> float:
+            return _point_segment_distance(node, start, goal)
+
+        for blocker_id, blocker_node in sorted(placement.items(), key=lambda item: off_line(item[1]))[:8]:
+            rest = [node for pid, node in placement.items() if pid != blocker_id]
+            path = finder.find(start, goal, rest)
+            if path is None:
+                continue
+            for park in self._parking_nodes(table, blocker_node, exclude=(start, goal)):
+                if not finder.path_is_clear(path, [park]):
+                    continue
+                aside = finder.find(blocker_node, park, [*rest, start])
+                back = finder.find(park, blocker_node, [*rest, goal]) if aside else None
+                if aside and back:
+                    blocker = table.piece(blocker_id)
+                    return [
+                        Relocation(blocker, aside, "aside"),
+                        Relocation(piece, path, purpose),
+                        Relocation(blocker, back, "back"),
+                    ]
+        return None
+
+    # --- places ------------------------------------------------------------------------------------
+
+    def _nearest_cells(self, table: Table, piece: PhysicalPiece, near: Node, taken: set[Cell]) -> list[Cell]:
+        cells = [c for c in table.free_capture_cells(piece.color, piece.symbol) if c not in taken]
+        if not cells:
+            raise NoRoomError(f"{chess.COLOR_NAMES[piece.color]}'s capture zone is full")
+        return sorted(cells, key=lambda c: math.dist(self.layout.cell_node(c), near))
+
+    def _parking_nodes(self, table: Table, near: Node, exclude: Sequence[Node]) -> list[Node]:
+        """Free nodes close to ``near`` where a piece can wait for a moment, nearest first."""
+        others = [n for n in table.occupied_nodes() if n != near] + list(exclude)
+        found = []
+        for radius in range(1, max(self.finder.width, self.finder.height)):
+            ring = [
+                (near[0] + di, near[1] + dj)
+                for di in range(-radius, radius + 1)
+                for dj in range(-radius, radius + 1)
+                if max(abs(di), abs(dj)) == radius
+            ]
+            for node in sorted(ring, key=lambda n: math.dist(n, near)):
+                if self.finder.on_table(node) and self.finder.is_free(node, others):
+                    found.append(node)
+            if len(found) >= _PARK_CHOICES:
+                break
+        return found[:_PARK_CHOICES]
+
+
+# --- helpers ---------------------------------------------------------------------------------------
+
+
+def castling_squares(
+    board: chess.Board, move: chess.Move
+) -> tuple[chess.Square, chess.Square, chess.Square, chess.Square]:
+    """King from, king to, rook from, rook to for a castling move in either notation (``e1g1`` or
+    king-onto-rook as in Chess960)."""
+    rank = chess.square_rank(move.from_square)
+    kingside = board.is_kingside_castling(move)
+    king_to = chess.square(6 if kingside else 2, rank)
+    rook_to = chess.square(5 if kingside else 3, rank)
+    target = board.piece_at(move.to_square)
+    if target is not None and target.piece_type == chess.ROOK and target.color == board.turn:
+        rook_from = move.to_square
+    else:
+        rook_from = chess.square(7 if kingside else 0, rank)
+    return move.from_square, king_to, rook_from, rook_to
+
+
+def corner_pitches(timer: Timer) -> float:
+    """What a right-angle corner costs a drag, in node pitches of straight drag at full carry speed: the
+    machine slows to nearly a stop at it (GRBL's junction deviation) and speeds up again."""
+    corner = timer.drag_s(((0, 0), (4, 0), (4, 4))) - timer.drag_s(((0, 0), (8, 0)))
+    per_pitch = timer.drag_s(((0, 0), (8, 0))) - timer.drag_s(((0, 0), (7, 0)))
+    return max(corner / per_pitch, 0.0)
+
+
+def straight_line_bound(plan: Plan, timer: Timer) -> float:
+    """The time the move would take if each piece the plan moves went once, in a straight line, from
+    where it starts to where it ends (in the plan's order), with straight empty travel between."""
+    spans: dict[PieceId, list[Node]] = {}
+    for relocation in plan.relocations:
+        span = spans.setdefault(relocation.piece.id, [relocation.start, relocation.goal])
+        span[1] = relocation.goal
+    seconds = 0.0
+    position = plan.start_mm
+    for start, goal in spans.values():
+        if start == goal:
+            continue
+        seconds += timer.travel_s(position, timer.layout.node_mm(start)) + timer.magnet_s
+        seconds += timer.straight_drag_s(start, goal)
+        position = timer.layout.node_mm(goal)
+    return seconds
+
+
+def _piece_on(table: Table, layout: Layout, square: chess.Square) -> PhysicalPiece:
+    piece = table.piece_at(layout.square_node(square))
+    if piece is None:
+        raise IllegalMoveError(f"the table has no piece on {chess.square_name(square)}")
+    return piece
+
+
+def _point_segment_distance(p: Node, a: Node, b: Node) -> float:
+    ax, ay = b[0] - a[0], b[1] - a[1]
+    length_sq = ax * ax + ay * ay
+    t = 0.0 if length_sq == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * ax + (p[1] - a[1]) * ay) / length_sq))
+    return math.dist(p, (a[0] + t * ax, a[1] + t * ay))
+
+
+def _node_name(layout: Layout, node: Node) -> str:
+    square = layout.node_square(node)
+    if square is not None:
+        return chess.square_name(square)
+    cell = layout.node_cell(node)
+    return f"cell{cell}" if cell is not None else f"node{node}"

@@ -1,0 +1,109 @@
+"""The simulated table between commands: which piece stands where, the game position, the magnet.
+
+``chessatron setup`` (and later commands that use the simulator) start from the table the last one left,
+the way a real table keeps its pieces. The state is a small JSON file, written atomically so that a crash
+never leaves half a table behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+
+from .. import files
+from ..errors import ConfigError, StateError
+from ..planning.layout import Layout, MachinePoint
+from ..planning.table import PhysicalPiece, Table
+
+FORMAT = "chessatron-simulator/1"
+
+
+def default_state_path() -> Path:
+    """``$CHESSATRON_STATE`` or ``$XDG_STATE_HOME/chessatron/simulator.json``."""
+    explicit = os.environ.get("CHESSATRON_STATE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "chessatron" / "simulator.json"
+
+
+@dataclass
+class SimulatorState:
+    table: Table
+    board: chess.Board
+    gantry_mm: MachinePoint
+
+    @classmethod
+    def fresh(cls, layout: Layout) -> SimulatorState:
+        """A table as delivered: set up for the standard start, the magnet at home."""
+        board = chess.Board()
+        return cls(Table.from_board(layout, board), board, layout.home_mm)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "fen": self.board.fen(),
+            "chess960": self.board.chess960,
+            "gantry_mm": list(self.gantry_mm),
+            "pieces": [
+                {"id": p.id, "symbol": p.symbol, "node": list(self.table.node_of(p.id))}
+                for p in sorted(self.table, key=lambda p: p.id)
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, layout: Layout, source: str) -> SimulatorState:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            found = data.get("format") if isinstance(data, dict) else type(data).__name__
+            raise ConfigError(
+                f"{source} is not a chessatron simulator state ({found!r}); delete it or pass --fresh"
+            )
+        try:
+            board = chess.Board(data["fen"], chess960=bool(data["chess960"]))
+            placement = [
+                (PhysicalPiece(str(p["id"]), str(p["symbol"])), (int(p["node"][0]), int(p["node"][1])))
+                for p in data["pieces"]
+            ]
+            gantry = (float(data["gantry_mm"][0]), float(data["gantry_mm"][1]))
+            table = Table(layout, placement)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, StateError) as exc:
+            raise ConfigError(f"{source} is damaged ({exc!r}); delete it or pass --fresh") from exc
+        width, height = layout.node_extent
+        if not layout.in_envelope(gantry) or any(
+            not (0 <= n[0] < width and 0 <= n[1] < height) for n in table.placement().values()
+        ):
+            raise ConfigError(f"{source} was saved for another table layout; pass --fresh to start over")
+        try:
+            table.check_matches(board)
+        except StateError as exc:
+            raise ConfigError(f"{source} does not match its own position ({exc}); pass --fresh") from exc
+        return cls(table, board, gantry)
+
+
+def load_state(path: Path, layout: Layout, *, fresh: bool = False) -> SimulatorState:
+    """The saved simulated table, or a fresh one (set up as delivered) when none was saved yet or when
+    ``fresh`` asks to forget it (``--fresh``)."""
+    if fresh or files.is_missing(path):
+        return SimulatorState.fresh(layout)
+    return SimulatorState.from_json(files.load_json(path, files.SIMULATOR_STATE), layout, repr(str(path)))
+
+
+def save_state(path: Path, state: SimulatorState) -> None:
+    """Write atomically: a temporary file in the same folder, flushed, then renamed over the old one."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", dir=path.parent, delete=False, suffix=".tmp", encoding="utf-8"
+        ) as f:
+            json.dump(state.to_json(), f, indent=1)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(f.name, path)
+    except OSError as exc:
+        raise ConfigError(f"cannot save the simulator state to {str(path)!r}: {exc.strerror or exc}") from exc

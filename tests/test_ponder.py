@@ -1,0 +1,348 @@
+"""The reply starts before the move: the engine thinks on the person's time, the empty magnet waits where
+the reply begins, and nothing of it ever moves a piece or touches a held machine."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+from chessatron.config import Config
+from chessatron.game.engine import EnginePlayer, parse_level
+from chessatron.game.players import PlayerSpec
+from chessatron.game.ponder import Ponderer, likely_moves_of, waiting_spot
+from chessatron.game.session import Session
+from chessatron.gantry.robot import Robot
+from chessatron.grbl.link import GrblLink
+from chessatron.planning.layout import Layout
+from chessatron.planning.planner import Plan, Planner
+from chessatron.planning.table import Table
+from chessatron.planning.timing import Timer
+from chessatron.recognition import PieceLifted
+from chessatron.sim.world import SimWorld, forget_world, register_world
+
+LAYOUT = Layout.default()
+#: Full strength at a fixed depth: the same move every time, so a hit can be told from a miss.
+LEVEL = "engine:20:depth=6"
+SICILIAN = chess.Board("rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting: {what}")
+        time.sleep(0.01)
+
+
+def cp(value: int, turn: chess.Color) -> chess.engine.PovScore:
+    return chess.engine.PovScore(chess.engine.Cp(value), turn)
+
+
+# --- where to wait --------------------------------------------------------------------------------
+
+
+def test_likely_moves_are_the_engine_lines_best_first_a_worse_line_less_likely() -> None:
+    moves = [chess.Move.from_uci(u) for u in ("e7e5", "c7c5", "a7a6")]
+    lines = [
+        (moves[0], cp(30, chess.BLACK)),
+        (moves[1], cp(20, chess.BLACK)),
+        (moves[2], cp(-300, chess.BLACK)),
+    ]
+    predicted = likely_moves_of(lines)
+    assert [p.move for p in predicted] == moves
+    probabilities = [p.probability for p in predicted]
+    assert probabilities[0] > probabilities[1] > probabilities[2] > 0
+    assert sum(probabilities) < 1  # a person may play a move no line names
+
+
+def test_the_magnet_waits_where_the_likely_reply_begins() -> None:
+    timer = Timer(LAYOUT)
+    likely, unlikely = LAYOUT.square_node(chess.E7), LAYOUT.square_node(chess.B8)
+    assert waiting_spot(timer, [(likely, 0.8), (unlikely, 0.1)])[0] == likely
+    assert waiting_spot(timer, [(likely, 0.1), (unlikely, 0.8)])[0] == unlikely
+
+
+def test_between_equally_likely_replies_the_expected_travel_beats_waiting_at_either() -> None:
+    timer = Timer(LAYOUT)
+    a, b = LAYOUT.square_node(chess.A7), LAYOUT.square_node(chess.H2)
+    spot, expected = waiting_spot(timer, [(a, 0.5), (b, 0.5)])
+    at_a = 0.5 * timer.travel_between(a, b)
+    assert expected <= at_a + 1e-9
+    assert expected == pytest.approx(
+        0.5 * timer.travel_between(spot, a) + 0.5 * timer.travel_between(spot, b)
+    )
+
+
+# --- the engine ahead of time ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[EnginePlayer]:
+    with EnginePlayer(parse_level(LEVEL)) as player:
+        yield player
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        chess.STARTING_FEN,
+        SICILIAN.fen(),
+        "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5",
+        "8/5pk1/6p1/8/3Q4/6P1/5PKP/3q4 b - - 0 40",
+    ],
+)
+def test_a_search_ahead_finds_the_very_move_the_engine_plays(engine: EnginePlayer, fen: str) -> None:
+    board = chess.Board(fen)
+    found = engine.foresee(board).result()
+    assert found is not None
+    move, info = found
+    assert move == engine.best_move(board)
+    assert "score" in info and "pv" in info  # what the session shows of the engine's move
+
+
+def test_a_search_ahead_stops_when_the_game_goes_elsewhere() -> None:
+    with EnginePlayer(parse_level("engine:time=20")) as slow:
+        search = slow.foresee(SICILIAN)
+        time.sleep(0.2)
+        search.stop()
+        assert search.result() is None  # stopped: no move comes of it
+        assert slow.likely_moves(SICILIAN, count=2)  # the engine is free again at once
+
+
+def test_an_evaluation_made_ahead_is_the_one_the_session_gets(engine: EnginePlayer) -> None:
+    board = SICILIAN.copy()
+    board.push_uci("g1f3")
+    ahead = engine.analyse_ahead(board).result()
+    assert ahead is not None
+    assert engine.analyse(board) == ahead[1]  # the same search, not a second one
+
+
+# --- the magnet -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def robot(request: pytest.FixtureRequest) -> Iterator[Robot]:
+    name = f"ponder-{request.node.name}"
+    table = Table.from_board(LAYOUT, SICILIAN)
+    world = register_world(SimWorld(LAYOUT, table.copy(), name=name))
+    link = GrblLink(f"sim://{name}?speed=max&homing=0", layout=LAYOUT)
+    link.open()
+    try:
+        link.connect()
+        yield Robot(LAYOUT, link, table)
+        assert not world.twin.violations
+        assert not world.twin.magnet_on
+        assert world.twin.pieces == SimWorld(LAYOUT, table).twin.pieces  # not a piece moved
+    finally:
+        link.close()
+        forget_world(name)
+
+
+def test_a_travel_moves_the_empty_magnet_and_nothing_else(robot: Robot) -> None:
+    goal = LAYOUT.node_mm(LAYOUT.square_node(chess.E7))
+    assert robot.travel(goal)
+    assert robot.writer.position == goal
+
+
+def test_the_magnet_stays_put_while_the_machine_is_held(robot: Robot) -> None:
+    start = robot.writer.position
+    robot.link.feed_hold()
+    assert not robot.travel(LAYOUT.node_mm(LAYOUT.square_node(chess.E7)))
+    assert robot.writer.position == start
+    robot.link.resume()
+
+
+def test_a_travel_superseded_by_a_plan_moves_nothing(robot: Robot) -> None:
+    start = robot.writer.position
+    begun = robot.plans_begun
+    robot.execute(Plan((), 0.0, start, start), "NOTHING")  # a plan ran since the travel was asked for
+    assert not robot.travel(
+        LAYOUT.node_mm(LAYOUT.square_node(chess.E7)), unless=lambda: robot.plans_begun != begun
+    )
+    assert robot.writer.position == start
+
+
+def test_a_lifted_piece_narrows_where_the_magnet_waits(robot: Robot, engine: EnginePlayer) -> None:
+    events: list[object] = []
+    with Ponderer(Planner(LAYOUT), robot=robot, candidates=3) as ponder:
+        ponder.expect(SICILIAN, robot.table, engine, events=events)
+        wait_until(lambda: len(ponder.replies_ready()) == 3, "replies to the three likely moves")
+        starts = {move: ponder.reply_start(SICILIAN, move) for move in ponder.replies_ready()}
+        # a move of a piece no other likely move moves, whose reply begins where the magnet is not
+        move = next(
+            m
+            for m, start in starts.items()
+            if sum(other.from_square == m.from_square for other in starts) == 1
+            and start is not None
+            and LAYOUT.node_mm(start) != robot.writer.position
+        )
+        events.append(PieceLifted(1.0, move.from_square, frozenset({move.to_square}), frozenset()))
+        goal = starts[move]
+        assert goal is not None
+        wait_until(
+            lambda: robot.writer.position == LAYOUT.node_mm(goal), f"the magnet under the reply to {move}"
+        )
+        ponder.heard(SICILIAN, move, robot.table)
+    assert ponder.stats.lifts == 1
+
+
+def test_on_a_hit_at_the_board_the_magnet_sets_off_for_the_reply_at_once(
+    robot: Robot, engine: EnginePlayer
+) -> None:
+    with Ponderer(Planner(LAYOUT), robot=robot, candidates=3) as ponder:
+        ponder.expect(SICILIAN, robot.table, engine, events=[])
+        wait_until(lambda: len(ponder.replies_ready()) == 3, "replies to the three likely moves")
+        wait_until(lambda: not ponder.is_pondering, "the magnet waiting")
+        # a likely move whose reply begins elsewhere than where the magnet waits
+        move, reply, start = next(
+            (move, reply, start)
+            for move, reply in ponder.replies_ready().items()
+            if (start := ponder.reply_start(SICILIAN, move)) is not None
+            and robot.writer.position != LAYOUT.node_mm(start)
+        )
+        ponder.heard(SICILIAN, move, robot.table)  # the person's move, committed
+        wait_until(lambda: robot.writer.position == LAYOUT.node_mm(start), "the magnet under the reply")
+        after = SICILIAN.copy()
+        after.push(move)
+        assert ponder.foreseen(after) == reply == engine.best_move(after)  # no search after the move
+    assert (ponder.stats.hits, ponder.stats.misses) == (1, 0)
+
+
+def test_a_piece_picked_on_the_page_takes_the_magnet_where_its_move_begins(
+    robot: Robot, engine: EnginePlayer
+) -> None:
+    with Ponderer(Planner(LAYOUT), robot=robot, candidates=3) as ponder:
+        ponder.expect(SICILIAN, robot.table, engine, by_hand=False)  # typed: the robot moves it first
+        wait_until(lambda: len(ponder.replies_ready()) == 3, "replies to the three likely moves")
+        # a likely move, not a capture, of a piece no other likely move moves, where the magnet is not
+        move = next(
+            m
+            for m in ponder.replies_ready()
+            if sum(other.from_square == m.from_square for other in ponder.replies_ready()) == 1
+            and not SICILIAN.is_capture(m)
+            and robot.writer.position != LAYOUT.node_mm(LAYOUT.square_node(m.from_square))
+        )
+        ponder.picked(move.from_square)
+        piece = LAYOUT.node_mm(LAYOUT.square_node(move.from_square))
+        wait_until(lambda: robot.writer.position == piece, f"the magnet under the piece of {move}")
+
+
+def test_a_move_no_one_foresaw_is_searched_as_ever(robot: Robot, engine: EnginePlayer) -> None:
+    with Ponderer(Planner(LAYOUT), robot=robot, candidates=2) as ponder:
+        ponder.expect(SICILIAN, robot.table, engine, events=[])
+        wait_until(lambda: len(ponder.replies_ready()) == 2, "replies to the two likely moves")
+        move = next(m for m in SICILIAN.legal_moves if m not in ponder.replies_ready())
+        ponder.heard(SICILIAN, move, robot.table)
+        after = SICILIAN.copy()
+        after.push(move)
+        assert ponder.foreseen(after) is None
+    assert (ponder.stats.hits, ponder.stats.misses) == (0, 1)
+
+
+# --- in a game ------------------------------------------------------------------------------------
+
+
+class Recorded:
+    """The robot's programs as they went to GRBL, one list of lines per stream."""
+
+    def __init__(self, session: Session) -> None:
+        assert session.robot is not None
+        self.programs: list[list[str]] = []
+        link = session.robot.link
+        stream = link.stream
+
+        def record(lines: object, **kwargs: object) -> object:
+            program = list(lines)  # type: ignore[call-overload]
+            self.programs.append(program)
+            return stream(program, **kwargs)  # type: ignore[arg-type]
+
+        link.stream = record  # type: ignore[assignment,method-assign]
+
+    def of(self, title: str) -> list[str]:
+        return next(program for program in self.programs if program[0].startswith(f"({title}"))
+
+
+#: White to move has two moves, one of them far likelier (taking the rook): the robot, which carries a
+#: typed move out, waits where that move's first drag begins (the rook on a2, captured first).
+LIKELY = chess.Board("7k/7p/8/8/8/8/r7/K7 w - - 0 1")
+
+
+def play_against_the_web(
+    tmp_path: Path, start: chess.Board, choose: Callable[[Ponderer, Session], chess.Move]
+) -> tuple[Session, Recorded, list[chess.Move]]:
+    """The web page plays White, the engine Black: one move each; ``choose`` picks White's move once the
+    ponderer has its replies ready. Returns the session (to close), its programs and the two moves."""
+    web, black = PlayerSpec.parse("web"), PlayerSpec.parse(LEVEL)
+    session = Session(Config.default(), games_dir=tmp_path, speed=None)
+    session.connect()
+    recorded = Recorded(session)
+    journal = session.new_game(web, black, start)
+    failed: list[BaseException] = []
+    moves: list[chess.Move] = []
+
+    def run() -> None:
+        try:
+            with journal:
+                moves.extend(session.play(journal, web, black, max_plies=2).moves)
+        except BaseException as exc:  # handed to the test
+            failed.append(exc)
+
+    game = threading.Thread(target=run)
+    game.start()
+    wait_until(
+        lambda: chess.WHITE in session.inboxes and session.ponderer is not None, "the web player's turn"
+    )
+    ponder = session.ponderer
+    assert ponder is not None
+    wait_until(lambda: len(ponder.replies_ready()) >= 1, "the engine's reply to a likely move")
+    session.inboxes[chess.WHITE].inbox.put(choose(ponder, session))
+    game.join(timeout=60)
+    assert not failed, failed
+    return session, recorded, moves
+
+
+def engine_reply(start: chess.Board, moves: list[chess.Move]) -> chess.Move:
+    board = start.copy()
+    board.push(moves[0])
+    with EnginePlayer(parse_level(LEVEL)) as fresh:
+        return fresh.best_move(board)
+
+
+def test_a_typed_move_foreseen_is_dragged_at_once_and_answered_without_a_search(tmp_path: Path) -> None:
+    take = chess.Move.from_uci("a1a2")
+    rook = LAYOUT.node_mm(LAYOUT.square_node(chess.A2))
+
+    def when_the_magnet_waits(ponder: Ponderer, session: Session) -> chess.Move:
+        assert session.robot is not None
+        wait_until(
+            lambda: session.robot is not None and session.robot.writer.position == rook, "the magnet at a2"
+        )
+        return take
+
+    session, recorded, moves = play_against_the_web(tmp_path, LIKELY, when_the_magnet_waits)
+    with session:
+        assert session.ponderer is not None and session.ponderer.stats.hits == 1
+        assert session.world is not None and not session.world.twin.violations
+    assert moves == [take, engine_reply(LIKELY, moves)]  # the move the engine plays, found ahead
+    program = recorded.of("MOVE 1")
+    assert program[1].startswith("(capture") and program[2].startswith("M3")  # the drag at once: no travel
+    waits = [program for program in recorded.programs if program[0] == "(WAIT FOR THE REPLY)"]
+    assert waits and all(line.startswith(("(", "G0 ")) for program in waits for line in program)
+
+
+def test_a_miss_answers_with_the_move_the_engine_would_have_played(tmp_path: Path) -> None:
+    def unforeseen(ponder: Ponderer, session: Session) -> chess.Move:
+        return next(m for m in chess.Board().legal_moves if m not in ponder.replies_ready())
+
+    session, _, moves = play_against_the_web(tmp_path, chess.Board(), unforeseen)
+    with session:
+        assert session.ponderer is not None
+        assert (session.ponderer.stats.hits, session.ponderer.stats.misses) == (0, 1)
+        assert session.world is not None and not session.world.twin.violations
+    assert moves[1] == engine_reply(chess.Board(), moves)
