@@ -153,13 +153,6 @@ fresh_option = click.option(
 )
 
 
-def prompt_on_stderr(prompt: str) -> str | None:
-    from ..game.keyboard import read_stdin_line
-
-    click.echo(prompt, err=True, nl=False)
-    return read_stdin_line("")
-
-
 def write_bytes(path: Path, data: bytes) -> None:
     try:
         path.write_bytes(data)

@@ -18,7 +18,7 @@ from ..errors import ChessatronError
 from ..planning.reset import parse_target
 from ..render import terminal_console
 from ..sim.state import SimulatorState, default_state_path, load_state, save_state
-from .common import config_option, fresh_option, friendly, parse_speed, prompt_on_stderr, sigterm_interrupts
+from .common import config_option, fresh_option, friendly, parse_speed, sigterm_interrupts
 from .main import main
 
 if TYPE_CHECKING:
@@ -159,13 +159,12 @@ def play(
     from ..game.buttons import NewGameRequested, start_for, with_level
     from ..game.clock import parse_clock
     from ..game.events import describe_event, score_line, summary_line
-    from ..game.keyboard import KeyboardPlayer
     from ..game.live import LiveState
     from ..game.players import PlayerSpec
     from ..game.record import GameRecord
     from ..game.session import QuitRequested, Session, write_pgn
     from ..game.store import forget_unplayed, resolve_games_dir
-    from ..game.view import PlayView
+    from ..game.view import PlayView, keyboard_for
 
     settings = Config.load(config_path)
     directory = resolve_games_dir(games_dir)
@@ -186,13 +185,7 @@ def play(
                 (view.print if show else click.echo)(line)  # click.echo would garble the live area
         questions.follow(event)  # the board's question, asked at the prompt too
 
-    if show:
-        keyboard = KeyboardPlayer(view.read_line, view.print, hold=view.suspend)
-    elif as_json:
-        # stdout carries only events: prompts and the reasons for refused input go to stderr
-        keyboard = KeyboardPlayer(prompt_on_stderr, lambda text: click.echo(text, err=True))
-    else:
-        keyboard = KeyboardPlayer()
+    keyboard = keyboard_for(view if show else None, as_json=as_json)
     questions = QuestionPrompt(
         keyboard,
         lambda text: session.answer(text),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -40,7 +41,7 @@ from ..planning.table import Table
 from ..render import table_text, wants_letters
 from .clock import format_clock
 from .events import move_label, result_line
-from .keyboard import read_stdin_line
+from .keyboard import KeyboardPlayer, read_stdin_line
 from .lineinput import Prompt
 from .live import LiveState
 from .words import drag_words, work_words
@@ -643,3 +644,23 @@ class PlayView:
             if not clock or clock.get("running") not in ("white", "black"):
                 return None
             return _ticked(clock, (now - self._clock_at) * 1000)
+
+
+def keyboard_for(view: PlayView | None, *, as_json: bool) -> KeyboardPlayer:
+    """The keyboard player of a command at a terminal (``play``, ``online``): through the live view when
+    it shows; with ``as_json``, prompts and refusals on stderr (stdout carries only events); else lines."""
+    if view is not None:
+        return KeyboardPlayer(view.read_line, view.print, hold=view.suspend)
+    if as_json:
+        return KeyboardPlayer(_prompt_on_stderr, _say_on_stderr)
+    return KeyboardPlayer()
+
+
+def _prompt_on_stderr(prompt: str) -> str | None:
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    return read_stdin_line("")
+
+
+def _say_on_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)

@@ -21,12 +21,12 @@ from ..errors import ChessatronError, LoginError, OnlineGameError
 from ..game.announcer import open_announcer
 from ..game.answers import QuestionPrompt
 from ..game.events import describe_event, summary_line
-from ..game.keyboard import KeyboardPlayer, read_stdin_line
+from ..game.keyboard import read_stdin_line
 from ..game.live import LiveState
 from ..game.players import PlayerSpec
 from ..game.session import Session, write_pgn
 from ..game.store import resolve_games_dir
-from ..game.view import PlayView
+from ..game.view import PlayView, keyboard_for
 from ..render import terminal_console
 from ..sim.state import SimulatorState, default_state_path, load_state, save_state
 from .client import LichessClient
@@ -97,12 +97,7 @@ def run_online(options: OnlineOptions) -> None:
         if line is not None:
             (view.print if show else click.echo)(line)
 
-    if show:
-        keyboard = KeyboardPlayer(view.read_line, view.print, hold=view.suspend)
-    elif options.as_json:
-        keyboard = KeyboardPlayer(_prompt_on_stderr, lambda text: click.echo(text, err=True))
-    else:
-        keyboard = KeyboardPlayer()
+    keyboard = keyboard_for(view if show else None, as_json=options.as_json)
     questions = QuestionPrompt(
         keyboard,
         lambda text: session.answer(text),
@@ -206,8 +201,3 @@ def logout(url: str, *, say: Callable[[str], None]) -> None:
         say(f"forgot the token for {url}")
     else:
         say(f"no token was kept for {url}")
-
-
-def _prompt_on_stderr(prompt: str) -> str | None:
-    click.echo(prompt, err=True, nl=False)
-    return read_stdin_line("")
