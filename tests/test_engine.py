@@ -28,7 +28,7 @@ from chessatron.errors import (
     GameOverError,
     InvalidPositionError,
 )
-from chessatron.game import engine as engine_module
+from chessatron.game import engine_settings
 from chessatron.game.engine import EnginePlayer, EngineSettings, find_engine, parse_level
 
 STOCKFISH = Path("/usr/games/stockfish")
@@ -66,7 +66,7 @@ def sent_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 def test_a_missing_engine_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(engine_module, "GAMES_DIRS", (str(tmp_path / "games"),))
+    monkeypatch.setattr(engine_settings, "GAMES_DIRS", (str(tmp_path / "games"),))
     with pytest.raises(EngineMissingError) as caught:
         find_engine("stockfish")
     message = str(caught.value)

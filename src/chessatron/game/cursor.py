@@ -46,6 +46,9 @@ Directions are seen from the player's side of the board: up goes toward the oppo
 Play(move=Move.from_uci('e2e4'))
 """
 
+# One module on purpose (about 610 lines): the cursor is one pure state machine; its modes hand the
+# cursor to each other, and their tests read it as one.
+
 from __future__ import annotations
 
 import random

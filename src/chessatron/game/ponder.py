@@ -32,6 +32,9 @@ it.
 [0.47, 0.28]
 """
 
+# One module on purpose (about 620 lines): the predictions, the waiting spot and the travel thread share
+# one state that the session's thread and the engine's thread both read.
+
 from __future__ import annotations
 
 import logging

@@ -15,6 +15,9 @@ engine's last move, a king in check, and where the piece a page player picked (:
 may go.
 """
 
+# One module on purpose (about 640 lines): the runner is one job queue over one session, shared by the
+# web page's commands; its jobs (games, set-ups, pauses) hold the same lock.
+
 from __future__ import annotations
 
 import contextlib

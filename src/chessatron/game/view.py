@@ -15,6 +15,9 @@ live state changes, from a thread of its own: the game thread only sets an event
 True
 """
 
+# One module on purpose (about 670 lines): the terminal view is one screen (the table, the panel, the
+# prompt) drawn from one live snapshot; the words it uses are apart (:mod:`.words`).
+
 from __future__ import annotations
 
 import contextlib

@@ -18,6 +18,9 @@ would reject is skipped as a whole, as GRBL does, and the run goes on with the n
 (True, 50.0)
 """
 
+# One module on purpose (about 550 lines): the twin executes G-code and checks every rule on the same
+# pieces at the same instant; split, each check would need the whole state.
+
 from __future__ import annotations
 
 import math
