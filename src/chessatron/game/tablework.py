@@ -53,8 +53,6 @@ from .speech import SPOKEN_EVENTS, spoken_event
 
 if TYPE_CHECKING:
     from ..voice.recognizer import SpeechRecognizer
-
-if TYPE_CHECKING:
     from .session import Session
 
 LOGGER = logging.getLogger(__name__)

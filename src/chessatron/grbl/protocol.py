@@ -231,11 +231,13 @@ def _numbers(name: str, text: str, count: int | None = None) -> tuple[float, ...
     parts = text.split(",")
     if count is not None and len(parts) != count:
         raise _Bad(f"field {name!r} has {len(parts)} values, expected {count}")
-    numbers = tuple(number_value(part) for part in parts)
-    for part, number in zip(parts, numbers, strict=True):
+    numbers: list[float] = []
+    for part in parts:
+        number = number_value(part)
         if number is None:
             raise _Bad(f"bad number {part!r} in field {name!r}")
-    return tuple(n for n in numbers if n is not None)
+        numbers.append(number)
+    return tuple(numbers)
 
 
 def _integers(name: str, text: str, count: int) -> tuple[int, ...]:
