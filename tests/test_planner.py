@@ -40,6 +40,27 @@ def test_capture_sends_the_victim_to_its_zone_first(layout: Layout) -> None:
     assert layout.node_cell(sim.table.node_of(victim.id)) in layout.capture_cells[chess.BLACK]
 
 
+def test_a_captured_piece_waits_near_where_the_reset_needs_it(layout: Layout) -> None:
+    """A black pawn taken on e5 waits beside rank 7, where the reset will need it, not on the zone's
+    cell nearest e5: the reset after the game gets shorter by more than the capture gets longer."""
+    fen = "rnbqkbnr/pppp1ppp/8/4p3/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2"
+    near, later = TableSimulator(layout, chess.Board(fen)), TableSimulator(layout, chess.Board(fen))
+    near.planner.reset_weight = 0.0
+    plies = {sim: sim.play(chess.Move.from_uci("d4e5")) for sim in (near, later)}
+    rows = {}
+    for sim, ply in plies.items():
+        assert ply.violations == ()
+        victim = ply.plan.relocations[0].piece
+        rows[sim] = layout.node_cell(sim.table.node_of(victim.id))[1]
+    home_row = layout.board_cell[1] + 6  # rank 7
+    assert abs(rows[later] - home_row) < abs(rows[near] - home_row)
+    resets = {sim: sim.set_up(chess.Board()) for sim in (near, later)}
+    assert all(reset.violations == () for reset in resets.values())
+    total = {sim: plies[sim].seconds + resets[sim].seconds for sim in (near, later)}
+    assert total[later] < total[near]
+    assert resets[later].seconds < resets[near].seconds
+
+
 def test_en_passant_victim_stands_on_the_movers_rank(layout: Layout) -> None:
     sim, plies = play(layout, chess.STARTING_FEN, "e2e4", "a7a6", "e4e5", "d7d5", "e5d6")
     ply = plies[-1]

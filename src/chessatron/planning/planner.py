@@ -4,7 +4,9 @@ For a legal move the planner lists what must happen physically (the victim of a 
 a promoted pawn goes off the board and a spare comes in, castling moves king and rook), then searches the
 orders, destinations and parking places for the plan that takes the least machine time, empty travel
 included. Every drag keeps the clearance rule (:mod:`chessatron.planning.paths`); when no drag can, one
-blocker is moved aside and back, and the plan says so in its notes.
+blocker is moved aside and back, and the plan says so in its notes. A piece leaving the board (a capture,
+a promoted pawn) must come back when the table is reset after the game, so its capture cell is weighed
+with that later drag too (:attr:`Planner.reset_weight`).
 
 >>> layout = Layout.default()
 >>> board, table = chess.Board(), Table.from_board(layout, chess.Board())
@@ -44,8 +46,8 @@ Purpose = Literal[
 ]
 """Why a piece is dragged; ``hand``: moved by a person, journaled so that a resume knows where it is."""
 
-#: How many free capture cells, nearest first, the planner weighs for a captured piece.
-_CELL_CHOICES = 2
+#: How many free capture cells, best first (:meth:`Planner._capture_cells`), the planner weighs for a captured piece.
+_CELL_CHOICES = 4
 #: How many parking nodes, nearest first, the planner tries for a piece that must make way.
 _PARK_CHOICES = 8
 
@@ -81,6 +83,8 @@ class Task:
     piece: PieceId
     goal: Node
     purpose: Purpose
+    later_s: float = 0.0
+    """Machine seconds this goal will cost later: the reset's drag from a capture cell back to the board."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,13 @@ class Planner:
         self.finder = PathFinder(layout)
         self.timer = Timer(layout)
         self.corner_pitches = corner_pitches(self.timer)
+        #: How much a second of the reset after the game weighs against a second of this move, when
+        #: choosing where a piece leaving the board waits: 1 (a person waits through both); 0 takes the
+        #: cell nearest the square it leaves.
+        self.reset_weight = 1.0
+        self._homes: dict[str, list[Node]] = {}
+        for square, kind in chess.Board().piece_map().items():
+            self._homes.setdefault(kind.symbol(), []).append(layout.square_node(square))
 
     # --- chess moves -------------------------------------------------------------------------------
 
@@ -144,9 +155,10 @@ class Planner:
         reserved: set[Cell] = set()
         if victim_square is not None:
             victim = _piece_on(table, layout, victim_square)
-            cells = self._nearest_cells(table, victim, layout.square_node(victim_square), set())
+            cells = self._capture_cells(table, victim, layout.square_node(victim_square), set())
             victim_options = [
-                [Task(victim.id, layout.cell_node(c), "capture")] for c in cells[:_CELL_CHOICES]
+                [Task(victim.id, layout.cell_node(c), "capture", self._reset_drag_s(victim.symbol, c))]
+                for c in cells[:_CELL_CHOICES]
             ]
             reserved = set(cells[:1])
         if move.promotion is None:
@@ -159,10 +171,16 @@ class Planner:
         for option in victim_options:
             taken = reserved | {c for t in option for c in [layout.node_cell(t.goal)] if c is not None}
             # The pawn may take the cell the spare leaves if that is nearest: it is free once the spare moves.
-            pawn_cells = self._nearest_cells(table, mover, layout.square_node(move.from_square), taken)
+            pawn_cells = self._capture_cells(table, mover, layout.square_node(move.from_square), taken)
+            pawn_cell = pawn_cells[0]
             yield [
                 *option,
-                Task(mover.id, layout.cell_node(pawn_cells[0]), "promote-out"),
+                Task(
+                    mover.id,
+                    layout.cell_node(pawn_cell),
+                    "promote-out",
+                    self._reset_drag_s(mover.symbol, pawn_cell),
+                ),
                 Task(spare.id, to_node, "promote-in"),
             ]
 
@@ -193,14 +211,17 @@ class Planner:
 
     def solve(self, table: Table, variants: Iterable[Sequence[Task]], at: MachinePoint) -> Plan:
         """The fastest feasible plan among the variants, each tried in every order of its tasks (a
-        task whose goal is still occupied cannot run yet). Raises :class:`NoPathError` if none works."""
+        task whose goal is still occupied cannot run yet), counting the seconds its goals cost later
+        (:attr:`Task.later_s`). Raises :class:`NoPathError` if none works."""
         best: Plan | None = None
+        best_cost = math.inf
         for tasks in variants:
+            later = sum(task.later_s for task in tasks)
             orders = [tasks] if any(t.purpose == "park" for t in tasks) else itertools.permutations(tasks)
             for order in orders:
-                plan = self._try(table, order, at, None if best is None else best.seconds)
-                if plan is not None and (best is None or plan.seconds < best.seconds - 1e-9):
-                    best = plan
+                plan = self._try(table, order, at, None if best is None else best_cost - later)
+                if plan is not None and plan.seconds + later < best_cost - 1e-9:
+                    best, best_cost = plan, plan.seconds + later
         if best is None:
             raise NoPathError("no sequence of drags can make this move without breaking the clearance rule")
         return best
@@ -286,11 +307,30 @@ class Planner:
 
     # --- places ------------------------------------------------------------------------------------
 
-    def _nearest_cells(self, table: Table, piece: PhysicalPiece, near: Node, taken: set[Cell]) -> list[Cell]:
+    def _capture_cells(self, table: Table, piece: PhysicalPiece, near: Node, taken: set[Cell]) -> list[Cell]:
+        """The free cells where ``piece``, leaving the board at ``near``, may wait, best first: the drag
+        there now plus the reset's drag back later (:meth:`_reset_drag_s`)."""
         cells = [c for c in table.free_capture_cells(piece.color, piece.symbol) if c not in taken]
         if not cells:
             raise NoRoomError(f"{chess.COLOR_NAMES[piece.color]}'s capture zone is full")
-        return sorted(cells, key=lambda c: math.dist(self.layout.cell_node(c), near))
+        timer, layout = self.timer, self.layout
+        return sorted(
+            cells,
+            key=lambda c: (
+                timer.straight_drag_between(near, layout.cell_node(c)) + self._reset_drag_s(piece.symbol, c)
+            ),
+        )
+
+    def _reset_drag_s(self, symbol: str, cell: Cell) -> float:
+        """What a piece of kind ``symbol`` waiting on ``cell`` will cost the reset after the game: the
+        straight drag to the nearest square of its kind in the standard start (a Chess960 start puts
+        the pieces on the same ranks), times :attr:`reset_weight`. A cell beside its home ranks costs
+        little; one at the far end of the zone costs the whole length of the board."""
+        homes = self._homes.get(symbol)
+        if not self.reset_weight or not homes:
+            return 0.0
+        node = self.layout.cell_node(cell)
+        return self.reset_weight * min(self.timer.straight_drag_between(node, home) for home in homes)
 
     def _parking_nodes(self, table: Table, near: Node, exclude: Sequence[Node]) -> list[Node]:
         """Free nodes close to ``near`` where a piece can wait for a moment, nearest first."""
