@@ -85,7 +85,22 @@ def test_hw_test_passes_on_the_simulator(tmp_path: Path) -> None:
     config.write_text('[grbl]\nurl = "sim://hwtest?speed=max"\n')
     result = CliRunner().invoke(main, ["hw", "test", "--yes", "--seconds", "0", "--config", str(config)])
     assert result.exit_code == 0, result.output
-    assert "7 of 7 steps ok" in result.output
+    assert "9 of 9 steps ok" in result.output
+    assert "sentence said" in result.output and "understood 'yes'" in result.output
+
+
+def test_hw_test_listens_to_the_microphone_and_says_what_it_understood(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    args = ["hw", "test", "--yes", "--only", "microphone", "--only", "speech", "--config", str(config)]
+    # the simulated person says "yes" in a room so loud that the word is lost
+    config.write_text('[microphone]\nurl = "sim://?noise=8000"\n')
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert "understood nothing, not 'yes'" in result.output and "failed: microphone" in result.output
+    config.write_text('[microphone]\nurl = "none://"\n[speech]\nurl = "none://"\n')
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "no microphone configured" in result.output and "no speaker configured" in result.output
 
 
 def test_hw_test_has_each_button_pressed(tmp_path: Path) -> None:

@@ -3,19 +3,22 @@
 Connect to GRBL (banner, settings checked against the layout, its build checked for Core-XY with ``$I``,
 the advice on ``$1``), home when homing is on (GRBL is silent while it homes: the step says how long it
 may take), move the magnet to each corner of the table, engage and release the magnet, light each LED,
-show the sensor matrix live, show a line on the display, play a tune and have each button pressed. On the
-simulator every step checks itself against the digital twin; on hardware the maker answers whether it
-looked right.
+show the sensor matrix live, show a line on the display, play a tune, have each button pressed, say a
+sentence through the speaker and listen for a word said into the microphone (how loud it came, and what
+the voice player understood). On the simulator every step checks itself (the twin, the simulated person
+who says "yes"); on hardware the maker answers whether it looked, or sounded, right.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import chess
+import numpy as np
 from rich.console import Console
 from rich.live import Live
 from rich.markup import escape
@@ -36,6 +39,12 @@ Ask = Callable[[str], bool]
 
 #: How long the walk-through waits for each button to be pressed (seconds; a simulated pad: a moment).
 BUTTON_WAIT_S = 20.0
+#: How long it listens for the maker to say "yes" (seconds).
+LISTEN_S = 10.0
+#: What the speaker says.
+TEST_SENTENCE = "chessatron hardware test: knight f3, check"
+#: Below this level (dB below full scale) a word is too quiet for the recogniser: the microphone's gain.
+QUIET_DBFS = -40.0
 
 
 @dataclass(frozen=True)
@@ -250,6 +259,52 @@ def hardware_test(
                     console.print(f"that was {pressed}; press {name}")
         return True, f"all {len(BUTTONS)} buttons answer"
 
+    def speech() -> tuple[bool, str]:
+        from .feedback.speaker import SimSpeaker, open_speaker
+
+        url = config.urls["speech"]
+        if url.startswith("none"):
+            return True, "no speaker configured"
+        with open_speaker(url, muted=False) as speaker:
+            speaker.say(TEST_SENTENCE)
+            if isinstance(speaker, SimSpeaker):
+                ok = speaker.texts() == [TEST_SENTENCE]
+            else:
+                speaker.close()  # waits until the sentence has been said
+                ok = ask(f"did you hear {TEST_SENTENCE!r}?")
+        return (
+            ok,
+            "sentence said" if ok else "check the sound card (aplay -l) and the URL's device and volume",
+        )
+
+    def microphone() -> tuple[bool, str]:
+        from .voice.audio import SAMPLE_RATE
+        from .voice.grammar import answer_grammar
+        from .voice.microphone import SimMicrophone, open_microphone
+        from .voice.recognizer import SpeechRecognizer
+
+        url = config.urls["microphone"]
+        if url.startswith("none"):
+            return True, "no microphone configured"
+        recognizer = SpeechRecognizer()  # before the microphone: a missing library is said at once
+        with open_microphone(url) as mic:
+            if isinstance(mic, SimMicrophone):
+                mic.say("yes")
+            console.print(f'say "yes" into the microphone (listening for {LISTEN_S:g} s)')
+            pcm = mic.listen(LISTEN_S)
+        if not pcm:
+            return False, f"nothing heard within {LISTEN_S:g} s; check the device (python -m sounddevice)"
+        samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float64)
+        level = 20 * math.log10(max(float(np.sqrt(np.mean(samples**2))), 1.0) / 32768)
+        heard = recognizer.recognize(pcm, answer_grammar())
+        understood = repr(heard) if heard else "nothing"
+        detail = f"{len(samples) / SAMPLE_RATE:.1f} s at {level:.0f} dBFS, understood {understood}"
+        if level < QUIET_DBFS:
+            return False, f"{detail}: too quiet; raise the microphone's gain (alsamixer)"
+        if heard != "yes":
+            return False, f"{detail}, not 'yes'; try again closer to the microphone, in a quieter room"
+        return True, detail
+
     for name, action in (
         ("gantry", gantry),
         ("magnet", magnet),
@@ -258,6 +313,8 @@ def hardware_test(
         ("display", display),
         ("buzzer", buzzer),
         ("buttons", buttons),
+        ("speech", speech),
+        ("microphone", microphone),
     ):
         step(name, action)
     return results

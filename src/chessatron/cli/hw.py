@@ -117,7 +117,9 @@ def hw() -> None:
 @click.option(
     "--only",
     multiple=True,
-    type=click.Choice(["gantry", "magnet", "leds", "sensors", "display", "buzzer", "buttons"]),
+    type=click.Choice(
+        ["gantry", "magnet", "leds", "sensors", "display", "buzzer", "buttons", "speech", "microphone"]
+    ),
 )
 @click.option(
     "--seconds",
@@ -130,7 +132,7 @@ def hw() -> None:
 @friendly
 def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path | None) -> None:
     """Walk through the build: GRBL and homing, the magnet to each corner, LEDs, sensors, display, buzzer,
-    buttons."""
+    buttons, speaker and microphone."""
     from ..hwtest import hardware_test
 
     settings = Config.load(config_path)

@@ -46,7 +46,8 @@ Purpose = Literal[
 ]
 """Why a piece is dragged; ``hand``: moved by a person, journaled so that a resume knows where it is."""
 
-#: How many free capture cells, best first (:meth:`Planner._capture_cells`), the planner weighs for a captured piece.
+#: How many free capture cells, best first (:meth:`Planner._capture_cells`), the planner weighs for a
+#: captured piece.
 _CELL_CHOICES = 4
 #: How many parking nodes, nearest first, the planner tries for a piece that must make way.
 _PARK_CHOICES = 8
