@@ -186,6 +186,26 @@ def test_the_opponent_resigns(tmp_path: Path, fake: FakeLichess) -> None:
     assert list(played.record.moves) == server_moves(fake)
 
 
+def test_a_person_plays_online_by_voice(tmp_path: Path, fake: FakeLichess) -> None:
+    """On the simulator a simulated person says each move into the microphone; each is read back and
+    confirmed before it goes to the server, and the robot carries out both sides' moves (nobody at a
+    voice table touches a piece)."""
+    fake.script = Script(resign_at=6)
+    played = play(tmp_path, fake, OnlineRequest(ai=1, color="white"), player="voice")
+    assert (played.record.result, played.record.termination) == ("1-0", "resignation")
+    assert list(played.record.moves) == server_moves(fake)
+    assert played.violations == [] and played.table_fen == fake.game().board.board_fen()
+    movers: list[list[Any]] = []
+    for event in played.events:
+        if event["event"] == "move":
+            movers.append([event["who"], 0])
+        elif event["event"] == "relocation" and movers:
+            movers[-1][1] += 1
+    assert {who for who, _ in movers} == {"voice", "online"} and all(count > 0 for _, count in movers)
+    prompts = [e["prompt"] for e in played.events if e["event"] == "voice"]
+    assert "confirm" in prompts
+
+
 def test_an_opponent_who_leaves_loses_on_a_claim(tmp_path: Path, fake: FakeLichess) -> None:
     fake.script = Script(leave_at=3, claim_win_in_s=0)
     played = play(tmp_path, fake, OnlineRequest(ai=1, color="white"))

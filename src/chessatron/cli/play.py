@@ -370,7 +370,8 @@ def _refuse_web_players(white: str, black: str, game_id: str | None = None) -> N
 
 ONLINE_PLAYER_HELP = (
     "Who sits at this table: board (a person moving the pieces, seen by the sensors), keyboard (moves "
-    "typed here), or on the simulator hand[:LEVEL] (a simulated person); engine[:LEVEL] only for a BOT "
+    "typed here), voice (moves said into the microphone, read back and confirmed), or on the simulator "
+    "hand[:LEVEL] (a simulated person); engine[:LEVEL] only for a BOT "
     "account or on a server other than lichess.org."
 )
 
@@ -440,7 +441,7 @@ def online(
         return
     if player_text is None:
         raise click.UsageError(
-            "say who sits at this table with --player (board, keyboard, or hand on the simulator)"
+            "say who sits at this table with --player (board, keyboard, voice, or hand on the simulator)"
         )
     online_command = _online_module("command")
     request = online_command.OnlineRequest(

@@ -55,7 +55,7 @@ LOGGER = logging.getLogger(__name__)
 Emit = Callable[[dict[str, Any]], None]
 
 #: The players who may sit at the table in an online game (``engine`` only where the server allows it).
-ONLINE_PLAYERS = ("board", "keyboard", "web", "hand", "engine")
+ONLINE_PLAYERS = ("board", "keyboard", "voice", "web", "hand", "engine")
 #: Hosts where an engine may play only a BOT account's games.
 LICHESS_HOSTS = ("lichess.org", "www.lichess.org")
 
@@ -128,7 +128,7 @@ class OnlineTable:
         kind = self.player.kind
         if kind not in ONLINE_PLAYERS:
             raise ConfigError(
-                f"a {kind!r} player cannot play online; use one of board, keyboard, web or (on the "
+                f"a {kind!r} player cannot play online; use one of board, keyboard, voice, web or (on the "
                 "simulator) hand, or engine where the server allows it"
             )
         if kind == "engine" and is_lichess(self.client.url) and not account.is_bot:
