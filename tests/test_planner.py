@@ -51,7 +51,9 @@ def test_a_captured_piece_waits_near_where_the_reset_needs_it(layout: Layout) ->
     for sim, ply in plies.items():
         assert ply.violations == ()
         victim = ply.plan.relocations[0].piece
-        rows[sim] = layout.node_cell(sim.table.node_of(victim.id))[1]
+        cell = layout.node_cell(sim.table.node_of(victim.id))
+        assert cell is not None
+        rows[sim] = cell[1]
     home_row = layout.board_cell[1] + 6  # rank 7
     assert abs(rows[later] - home_row) < abs(rows[near] - home_row)
     resets = {sim: sim.set_up(chess.Board()) for sim in (near, later)}
