@@ -274,12 +274,15 @@ LIKELY = chess.Board("7k/7p/8/8/8/8/r7/K7 w - - 0 1")
 
 
 def play_against_the_web(
-    tmp_path: Path, start: chess.Board, choose: Callable[[Ponderer, Session], chess.Move]
+    tmp_path: Path,
+    start: chess.Board,
+    choose: Callable[[Ponderer, Session], chess.Move],
+    config: Config | None = None,
 ) -> tuple[Session, Recorded, list[chess.Move]]:
     """The web page plays White, the engine Black: one move each; ``choose`` picks White's move once the
     ponderer has its replies ready. Returns the session (to close), its programs and the two moves."""
     web, black = PlayerSpec.parse("web"), PlayerSpec.parse(LEVEL)
-    session = Session(Config.default(), games_dir=tmp_path, speed=None)
+    session = Session(config or Config.default(), games_dir=tmp_path, speed=None)
     session.connect()
     recorded = Recorded(session)
     journal = session.new_game(web, black, start)
@@ -346,3 +349,22 @@ def test_a_miss_answers_with_the_move_the_engine_would_have_played(tmp_path: Pat
         assert (session.ponderer.stats.hits, session.ponderer.stats.misses) == (0, 1)
         assert session.world is not None and not session.world.twin.violations
     assert moves[1] == engine_reply(chess.Board(), moves)
+
+
+def test_a_config_that_keeps_the_gantry_still_still_answers_a_foreseen_move_at_once(tmp_path: Path) -> None:
+    """``[grbl] wait_near_reply = false``: the magnet does not move while the person thinks (a quiet
+    table), and the engine's reply found ahead is still played without a search."""
+    take = chess.Move.from_uci("a1a2")
+    config = Config.from_dict({"grbl": {"url": "sim://", "wait_near_reply": False}})
+
+    def once_foreseen(ponder: Ponderer, session: Session) -> chess.Move:
+        wait_until(lambda: take in ponder.replies_ready(), "the reply to the likely move")
+        return take
+
+    session, recorded, moves = play_against_the_web(tmp_path, LIKELY, once_foreseen, config)
+    with session:
+        assert session.ponderer is not None and session.ponderer.stats.hits == 1
+    assert moves == [take, engine_reply(LIKELY, moves)]
+    assert not [program for program in recorded.programs if program[0] == "(WAIT FOR THE REPLY)"]
+    program = recorded.of("MOVE 1")
+    assert program[1].startswith("(capture") and program[2].startswith("G0 ")  # from where it stood

@@ -51,7 +51,7 @@ DEFAULT_URLS: Mapping[str, str] = {
 
 #: The keys each section takes; anything else is a typo and an error (``urll`` would leave the simulator on).
 KEYS: Mapping[str, frozenset[str]] = {
-    "grbl": frozenset({"url", "baudrate", "home"}),
+    "grbl": frozenset({"url", "baudrate", "home", "wait_near_reply"}),
     "magnet": frozenset({"url"}),
     "sensors": frozenset({"url"}),
     "leds": frozenset({"url"}),
@@ -116,6 +116,10 @@ class Config:
     the lichess API."""
     speech_muted: bool | None = None
     """``[speech] muted`` when the config sets it; None: decided by :meth:`speaks`."""
+    wait_near_reply: bool = True
+    """``[grbl] wait_near_reply``: while a person thinks, the empty magnet goes where the robot's reply
+    will most likely begin (false: it stays where the last move left it, and the gantry is quiet; the
+    engine still thinks on the person's time)."""
 
     def speaks(self, *, voice_player: bool = False) -> bool:
         """Whether the speaker talks: as ``[speech] muted`` says when it is set; otherwise when there is no
@@ -202,10 +206,12 @@ class Config:
                 "(GRBL 1.1 talks at 115200)"
             )
         home = grbl.get("home", False)
+        wait_near_reply = grbl.get("wait_near_reply", True)
         muted = data.get("buzzer", {}).get("muted", False)
         speech_muted = data.get("speech", {}).get("muted")
         for name, value in (
             ("[grbl] home", home),
+            ("[grbl] wait_near_reply", wait_near_reply),
             ("[buzzer] muted", muted),
             ("[speech] muted", speech_muted),
         ):
@@ -230,7 +236,17 @@ class Config:
                 f"{source}: [lichess] url = {lichess_url!r} must be an http:// or https:// address, "
                 f"e.g. {DEFAULT_LICHESS_URL!r}"
             )
-        return cls(layout, urls, baudrate, home, muted, source, lichess_url.rstrip("/"), speech_muted)
+        return cls(
+            layout,
+            urls,
+            baudrate,
+            home,
+            muted,
+            source,
+            lichess_url.rstrip("/"),
+            speech_muted,
+            wait_near_reply=wait_near_reply,
+        )
 
     def summary(self) -> list[str]:
         lines = [f"layout: {self.layout!r}"]

@@ -122,9 +122,9 @@ class Session(GameSetup):
                 if isinstance(mover, BoardMover):
                     mover.both_sides = movers[chess.WHITE] is movers[chess.BLACK]
             # the robot's engine thinks on the person's time, the magnet waits where its reply begins
-            ponder = self.ponderer = stack.enter_context(
-                Ponderer(self.planner, robot=self.robot, live=self.live)
-            )
+            # (unless the config keeps the gantry still)
+            waiter = self.robot if self.config.wait_near_reply else None
+            ponder = self.ponderer = stack.enter_context(Ponderer(self.planner, robot=waiter, live=self.live))
             for index in self._hand_done_unjournaled:
                 journal.robot_done(index)
             self._hand_done_unjournaled = []
