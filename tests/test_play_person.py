@@ -15,6 +15,7 @@ import chess
 import pytest
 
 from chessatron.config import Config
+from chessatron.feedback.speaker import SimSpeaker
 from chessatron.game.players import PlayerSpec
 from chessatron.game.session import Session
 from chessatron.planning.layout import Cell
@@ -99,3 +100,55 @@ def test_a_person_puts_a_captured_piece_anywhere_and_takes_moves_back_by_hand(tm
         session.table.check_matches(chess.Board(START))
         assert session.table.board_pieces()[chess.D5].id == black_pawn.id
         assert not world.twin.violations
+
+
+def test_a_move_that_is_not_legal_is_told_in_words_and_aloud(tmp_path: Path) -> None:
+    """A pawn pushed three squares: the LEDs light it red, and the terminal, the web page's notices and
+    the speaker say why and what to put back; the legal move made after it is played."""
+    script = tmp_path / "black.pgn"
+    script.write_text(f'[FEN "{START}"]\n[SetUp "1"]\n\n2. Nf3 Nf6 *\n', encoding="utf-8")
+    white, black = PlayerSpec.parse("board"), PlayerSpec.parse(f"script:{script}")
+    config = Config.from_dict({"speech": {"url": "sim://", "muted": False}})
+    events: list[dict[str, Any]] = []
+    failures: list[BaseException] = []
+    with Session(config, games_dir=tmp_path / "games", speed=None, emit=events.append) as session:
+        session.connect()
+        layout = session.layout
+        assert session.world is not None
+        world = session.world
+
+        def cell(square: str) -> Cell:
+            return layout.square_cell(chess.parse_square(square))
+
+        def act(*steps: tuple[str, Cell, str]) -> None:
+            actions = [
+                HandAction(0.15 * (k + 1), kind, where, symbol, "person")  # type: ignore[arg-type]
+                for k, (kind, where, symbol) in enumerate(steps)
+            ]
+            perform(world, actions, realtime=True)
+
+        def person() -> None:
+            try:
+                wait_until(session, to_move(0))
+                time.sleep(0.5)
+                act(("lift", cell("g1"), "N"), ("place", cell("g4"), "N"))  # a knight cannot go there
+                wait_until(session, lambda s: any(e["event"] == "warning" for e in events))
+                act(("lift", cell("g4"), "N"), ("place", cell("f3"), "N"))
+            except BaseException as exc:
+                failures.append(exc)
+                session.stop_requested.set()
+
+        journal = session.new_game(white, black, chess.Board(START))
+        helper = threading.Thread(target=person)
+        helper.start()
+        with journal:
+            session.play(journal, white, black, max_plies=2)
+        helper.join()
+        assert not failures, failures
+        assert [m.uci() for m in journal.board().move_stack] == ["g1f3", "g8f6"]
+        warning = next(e for e in events if e["event"] == "warning")
+        assert warning["message"] == "that is not a legal move: put the knight from g4 back on g1"
+        notices = session.live.snapshot()["notices"]
+        assert any(n["level"] == "warning" and "g4 back on g1" in n["message"] for n in notices)
+        assert isinstance(session.speaker, SimSpeaker)
+        assert any(text.startswith("Warning: That is not a legal move") for text in session.speaker.texts())

@@ -125,6 +125,9 @@ class BoardMover:
         self.on_question: Callable[[Ambiguous | None], None] = lambda question: None
         #: Told when an answer is not one of the moves asked about.
         self.on_notice: Callable[[str], None] = lambda message: None
+        #: Told when the still board fits no legal move: why, and what to put back (for the terminal, the
+        #: web page, the buzzer and the speaker; the LEDs show it under the squares).
+        self.on_illegal: Callable[[str], None] = lambda message: None
         #: The buttons that answer the board's prompts, if any (the session sets them).
         self.prompter: Prompter | None = None
         #: The promotion whose piece the player is asked for (the position and the move as the sensors
@@ -237,6 +240,8 @@ class BoardMover:
         for event in events:
             self.events.append(event)
             self._light(event)
+            if isinstance(event, Illegal):
+                self.on_illegal(illegal_message(event, self.recognizer.board))
             if isinstance(event, Ambiguous):
                 self.on_question(event)
             elif isinstance(event, Resolved | Committed | Revised) and asked is None:
@@ -452,3 +457,16 @@ class BoardMover:
                 self._scan()
 
         perform(self.world, actions, realtime=True, sleep=watch)
+
+
+def illegal_message(event: Illegal, board: chess.Board) -> str:
+    """What a person is told when the board shows no legal move: why, and how to put it right.
+
+    >>> from chessatron.game.guidance import guidance
+    >>> board = chess.Board()
+    >>> occupied = board.occupied & ~chess.BB_E2 | chess.BB_E5
+    >>> illegal_message(Illegal(0.0, "that is not a legal move", guidance(board.occupied, occupied)), board)
+    'that is not a legal move: put the pawn from e5 back on e2'
+    """
+    steps = event.guidance.instructions(board)
+    return f"{event.reason}: {'; '.join(steps)}" if steps else event.reason

@@ -322,6 +322,7 @@ class Seats(TableWork):
         )
         mover.on_question = self._ask
         mover.on_notice = lambda message: self.emit({"event": "notice", "message": message})
+        mover.on_illegal = lambda message: self.emit({"event": "warning", "message": message})
         mover.prompter = self.button_panel()  # buttons beside the board answer its prompts
         self._board_movers.append(mover)
         return mover
