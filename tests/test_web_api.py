@@ -1217,3 +1217,18 @@ def test_a_new_game_after_a_stopped_game_with_a_person_at_the_board(
     assert runner.last_error is None
     client.post("/api/v1/stop", json={})
     assert runner.wait(60) and runner.last_error is None
+
+
+def test_a_person_speaking_their_moves_plays_a_game_started_from_the_page(
+    client: httpx.Client, runner: GameRunner
+) -> None:
+    """On the simulator the microphone's simulated person says the moves; each is read back and
+    confirmed, then carried out by the robot. Buttons the config lacks are refused beside the field."""
+    refused = client.post("/api/v1/game", json={"white": "buttons", "black": ENGINE})
+    assert refused.status_code == 422 and "the buttons player needs buttons" in refused.text
+    assert runner.live.snapshot()["game"] is None
+    assert client.post("/api/v1/game", json={"white": "voice", "black": ENGINE}).status_code == 202
+    snapshot = wait_for(runner.live, lambda s: s["game"] is not None and len(s["game"]["uci"]) >= 2, 120)
+    assert snapshot["game"]["white"] == "voice"
+    client.post("/api/v1/stop", json={})
+    assert runner.wait(60) and runner.last_error is None

@@ -61,7 +61,7 @@ COMMANDS: dict[str, Command] = {
 }
 
 #: The players a game started from elsewhere (the web page) may have.
-REMOTE_PLAYERS = ("web", "engine", "board", "hand")
+REMOTE_PLAYERS = ("web", "engine", "board", "hand", "voice", "buttons")
 
 Job = Literal["game", "resume", "reset", "online"]
 #: Why the table cannot take a new job, by the job under way.
@@ -275,6 +275,11 @@ class GameRunner:
         if start.is_game_over():
             raise ConfigError(f"the position {start.fen()!r} is already over; choose another")
         self.check_levels(white, black)
+        try:
+            # a player the table lacks the devices for (buttons, a microphone, sensors) is refused now
+            self.session.check_players(white, black)
+        except EngineError:
+            pass  # the game says why it cannot start the engine
         require_pieces(start, self.session.table.inventory())
         self._spawn("game", lambda: self._play_new(white, black, start, clock))
 

@@ -144,7 +144,8 @@ def _text(body: dict[str, Any], key: str, limit: int) -> str | None:
 
 
 def player(text: str) -> str:
-    """A player a page may choose: ``web``, ``engine[:LEVEL]``, ``hand[:LEVEL]`` or ``board``; never one
+    """A player a page may choose: ``web``, ``engine[:LEVEL]``, ``hand[:LEVEL]``, ``board``, ``voice`` or
+    ``buttons`` (a person at the table who speaks their moves, or moves the cursor); never one
     that names a file on the server (``script:``) or its keyboard, nor engine options that spend the host's
     resources. Raises :class:`ConfigError` (422).
 
@@ -160,7 +161,7 @@ def player(text: str) -> str:
     if kind not in REMOTE_PLAYERS:
         raise ConfigError(
             f"a {kind!r} player cannot be chosen from the page; "
-            "use web, engine[:LEVEL], hand[:LEVEL] or board"
+            "use web, engine[:LEVEL], hand[:LEVEL], board, voice or buttons"
         )
     if not _PLAYER_CHARS.fullmatch(text):
         raise ConfigError(f"the player {text!r} has characters no player has; write e.g. engine:5")

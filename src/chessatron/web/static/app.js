@@ -289,6 +289,8 @@ function turnWords() {
   if (toMove.startsWith("engine")) return ["Engine thinking", "engine"];
   if (toMove.startsWith("hand")) return [`${side} to move: the simulated hand`, "other"];
   if (toMove === "board") return [`${side} to move at the table`, "other"];
+  if (toMove === "voice") return [`${side} to move: say it into the microphone`, "other"];
+  if (toMove === "buttons") return [`${side} to move with the buttons`, "other"];
   if (toMove === "web") return [`${side} to move on the page`, "other"];
   return [state.status, "other"];
 }

@@ -174,7 +174,14 @@ export function playerFromSpec(spec) {
   const [kind, ...rest] = text.split(":");
   const level = rest.length ? rest.join(":") : null;
   if (kind === "hand") return { name: "simulated hand", kind: "board", level: null, spec: text };
-  const names = { engine: "Stockfish", web: "web page", board: "board", keyboard: "keyboard" };
+  const names = {
+    engine: "Stockfish",
+    web: "web page",
+    board: "board",
+    keyboard: "keyboard",
+    voice: "voice",
+    buttons: "buttons",
+  };
   return { name: names[kind] || text, kind, level, spec: text };
 }
 
