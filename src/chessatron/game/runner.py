@@ -275,11 +275,10 @@ class GameRunner:
         if start.is_game_over():
             raise ConfigError(f"the position {start.fen()!r} is already over; choose another")
         self.check_levels(white, black)
-        try:
-            # a player the table lacks the devices for (buttons, a microphone, sensors) is refused now
+        # a player the table lacks the devices for (buttons, a microphone, sensors) is refused now; a
+        # missing engine is left for the game to say
+        with contextlib.suppress(EngineError):
             self.session.check_players(white, black)
-        except EngineError:
-            pass  # the game says why it cannot start the engine
         require_pieces(start, self.session.table.inventory())
         self._spawn("game", lambda: self._play_new(white, black, start, clock))
 
