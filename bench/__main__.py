@@ -8,7 +8,9 @@ Reset (issue 3): after every game, seconds to reset to the standard start (media
 assignment bound (median over games, target <= 1.5). Issue 16: the reset as a tour; targets <= 1.10 of the
 bound and <= 0.8 of the reset time before it (each figure is printed beside the one measured before
 issue 16, kept in ``bench/data/before-issue16.json``), and beside them the floor no order of the drags can
-go below (:func:`reset_floor`): the bound plus the least empty travel that can link the drags.
+go below (:func:`reset_floor`): the bound plus the least empty travel that can link the drags; and the
+floor no tour of any drags goes below (:func:`reset_link_floor`): the bound plus one square of travel
+between drags (two drags never start and end on one node: the first piece stands there).
 
 GRBL's stepper idle delay ``$1`` holds the machine at every stop; the time model and the twin count it.
 The layout's is printed; ``--step-idle-delay-ms 25`` runs with GRBL's default instead. The replies (issue
@@ -93,6 +95,18 @@ def reset_floor(sim: TableSimulator, target: chess.Board) -> float:
     return sim.resetter.assignment_bound(table, target) + float(cost[rows, columns].sum())
 
 
+def reset_link_floor(sim: TableSimulator, target: chess.Board) -> float:
+    """Seconds no set-up for ``target`` goes below, whatever its order or chaining: the bound (every
+    misplaced piece dragged straight, magnet time included) plus, between two drags, the shortest empty
+    travel there is (one square at rapid, from rest to rest): the next drag's piece cannot stand where the
+    last one was just set down."""
+    layout, timer = sim.layout, sim.planner.timer
+    goals = sim.resetter.assign(sim.table, target)
+    drags = sum(1 for pid, goal in goals.items() if sim.table.node_of(pid) != goal)
+    one_square = timer.travel_s((0.0, 0.0), (layout.square_mm, 0.0))
+    return sim.resetter.assignment_bound(sim.table, target) + max(0, drags - 1) * one_square
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
@@ -120,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     reset_ratios: list[float] = []
     reset_cpu: list[float] = []
     reset_floors: list[float] = []
+    link_floors: list[float] = []
     violations = 0
     for name, game in games:
         board, moves = game_moves(game)
@@ -143,12 +158,14 @@ def main(argv: list[str] | None = None) -> int:
         game_ratios.append(game_time / bound)
         classic_ratios.append(game_time / classic_time)
         floor = reset_floor(sim, chess.Board())
+        link_floor = reset_link_floor(sim, chess.Board())
         setup = sim.set_up(chess.Board())
         violations += len(setup.violations)
         reset_seconds.append(setup.seconds)
         reset_ratios.append(setup.seconds / setup.bound_seconds)
         reset_cpu.append(setup.planning_s)
         reset_floors.append(floor / setup.bound_seconds)
+        link_floors.append(link_floor)
         print(
             f"{name:<20} {len(moves):4d} plies  {game_time:7.1f} s  x{game_time / bound:.3f} of bound  "
             f"x{game_time / classic_time:.3f} of classic  reset {setup.seconds:6.1f} s "
@@ -168,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         "reset_planning_cpu_seconds_median": statistics.median(reset_cpu),
         "reset_planning_cpu_seconds_max": max(reset_cpu),
         "reset_floor_over_assignment_bound_median": statistics.median(reset_floors),
+        "reset_link_floor_seconds_median": statistics.median(link_floors),
         "step_idle_delay_ms": layout.profile.step_idle_delay_ms,
         "twin_violations": violations,
     }
@@ -211,6 +229,16 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"reset to the start: median {reset:.1f} s{was('reset_seconds_median', 1)}{share}"
         "  (target <= 0.8 of it)"
+    )
+    link_floor = figures["reset_link_floor_seconds_median"]
+    floor_share = (
+        f", {link_floor / before['reset_seconds_median']:.3f} of before"
+        if "reset_seconds_median" in before
+        else ""
+    )
+    print(
+        f"  no reset of these tables goes below {link_floor:.1f} s{floor_share}: every misplaced piece "
+        "dragged straight, one square of travel between drags"
     )
     print(
         f"reset / assignment bound: median {figures['reset_over_assignment_bound_median']:.3f}"
