@@ -319,26 +319,40 @@ def test_a_move_made_elsewhere_for_the_person_is_carried_out_by_the_robot(
     """The person plays their moves on the lichess website instead of the board: the robot makes them."""
     fake.script = Script(resign_at=4)
     done = threading.Event()
+    failed: list[BaseException] = []
 
     def website() -> None:
-        with LichessClient(fake.url, ANN) as phone:
-            for uci in ("e2e4", "d2d4"):
-                fake.wait_for(lambda: bool(fake.games) and fake.game().board.turn == chess.WHITE)
-                fake.wait_for(lambda: done.wait(0.3) or True)  # the table is waiting for the person
-                phone.move(fake.game().id, uci)
-                fake.wait_for(lambda: fake.game().board.turn == chess.BLACK or fake.game().over)
+        try:
+            with LichessClient(fake.url, ANN) as phone:
+                for uci in ("e2e4", "d2d4"):
+                    # (generous: on a loaded machine the table's set-up takes a while)
+                    fake.wait_for(lambda: bool(fake.games) and fake.game().board.turn == chess.WHITE, 300)
+                    fake.wait_for(lambda: done.wait(0.3) or True)  # the table is waiting for the person
+                    phone.move(fake.game().id, uci)
+                    fake.wait_for(lambda: fake.game().board.turn == chess.BLACK or fake.game().over, 300)
+        except BaseException as exc:  # the keyboard stops waiting, and the test says why
+            failed.append(exc)
+            done.set()
 
     def silent(prompt: str) -> str | None:
-        done.wait(600)  # (a person who never types: the moves come from the website)
+        done.wait(300)  # (a person who never types: the moves come from the website)
         return None
 
     phone = threading.Thread(target=website)
     phone.start()
-    played = play(
-        tmp_path, fake, OnlineRequest(ai=1, color="white"), player="keyboard", keyboard=KeyboardPlayer(silent)
-    )
+    try:
+        played = play(
+            tmp_path,
+            fake,
+            OnlineRequest(ai=1, color="white"),
+            player="keyboard",
+            keyboard=KeyboardPlayer(silent),
+        )
+    except KeyboardInterrupt:  # the silent keyboard's end of input: no move came from the website
+        pytest.fail(f"the website's moves did not come: {failed!r}")
     done.set()
     phone.join(10)
+    assert not failed, failed
     assert [m.uci() for m in played.record.moves][::2] == ["e2e4", "d2d4"]
     assert (played.record.result, played.record.termination) == ("1-0", "resignation")
     moves = [e for e in played.events if e["event"] == "move"]
