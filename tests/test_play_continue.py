@@ -118,9 +118,10 @@ def test_resume_skips_a_game_left_with_no_move(tmp_path: Path) -> None:
 def test_resume_id_picks_any_game_and_abandon_closes_one(tmp_path: Path) -> None:
     older = stopped_game(tmp_path, "e4")
     newer = stopped_game(tmp_path, "d4")
-    resumed = play(tmp_path, "play", "--resume", older, typed="quit\n")
+    resumed = play(tmp_path, "play", "--resume", older, "--clock", "5+3", typed="quit\n")
     assert resumed.exit_code == 0 and resumed_id(resumed) == older
     assert f"stopped after 1 move: chessatron play --resume {older} continues it" in resumed.stderr
+    assert "--clock does not apply to a game resumed: it goes on from its own start" in resumed.stderr
 
     closed = play(tmp_path, "games", "--abandon", newer)
     assert closed.exit_code == 0 and f"game {newer} abandoned" in closed.stdout

@@ -242,6 +242,15 @@ def play(
         single = game_count == 1 and not as_json
         if resume is None:
             _refuse_web_players(white.kind, black.kind)
+        else:
+            ignored = [name for name, given in (("--chess960", chess960), ("--clock", clock_text)) if given]
+            if ignored:
+                verb = "do" if len(ignored) > 1 else "does"
+                click.echo(
+                    f"chessatron: {' and '.join(ignored)} {verb} not apply to a game resumed: it goes on "
+                    "from its own start, with its own clock",
+                    err=True,
+                )
         finished: list[GameRecord] = []
         played = 0
         connected = False
