@@ -11,16 +11,24 @@ of ../shared/games (ten games; ``--every 1`` takes all thirty, in four times as 
 Each person's move is made twice: at the board (the person moves the pieces; the robot answers once the
 move has stood for the hold, :func:`~chessatron.game.seats.reply_hold_s`: 1.5 s after the last touch,
 8 s for a king or rook move that could be half a castling) and typed or clicked (the robot carries the
-move out, then its reply). **Reply latency** runs from the moment the person's move is final (at the
-board: the end of the hold; typed: when it is sent) to the robot's last release; the hold is reported on
-its own. **The drags' own time** is the machine's from its first magnet engage after the move to that
-last release.
+move out, then its reply). The person who types or clicks is drawn for each game by :mod:`bench.people`
+(typing at the prompt or clicking and dragging on the web page, fast or slow, sometimes stopping to
+think), which says when the ponderer hears the line typed so far or the piece picked up, before the move
+is sent; those clues narrow where the magnet waits as :meth:`~chessatron.game.ponder.Ponderer.typed` and
+:meth:`~chessatron.game.ponder.Ponderer.picked` do. The report gives the hits by how the move was sent
+and how long before it was sent its piece was known.
+
+**Reply latency** runs from the moment the person's move is final (at the board: the end of the hold;
+typed or clicked: when it is sent) to the robot's last release; the hold is reported on its own. **The
+drags' own time** is the machine's from its first magnet engage after the move to that last release.
 
 The machine's part is measured by the twin on the very G-code (pre-positioning travels included); the
 engine's is modelled as on a Raspberry Pi, where searches run to their time caps: the engine's move 1 s
 (the session's default level), the prediction of the person's likely moves 0.25 s and the evaluation for
 the watchers 0.3 s (their limits), in the order the session runs them (the evaluation of the position
-after a person's move comes before the robot moves). The bench's own searches are node-limited. The
+after a person's move comes before the robot moves). The bench's own searches are node- or
+depth-limited, but for the prediction's, which stops at its time limit when its depth takes longer (on a
+busy machine a run may then see a hit or two more or fewer). The
 person thinks for a log-normal time (median 8 s; 2.5 s to 25 s for four moves in five), seeded by the
 game; at the board they lift the piece a hand's lift, carry and place before the recognizer commits it.
 
@@ -30,7 +38,8 @@ game; at the board they lift the piece a hand's lift, carry and place before the
 * **now** (:mod:`chessatron.game.ponder`): while the person thinks the engine predicts their likely moves
   and searches its reply to each, most likely first, then evaluates those positions; the magnet waits
   where the expected travel to the robot's first drag is shortest (the reply's at the board, narrowed to
-  the replies to the lifted piece's moves once it is lifted; the move's own when typed). On a hit the
+  the replies to the lifted piece's moves once it is lifted; the move's own when typed or clicked,
+  narrowed to the moves that fit the line typed so far or the piece picked up). On a hit the
   reply is ready at once and, at the board, the magnet sets off for its first drag at the commit, during
   the hold; on a miss the engine searches as before.
 
@@ -47,7 +56,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
@@ -57,6 +66,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from chessatron.errors import ChessatronError
 from chessatron.game.engine import ANALYSIS_LIMIT, DEFAULT_MOVE_TIME_S, EnginePlayer, find_engine, parse_level
 from chessatron.game.seats import reply_hold_s
 from chessatron.planning.layout import Layout, Node
@@ -65,6 +75,7 @@ from chessatron.sim.hand_style import HandStyle
 from chessatron.sim.simulate import TableSimulator, game_moves
 from chessatron.sim.twin import TwinPiece
 
+from . import people
 from .__main__ import load_before, load_games, percentile
 
 ENGINE_MOVE_S = DEFAULT_MOVE_TIME_S
@@ -96,6 +107,13 @@ class Reply:
     """The machine's time from its first magnet engage after the move to its last release."""
     hold_s: float
     """At the board, from the commit of the move to the end of its hold (0 typed)."""
+    way: str = "board"
+    """How the move was made: ``typed``, ``clicked`` (on the web page) or ``board``."""
+    paused: bool = False
+    """Typed or clicked: the person stopped to think once the piece was chosen (or before Enter)."""
+    piece_known_s: float = math.nan
+    """Typed or clicked, pondering: how long before the move was sent the ponderer had narrowed it to the
+    moved piece's moves for good (NaN: not before it was sent)."""
 
 
 @dataclass
@@ -189,16 +207,24 @@ class Magnet:
         self.commit_s = commit_s
         self.free_at = 0.0  # when the travel under way ends
         self.pending: tuple[float, Node] | None = None
-        self.known: list[tuple[frozenset[chess.Square], Node, float]] = []
+        self.known: list[Any] = []  # Likely (chessatron.game.ponder)
 
-    def wait_near(self, at_s: float, lifted: chess.Square | None) -> None:
-        """As :meth:`Ponderer._wait_near` at ``at_s``, the person holding the piece on ``lifted``."""
+    def wait_near(
+        self,
+        at_s: float,
+        heading: frozenset[chess.Move] | None,
+        unforeseen: Callable[[frozenset[chess.Move]], list[tuple[Node, float]]] | None = None,
+    ) -> None:
+        """As :meth:`Ponderer._wait_near` at ``at_s``, the person heading for the moves ``heading`` (None:
+        no clue); ``unforeseen`` plans where moves the engine did not foresee begin (typed or clicked)."""
         self.flush(at_s)
         timer = self.sim.planner.timer
         cpu = time.thread_time()
-        held = [entry for entry in self.known if lifted in entry[0]]
-        starts = [(start, weight) for _, start, weight in held or self.known]
+        starts = self.ponder.starts_to_wait_for(self.known, heading)
+        if heading is not None and unforeseen is not None and not any(k.move in heading for k in self.known):
+            starts = unforeseen(heading) or starts
         if not starts:
+            self.totals.planning_cpu_s += time.thread_time() - cpu
             return
         spot, expected = self.ponder.waiting_spot(timer, starts)
         where = self.pending[1] if self.pending is not None else None
@@ -306,12 +332,14 @@ class Bench:
         sims: dict[tuple[Person, Mode], TableSimulator],
         think_s: float,
         lead_s: float,
+        sent: people.Sending,
         person_move: chess.Move,
         reply: chess.Move | None,
     ) -> chess.Move:
         """Time the robot's reply to ``person_move``, committed ``think_s`` into the person's turn (at the
-        board the piece was lifted ``lead_s`` before); ``reply``: the game's, or None for the engine's
-        own. Plays both moves on every table; returns the reply."""
+        board the piece was lifted ``lead_s`` before; typed or clicked, ``sent`` says what the ponderer
+        heard of it before); ``reply``: the game's, or None for the engine's own. Plays both moves on
+        every table; returns the reply."""
         any_sim = next(iter(sims.values()))
         board = any_sim.board.copy()
         ahead = None
@@ -324,7 +352,7 @@ class Bench:
             totals = self._totals(part, person, mode)
             pondering = ahead if mode == "now" else None
             if person == "typed":
-                found = self._typed(sim, totals, board, pondering, think_s, person_move, reply)
+                found = self._typed(sim, totals, board, pondering, think_s, sent, person_move, reply)
             else:
                 found = self._board(sim, totals, board, pondering, think_s, lead_s, person_move, reply)
             totals.replies.append(found)
@@ -337,21 +365,31 @@ class Bench:
         board: chess.Board,
         ahead: Foreseen | None,
         commit_s: float,
+        sent: people.Sending,
         person_move: chess.Move,
         reply: chess.Move,
     ) -> Reply:
-        """The robot carries the typed move out, then searches (or has searched) and answers."""
+        """The robot carries the typed (or clicked) move out, then searches (or has searched) and answers.
+        Pondering, the magnet waits where the likely moves begin, narrowed as the person types or picks
+        the piece up (``sent``)."""
         free_at = 0.0
-        if ahead is not None and self.ponder is not None and ahead.predicted_at < commit_s:
+        piece_known_s = math.nan
+        if ahead is not None and self.ponder is not None:
             magnet = Magnet(self.ponder, sim, totals, commit_s)
-            cpu = time.thread_time()
-            for prediction in ahead.predictions:
-                plan = sim.planner.plan_move(sim.table, board, prediction.move, at=sim.writer.position)
-                if plan.relocations:
-                    lifts = self.ponder.first_lifts(board, prediction.move)
-                    magnet.known.append((lifts, plan.relocations[0].start, prediction.probability))
-            totals.planning_cpu_s += time.thread_time() - cpu
-            magnet.wait_near(ahead.predicted_at, None)
+            clues = self._headings(board, sent, commit_s)
+            piece_known_s = _piece_known(self.ponder, board, person_move, clues, commit_s)
+            unforeseen = self._unforeseen(sim, totals, board)
+            predicted = ahead.predicted_at >= commit_s  # (never, before the move: as if done)
+            heading: frozenset[chess.Move] | None = None
+            for at_s, clue in clues:
+                if not predicted and ahead.predicted_at <= at_s:
+                    self._predicted(sim, totals, board, ahead, magnet, heading, unforeseen)
+                    predicted = True
+                heading = clue
+                magnet.wait_near(at_s, heading, unforeseen)
+            if not predicted:
+                self._predicted(sim, totals, board, ahead, magnet, heading, unforeseen)
+            magnet.flush(commit_s)
             free_at = magnet.free_at
         hit = ahead.hit(person_move) if ahead is not None else None
         begins = max(evaluation_ready(ahead, person_move, commit_s), free_at)
@@ -361,7 +399,80 @@ class Bench:
         answered = self._play(sim, totals, reply)
         end = ready + answered.seconds
         before_first = _travel_to_first(sim, carried)
-        return Reply(hit is not None, end - commit_s, carried.seconds - before_first + answered.seconds, 0.0)
+        drags = carried.seconds - before_first + answered.seconds
+        return Reply(hit is not None, end - commit_s, drags, 0.0, sent.way, sent.paused, piece_known_s)
+
+    def _predicted(
+        self,
+        sim: TableSimulator,
+        totals: Totals,
+        board: chess.Board,
+        ahead: Foreseen,
+        magnet: Magnet,
+        heading: frozenset[chess.Move] | None,
+        unforeseen: Callable[[frozenset[chess.Move]], list[tuple[Node, float]]],
+    ) -> None:
+        """The likely moves are known (:meth:`Ponderer._ponder`, typed): each one's first drag planned,
+        then the magnet sent where they begin."""
+        assert self.ponder is not None
+        cpu = time.thread_time()
+        for prediction in ahead.predictions:
+            plan = sim.planner.plan_move(sim.table, board, prediction.move, at=sim.writer.position)
+            if plan.relocations:
+                start = plan.relocations[0].start
+                magnet.known.append(self.ponder.Likely(prediction.move, start, prediction.probability))
+        totals.planning_cpu_s += time.thread_time() - cpu
+        magnet.wait_near(ahead.predicted_at, heading, unforeseen)
+
+    def _headings(
+        self, board: chess.Board, sent: people.Sending, commit_s: float
+    ) -> list[tuple[float, frozenset[chess.Move] | None]]:
+        """When the ponderer hears each clue (seconds into the person's turn) and the moves it then heads
+        for (:meth:`Ponderer.typed`, :meth:`Ponderer.picked`): a line that fits no move, or no news,
+        left out."""
+        assert self.ponder is not None
+        from chessatron.game.keyboard import MoveSpellings  # (from issue 16 on)
+
+        spellings = MoveSpellings(board)
+        found: list[tuple[float, frozenset[chess.Move] | None]] = []
+        heading: frozenset[chess.Move] | None = None
+        for clue in sent.clues:
+            if clue.text is not None:
+                fitting: frozenset[chess.Move] | None = spellings.fitting(clue.text)
+                if not fitting:
+                    continue
+                if fitting == spellings.moves:
+                    fitting = None
+            else:
+                assert clue.square is not None
+                fitting = self.ponder.moves_of_piece(board, clue.square) or None
+            if fitting != heading:
+                heading = fitting
+                found.append((max(commit_s - clue.before_s, 0.0), heading))
+        return found
+
+    def _unforeseen(
+        self, sim: TableSimulator, totals: Totals, board: chess.Board
+    ) -> Callable[[frozenset[chess.Move]], list[tuple[Node, float]]]:
+        """Where moves the engine did not foresee begin, planned when the person heads for them
+        (:meth:`Ponderer._unforeseen_starts`)."""
+        assert self.ponder is not None
+        limit = self.ponder.UNFORESEEN_PLANS
+        planned: dict[chess.Move, Node | None] = {}
+
+        def starts(heading: frozenset[chess.Move]) -> list[tuple[Node, float]]:
+            if len(heading) > limit:
+                return []
+            cpu = time.thread_time()
+            for move in heading - planned.keys():
+                try:
+                    planned[move] = first_start(sim, board, None, move)
+                except ChessatronError:
+                    planned[move] = None
+            totals.planning_cpu_s += time.thread_time() - cpu
+            return [(start, 1.0) for move in heading if (start := planned[move]) is not None]
+
+        return starts
 
     def _board(
         self,
@@ -387,22 +498,23 @@ class Bench:
         ponder = self.ponder
         magnet = Magnet(ponder, sim, totals, commit_s)
         lifted_at = commit_s - lead_s
+        held = ponder.moves_of_piece(board, person_move.from_square) or None
         start_known = False
         lift_seen = False
         for prediction, found_at, answer in ahead.answers:
             if found_at > commit_s:
                 continue
             if not lift_seen and lifted_at <= found_at:
-                magnet.wait_near(max(lifted_at, 0.0), person_move.from_square)
+                magnet.wait_near(max(lifted_at, 0.0), held)
                 lift_seen = True
             cpu = time.thread_time()
             start = first_start(sim, board, prediction.move, answer)
             totals.planning_cpu_s += time.thread_time() - cpu
-            magnet.known.append((ponder.first_lifts(board, prediction.move), start, prediction.probability))
+            magnet.known.append(ponder.Likely(prediction.move, start, prediction.probability))
             start_known = start_known or prediction.move == person_move
-            magnet.wait_near(found_at, person_move.from_square if lift_seen else None)
+            magnet.wait_near(found_at, held if lift_seen else None)
         if not lift_seen and lifted_at < commit_s:
-            magnet.wait_near(max(lifted_at, 0.0), person_move.from_square)
+            magnet.wait_near(max(lifted_at, 0.0), held)
         magnet.flush(commit_s)
         if hit is not None:
             ready = evaluation_ready(ahead, person_move, commit_s)
@@ -437,6 +549,9 @@ class Bench:
         person = chess.WHITE if index % 2 == 0 else chess.BLACK
         sims = self._tables(board)
         rng = random.Random(f"shared {index}")
+        # the person's typing or clicking draws from a generator of its own: the board's are as before
+        hands = random.Random(f"typed or clicked, shared {index}")
+        someone = people.person_of(hands)
         ply = 0
         while ply < len(moves):
             move = moves[ply]
@@ -447,7 +562,8 @@ class Bench:
                     hand_move(sim, move)
             else:
                 reply = moves[ply + 1]
-                self.reply("shared", sims, think_time(rng), lead_time(rng, move), move, reply)
+                sent = people.sending(someone, board, move, hands)
+                self.reply("shared", sims, think_time(rng), lead_time(rng, move), sent, move, reply)
                 board.push(move)
                 move = reply
                 ply += 1
@@ -462,6 +578,8 @@ class Bench:
         person = chess.WHITE if index % 2 == 0 else chess.BLACK
         sims = self._tables(board)
         rng = random.Random(f"played {index}")
+        hands = random.Random(f"typed or clicked, played {index}")
+        someone = people.person_of(hands)
         while board.ply() - start_ply < PLAYED_PLIES and not board.is_game_over():
             if board.turn != person:
                 move = self.robot.best_move(board)
@@ -473,7 +591,8 @@ class Bench:
                 for sim in sims.values():
                     hand_move(sim, move)
                 break
-            reply = self.reply("played", sims, think_time(rng), lead_time(rng, move), move, None)
+            sent = people.sending(someone, board, move, hands)
+            reply = self.reply("played", sims, think_time(rng), lead_time(rng, move), sent, move, None)
             board.push(move)
             board.push(reply)
         self._finish("played", sims)
@@ -507,6 +626,25 @@ def _travel_to_first(sim: TableSimulator, ply: Any) -> float:
     return float(sim.planner.timer.travel_s(ply.plan.start_mm, sim.layout.node_mm(first)))
 
 
+def _piece_known(
+    ponder: ModuleType,
+    board: chess.Board,
+    move: chess.Move,
+    clues: Sequence[tuple[float, frozenset[chess.Move] | None]],
+    commit_s: float,
+) -> float:
+    """How long before ``commit_s`` the clues narrowed the moves for good to those of the piece ``move``
+    moves (NaN: not before)."""
+    piece = ponder.moves_of_piece(board, move.from_square)
+    since = math.nan
+    for at_s, heading in clues:
+        if heading is not None and heading <= piece:
+            since = at_s if math.isnan(since) else since
+        else:
+            since = math.nan
+    return commit_s - since
+
+
 def _after(board: chess.Board, move: chess.Move) -> chess.Board:
     after = board.copy()
     after.push(move)
@@ -518,6 +656,13 @@ def _stats(values: Sequence[float]) -> list[float]:
     if not values:
         return [math.nan, math.nan, math.nan]
     return [statistics.median(values), percentile(list(values), 0.9), max(values)]
+
+
+def _stats_low(values: Sequence[float]) -> list[float]:
+    """Median, 10th percentile and minimum (NaN for none)."""
+    if not values:
+        return [math.nan, math.nan, math.nan]
+    return [statistics.median(values), percentile(list(values), 0.1), min(values)]
 
 
 def figures(totals: Totals) -> dict[str, Any]:
@@ -534,7 +679,24 @@ def figures(totals: Totals) -> dict[str, Any]:
         "beyond_drags_on_hits_s": _stats([r.latency_s - r.drags_s for r in hits]),
         "beyond_drags_s": _stats([r.latency_s - r.drags_s for r in replies]),
         "hold_s": _stats([r.hold_s for r in replies]),
+        # typed or clicked: the hits by how the move was sent, and when its piece was known
+        "beyond_drags_on_hits_by_way_s": {
+            name: _stats([r.latency_s - r.drags_s for r in hits if chosen(r)])
+            for name, chosen in KINDS.items()
+        },
+        "hits_by_way": {name: sum(1 for r in hits if chosen(r)) for name, chosen in KINDS.items()},
+        "piece_known_before_sent_s": _stats_low([r.piece_known_s for r in replies if r.piece_known_s >= 0]),
+        "piece_not_known_before_sent": sum(1 for r in replies if not r.piece_known_s >= 0),
     }
+
+
+#: The replies to typed or clicked moves, told apart for the report.
+KINDS: dict[str, Callable[[Reply], bool]] = {
+    "typed": lambda reply: reply.way == "typed",
+    "clicked": lambda reply: reply.way == "clicked",
+    "without a pause": lambda reply: not reply.paused,
+    "with a pause": lambda reply: reply.paused,
+}
 
 
 WORDS: dict[Person, str] = {"typed": "typed or clicked", "board": "made on the board"}
@@ -567,6 +729,19 @@ def report(part: str, person: Person, found: dict[str, Any], before: dict[str, A
         yield (
             f"  on hits, beyond the drags' own time: median {over[0]:.2f} s, p90 {over[1]:.2f} s, max "
             f"{over[2]:.2f} s  (target <= {TARGET_HIT_OVERHEAD_S} s)"
+        )
+        if person == "typed" and found["hits_by_way"]["typed"] + found["hits_by_way"]["clicked"]:
+            parts = []
+            for name, count in found["hits_by_way"].items():
+                if count:
+                    kind = found["beyond_drags_on_hits_by_way_s"][name]
+                    parts.append(f"{name} ({count}) {kind[0]:.2f}/{kind[1]:.2f} s")
+            yield f"    median/p90 on hits: {'; '.join(parts)}"
+    if person == "typed" and found["replies"] > found["piece_not_known_before_sent"]:
+        known, never = found["piece_known_before_sent_s"], found["piece_not_known_before_sent"]
+        yield (
+            f"  the moved piece known before the move was sent: median {known[0]:.2f} s, p10 "
+            f"{known[1]:.2f} s (not before it in {never} of {found['replies']})"
         )
     if person == "board":
         hold = found["hold_s"]

@@ -15,6 +15,7 @@ from chessatron.game.keyboard import (
     Command,
     KeyboardInput,
     KeyboardPlayer,
+    MoveSpellings,
     Rejection,
     parse_command,
 )
@@ -301,6 +302,73 @@ def test_every_legal_move_reads_back_from_its_san_and_uci(board: chess.Board, da
     assert parse_command(board.san(move), board) == move
     assert parse_command(move.uci(), board) == move
     assert parse_command(move.uci().upper(), board) == move
+
+
+# --- a line not yet finished ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fen", "text", "ucis"),
+    [
+        (START, "N", {"b1a3", "b1c3", "g1f3", "g1h3"}),
+        (START, "Nf", {"g1f3"}),  # one knight can go to the f-file: that one is being moved
+        (START, "nf", {"g1f3"}),
+        (START, "e2", {"e2e3", "e2e4"}),  # UCI: the piece on e2
+        (START, "e", {"e2e3", "e2e4"}),  # the e-pawn in SAN, or the e-file's pieces in UCI
+        (START, "g1-", {"g1f3", "g1h3"}),
+        (START, "Nf3+", {"g1f3"}),
+        (TWO_KNIGHTS, "Nd", {"b1d2", "f1d2"}),
+        (TWO_KNIGHTS, "Nfd", {"f1d2"}),
+        (PAWN_OR_BISHOP, "b", {"b2b3", "b2b4", "b2c3"}),  # lower-case b: the b-pawn first ...
+        (PAWN_OR_BISHOP, "Bx", set()),  # ... a capital B the bishop, hemmed in
+        (CASTLING, "O-O-", {"e1c1"}),
+        (CASTLING, "0-0", {"e1g1", "e1c1"}),
+        (CASTLING, "Kxh", {"e1g1"}),
+        (PROMOTION, "e8=", {"e7e8q", "e7e8r", "e7e8b", "e7e8n"}),
+        # nothing fits a typo, a square no piece of the side to move can leave, a command
+        (START, "Nf9", set()),
+        (START, "Q", set()),
+        (START, "e7", set()),
+        (START, "hint", set()),
+    ],
+)
+def test_a_line_not_yet_finished_fits_the_moves_it_may_become(fen: str, text: str, ucis: set[str]) -> None:
+    fitting = MoveSpellings(chess.Board(fen)).fitting(text)
+    assert {move.uci() for move in fitting} == ucis
+
+
+SPELLINGS = [(f, text, False) for f, text, _ in MOVES] + [(f, text, True) for f, text, _ in C960_MOVES]
+
+
+@pytest.mark.parametrize(("fen", "text", "chess960"), SPELLINGS)
+def test_each_spelling_read_as_a_move_fits_it_from_its_first_key(fen: str, text: str, chess960: bool) -> None:
+    board = chess.Board(fen, chess960=chess960)
+    move = parse_command(text, board)
+    assert isinstance(move, chess.Move)
+    spellings = MoveSpellings(board)
+    for end in range(1, len(text) + 1):
+        if text[:end].strip():
+            assert move in spellings.fitting(text[:end]), text[:end]
+
+
+def test_an_empty_line_fits_every_move() -> None:
+    board = chess.Board(OPENING)
+    assert MoveSpellings(board).fitting(" ") == frozenset(board.legal_moves)
+
+
+@settings(max_examples=100, deadline=None)
+@given(board=boards(), data=st.data())
+def test_every_legal_move_fits_each_start_of_its_san_and_uci(board: chess.Board, data: st.DataObject) -> None:
+    moves = list(board.legal_moves)
+    if not moves:
+        return
+    move = data.draw(st.sampled_from(moves))
+    spellings = MoveSpellings(board)
+    for text in (board.san(move), board.san(move).lower(), move.uci(), move.uci().upper()):
+        if parse_command(text, board) != move:
+            continue  # (a lower-case b-pawn's move also read as a bishop's, say)
+        for end in range(1, len(text) + 1):
+            assert move in spellings.fitting(text[:end]), (text, end)
 
 
 # --- the player at the keyboard ------------------------------------------------------------------

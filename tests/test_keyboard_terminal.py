@@ -150,3 +150,55 @@ def test_no_free_hint_from_the_engine_unless_asked(tmp_path: Path, asked: bool) 
     assert code == 0
     # the engine's evaluation and its line (whose first move is White's best): only when asked for
     assert bool(re.search(r"eval [-+]?\d", session.text)) is asked
+
+
+#: A prompt whose follower (lineinput.follow) writes each line it is told, as the robot's ponderer hears it.
+FOLLOWED = """
+import sys
+from chessatron.game import lineinput
+
+told = open(sys.argv[1], "a", encoding="utf-8", buffering=1)
+lineinput.follow(lambda text: told.write(repr(text) + "\\n"))
+line = lineinput.read_line("White to move: ")
+told.write(f"line {line!r}\\n")
+"""
+
+
+def followed_prompt(tmp_path: Path) -> tuple[list[str], dict[str, str], Path]:
+    """The command of a program reading one line with a follower, its environment, and where it writes
+    what the follower is told (a line each)."""
+    script, told = tmp_path / "followed.py", tmp_path / "told.txt"
+    script.write_text(FOLLOWED, encoding="utf-8")
+    told.touch()
+    env = {**os.environ, "TERM": "xterm-256color", "INPUTRC": os.devnull}
+    return [sys.executable, str(script), str(told)], env, told
+
+
+def test_the_line_being_typed_is_told_key_by_key_before_enter(tmp_path: Path) -> None:
+    command, env, told = followed_prompt(tmp_path)
+    terminal = Terminal(command, env, tmp_path)
+
+    def heard() -> list[str]:
+        return told.read_text(encoding="utf-8").splitlines()
+
+    try:
+        terminal.expect(r"White to move: ")
+        # N, f, then a key that takes one back: each line told as it stands, Enter not yet pressed
+        for key, expected in (("N", ["'N'"]), ("f", ["'N'", "'Nf'"]), ("\x7f", ["'N'", "'Nf'", "'N'"])):
+            terminal.type(key)
+            deadline = time.monotonic() + 10
+            while heard() != expected:
+                assert time.monotonic() < deadline, f"told {heard()}, not {expected}"
+                terminal.read(0.05)
+        terminal.type("f3\r")
+    finally:
+        code = terminal.close()
+    assert code == 0
+    assert heard()[-1] == "line 'Nf3'"
+
+
+def test_without_a_terminal_the_line_comes_back_and_nobody_is_told(tmp_path: Path) -> None:
+    command, env, told = followed_prompt(tmp_path)
+    piped = subprocess.run(command, input=b"Nf3\n", capture_output=True, env=env, cwd=tmp_path, timeout=60)
+    assert piped.returncode == 0, piped.stderr
+    assert told.read_text(encoding="utf-8").splitlines() == ["line 'Nf3'"]

@@ -13,7 +13,9 @@ import chess.engine
 import pytest
 
 from chessatron.config import Config
+from chessatron.game import lineinput
 from chessatron.game.engine import EnginePlayer, parse_level
+from chessatron.game.keyboard import KeyboardPlayer
 from chessatron.game.players import PlayerSpec
 from chessatron.game.ponder import Ponderer, likely_moves_of, waiting_spot
 from chessatron.game.session import Session
@@ -233,6 +235,33 @@ def test_a_piece_picked_on_the_page_takes_the_magnet_where_its_move_begins(
         wait_until(lambda: robot.writer.position == piece, f"the magnet under the piece of {move}")
 
 
+def test_typing_nf_sends_the_magnet_under_the_knight_and_a_line_that_fits_nothing_changes_nothing(
+    robot: Robot, engine: EnginePlayer
+) -> None:
+    with Ponderer(Planner(LAYOUT), robot=robot, candidates=3) as ponder:
+        ponder.expect(SICILIAN, robot.table, engine, by_hand=False)  # typed: the robot moves it first
+        wait_until(lambda: len(ponder.replies_ready()) == 3, "replies to the three likely moves")
+        wait_until(lambda: not ponder.is_pondering, "the magnet waiting where the likely moves begin")
+        # "N", then "Nf": one knight can go to the f-file (whether or not the engine foresaw Nf3); or
+        # "Nc", should the magnet wait under the g1 knight already
+        at_g1 = robot.writer.position == LAYOUT.node_mm(LAYOUT.square_node(chess.G1))
+        text, square = ("Nc", chess.B1) if at_g1 else ("Nf", chess.G1)
+        knight = LAYOUT.node_mm(LAYOUT.square_node(square))
+        for typed in (text[:1], text):
+            ponder.typed(typed)
+        wait_until(lambda: robot.writer.position == knight, f"the magnet under the knight of {text!r}")
+        travels, clues = ponder.stats.travels, ponder.stats.clues
+        # a typo, a command: they fit no move, and the magnet stays where the knight is
+        for typed in (f"{text}9", "hint", "Kh8"):
+            ponder.typed(typed)
+        # (then the other knight: the typing is followed in turn, so the lines above were taken in first)
+        other, square = ("Nc", chess.B1) if text == "Nf" else ("Nf", chess.G1)
+        ponder.typed(other)
+        goal = LAYOUT.node_mm(LAYOUT.square_node(square))
+        wait_until(lambda: robot.writer.position == goal, f"the magnet under the knight of {other!r}")
+        assert (ponder.stats.travels, ponder.stats.clues) == (travels + 1, clues + 1)
+
+
 def test_a_move_no_one_foresaw_is_searched_as_ever(robot: Robot, engine: EnginePlayer) -> None:
     with Ponderer(Planner(LAYOUT), robot=robot, candidates=2) as ponder:
         ponder.expect(SICILIAN, robot.table, engine, events=[])
@@ -368,3 +397,37 @@ def test_a_config_that_keeps_the_gantry_still_still_answers_a_foreseen_move_at_o
     assert not [program for program in recorded.programs if program[0] == "(WAIT FOR THE REPLY)"]
     program = recorded.of("MOVE 1")
     assert program[1].startswith("(capture") and program[2].startswith("G0 ")  # from where it stood
+
+
+def test_typing_at_the_prompt_takes_the_magnet_to_the_piece_before_enter(tmp_path: Path) -> None:
+    """At the terminal readline tells the line as it grows (lineinput.tell, from its input hook): "N",
+    "Nf", and before Enter the magnet is under the g1 knight; Nf3, sent, is dragged from there at once."""
+    knight = LAYOUT.node_mm(LAYOUT.square_node(chess.G1))
+    sessions: list[Session] = []
+    under: list[bool] = []
+
+    def read_line(prompt: str) -> str:
+        robot = sessions[0].robot
+        assert robot is not None
+        under.append(robot.writer.position == knight)
+        for text in ("N", "Nf"):
+            lineinput.tell(text)
+        wait_until(lambda: robot.writer.position == knight, "the magnet under the g1 knight")
+        return "Nf3"
+
+    keyboard = KeyboardPlayer(read_line, lambda line: None)
+    session = Session(Config.default(), games_dir=tmp_path, speed=None, keyboard=keyboard)
+    sessions.append(session)
+    with session:
+        session.connect()
+        recorded = Recorded(session)
+        white, black = PlayerSpec.parse("keyboard"), PlayerSpec.parse(LEVEL)
+        journal = session.new_game(white, black, chess.Board())
+        with journal:
+            moves = session.play(journal, white, black, max_plies=2).moves
+        assert session.ponderer is not None and session.ponderer.stats.clues >= 1
+        assert session.world is not None and not session.world.twin.violations
+    assert under == [False]  # (the magnet went there for the typing, not by chance)
+    assert moves[0] == chess.Move.from_uci("g1f3")
+    program = recorded.of("MOVE 1")
+    assert program[2].startswith("M3")  # the drag at once: no travel before it

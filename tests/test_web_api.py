@@ -376,6 +376,35 @@ def test_the_leds_show_a_picked_piece_the_engine_move_and_check(
     assert runner.wait(30)
 
 
+def test_a_piece_picked_on_the_page_takes_the_robot_s_magnet_under_it(
+    client: httpx.Client, runner: GameRunner
+) -> None:
+    live, layout = runner.live, runner.session.layout
+    assert client.post("/api/v1/game", json={"white": "web", "black": ENGINE}).status_code == 202
+    wait_for(live, web_to_move(0))
+    ponder = runner.session.ponderer
+    assert ponder is not None
+    deadline = time.monotonic() + 60
+    while not ponder.replies_ready() or ponder.is_pondering:  # the magnet waits among the likely moves
+        assert time.monotonic() < deadline, "the engine never pondered"
+        time.sleep(0.02)
+
+    def at(state: Snapshot) -> tuple[float, float]:
+        return state["gantry"]["x"], state["gantry"]["y"]
+
+    # a knight (its every move begins with its own drag), one the magnet is not under already
+    waiting = at(live.snapshot())
+    for name in ("g1", "b1"):
+        x, y = layout.node_mm(layout.square_node(chess.parse_square(name)))
+        under = (round(x, 2), round(y, 2))
+        if under != waiting:
+            break
+    assert client.post("/api/v1/select", json={"square": name}).status_code == 202
+    wait_for(live, lambda s: at(s) == under, timeout_s=30)
+    client.post("/api/v1/command/resign", json={})
+    assert runner.wait(30)
+
+
 def test_the_clock_reads_live_and_goes_with_its_game(client: httpx.Client, runner: GameRunner) -> None:
     live = runner.live
     assert client.post("/api/v1/game", json={"black": ENGINE, "clock": "5+3"}).status_code == 202

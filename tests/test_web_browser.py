@@ -25,7 +25,16 @@ from typing import Any
 import chess
 import chess.pgn
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Error, Locator, Page, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    ConsoleMessage,
+    Error,
+    Locator,
+    Page,
+    Request,
+    expect,
+    sync_playwright,
+)
 
 from chessatron.config import Config
 from chessatron.game.cursor import Cursor
@@ -431,6 +440,13 @@ def test_a_move_shows_at_once_while_the_robot_makes_it_and_a_premove_waits_its_t
     page = watched.page
     pictures: list[str] = []  # nothing is polled: the board and the table are drawn from the feed
     page.on("request", lambda request: pictures.append(request.url) if ".svg" in request.url else None)
+    picked: list[object] = []  # what the server heard of the piece held (its robot's magnet heads for it)
+
+    def heard(request: Request) -> None:
+        if request.url.endswith("/api/v1/select"):
+            picked.append(request.post_data_json)
+
+    page.on("request", heard)
     start_game(page, black_level=ENGINE_LEVEL)
     expect(page.locator("#turn")).to_have_text("Your move", timeout=60_000)
 
@@ -448,6 +464,7 @@ def test_a_move_shows_at_once_while_the_robot_makes_it_and_a_premove_waits_its_t
     table, _ = runner.live.table()
     assert table is not None and table.board_fen() == chess.STARTING_BOARD_FEN  # the pawn still on e2
     assert confirmed_ms < 2000  # the server's, long before the robot is done
+    assert picked == [{"square": "e2"}]  # the press on e4 made the move: the pawn was never put down
     expect(page.locator("#robot")).to_contain_text("making the move e2e4")
     expect(page.locator("#turn")).to_have_text(re.compile("Robot moving|Engine thinking"))
     shots = [screenshot(page, artifacts, f"{screen}-move-at-once", full_page=False)]

@@ -35,7 +35,7 @@ import queue
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
@@ -288,6 +288,82 @@ def typed_words(board: chess.Board) -> list[str]:
     return moves + [command.value for command in Command]
 
 
+class MoveSpellings:
+    """Every way :func:`parse_command` reads each legal move on ``board``, to tell which moves a line not
+    yet finished may become (what a person is typing, while they type it): SAN with or without ``x``,
+    ``=`` and origin hints (``Ngf3``, ``Ng1-f3``), UCI, castling as ``O-O``, ``0-0`` or the king's move.
+
+    >>> spellings = MoveSpellings(chess.Board())
+    >>> [move.uci() for move in spellings.fitting("Nf")], [move.uci() for move in spellings.fitting("nf3")]
+    (['g1f3'], ['g1f3'])
+    >>> sorted(move.uci() for move in spellings.fitting("e2"))
+    ['e2e3', 'e2e4']
+    >>> spellings.fitting("Nf9")
+    frozenset()
+    """
+
+    def __init__(self, board: chess.Board) -> None:
+        self.moves = frozenset(board.legal_moves)
+        # (move, a spelling in lower case, whether it is a pawn's SAN: a capital B never starts one)
+        self._spellings = [
+            (move, spelling.lower(), pawn)
+            for move in self.moves
+            for spelling, pawn in _spellings(board, move)
+        ]
+
+    def fitting(self, text: str) -> frozenset[chess.Move]:
+        """The legal moves some spelling of which begins with ``text`` (read as :func:`parse_command` reads
+        a line: case aside, but a capital B is a bishop; spaces, ``+``, ``#``, ``!`` and ``?`` left out):
+        every legal move for an empty text, none for a text no move begins with."""
+        cleaned = "".join(unicodedata.normalize("NFKC", text).translate(_ASCII).split()).rstrip("!?+#")
+        if not cleaned:
+            return self.moves
+        lower, bishop = cleaned.lower(), cleaned.startswith("B")
+        return frozenset(
+            move
+            for move, spelling, pawn in self._spellings
+            if spelling.startswith(lower) and not (bishop and pawn)
+        )
+
+
+_SEPARATORS: Final = ("", "x", "-")
+
+
+def _spellings(board: chess.Board, move: chess.Move) -> Iterator[tuple[str, bool]]:
+    """The spellings of ``move`` (python-chess's SAN grammar, UCI, castling), each with whether it is a
+    pawn's SAN."""
+    origin = chess.square_name(move.from_square)
+    hints = ("", origin[0], origin[1], origin)
+    if board.is_castling(move):
+        san = board.san(move).rstrip("+#")
+        yield san, False
+        yield san.replace("O", "0"), False
+        rank = chess.square_rank(move.from_square)
+        kingside = board.is_kingside_castling(move)
+        rook = move.to_square if board.chess960 else chess.square(7 if kingside else 0, rank)
+        # the king two squares along (e1g1, Kg1) or onto its rook (e1h1, Kxh1)
+        for target in {chess.square_name(chess.square(6 if kingside else 2, rank)), chess.square_name(rook)}:
+            yield origin + target, False
+            yield from ((f"K{hint}{sep}{target}", False) for hint in hints for sep in _SEPARATORS)
+        return
+    target = chess.square_name(move.to_square)
+    promotion = "" if move.promotion is None else chess.piece_symbol(move.promotion)
+    # long algebraic without the piece's letter (g1-f3, f3xe5) is any piece's, as UCI is
+    yield from ((f"{origin}{sep}{target}{promotion}", False) for sep in _SEPARATORS)
+    piece = board.piece_type_at(move.from_square)
+    if piece != chess.PAWN:
+        letter = chess.piece_symbol(piece or chess.PAWN).upper()
+        yield from ((f"{letter}{hint}{sep}{target}", False) for hint in hints for sep in _SEPARATORS)
+        return
+    ends = [target]
+    if move.promotion is not None:
+        symbol = chess.piece_symbol(move.promotion)
+        ends = [f"{target}={symbol}", f"{target}{symbol}"]
+    capture = chess.square_file(move.from_square) != chess.square_file(move.to_square)
+    for hint in hints[1:] if capture else hints:  # a pawn's capture names its file
+        yield from ((f"{hint}{sep}{end}", True) for sep in _SEPARATORS for end in ends)
+
+
 class KeyboardPlayer:
     """A person at a terminal: prompts, explains every refused line and asks again.
 
@@ -333,18 +409,27 @@ class KeyboardPlayer:
         return str(line).strip().lower() in ("y", "yes")
 
     def ask(
-        self, board: chess.Board, *, expired: Callable[[], bool] | None = None
+        self,
+        board: chess.Board,
+        *,
+        expired: Callable[[], bool] | None = None,
+        typing: Callable[[str], None] | None = None,
     ) -> chess.Move | Command | None:
         """The legal move or the command (never :attr:`Command.HELP`) of the player to move on ``board``.
 
         With ``expired`` (the player's flag fell, say), the prompt is given up as soon as it is true:
         None. The line is read on a thread of its own then, and a line typed after that answers the next
-        prompt or question."""
+        prompt or question. ``typing`` is told the line typed so far while the prompt waits for keys
+        (:func:`.lineinput.follow`; at a terminal with readline only)."""
         check = " (in check)" if board.is_check() else ""
         prompt = f"{chess.COLOR_NAMES[board.turn].capitalize()} to move{check}: "
         lineinput.offer(typed_words(board))
-        with self._hold():
-            return self._ask(board, prompt, expired)
+        lineinput.follow(typing)
+        try:
+            with self._hold():
+                return self._ask(board, prompt, expired)
+        finally:
+            lineinput.follow(None)
 
     def _ask(
         self, board: chess.Board, prompt: str, expired: Callable[[], bool] | None

@@ -1,13 +1,18 @@
 """A line typed at the terminal, as in a shell: GNU readline's editing (the arrows, Home, End, Ctrl-A,
 Ctrl-E...), the history of what was typed (the Up arrow), Tab completion of what may be typed (the legal
-moves in SAN and UCI, the commands) and a prompt that changes while it waits (a chess clock counting down).
+moves in SAN and UCI, the commands), a prompt that changes while it waits (a chess clock counting down),
+and the line as it is being typed, told to whoever follows it (:func:`follow`: the robot's magnet heads
+for the piece a move being typed begins with).
 
 :func:`read_line` is ``input()`` with all that when both ends are a terminal, and plain ``input()``
 otherwise (a pipe, a file, a test): the same lines come back either way. Readline is Python's standard
 ``readline`` module; the changing prompt needs three of GNU readline's functions that the module does
 not wrap (``rl_set_prompt``, ``rl_on_new_line``, ``rl_redisplay``), called through ``ctypes`` from
-Python's input hook, which readline runs ten times a second on the reading thread while it waits for a
-key. Where any of that is missing (Windows, libedit without them) the prompt stays as it was first shown.
+Python's input hook, which readline runs on the reading thread while it waits for a key: ten times a
+second, and before it takes each key in (so a key shows in the line at the next key, or a tenth of a
+second later at most). The same hook reads the line typed so far (``readline.get_line_buffer()``, GNU
+readline's ``rl_line_buffer``). Where any of that is missing (Windows, libedit without those functions,
+no ``PyOS_InputHook``) the prompt stays as it was first shown and nobody is told what is being typed.
 
 >>> prompt = Prompt("[5:00] White to move: ", lambda: "[4:59] White to move: ")
 >>> prompt == "[5:00] White to move: ", prompt.current()
@@ -27,12 +32,13 @@ from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 from typing import Any
 
-__all__ = ["Prompt", "offer", "read_line"]
+__all__ = ["Prompt", "follow", "offer", "read_line", "tell"]
 
 LOGGER = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _words: tuple[str, ...] = ()
+_following: Callable[[str], None] | None = None
 _readline: ModuleType | None = None
 _set_up = False
 #: The terminal's settings before readline took it over, while a line is being read (None otherwise).
@@ -61,6 +67,29 @@ def offer(words: Iterable[str]) -> None:
     global _words
     with _lock:
         _words = tuple(dict.fromkeys(words))
+
+
+def follow(listener: Callable[[str], None] | None) -> None:
+    """Who is told the line typed so far at the next prompts, while they wait for keys (None: nobody):
+    called with the whole line whenever it changed, on the thread that reads the keys, so it must return
+    at once. Only a prompt read by readline at a terminal tells (see :func:`read_line`)."""
+    global _following
+    with _lock:
+        _following = listener
+
+
+def tell(text: str) -> None:
+    """Tell whoever :func:`follow` names that the line being typed reads ``text`` so far (the input hook
+    calls this while readline waits for keys). A follower that fails is logged, never raised: a move is
+    still read whatever the follower does."""
+    with _lock:
+        listener = _following
+    if listener is None:
+        return
+    try:
+        listener(text)
+    except Exception:
+        LOGGER.debug("the follower of the line typed failed on %r", text, exc_info=True)
 
 
 def completions(text: str, words: Iterable[str] | None = None) -> list[str]:
@@ -147,9 +176,11 @@ def _keeping_the_terminal() -> Iterator[None]:
         _terminal_before = None
 
 
-@contextlib.contextmanager
-def _ticking(prompt: Prompt, readline: ModuleType) -> Iterator[None]:
-    """While readline waits for keys, redraw the prompt whenever :meth:`Prompt.current` changes."""
+def _redrawing(prompt: str, readline: ModuleType) -> Callable[[], None] | None:
+    """What redraws ``prompt`` whenever :meth:`Prompt.current` changes, from the input hook; None for a
+    prompt that never changes, or where GNU readline's functions for it are missing."""
+    if not isinstance(prompt, Prompt):
+        return None
     try:
         import ctypes
 
@@ -157,28 +188,55 @@ def _ticking(prompt: Prompt, readline: ModuleType) -> Iterator[None]:
         set_prompt = library.rl_set_prompt
         on_new_line = library.rl_on_new_line
         redisplay = library.rl_redisplay
-        hook = ctypes.c_void_p.in_dll(ctypes.pythonapi, "PyOS_InputHook")
         out = sys.stdout.fileno()
     except (ImportError, AttributeError, OSError, ValueError, io.UnsupportedOperation):
-        yield  # no way to change the prompt: it stays as first shown
-        return
+        return None  # no way to change the prompt: it stays as first shown
     set_prompt.argtypes = [ctypes.c_char_p]
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     shown = [str(prompt)]
 
+    def redraw() -> None:
+        text = prompt.current()
+        if text != shown[0]:
+            shown[0] = text
+            set_prompt(text.encode(encoding, "replace"))
+            # back to the start of the line and clear it; readline draws prompt and typing afresh
+            os.write(out, b"\r\x1b[K")
+            on_new_line()
+            redisplay()
+
+    return redraw
+
+
+@contextlib.contextmanager
+def _hooked(prompt: str, readline: ModuleType) -> Iterator[None]:
+    """While readline waits for keys, redraw a :class:`Prompt` whenever its text changes and tell the
+    follower (:func:`follow`) the line typed so far whenever that changes."""
+    redraw = _redrawing(prompt, readline)
+    try:
+        import ctypes
+
+        hook = ctypes.c_void_p.in_dll(ctypes.pythonapi, "PyOS_InputHook")
+    except (ImportError, AttributeError, OSError, ValueError):
+        yield  # no input hook: the prompt stays as first shown, and nobody hears of the typing
+        return
+    told = [""]
+
     def tick() -> int:
         # readline's own thread, between keys: the one place where its display may be changed
+        if redraw is not None:
+            try:
+                redraw()
+            except Exception:  # never let a prompt's clock break the reading of a move
+                LOGGER.debug("the prompt could not be redrawn", exc_info=True)
         try:
-            text = prompt.current()
-            if text != shown[0]:
-                shown[0] = text
-                set_prompt(text.encode(encoding, "replace"))
-                # back to the start of the line and clear it; readline draws prompt and typing afresh
-                os.write(out, b"\r\x1b[K")
-                on_new_line()
-                redisplay()
-        except Exception:  # never let a prompt's clock break the reading of a move
-            LOGGER.debug("the prompt could not be redrawn", exc_info=True)
+            text = readline.get_line_buffer()
+        except Exception:  # a readline without it: nobody hears of the typing
+            LOGGER.debug("the line typed could not be read", exc_info=True)
+            return 0
+        if text != told[0]:
+            told[0] = text
+            tell(text)
         return 0
 
     callback: Any = ctypes.CFUNCTYPE(ctypes.c_int)(tick)
@@ -193,18 +251,19 @@ def _ticking(prompt: Prompt, readline: ModuleType) -> Iterator[None]:
 
 def read_line(prompt: str) -> str | None:
     """``input(prompt)`` with line editing, history and completion on a terminal; None at the end of
-    input (Ctrl-D). A :class:`Prompt` is redrawn as it changes. Bytes that are not text (in any locale)
+    input (Ctrl-D). A :class:`Prompt` is redrawn as it changes, and the follower (:func:`follow`) is
+    told the line as it is typed. Bytes that are not text (in any locale)
     become U+FFFD, and so an unknown move, never an exception that would lose the lines read with them."""
     stdin = sys.stdin
     if isinstance(stdin, io.TextIOWrapper) and stdin.errors == "strict":
         stdin.reconfigure(errors="replace")
     readline = _with_readline() if _terminal() else None
-    ticking: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-    if readline is not None and isinstance(prompt, Prompt):
-        ticking = _ticking(prompt, readline)
+    hooked: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if readline is not None:
+        hooked = _hooked(prompt, readline)
     keeping = _keeping_the_terminal() if readline is not None else contextlib.nullcontext()
     try:
-        with keeping, ticking:
+        with keeping, hooked:
             return input(str(prompt))
     except EOFError:
         return None

@@ -165,9 +165,12 @@ class KeyboardMover:
         self.keyboard = keyboard
         #: Whether the player's time is up (the session sets it when a clock runs): the prompt gives up.
         self.expired: Callable[[], bool] | None = None
+        #: Told the line typed so far while the prompt waits, Enter not yet pressed (the session sets it:
+        #: the robot's magnet heads for the piece being typed).
+        self.typing: Callable[[str], None] | None = None
 
     def choose(self, board: chess.Board) -> chess.Move | Command | None:
-        return self.keyboard.ask(board, expired=self.expired)
+        return self.keyboard.ask(board, expired=self.expired, typing=self.typing)
 
 
 class InboxMover:

@@ -11,7 +11,12 @@ expected travel to the robot's first drag after the person's move shortest (:fun
 likely move weighed by its likelihood). For a person at the board that drag is the reply's: each reply
 found is planned on the table as the person's move would leave it, and a piece lifted narrows the
 replies to wait for to those to that piece's moves. A typed or clicked move the robot carries out
-itself, first: the magnet waits where the likely moves begin.
+itself, first: the magnet waits where the likely moves begin, and what the person gives away of their
+move before sending it narrows those likewise: the piece picked up on the web page (:meth:`Ponderer.picked`)
+or the line typed so far at the prompt (:meth:`Ponderer.typed`: ``e2``, ``Nf``, ``Nf3`` before Enter;
+:class:`~.keyboard.MoveSpellings` tells which moves it may become). The magnet then waits where the
+likely moves that fit begin (a move's first drag is its victim's for a capture), or where every move that
+fits begins when the engine foresaw none of them; a line that fits no move changes nothing.
 
 When the person's move is one of those searched (a ponder hit) the engine answers at once, and at the
 board the magnet sets off for the reply's first drag at the commit, while the move must still stand
@@ -32,8 +37,8 @@ it.
 [0.47, 0.28]
 """
 
-# One module on purpose (about 620 lines): the predictions, the waiting spot and the travel thread share
-# one state that the session's thread and the engine's thread both read.
+# One module on purpose (about 720 lines): the predictions, the person's clues, the waiting spot and the
+# travel thread share one state that the session's, the engine's and the clues' threads all read.
 
 from __future__ import annotations
 
@@ -58,6 +63,7 @@ from ..planning.table import Table
 from ..planning.timing import Timer
 from ..recognition import PieceLifted
 from .engine import EnginePlayer, Foresight
+from .keyboard import MoveSpellings
 from .live import LiveState
 from .players import BoardMover, EngineMover
 
@@ -82,6 +88,9 @@ WATCH_S = 0.05
 SETTLE_TIMEOUT_S = 5.0
 #: A mate counts as this many centipawns when moves are weighed.
 MATE_CP = 10_000
+#: The most moves planned on the spot when the person heads for moves the engine did not foresee (a
+#: queen's every move; a clue that fits more says too little to be worth the planning).
+UNFORESEEN_PLANS = 32
 
 PositionKey = tuple[str, tuple[str, ...]]
 
@@ -153,6 +162,36 @@ def first_lifts(board: chess.Board, move: chess.Move) -> frozenset[chess.Square]
     return frozenset((move.from_square,))
 
 
+def moves_of_piece(board: chess.Board, square: chess.Square) -> frozenset[chess.Move]:
+    """The legal moves on ``board`` that a person begins by taking up the piece on ``square``.
+
+    >>> sorted(move.uci() for move in moves_of_piece(chess.Board(), chess.G1))
+    ['g1f3', 'g1h3']
+    """
+    return frozenset(move for move in board.legal_moves if square in first_lifts(board, move))
+
+
+@dataclass(frozen=True)
+class Likely:
+    """A move the person may make whose first drag after it is planned: the reply's (at the board) or the
+    move's own (the robot carries it out)."""
+
+    move: chess.Move
+    start: Node
+    """Where that drag begins."""
+    probability: float
+
+
+def starts_to_wait_for(
+    known: Sequence[Likely], heading: frozenset[chess.Move] | None
+) -> list[tuple[Node, float]]:
+    """Where the drags to wait for begin, and how likely each is: those after the likely moves the person
+    is heading for (``heading``: the moves of the piece they hold, or those that fit what they typed;
+    None: no clue), or, when none of them was foreseen, after every likely move."""
+    fitting = [likely for likely in known if heading is None or likely.move in heading]
+    return [(likely.start, likely.probability) for likely in fitting or known]
+
+
 def expected_travel(timer: Timer, at: MachinePoint, starts: Sequence[tuple[Node, float]]) -> float:
     """The expected empty travel (seconds) from ``at`` to the reply's first drag."""
     total = sum(weight for _, weight in starts)
@@ -169,6 +208,8 @@ class PonderStats:
     travels: int = 0
     lifts: int = 0
     """Pieces seen lifted that narrowed where to wait."""
+    clues: int = 0
+    """Times a piece picked on the web page or a line typed so far changed the moves to wait for."""
     planning_s: float = 0.0
     """CPU seconds spent planning the replies foreseen and choosing where to wait."""
     searched: list[int] = field(default_factory=list)
@@ -215,20 +256,30 @@ class _Turn:
     by_hand: bool = True
     """The person moves the pieces (the robot's first drag is its reply's), or the robot carries their
     move out first (its first drag is that move's)."""
+    board: chess.Board = field(default_factory=chess.Board)
+    """The position the person moves in (copied)."""
+    table: Table | None = None
+    """The physical table as the turn began (copied)."""
     halted: threading.Event = field(default_factory=threading.Event)
     prediction: Foresight | None = None
     searches: dict[PositionKey, Foresight] = field(default_factory=dict)
     evaluations: dict[PositionKey, Foresight] = field(default_factory=dict)
     starts: dict[PositionKey, Node] = field(default_factory=dict)
     """Where the reply begins, by the position the person's move makes (by hand only)."""
-    known: list[tuple[frozenset[chess.Square], Node, float]] = field(default_factory=list)
+    known: list[Likely] = field(default_factory=list)
     """Each likely move whose first drag is planned (the reply's, or the move's own when the robot
-    carries it out): the squares the person may lift first for it, where the drag begins, how likely
-    the move is."""
+    carries it out)."""
     ready: dict[chess.Move, chess.Move] = field(default_factory=dict)
     """The engine's reply to each likely move, once found (and, by hand, planned)."""
     lifted: chess.Square | None = None
     """The piece the person holds, as the sensors saw."""
+    heading: frozenset[chess.Move] | None = None
+    """The moves the person is heading for: those of the piece they hold (lifted, or picked on the web
+    page), or those that fit what they have typed; None: no clue."""
+    spellings: MoveSpellings | None = None
+    """How each legal move may be typed (made when the person first types)."""
+    unforeseen: dict[chess.Move, Node | None] = field(default_factory=dict)
+    """Where moves the engine did not foresee begin, planned when the person headed for them."""
 
     def halt(self, keep: PositionKey | None = None) -> None:
         """End the turn: every search stops but those of the position ``keep``."""
@@ -334,7 +385,7 @@ class Ponderer:
         robot carries their move out first (typed, clicked: the magnet waits for that move instead);
         ``events`` the recognizer's events of a person at the board as they come (a piece lifted
         narrows the moves to wait for to that piece's)."""
-        turn = _Turn(by_hand=by_hand)
+        turn = _Turn(by_hand=by_hand, board=board.copy(), table=table.copy())
         with self._lock:
             self._turn.halt()
             self._turn = turn
@@ -385,13 +436,20 @@ class Ponderer:
 
     def picked(self, square: chess.Square | None) -> None:
         """The person picked up the piece on ``square`` on the web page (None: put it down again): as a
-        piece lifted at the board, it narrows where the magnet waits to that piece's likely moves."""
-        with self._lock:
-            turn = self._turn
-            if turn.halted.is_set() or turn.lifted == square:
-                return
-            turn.lifted = square
-        self._wait_near(turn)
+        piece lifted at the board, it narrows where the magnet waits to that piece's moves (in the
+        background: this returns at once)."""
+        turn = self._turn
+        if not turn.halted.is_set():
+            self._watching.submit(partial(self._follow_pick, turn, square))
+
+    def typed(self, text: str) -> None:
+        """The person at the keyboard has typed ``text`` so far (the prompt's line, Enter not yet pressed:
+        ``e2``, ``Nf``, ``Nf3``): the magnet waits where the moves that text may become begin (in the
+        background: this returns at once, on the thread that reads the keys). A text that fits no move
+        changes nothing; an empty one (erased) undoes the clue."""
+        turn = self._turn
+        if not turn.halted.is_set():
+            self._watching.submit(partial(self._follow_typing, turn, text))
 
     def foreseen(self, board: chess.Board) -> chess.Move | None:
         """The engine's move in ``board`` if it searched this position ahead (a ponder hit; waits for the
@@ -455,9 +513,8 @@ class Ponderer:
                 first = self._first_start(table, board, None, prediction.move)
                 self.stats.planning_s += time.thread_time() - started
                 if first is not None:
-                    lifts = first_lifts(board, prediction.move)
                     with self._lock:
-                        turn.known.append((lifts, first, prediction.probability))
+                        turn.known.append(Likely(prediction.move, first, prediction.probability))
             self._wait_near(turn)
         for prediction in predictions:
             after = board.copy()
@@ -484,7 +541,7 @@ class Ponderer:
                 continue
             with self._lock:
                 turn.starts[position_key(after)] = start
-                turn.known.append((first_lifts(board, prediction.move), start, prediction.probability))
+                turn.known.append(Likely(prediction.move, start, prediction.probability))
                 turn.ready[prediction.move] = result[0]
             self._wait_near(turn)
         # then the engine's view of each position, for the watchers: ready when a hit shows it (the
@@ -534,23 +591,64 @@ class Ponderer:
         return plan.relocations[0].start if plan.relocations else None
 
     def _wait_near(self, turn: _Turn) -> None:
-        """Send the empty magnet where the expected travel to the reply is shortest, if that gains: over
-        every reply planned so far, or those to moves of the piece the person holds."""
+        """Send the empty magnet where the expected travel to the robot's first drag is shortest, if that
+        gains: over every likely move planned so far, or those the person is heading for."""
         if self.robot is None:
             return
         started = time.thread_time()
         with self._lock:
-            known, lifted = list(turn.known), turn.lifted
-        held = [entry for entry in known if lifted in entry[0]]
-        starts = [(start, weight) for _, start, weight in held or known]
+            known, heading = list(turn.known), turn.heading
+        starts = starts_to_wait_for(known, heading)
+        if heading is not None and not turn.by_hand and not any(likely.move in heading for likely in known):
+            # heading for moves the engine did not foresee, which the robot will carry out all the same
+            starts = self._unforeseen_starts(turn, heading) or starts
         if not starts:
             return
         timer = self.planner.timer
         spot, expected = waiting_spot(timer, starts)
         gain = expected_travel(timer, self._destination(), starts) - expected
         self.stats.planning_s += time.thread_time() - started
-        if gain >= MIN_GAIN_S:
+        if gain >= MIN_GAIN_S and not turn.halted.is_set():
             self._send(spot, turn.halted.is_set)
+
+    def _unforeseen_starts(self, turn: _Turn, heading: frozenset[chess.Move]) -> list[tuple[Node, float]]:
+        """Where the moves ``heading`` begin (the robot's first drag of each, equally likely), planned
+        now (none when there are too many to be worth it)."""
+        if len(heading) > UNFORESEEN_PLANS or turn.table is None:
+            return []
+        for move in heading - turn.unforeseen.keys():
+            turn.unforeseen[move] = self._first_start(turn.table, turn.board, None, move)
+        return [(start, 1.0) for move in heading if (start := turn.unforeseen[move]) is not None]
+
+    def _head_for(self, turn: _Turn, heading: frozenset[chess.Move] | None) -> bool:
+        """The person is heading for the moves ``heading`` (None: no clue): wait for those. False when
+        that is no news (or the turn is over)."""
+        with self._lock:
+            if turn.halted.is_set() or heading == turn.heading:
+                return False
+            turn.heading = heading
+        self._wait_near(turn)
+        return True
+
+    def _follow_pick(self, turn: _Turn, square: chess.Square | None) -> None:
+        heading = None if square is None else moves_of_piece(turn.board, square) or None
+        if self._head_for(turn, heading):
+            self.stats.clues += 1
+
+    def _follow_typing(self, turn: _Turn, text: str) -> None:
+        if turn.halted.is_set():
+            return
+        started = time.thread_time()
+        if turn.spellings is None:
+            turn.spellings = MoveSpellings(turn.board)
+        fitting: frozenset[chess.Move] | None = turn.spellings.fitting(text)
+        self.stats.planning_s += time.thread_time() - started
+        if not fitting:
+            return  # a typo, a command: it fits no move, nothing changes
+        if fitting == turn.spellings.moves:
+            fitting = None  # nothing typed (erased), or nothing that tells one move from another
+        if self._head_for(turn, fitting):
+            self.stats.clues += 1
 
     def _watch(self, turn: _Turn, events: list[object], seen: int) -> None:
         """Follow a person at the board: the piece they lift tells which replies to wait for."""
@@ -558,10 +656,10 @@ class Ponderer:
             fresh, seen = events[seen:], len(events)
             lifts = [event.square for event in fresh if isinstance(event, PieceLifted)]
             if lifts and lifts[-1] != turn.lifted:
-                with self._lock:
-                    turn.lifted = lifts[-1]
+                turn.lifted = lifts[-1]
                 self.stats.lifts += 1
-                self._wait_near(turn)
+                # a piece of the person's narrows to its moves; another (a victim lifted first), to none
+                self._head_for(turn, moves_of_piece(turn.board, lifts[-1]) or None)
 
     # --- the magnet --------------------------------------------------------------------------------
 

@@ -548,7 +548,7 @@ class GameRunner:
 
     def select(self, square: str | None) -> None:
         """The web player picked the piece on ``square`` (None: put it down again): the LEDs show where it
-        may go, the robot's magnet waits where its likely moves begin (pondering). Raises
+        may go, the robot's empty magnet heads for where its moves begin (pondering). Raises
         :class:`NotYourTurnError`, :class:`IllegalMoveError` for a piece that cannot move."""
         _, board = self._waiting()
         ponder = self.session.ponderer

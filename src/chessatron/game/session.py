@@ -164,6 +164,7 @@ class Session(GameSetup):
                 elif isinstance(mover, KeyboardMover):
                     waits = clock is not None or self.referee is not None
                     mover.expired = self._flag_fell if waits else None
+                    mover.typing = ponder.typed
                 elif isinstance(mover, ButtonMover):
                     mover.expired = self._flag_fell
                     mover.hint = lambda: self.live.snapshot().get("hint")

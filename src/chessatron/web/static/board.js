@@ -18,6 +18,7 @@ export function liveBoard(element, promotion, hooks) {
   let pending = null; // the player's move the server has not shown yet: {uci, san, plies}
   let choosing = null; // the promotion chooser's resolve function while it is open
   let ucis = new Map(); // "e7e8" -> the UCI the server knows (castling by the king onto the rook too)
+  let told = null; // the square of the piece the server was last told the player holds (hooks.select)
 
   const ground = Chessground(element, {
     coordinates: true,
@@ -74,6 +75,7 @@ export function liveBoard(element, promotion, hooks) {
    * on its squares; while it reviews the game, the position it shows)}. */
   function show(next) {
     view = next;
+    if (!next.prompt) told = null; // not the player's turn: they hold nothing the server cares about
     if (pending && next.plies !== pending.plies) pending = null; // the server has shown it (or more)
     if (choosing && !next.prompt) closeChooser(null);
     if (past) return;
@@ -160,8 +162,19 @@ export function liveBoard(element, promotion, hooks) {
     } else {
       hooks.say("");
     }
+    // the server hears which piece the player holds (its robot's magnet heads for it) as soon as it is
+    // picked up, on a press that starts a drag too; chessground tells of a piece selected after its own
+    // work, so that ground.state says what is held now
     queueMicrotask(() => {
-      if (view && view.prompt && !pending) hooks.select(ground.state.selected || null);
+      if (!view || !view.prompt || pending) return;
+      const now = ground.state.selected || null;
+      // a tap on a square the held piece may go to makes the move (sent next): the piece was not put down
+      if (now === null && told !== null && ucis.has(told + key)) {
+        told = null;
+        return;
+      }
+      told = now;
+      hooks.select(now);
     });
   }
 
