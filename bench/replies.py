@@ -26,7 +26,8 @@ The machine's part is measured by the twin on the very G-code (pre-positioning t
 engine's is modelled as on a Raspberry Pi, where searches run to their time caps: the engine's move 1 s
 (the session's default level), the prediction of the person's likely moves 0.25 s and the evaluation for
 the watchers 0.3 s (their limits), in the order the session runs them (the evaluation of the position
-after a person's move comes before the robot moves). The bench's own searches are node- or
+after a person's move comes before the robot answers; a typed move the robot carries out meanwhile, and
+without pondering, as before issue 16, after it). The bench's own searches are node- or
 depth-limited, but for the prediction's, which stops at its time limit when its depth takes longer (on a
 busy machine a run may then see a hit or two more or fewer). The
 person thinks for a log-normal time (median 8 s; 2.5 s to 25 s for four moves in five), seeded by the
@@ -294,7 +295,7 @@ def prediction_s() -> float:
 
 def evaluation_ready(ahead: Foreseen | None, person_move: chess.Move, commit_s: float) -> float:
     """When the engine has evaluated the position after the person's move for the watchers (the session
-    does it before the robot moves): at once when done ahead; after the search ahead of this position
+    does it before the robot answers): at once when done ahead; after the search ahead of this position
     when it still runs (the engine does one thing at a time); otherwise a fresh evaluation (a search
     ahead of another position stops at once)."""
     hit = ahead.hit(person_move) if ahead is not None else None
@@ -392,9 +393,12 @@ class Bench:
             magnet.flush(commit_s)
             free_at = magnet.free_at
         hit = ahead.hit(person_move) if ahead is not None else None
-        begins = max(evaluation_ready(ahead, person_move, commit_s), free_at)
+        evaluated = evaluation_ready(ahead, person_move, commit_s)
+        # pondering, the robot carries the move out while the evaluation runs (it needs no engine); the
+        # reply comes after both (before issue 16 the evaluation came first)
+        begins = max(commit_s if self.ponder is not None else evaluated, free_at)
         carried = self._play(sim, totals, person_move)
-        carried_end = begins + carried.seconds
+        carried_end = max(begins + carried.seconds, evaluated)
         ready = carried_end if hit is not None else carried_end + ENGINE_MOVE_S
         answered = self._play(sim, totals, reply)
         end = ready + answered.seconds

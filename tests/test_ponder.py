@@ -431,3 +431,41 @@ def test_typing_at_the_prompt_takes_the_magnet_to_the_piece_before_enter(tmp_pat
     assert moves[0] == chess.Move.from_uci("g1f3")
     program = recorded.of("MOVE 1")
     assert program[2].startswith("M3")  # the drag at once: no travel before it
+
+
+def test_a_typed_move_is_carried_out_while_the_watchers_evaluation_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The robot drags the person's move without waiting for the engine's view of the position after
+    it (the robot needs no engine for that); the evaluation still reaches the watchers, before the
+    robot answers."""
+    take = chess.Move.from_uci("a1a2")
+    dragging = threading.Event()
+    seen_dragging: list[bool] = []
+    analyse = EnginePlayer.analyse
+
+    def slow_analyse(self: EnginePlayer, board: chess.Board, *args: object, **kwargs: object) -> object:
+        if threading.current_thread().name == "chessatron-evaluation":
+            seen_dragging.append(dragging.wait(30))  # sequential, it would wait in vain
+        return analyse(self, board, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(EnginePlayer, "analyse", slow_analyse)
+
+    def when_foreseen(ponder: Ponderer, session: Session) -> chess.Move:
+        assert session.robot is not None
+        stream = session.robot.link.stream
+
+        def watched(lines: object, **kwargs: object) -> object:
+            program = list(lines)  # type: ignore[call-overload]
+            if program and program[0].startswith("(MOVE 1"):
+                dragging.set()
+            return stream(program, **kwargs)  # type: ignore[arg-type]
+
+        session.robot.link.stream = watched  # type: ignore[assignment,method-assign]
+        return take
+
+    session, _, moves = play_against_the_web(tmp_path, LIKELY, when_foreseen)
+    with session:
+        assert session.live.snapshot()["evaluation"] is not None
+    assert seen_dragging == [True]
+    assert moves == [take, engine_reply(LIKELY, moves)]

@@ -14,6 +14,7 @@ The session is built in layers: :mod:`.tablework` (its state, the machine and th
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -264,9 +265,20 @@ class Session(GameSetup):
                 self.live.show_board(shown)
                 mover = movers[board.turn]
                 person = mover if isinstance(mover, BoardMover) else None
+                evaluating: threading.Thread | None = None
                 if self.referee is None:  # no engine's view in a game played online
                     engine = mover.engine if isinstance(mover, EngineMover) else None
-                    self._show_evaluation(board, choice, engine)
+                    if self.has_robot and not isinstance(mover, BoardMover):
+                        # the robot carries the move out meanwhile: it needs no engine
+                        evaluating = threading.Thread(
+                            target=self._show_evaluation,
+                            args=(board.copy(), choice, engine),
+                            name="chessatron-evaluation",
+                            daemon=True,
+                        )
+                        evaluating.start()
+                    else:
+                        self._show_evaluation(board, choice, engine)
                 if not self.has_robot and not isinstance(mover, BoardMover):
                     self._move_by_hand(board, choice, stack)
                     self._journal_by_hand(journal, before_choice)
@@ -283,7 +295,11 @@ class Session(GameSetup):
                         self._follow_zone_sensors()  # a person may have moved a captured piece since
                     plan = self.planner.plan_move(self.table, board, choice, at=self.gantry)
                     self._say("robot moving", robot=True)
-                    self.run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
+                    try:
+                        self.run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
+                    finally:
+                        if evaluating is not None:
+                            evaluating.join()  # one search at a time: the reply's comes after it
                 for other in {id(m): m for m in movers.values()}.values():
                     if isinstance(other, BoardMover) and other is not mover and self.has_robot:
                         other.apply(choice)  # (without a robot its recognizer saw the move made)
@@ -358,15 +374,20 @@ class Session(GameSetup):
         """The engine's view of the position after ``move``: what the ``engine`` that played it saw in its
         search (:func:`evaluation_after`); when it played another move than its search's first (a weaker
         level) or a player made the move, a short search at full strength by this game's engine (none
-        runs: nothing). Nothing once the game is over."""
-        evaluation = evaluation_after(board, move, engine.last_info) if engine is not None else None
-        after = board.copy(stack=False)
-        after.push(move)
-        if evaluation is None and self._engines and not after.is_game_over():
-            try:
+        runs: nothing). Nothing once the game is over. Runs on the game's thread, or beside the robot
+        carrying a move out (what goes wrong is logged: the game goes on without the engine's view)."""
+        try:
+            evaluation = evaluation_after(board, move, engine.last_info) if engine is not None else None
+            after = board.copy(stack=False)
+            after.push(move)
+            if evaluation is None and self._engines and not after.is_game_over():
                 evaluation = evaluation_of(after, self._adviser().analyse(after))
-            except ChessatronError as exc:  # the game goes on without the engine's view
-                LOGGER.warning("no evaluation of %s: %s", after.fen(), exc)
+        except ChessatronError as exc:
+            LOGGER.warning("no evaluation after %s: %s", move.uci(), exc)
+            evaluation = None
+        except Exception:  # on the evaluation's thread an error would reach nobody: into the log with it
+            LOGGER.exception("no evaluation after %s", move.uci())
+            evaluation = None
         self.live.update(evaluation=evaluation)
 
     def _command(self, command: Command, board: chess.Board, journal: Journal) -> Outcome | None:
