@@ -48,7 +48,7 @@ Purpose = Literal[
 
 #: How many free capture cells, best first (:meth:`Planner._capture_cells`), the planner weighs for a
 #: captured piece.
-_CELL_CHOICES = 4
+_CELL_CHOICES = 2
 #: How many parking nodes, nearest first, the planner tries for a piece that must make way.
 _PARK_CHOICES = 8
 
