@@ -20,6 +20,7 @@ from chessatron.game.players import PlayerSpec
 from chessatron.game.session import Session
 from chessatron.planning.layout import Cell
 from chessatron.sim.hand import HandAction, perform
+from chessatron.sim.world import SimWorld
 
 START = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
 
@@ -32,6 +33,15 @@ def wait_until(session: Session, condition: Callable[[dict[str, Any]], bool], ti
             session.live.snapshot()["game"]["uci"],
         )
         session.live.wait(session.live.version, 0.2)
+
+
+def act(world: SimWorld, *steps: tuple[str, Cell, str]) -> None:
+    """A person's hand: each step (lift or place, a cell, the piece's letter) 0.15 s after the last."""
+    actions = [
+        HandAction(0.15 * (k + 1), kind, where, symbol, "person")  # type: ignore[arg-type]
+        for k, (kind, where, symbol) in enumerate(steps)
+    ]
+    perform(world, actions, realtime=True)
 
 
 def to_move(plies: int) -> Callable[[dict[str, Any]], bool]:
@@ -58,19 +68,12 @@ def test_a_person_puts_a_captured_piece_anywhere_and_takes_moves_back_by_hand(tm
         zone = session.table.free_capture_cells(chess.BLACK, "p")[-1]
         assert zone != session.table.free_capture_cells(chess.BLACK, "p")[0]
 
-        def act(*steps: tuple[str, Cell, str]) -> None:
-            t = 0.0
-            actions = []
-            for kind, where, symbol in steps:
-                t += 0.15
-                actions.append(HandAction(t, kind, where, symbol, "person"))  # type: ignore[arg-type]
-            perform(world, actions, realtime=True)
-
         def person() -> None:
             try:
                 wait_until(session, to_move(0))
                 time.sleep(0.5)
                 act(
+                    world,
                     ("lift", cell("d5"), "p"),
                     ("place", zone, "p"),
                     ("lift", cell("e4"), "P"),
@@ -80,9 +83,9 @@ def test_a_person_puts_a_captured_piece_anywhere_and_takes_moves_back_by_hand(tm
                 # the robot answered Nf6: the model follows the zone sensors to the pawn's real cell
                 assert session.table.node_of(black_pawn.id) == layout.cell_node(zone)
                 time.sleep(0.5)
-                act(("lift", cell("f6"), "n"), ("place", cell("g8"), "n"))
-                act(("lift", cell("d5"), "P"), ("place", cell("e4"), "P"))
-                act(("lift", zone, "p"), ("place", cell("d5"), "p"))
+                act(world, ("lift", cell("f6"), "n"), ("place", cell("g8"), "n"))
+                act(world, ("lift", cell("d5"), "P"), ("place", cell("e4"), "P"))
+                act(world, ("lift", zone, "p"), ("place", cell("d5"), "p"))
                 wait_until(session, to_move(0))
             except BaseException as exc:
                 failures.append(exc)
@@ -120,20 +123,13 @@ def test_a_move_that_is_not_legal_is_told_in_words_and_aloud(tmp_path: Path) -> 
         def cell(square: str) -> Cell:
             return layout.square_cell(chess.parse_square(square))
 
-        def act(*steps: tuple[str, Cell, str]) -> None:
-            actions = [
-                HandAction(0.15 * (k + 1), kind, where, symbol, "person")  # type: ignore[arg-type]
-                for k, (kind, where, symbol) in enumerate(steps)
-            ]
-            perform(world, actions, realtime=True)
-
         def person() -> None:
             try:
                 wait_until(session, to_move(0))
                 time.sleep(0.5)
-                act(("lift", cell("g1"), "N"), ("place", cell("g4"), "N"))  # a knight cannot go there
+                act(world, ("lift", cell("g1"), "N"), ("place", cell("g4"), "N"))  # a knight cannot go there
                 wait_until(session, lambda s: any(e["event"] == "warning" for e in events))
-                act(("lift", cell("g4"), "N"), ("place", cell("f3"), "N"))
+                act(world, ("lift", cell("g4"), "N"), ("place", cell("f3"), "N"))
             except BaseException as exc:
                 failures.append(exc)
                 session.stop_requested.set()
