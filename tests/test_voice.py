@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import chess
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -107,9 +108,9 @@ class Table:
         self.prompts: list[Prompt] = []
         self.mover.on_prompt = self.prompts.append
 
-    def says(self, *texts: str) -> None:
+    def says(self, *texts: str, voice: EspeakVoice = VOICE) -> None:
         for text in texts:
-            self.microphone.say(text, VOICE)
+            self.microphone.say(text, voice)
 
     def texts(self) -> list[str]:
         return [prompt.text for prompt in self.prompts]
@@ -133,6 +134,66 @@ def test_a_wrong_understanding_is_caught_by_the_no(table: Table) -> None:
     assert table.texts()[1:] == ["b4. Yes or no?", "Say your move again.", "d4. Yes or no?"]
 
 
+@pytest.mark.parametrize(
+    ("voice", "said", "uci", "read_back"),
+    [
+        # the West Midlands' "noit": pocketsphinx's US model lost the word ("to echo three")
+        (EspeakVoice("en-gb-x-gbcwmd", speed=150), "knight to foxtrot three", "g1f3", "knight f3"),
+        (EspeakVoice("en-gb-x-gbcwmd", speed=150), "knight charlie three", "b1c3", "knight c3"),
+        # the lattice's second pass made a longer phrase of it ("from a two a four")
+        (EspeakVoice("en-gb", speed=150), "hotel four", "h2h4", "h4"),
+        # the first word is not left to the silence before it
+        (EspeakVoice("en-gb", speed=170), "knight charlie three", "b1c3", "knight c3"),
+    ],
+)
+def test_a_move_is_understood_at_the_first_try(
+    table: Table, voice: EspeakVoice, said: str, uci: str, read_back: str
+) -> None:
+    table.says(said, voice=voice)
+    table.says("yes")
+    assert table.mover.choose(chess.Board()) == chess.Move.from_uci(uci)
+    assert table.texts()[1:] == [f"{read_back}. Yes or no?"]
+
+
+def test_a_noise_after_the_read_back_is_not_a_yes(table: Table) -> None:
+    # the table misheard d4 as b4; then a chair scrapes (heard as "yep" by the answers' grammar alone)
+    table.says("bravo four")
+    table.microphone.hear(add_noise(silence(0.3), 1000, np.random.default_rng(0)))
+    table.says("no", "delta four", "yes")
+    assert table.mover.choose(chess.Board()) == chess.Move.from_uci("d2d4")
+    assert table.texts()[1:] == [
+        "b4. Yes or no?",
+        "Please say yes or no.",
+        "Say your move again.",
+        "d4. Yes or no?",
+    ]
+
+
+def test_a_voice_heard_unclearly_is_taken_when_it_says_the_same_again(table: Table) -> None:
+    # this voice's "yes" fits the model poorly, whoever says it: the second one is taken
+    table.says("echo four")
+    table.says("yes", "yes", voice=EspeakVoice("en-029+m2", speed=150))
+    assert table.mover.choose(chess.Board()) == chess.Move.from_uci("e2e4")
+    assert table.texts()[1:] == ["e4. Yes or no?", "Please say yes or no."]
+
+
+def test_each_phrase_says_its_files_one_way() -> None:
+    board = chess.Board(TWO_KNIGHTS)
+    phrases = move_grammar(board).phrases
+    letters, alphabet = (
+        set("abcdefgh"),
+        {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"},
+    )
+    assert {"knight bravo delta three", "knight b d three", "knight from foxtrot two to delta one"} <= phrases
+    assert not [
+        phrase for phrase in phrases if set(phrase.split()) & letters and set(phrase.split()) & alphabet
+    ]
+    # what is heard is still read either way
+    assert understand("knight b delta three", board) == MoveHeard(
+        (chess.Move.from_uci("b2d3"),), "knight b delta three"
+    )
+
+
 def test_words_that_fit_two_moves_ask_which_piece(table: Table) -> None:
     table.says("knight delta three", "from foxtrot two", "yes")
     assert table.mover.choose(chess.Board(TWO_KNIGHTS)) == chess.Move.from_uci("f2d3")
@@ -140,7 +201,7 @@ def test_words_that_fit_two_moves_ask_which_piece(table: Table) -> None:
 
 
 def test_noise_is_asked_again(table: Table) -> None:
-    table.microphone.hear(add_noise(silence(1.0), 2000, __import__("numpy").random.default_rng(1)))
+    table.microphone.hear(add_noise(silence(1.0), 2000, np.random.default_rng(1)))
     table.says("echo four", "yes")
     assert table.mover.choose(chess.Board()) == chess.Move.from_uci("e2e4")
     assert table.prompts[1].kind == "again"

@@ -37,6 +37,7 @@ import chess
 from ..game.keyboard import Command
 
 __all__ = [
+    "ACCENTS",
     "EXTRA_WORDS",
     "VOCABULARY",
     "Answer",
@@ -117,6 +118,13 @@ EXTRA_WORDS: Final[dict[str, str]] = {
     "queenside": "K W IY N S AY D",
     "takeback": "T EY K B AE K",
     "castling": "K AE S L IH NG",
+}
+#: Pronunciations of other accents than the dictionary's American English, listened for beside it.
+# (the West Midlands' and the Black Country's "noit" for knight: pocketsphinx's US model lost the word,
+# and "knight to foxtrot three" came back as "to echo four"; h-dropped "otel" was tried and heard
+# "hotel four" in more places than it helped)
+ACCENTS: Final[dict[str, str]] = {
+    "knight": "N OY T",
 }
 
 
@@ -494,7 +502,8 @@ def which_grammar(board: chess.Board, options: Iterable[chess.Move]) -> Grammar:
     phrases: set[str] = set(NO_WORDS) | set(REQUEST_PHRASES)
     for move in options:
         piece = PIECE_WORDS[board.piece_type_at(move.from_square) or chess.PAWN]
-        phrases.update(expand(("", piece), ("", "from", "on"), _square(move.from_square)))
+        squares = tuple(_square(move.from_square, files) for files in FILES)
+        phrases.update(expand(("", piece), ("", "from", "on"), squares))
         phrases.update(_move_phrases(board, move))
     return Grammar(f"which {board.fen()}", frozenset(phrases))
 
@@ -504,13 +513,36 @@ def answer_grammar() -> Grammar:
     return Grammar("answer", frozenset({*YES_WORDS, *NO_WORDS, *REQUEST_PHRASES}))
 
 
-def _square(square: chess.Square) -> tuple[str, ...]:
-    name = chess.square_name(square)
-    return tuple(f"{word} {RANK_WORDS[chess.square_rank(square)]}" for word in FILE_WORDS[name[0]])
+#: How files are said: as letters ("f three") or in the spelling alphabet ("foxtrot three").
+FileWords: TypeAlias = Literal["letters", "alphabet"]
+FILES: Final[tuple[FileWords, ...]] = ("letters", "alphabet")
+
+
+def _file(file: int, files: FileWords) -> str:
+    return FILE_WORDS[chess.FILE_NAMES[file]][1 if files == "alphabet" else 0]
+
+
+def _square(square: chess.Square, files: FileWords) -> str:
+    return f"{_file(chess.square_file(square), files)} {RANK_WORDS[chess.square_rank(square)]}"
 
 
 def _move_phrases(board: chess.Board, move: chess.Move) -> list[str]:
-    """The ways of saying ``move`` on ``board``; "check" (or "mate") may follow a move that gives it."""
+    """The ways of saying ``move`` on ``board``; "check" (or "mate") may follow a move that gives it.
+
+    A phrase says every file one way, as letters or in the spelling alphabet: people keep to one within
+    a move ("knight golf one to foxtrot three", not "knight g one to foxtrot three"), and each phrase
+    mixing them would be one more that a misheard move could fit.
+
+    >>> board = chess.Board()
+    >>> phrases = _move_phrases(board, chess.Move.from_uci("g1f3"))
+    >>> "knight golf one to foxtrot three" in phrases, "knight g one to foxtrot three" in phrases
+    (True, False)
+    """
+    return [phrase for files in FILES for phrase in _move_phrases_saying(board, move, files)]
+
+
+def _move_phrases_saying(board: chess.Board, move: chess.Move, files: FileWords) -> list[str]:
+    """The ways of saying ``move`` with its files said one way."""
     after = board.copy(stack=False)
     after.push(move)
     check: Slot = ("", "check") if after.is_check() else ""
@@ -521,8 +553,8 @@ def _move_phrases(board: chess.Board, move: chess.Move) -> list[str]:
         return expand(CASTLE_WORDS, side, check) + expand(side, CASTLE_WORDS, check)
     piece_type = board.piece_type_at(move.from_square) or chess.PAWN
     piece = PIECE_WORDS[piece_type]
-    start, to = _square(move.from_square), _square(move.to_square)
-    file = FILE_WORDS[chess.FILE_NAMES[chess.square_file(move.from_square)]]
+    start, to = _square(move.from_square, files), _square(move.to_square, files)
+    file = _file(chess.square_file(move.from_square), files)
     capture = board.is_capture(move)
     go: Slot = ("", *CAPTURE_WORDS, "to") if capture else ("", "to")
     promotion: Slot = ""

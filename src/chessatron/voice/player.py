@@ -5,6 +5,8 @@ reads the move it understood back ("knight takes f3. Yes or no?") and returns it
 voice or through :attr:`VoiceMover.confirmations` (buttons: select for yes, back for no). Words that fit
 several moves ask which piece ("Which knight: from b1, or from f1?"); anything not understood, or a no,
 asks again. Nothing is guessed: the robot never touches a piece for a move the player did not confirm.
+What is acted on without a read-back (a yes or no, a hint, help) must fit the sound clearly
+(:meth:`~.recognizer.SpeechRecognizer.hear`), or be heard the same twice in a row: a cough is not a yes.
 
 Every question goes to :attr:`VoiceMover.on_prompt` as a :class:`Prompt` (the session says it and shows
 it; on the simulator a simulated person hears it and answers).
@@ -30,13 +32,14 @@ from .grammar import (
     Heard,
     MoveHeard,
     RequestHeard,
+    Unclear,
     answer_grammar,
     move_grammar,
     understand,
     which,
     which_grammar,
 )
-from .recognizer import SpeechRecognizer
+from .recognizer import Hearing, SpeechRecognizer
 
 __all__ = ["Prompt", "PromptKind", "VoiceMover"]
 
@@ -80,11 +83,13 @@ class VoiceMover:
         self.on_prompt: Callable[[Prompt], None] = lambda prompt: None
         #: Whether the player's time is up or the game is being stopped (the session sets it).
         self.expired: Callable[[], bool] = lambda: False
+        self._doubted: Heard | None = None  # an answer or a command last heard, unclearly
 
     def choose(self, board: chess.Board) -> chess.Move | Command | None:
         """The move (or command) the player said and confirmed; None when their time ran out or the game
         is being stopped first."""
         grammar = move_grammar(board)
+        self._doubted = None
         colour = chess.COLOR_NAMES[board.turn].capitalize()
         self._prompt("move", f"{colour} to move: say your move.", board)
         while True:
@@ -129,11 +134,22 @@ class VoiceMover:
         while True:
             pcm = self.microphone.listen(self.listen_s)
             if pcm is not None:
-                words = self.recognizer.recognize(pcm, grammar)
-                LOGGER.info("heard %r", words)
-                return understand(words, board)
+                hearing = self.recognizer.hear(pcm, grammar, checked=lambda said: _unread(said, board))
+                return self._understand(hearing, board)
             if self.expired():
                 return None
+
+    def _understand(self, hearing: Hearing, board: chess.Board) -> Heard:
+        """What ``hearing`` means; words heard unclearly (:class:`~.recognizer.Hearing`) are not
+        understood the first time, only when the next utterance means the same: a cough heard as a yes
+        is not heard twice, while a voice the model fits poorly says its yes again."""
+        LOGGER.info("heard %r%s", hearing.words, "" if hearing.clear else " (unclearly)")
+        heard = understand(hearing.words, board)
+        doubted, self._doubted = self._doubted, None
+        if hearing.clear or _same(heard, doubted):
+            return heard
+        self._doubted = heard
+        return Unclear(hearing.words)
 
     def _confirm(
         self,
@@ -161,7 +177,8 @@ class VoiceMover:
                 if self.expired():
                     return None
                 continue
-            heard = understand(self.recognizer.recognize(pcm, grammar), board)
+            # every answer is acted on as heard: a cough taken for a yes would play a move not meant
+            heard = self._understand(self.recognizer.hear(pcm, grammar, checked=lambda said: True), board)
             if isinstance(heard, Answer):
                 return heard.yes
             text = confirm_words(what) if isinstance(heard, RequestHeard) else "Please say yes or no."
@@ -207,3 +224,23 @@ class VoiceMover:
 
     def __repr__(self) -> str:
         return f"<VoiceMover {self.microphone!r}>"
+
+
+def _same(heard: Heard, other: Heard | None) -> bool:
+    """Whether ``heard`` means what ``other`` meant (the same answer, command or request)."""
+    if isinstance(heard, Answer) and isinstance(other, Answer):
+        return heard.yes == other.yes
+    if isinstance(heard, CommandHeard) and isinstance(other, CommandHeard):
+        return heard.command == other.command
+    if isinstance(heard, RequestHeard) and isinstance(other, RequestHeard):
+        return heard.request == other.request
+    return False
+
+
+def _unread(words: str, board: chess.Board) -> bool:
+    """Whether ``words`` are acted on without being read back first: a hint, help, the last move again
+    (a move and the other commands are read back, and a no undoes a mishearing)."""
+    heard = understand(words, board)
+    return isinstance(heard, RequestHeard) or (
+        isinstance(heard, CommandHeard) and heard.command not in CONFIRMED_COMMANDS
+    )

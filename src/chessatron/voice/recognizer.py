@@ -17,16 +17,19 @@ file to it.
 from __future__ import annotations
 
 import logging
+import math
 from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..errors import ConfigError, HardwareError, MissingLibraryError
 from .audio import SAMPLE_RATE, add_noise, silence
-from .grammar import EXTRA_WORDS, VOCABULARY, Grammar
+from .grammar import ACCENTS, EXTRA_WORDS, VOCABULARY, Grammar
 
-__all__ = ["SpeechRecognizer", "Utterances"]
+__all__ = ["Hearing", "SpeechRecognizer", "Utterances"]
 
 LOGGER = logging.getLogger(__name__)
 
@@ -38,6 +41,45 @@ PADDING_S = 0.25
 QUIET_NOISE = 30.0
 #: Grammars kept compiled (a position's grammar is asked for again after a "no").
 _KEPT_SEARCHES = 8
+#: How the decoder searches a grammar of a few hundred phrases (pocketsphinx's settings; each measured
+#: with ``python -m bench.voice``, and checked with its ``--held-out`` voices and games).
+DECODER_SETTINGS: dict[str, Any] = {
+    # the hypothesis is the best path the grammar's search found: pocketsphinx's second pass over the
+    # word lattice (bestpath) rescores a grammar's lattice badly and loses words it had heard ("knight
+    # to foxtrot three" came back as "to echo four", the rest of the utterance taken for silence)
+    "bestpath": False,
+    # beams far wider than a large vocabulary could afford, and more Gaussians a frame: a grammar of a
+    # position keeps few paths alive, and a path pruned early is a move misheard
+    "beam": 1e-70,
+    "wbeam": 1e-50,
+    "pbeam": 1e-70,
+    "topn": 8,
+    # every word costs more: a short phrase ("hotel four") is otherwise heard as a longer one made of
+    # letters, each a single syllable that fits a sliver of the audio ("pawn to a four"); but not so
+    # much more that the first word is left to the silence before it ("charlie three" for "knight
+    # charlie three", as at 0.02)
+    "wip": 0.1,
+}
+#: How much worse than the best sequence of English sounds (a phone loop) the words heard may fit an
+#: utterance, a 10 ms frame on average (pocketsphinx's log units), and still be taken for what was said:
+#: noise, a cough or a remark fits the grammar's best phrase far worse than it fits the phone loop. (On
+#: a hundred noises, knocks and remarks by four voices: "yes" heard in 22 and kept in 1, a command or a
+#: request heard in 52 and kept in none; of 96 answers by twelve voices, 4 asked again. Some voices fit
+#: the model poorly whatever they say, and the voice player takes what it hears unclearly twice in a
+#: row. The figure counts the grammar's word costs too: it moves with :data:`DECODER_SETTINGS`' ``wip``.)
+CLEAR_FIT = -8.0
+#: The decoder's name for the phone loop.
+_PHONES = "phones"
+
+
+@dataclass(frozen=True)
+class Hearing:
+    """What :meth:`SpeechRecognizer.hear` made of an utterance: the ``words`` the grammar allows that fit
+    it best (``""`` for none), and whether they are ``clear``: checked against the phone loop and
+    fitting nearly as well (:data:`CLEAR_FIT`), or not checked."""
+
+    words: str
+    clear: bool = True
 
 
 def _pocketsphinx() -> Any:
@@ -52,20 +94,26 @@ def _pocketsphinx() -> Any:
 
 
 class SpeechRecognizer:
-    """Recognises one utterance at a time against a JSGF grammar.
+    """Recognises one utterance at a time against a grammar.
 
     ``model`` is a pocketsphinx acoustic model directory (default: the en-us model the package ships) and
     ``dictionary`` its pronunciation dictionary; words the grammars use that the dictionary lacks are
-    added (:data:`~.grammar.EXTRA_WORDS`).
+    added (:data:`~.grammar.EXTRA_WORDS`), and so are pronunciations of other accents than the
+    dictionary's American one (:data:`~.grammar.ACCENTS`). The decoder's settings are
+    :data:`DECODER_SETTINGS`. ``phones`` is a phone language model for the model's phones (default: the
+    package's en-us one), the phone loop that words heard are checked against (:meth:`hear`).
 
     Raises :class:`~chessatron.errors.MissingLibraryError` without pocketsphinx and
     :class:`~chessatron.errors.ConfigError` for a model it cannot load.
     """
 
-    def __init__(self, *, model: str | None = None, dictionary: str | None = None) -> None:
+    def __init__(
+        self, *, model: str | None = None, dictionary: str | None = None, phones: str | None = None
+    ) -> None:
         pocketsphinx = _pocketsphinx()
         hmm = model or pocketsphinx.get_model_path("en-us/en-us")
         words = dictionary or pocketsphinx.get_model_path("en-us/cmudict-en-us.dict")
+        phone_lm = phones or pocketsphinx.get_model_path("en-us/en-us-phone.lm.bin")
         try:
             self._decoder = pocketsphinx.Decoder(
                 # dither: digital silence (a synthesiser's, a muted sound card's) would give the
@@ -77,14 +125,19 @@ class SpeechRecognizer:
                 dither=True,
                 seed=1,
                 loglevel="FATAL",
+                **DECODER_SETTINGS,
             )
+            self._decoder.add_allphone_file(_PHONES, phone_lm)
         except (RuntimeError, ValueError) as exc:
             raise ConfigError(
-                f"cannot load the speech model {hmm!r} ({exc}); reinstall {VOICE_EXTRA}"
+                f"cannot load the speech model {hmm!r} or {phone_lm!r} ({exc}); reinstall {VOICE_EXTRA}"
             ) from exc
-        for word, phones in EXTRA_WORDS.items():
+        self._log_base = math.log(self._decoder.config["logbase"])
+        for word, sounds in EXTRA_WORDS.items():
             if self._decoder.lookup_word(word) is None:
-                self._decoder.add_word(word, phones, update=True)
+                self._decoder.add_word(word, sounds, update=True)
+        for word, sounds in ACCENTS.items():
+            self._add_pronunciation(word, sounds)
         missing = sorted(word for word in VOCABULARY if self._decoder.lookup_word(word) is None)
         if missing:
             raise ConfigError(f"the speech dictionary {words!r} lacks the words {missing!r}")
@@ -92,16 +145,47 @@ class SpeechRecognizer:
         self._count = 0
         self._quiet = add_noise(silence(PADDING_S), QUIET_NOISE, np.random.default_rng(0))
 
+    def _add_pronunciation(self, word: str, sounds: str) -> None:
+        """Another way of saying ``word``, as the dictionary writes one: ``word(2)``, ``word(3)``..., which
+        the grammar's search listens for beside the first."""
+        number = 2
+        while (known := self._decoder.lookup_word(f"{word}({number})")) is not None:
+            if known == sounds:
+                return
+            number += 1
+        self._decoder.add_word(f"{word}({number})", sounds, update=True)
+
     def recognize(self, pcm: bytes, grammar: Grammar) -> str:
         """The words of the utterance ``pcm`` (16-bit mono at :data:`~.audio.SAMPLE_RATE`) that ``grammar``
         allows, lower case, one space apart; ``""`` when nothing in it fits."""
-        decoder = self._decoder
-        decoder.activate_search(self._search(grammar))
+        return self.hear(pcm, grammar).words
+
+    def hear(
+        self, pcm: bytes, grammar: Grammar, *, checked: Callable[[str], bool] = lambda words: False
+    ) -> Hearing:
+        """The words of ``pcm`` as :meth:`recognize` finds them; those for which ``checked`` is true
+        (words acted on without being read back: a yes, a hint) are also checked against the best
+        sequence of English sounds, a phone loop: the grammar's search always finds its best phrase, in
+        a cough too, and a cough fits it far worse than it fits the phone loop."""
         # a quiet room's noise under the utterance, and a moment of it before and after: digital silence
         # (a synthesiser's, a sound card's that gates) has no spectrum to normalise, and the words next
         # to it are lost (seeded: the same audio is always heard alike)
         noisy = add_noise(pcm, QUIET_NOISE, np.random.default_rng(len(pcm)))
         padded = self._quiet + noisy + self._quiet
+        score = self._decode(self._search(grammar), padded)
+        hypothesis = self._decoder.hyp()
+        words = " ".join(hypothesis.hypstr.split()) if hypothesis is not None else ""
+        if not words or not checked(words):
+            LOGGER.debug("heard %r", words)
+            return Hearing(words)
+        fit = (score - self._decode(_PHONES, padded)) / max(self._decoder.n_frames(), 1)
+        LOGGER.debug("heard %r, fitting %.1f a frame against the phone loop", words, fit)
+        return Hearing(words, clear=fit >= CLEAR_FIT)
+
+    def _decode(self, search: str, padded: bytes) -> float:
+        """Decode ``padded`` with ``search``; the best path's score (log units, -inf for none)."""
+        decoder = self._decoder
+        decoder.activate_search(search)
         try:
             decoder.start_utt()
             decoder.process_raw(padded, full_utt=True)
@@ -109,9 +193,10 @@ class SpeechRecognizer:
         except RuntimeError as exc:
             raise HardwareError(f"the speech recogniser failed on an utterance: {exc}") from exc
         hypothesis = decoder.hyp()
-        words = " ".join(hypothesis.hypstr.split()) if hypothesis is not None else ""
-        LOGGER.debug("heard %r", words)
-        return words
+        # the binding hands the score over as a probability (the base to the score's power)
+        if hypothesis is None or hypothesis.score <= 0.0:
+            return -math.inf
+        return math.log(hypothesis.score) / self._log_base
 
     def _search(self, grammar: Grammar) -> str:
         """The decoder's search for ``grammar``, compiled once and kept while it is used."""
