@@ -96,7 +96,7 @@ def test_hw_test_listens_to_the_microphone_and_says_what_it_understood(tmp_path:
     config.write_text('[microphone]\nurl = "sim://?noise=8000"\n')
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1
-    assert "understood nothing, not 'yes'" in result.output and "failed: microphone" in result.output
+    assert "understood nothing clearly, not 'yes'" in result.output and "failed: microphone" in result.output
     config.write_text('[microphone]\nurl = "none://"\n[speech]\nurl = "none://"\n')
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output

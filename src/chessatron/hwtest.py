@@ -296,8 +296,10 @@ def hardware_test(
             return False, f"nothing heard within {LISTEN_S:g} s; check the device (python -m sounddevice)"
         samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float64)
         level = 20 * math.log10(max(float(np.sqrt(np.mean(samples**2))), 1.0) / 32768)
-        heard = recognizer.recognize(pcm, answer_grammar())
-        understood = repr(heard) if heard else "nothing"
+        # checked as the voice player checks an answer: a noise is always some phrase to the grammar
+        hearing = recognizer.hear(pcm, answer_grammar(), checked=lambda words: True)
+        heard = hearing.words if hearing.clear else ""
+        understood = repr(heard) if heard else "nothing clearly"
         detail = f"{len(samples) / SAMPLE_RATE:.1f} s at {level:.0f} dBFS, understood {understood}"
         if level < QUIET_DBFS:
             return False, f"{detail}: too quiet; raise the microphone's gain (alsamixer)"
