@@ -17,7 +17,7 @@ from ..config import Config
 from ..errors import ChessatronError
 from ..planning.reset import parse_target
 from ..render import terminal_console
-from ..sim.state import SimulatorState, default_state_path, load_state, save_state
+from ..sim.state import SimulatorState, default_state_path, load_state, save_after_robot_work, save_state
 from .common import config_option, fresh_option, friendly, parse_speed, sigterm_interrupts
 from .main import main
 
@@ -211,13 +211,7 @@ def play(
     ):
         session.board_needs_real_sensors = True  # nobody here moves the simulated table's pieces
         if simulated:
-            # the simulated table is saved after every robot job, so a killed process loses nothing
-            def checkpoint(session: Session) -> None:
-                board = session.current_board()
-                if board is not None and session.table.board_fen() == board.board_fen():
-                    save_state(default_state_path(), SimulatorState(session.table, board, session.gantry))
-
-            session.checkpoint = checkpoint
+            session.checkpoint = save_after_robot_work
 
         def start_position() -> chess.Board:
             if chess960 is None:

@@ -28,7 +28,7 @@ from ..game.session import Session, write_pgn
 from ..game.store import resolve_games_dir
 from ..game.view import PlayView, keyboard_for
 from ..render import terminal_console
-from ..sim.state import SimulatorState, default_state_path, load_state, save_state
+from ..sim.state import SimulatorState, default_state_path, load_state, save_after_robot_work, save_state
 from .client import LichessClient
 from .model import OnlineRequest
 from .table import OnlineTable
@@ -123,13 +123,7 @@ def run_online(options: OnlineOptions) -> None:
         open_announcer(settings, live),  # the LCD and the buzzer (the terminal shows the game itself)
     ):
         if simulated:
-
-            def checkpoint(session: Session) -> None:
-                board = session.current_board()
-                if board is not None and session.table.board_fen() == board.board_fen():
-                    save_state(default_state_path(), SimulatorState(session.table, board, session.gantry))
-
-            session.checkpoint = checkpoint
+            session.checkpoint = save_after_robot_work
         table = OnlineTable(session, client, player, emit=emit)
         game_id = table.start(options.request)
         try:

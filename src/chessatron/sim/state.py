@@ -12,7 +12,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
 
@@ -20,6 +20,9 @@ from .. import files
 from ..errors import ConfigError, StateError
 from ..planning.layout import Layout, MachinePoint
 from ..planning.table import PhysicalPiece, Table
+
+if TYPE_CHECKING:
+    from ..game.session import Session
 
 FORMAT = "chessatron-simulator/1"
 
@@ -107,3 +110,12 @@ def save_state(path: Path, state: SimulatorState) -> None:
         os.replace(f.name, path)
     except OSError as exc:
         raise ConfigError(f"cannot save the simulator state to {str(path)!r}: {exc.strerror or exc}") from exc
+
+
+def save_after_robot_work(session: Session) -> None:
+    """A session's checkpoint on the simulator (``play``, ``online``): after every robot job the table is
+    saved to :func:`default_state_path` when it stands as the game's position, so that a killed process
+    loses nothing."""
+    board = session.current_board()
+    if board is not None and session.table.board_fen() == board.board_fen():
+        save_state(default_state_path(), SimulatorState(session.table, board, session.gantry))
