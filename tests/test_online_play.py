@@ -324,12 +324,14 @@ def test_a_move_made_elsewhere_for_the_person_is_carried_out_by_the_robot(
     def website() -> None:
         try:
             with LichessClient(fake.url, ANN) as phone:
-                for uci in ("e2e4", "d2d4"):
-                    # (generous: on a loaded machine the table's set-up takes a while)
-                    fake.wait_for(lambda: bool(fake.games) and fake.game().board.turn == chess.WHITE, 300)
-                    fake.wait_for(lambda: done.wait(0.3) or True)  # the table is waiting for the person
+                for plies, uci in ((0, "e2e4"), (2, "d2d4")):
+                    # the opponent has answered (counted: its answer may come before a look at whose turn
+                    # it is); generous, as on a loaded machine the table's set-up takes a while
+                    fake.wait_for(
+                        lambda p=plies: bool(fake.games) and len(fake.game().board.move_stack) >= p, 300
+                    )
+                    done.wait(0.3)  # the table is waiting for the person
                     phone.move(fake.game().id, uci)
-                    fake.wait_for(lambda: fake.game().board.turn == chess.BLACK or fake.game().over, 300)
         except BaseException as exc:  # the keyboard stops waiting, and the test says why
             failed.append(exc)
             done.set()
