@@ -10,6 +10,7 @@ every move of the person's was not.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -321,15 +322,16 @@ def test_a_move_made_elsewhere_for_the_person_is_carried_out_by_the_robot(
     done = threading.Event()
     failed: list[BaseException] = []
 
+    def played_plies(plies: int) -> bool:
+        return bool(fake.games) and len(fake.game().board.move_stack) >= plies
+
     def website() -> None:
         try:
             with LichessClient(fake.url, ANN) as phone:
                 for plies, uci in ((0, "e2e4"), (2, "d2d4")):
                     # the opponent has answered (counted: its answer may come before a look at whose turn
                     # it is); generous, as on a loaded machine the table's set-up takes a while
-                    fake.wait_for(
-                        lambda p=plies: bool(fake.games) and len(fake.game().board.move_stack) >= p, 300
-                    )
+                    fake.wait_for(functools.partial(played_plies, plies), 300)
                     done.wait(0.3)  # the table is waiting for the person
                     phone.move(fake.game().id, uci)
         except BaseException as exc:  # the keyboard stops waiting, and the test says why
