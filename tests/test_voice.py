@@ -17,10 +17,10 @@ from click.testing import CliRunner
 from chessatron.cli import main
 from chessatron.config import Config
 from chessatron.errors import ConfigError
-from chessatron.feedback.espeak import EspeakVoice
+from chessatron.feedback.espeak import EspeakVoice, synthesize
 from chessatron.game.keyboard import Command
 from chessatron.sim.voice import SimulatedVoice
-from chessatron.voice.audio import add_noise, silence
+from chessatron.voice.audio import add_noise, pcm_from_wav, silence
 from chessatron.voice.grammar import Answer, CommandHeard, MoveHeard, Unclear, move_grammar, understand, which
 from chessatron.voice.microphone import SimMicrophone, check_microphone_url
 from chessatron.voice.player import Prompt, VoiceMover
@@ -90,6 +90,22 @@ def test_which_piece_by_its_square() -> None:
 
 
 # --- spoken into the simulated microphone -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("voice", "said", "uci"),
+    [("en-029+m2", "alpha two alpha four", "a2a4"), ("en-gb-x-gbcwmd+m2", "echo two echo four", "e2e4")],
+)
+def test_a_voice_far_from_the_model_s_is_understood_at_a_warped_frequency(
+    recognizer: SpeechRecognizer, voice: str, said: str, uci: str
+) -> None:
+    # (men's variants whose formants sit apart: heard as "to echo four" and as nothing at the model's
+    # own frequencies)
+    board = chess.Board()
+    heard = understand(
+        recognizer.recognize(pcm_from_wav(synthesize(said, EspeakVoice(voice))), move_grammar(board)), board
+    )
+    assert isinstance(heard, MoveHeard) and [move.uci() for move in heard.moves] == [uci]
 
 
 @pytest.fixture(scope="module")
