@@ -306,3 +306,14 @@ def test_a_bad_microphone_url_is_one_sentence(url: str, says: str) -> None:
         check_microphone_url(url)
     with pytest.raises(ConfigError, match=r"\[microphone\]"):
         Config.from_dict({"microphone": {"url": url}})
+
+
+def test_a_slow_computer_may_hear_each_utterance_once(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"\[microphone\] wide_voices = 'no' must be true or false"):
+        Config.from_dict({"microphone": {"wide_voices": "no"}})
+    config = tmp_path / "c.toml"
+    config.write_text('[microphone]\nurl = "sim://"\nwide_voices = false\n[speech]\nurl = "none://"\n')
+    args = ["hw", "test", "--yes", "--only", "microphone", "--config", str(config)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "understood 'yes'" in result.output

@@ -58,7 +58,7 @@ KEYS: Mapping[str, frozenset[str]] = {
     "display": frozenset({"url"}),
     "buzzer": frozenset({"url", "muted"}),
     "speech": frozenset({"url", "muted"}),
-    "microphone": frozenset({"url"}),
+    "microphone": frozenset({"url", "wide_voices"}),
     "buttons": frozenset({"url"}),
     "lichess": frozenset({"url"}),
 }
@@ -120,6 +120,9 @@ class Config:
     """``[grbl] wait_near_reply``: while a person thinks, the empty magnet goes where the robot's reply
     will most likely begin (false: it stays where the last move left it, and the gantry is quiet; the
     engine still thinks on the person's time)."""
+    wide_voices: bool = True
+    """``[microphone] wide_voices``: each utterance is heard at three vocal-tract lengths, for voices far
+    from the speech model's (false: once, three times quicker, for a slow computer)."""
 
     def speaks(self, *, voice_player: bool = False) -> bool:
         """Whether the speaker talks: as ``[speech] muted`` says when it is set; otherwise when there is no
@@ -209,11 +212,13 @@ class Config:
         wait_near_reply = grbl.get("wait_near_reply", True)
         muted = data.get("buzzer", {}).get("muted", False)
         speech_muted = data.get("speech", {}).get("muted")
+        wide_voices = data.get("microphone", {}).get("wide_voices", True)
         for name, value in (
             ("[grbl] home", home),
             ("[grbl] wait_near_reply", wait_near_reply),
             ("[buzzer] muted", muted),
             ("[speech] muted", speech_muted),
+            ("[microphone] wide_voices", wide_voices),
         ):
             if value is not None and not isinstance(value, bool):
                 raise ConfigError(f"{source}: {name} = {value!r} must be true or false")
@@ -246,6 +251,7 @@ class Config:
             lichess_url.rstrip("/"),
             speech_muted,
             wait_near_reply=wait_near_reply,
+            wide_voices=wide_voices,
         )
 
     def summary(self) -> list[str]:

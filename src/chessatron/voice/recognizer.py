@@ -64,9 +64,13 @@ DECODER_SETTINGS: dict[str, Any] = {
 #: warping) each utterance is decoded at; the best-fitting decoding is what was heard. The model was
 #: trained on voices of one range of vocal tracts; a voice far from it (a child's, a woman's high one, a
 #: voice with a short or long tract) fits the grammar's phrases better with its frequencies scaled. On
-#: ``python -m bench.voice --held-out``, three warps against one: 155 to 163 of 180 moves at the first
-#: try (alphabet), 135 to 137 (letters), at three times the decoding time.
+#: ``python -m bench.voice``, three warps against one: 179 to 180 of 180 moves at the first try with the
+#: spelling alphabet, 138 to 142 with letters; on its ``--held-out`` voices 155 to 163, and 135 either
+#: way; at about 2.6 times the decoding time (85 to 220 ms an utterance on a desktop computer).
 WARPS: tuple[float, ...] = (0.9, 1.0, 1.1)
+#: The warp of the model's own voices: decoding only at it is three times quicker (``[microphone]
+#: wide_voices = false``, for a slow computer).
+UNWARPED: tuple[float, ...] = (1.0,)
 #: How much worse than the best sequence of English sounds (a phone loop) the words heard may fit an
 #: utterance, a 10 ms frame on average (pocketsphinx's log units), and still be taken for what was said:
 #: noise, a cough or a remark fits the grammar's best phrase far worse than it fits the phone loop. (On
