@@ -281,13 +281,13 @@ def hardware_test(
         from .voice.audio import SAMPLE_RATE
         from .voice.grammar import answer_grammar
         from .voice.microphone import SimMicrophone, open_microphone
-        from .voice.recognizer import UNWARPED, WARPS, SpeechRecognizer
+        from .voice.recognizer import SpeechRecognizer
 
         url = config.urls["microphone"]
         if url.startswith("none"):
             return True, "no microphone configured"
         # before the microphone: a missing library is said at once
-        recognizer = SpeechRecognizer(warps=WARPS if config.wide_voices else UNWARPED)
+        recognizer = SpeechRecognizer(wide_voices=config.wide_voices)
         with open_microphone(url) as mic:
             if isinstance(mic, SimMicrophone):
                 mic.say("yes")

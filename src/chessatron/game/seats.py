@@ -246,10 +246,10 @@ class Seats(TableWork):
         """A player who speaks their moves into the microphone (on the simulator: a simulated person,
         choosing at random, speaks through espeak-ng)."""
         from ..voice.microphone import SimMicrophone, open_microphone
-        from ..voice.recognizer import UNWARPED, WARPS, SpeechRecognizer
+        from ..voice.recognizer import SpeechRecognizer
 
         if self._recognizer is None:
-            self._recognizer = SpeechRecognizer(warps=WARPS if self.config.wide_voices else UNWARPED)
+            self._recognizer = SpeechRecognizer(wide_voices=self.config.wide_voices)
         if self._microphone is None:
             self._microphone = self._stack.enter_context(open_microphone(self.config.urls["microphone"]))
         mover = VoiceMover(self._microphone, self._recognizer)

@@ -68,16 +68,14 @@ DECODER_SETTINGS: dict[str, Any] = {
 #: spelling alphabet, 138 to 142 with letters; on its ``--held-out`` voices 155 to 163, and 135 either
 #: way; at about 2.6 times the decoding time (85 to 220 ms an utterance on a desktop computer).
 WARPS: tuple[float, ...] = (0.9, 1.0, 1.1)
-#: The warp of the model's own voices: decoding only at it is three times quicker (``[microphone]
-#: wide_voices = false``, for a slow computer).
-UNWARPED: tuple[float, ...] = (1.0,)
 #: How much worse than the best sequence of English sounds (a phone loop) the words heard may fit an
 #: utterance, a 10 ms frame on average (pocketsphinx's log units), and still be taken for what was said:
 #: noise, a cough or a remark fits the grammar's best phrase far worse than it fits the phone loop. (On
-#: a hundred noises, knocks and remarks by four voices: "yes" heard in 22 and kept in 1, a command or a
-#: request heard in 52 and kept in none; of 96 answers by twelve voices, 4 asked again. Some voices fit
-#: the model poorly whatever they say, and the voice player takes what it hears unclearly twice in a
-#: row. The figure counts the grammar's word costs too: it moves with :data:`DECODER_SETTINGS`' ``wip``.)
+#: a hundred noises, knocks and remarks by four voices, decoded at one warp: "yes" heard in 22 and kept
+#: in 1, a command or a request heard in 52 and kept in none; of 96 answers by twelve voices, 4 asked
+#: again. Some voices fit the model poorly whatever they say, and the voice player takes what it hears
+#: unclearly twice in a row. The figure counts the grammar's word costs too: it moves with
+#: :data:`DECODER_SETTINGS`' ``wip``.)
 CLEAR_FIT = -8.0
 #: The decoder's name for the phone loop.
 _PHONES = "phones"
@@ -111,8 +109,9 @@ class SpeechRecognizer:
     ``dictionary`` its pronunciation dictionary; words the grammars use that the dictionary lacks are
     added (:data:`~.grammar.EXTRA_WORDS`), and so are pronunciations of other accents than the
     dictionary's American one (:data:`~.grammar.ACCENTS`). The decoder's settings are
-    :data:`DECODER_SETTINGS`; each utterance is decoded at each of ``warps`` (:data:`WARPS`; ``(1.0,)``
-    decodes once, for a slow computer). ``phones`` is a phone language model for the model's phones
+    :data:`DECODER_SETTINGS`; each utterance is decoded at each of :data:`WARPS` (``wide_voices``, as
+    ``[microphone] wide_voices`` says), or once, unwarped, three times quicker for a slow computer.
+    ``phones`` is a phone language model for the model's phones
     (default: the package's en-us one), the phone loop that words heard are checked against
     (:meth:`hear`).
 
@@ -126,10 +125,8 @@ class SpeechRecognizer:
         model: str | None = None,
         dictionary: str | None = None,
         phones: str | None = None,
-        warps: tuple[float, ...] = WARPS,
+        wide_voices: bool = True,
     ) -> None:
-        if not warps or any(not 0.5 <= warp <= 2.0 for warp in warps):
-            raise ConfigError(f"speech warps must be between 0.5 and 2.0, not {warps!r}")
         pocketsphinx = _pocketsphinx()
         hmm = model or pocketsphinx.get_model_path("en-us/en-us")
         words = dictionary or pocketsphinx.get_model_path("en-us/cmudict-en-us.dict")
@@ -162,7 +159,7 @@ class SpeechRecognizer:
         missing = sorted(word for word in VOCABULARY if self._decoder.lookup_word(word) is None)
         if missing:
             raise ConfigError(f"the speech dictionary {words!r} lacks the words {missing!r}")
-        self._warps = tuple(warps)
+        self._warps = WARPS if wide_voices else (1.0,)
         self._warp = 0.0  # the warp the features are computed with (set before each decoding)
         self._searches: OrderedDict[frozenset[str], str] = OrderedDict()
         self._count = 0
