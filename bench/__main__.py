@@ -8,9 +8,9 @@ Reset (issue 3): after every game, seconds to reset to the standard start (media
 assignment bound (median over games, target <= 1.5). Issue 16: the reset as a tour; targets <= 1.10 of the
 bound and <= 0.8 of the reset time before it (each figure is printed beside the one measured before
 issue 16, kept in ``bench/data/before-issue16.json``), and beside them the floor no order of the drags can
-go below (:func:`reset_floor`): the bound plus the least empty travel that can link the drags; and the
-floor no tour of any drags goes below (:func:`reset_link_floor`): the bound plus one square of travel
-between drags (two drags never start and end on one node: the first piece stands there).
+go below (:func:`reset_floors`): the bound plus the least empty travel that can link the drags; and the
+floor no tour of any drags goes below: the bound plus one square of travel between drags (two drags
+never start and end on one node: the first piece stands there).
 
 GRBL's stepper idle delay ``$1`` holds the machine at every stop; the time model and the twin count it.
 The layout's is printed; ``--step-idle-delay-ms 25`` runs with GRBL's default instead. The replies (issue
@@ -74,13 +74,19 @@ def load_before(step_idle_delay_ms: int) -> dict[str, Any]:
     return before if before.get("step_idle_delay_ms") == step_idle_delay_ms else {}
 
 
-def reset_floor(sim: TableSimulator, target: chess.Board) -> float:
-    """Seconds no set-up of ``sim``'s table for ``target`` can go below, for the planner's assignment:
-    its bound (every drag straight) plus the least empty travel that can link the drags, from the start
-    point to a drag's start and from every drag's end to another's start, each used once (the
-    assignment relaxation of the tour: no drag order travels less)."""
+def reset_floors(sim: TableSimulator, target: chess.Board) -> tuple[float, float]:
+    """Seconds no set-up of ``sim``'s table for ``target`` can go below, two ways, each its bound (every
+    misplaced piece dragged straight, magnet time included) plus the least empty travel between drags:
+
+    - for the planner's assignment: the least travel that can link the drags, from the start point to a
+      drag's start and from every drag's end to another's start, each used once (the assignment
+      relaxation of the tour: no drag order travels less);
+    - whatever the order or chaining: one square at rapid between two drags, from rest to rest (the next
+      drag's piece cannot stand where the last one was just set down).
+    """
     timer, layout, table = sim.planner.timer, sim.layout, sim.table
     goals = sim.resetter.assign(table, target)
+    bound = sim.resetter.assignment_bound(table, target)
     drags = [(table.node_of(pid), goal) for pid, goal in goals.items() if table.node_of(pid) != goal]
     count = len(drags)
     # rows: the start point, then each drag's end; columns: each drag's start, then "the last drag"
@@ -92,19 +98,8 @@ def reset_floor(sim: TableSimulator, target: chess.Board) -> float:
                 cost[i, j] = timer.travel_between(end, start)
     cost[1:, count] = 0.0
     rows, columns = linear_sum_assignment(np.where(np.isinf(cost), 1e9, cost))
-    return sim.resetter.assignment_bound(table, target) + float(cost[rows, columns].sum())
-
-
-def reset_link_floor(sim: TableSimulator, target: chess.Board) -> float:
-    """Seconds no set-up for ``target`` goes below, whatever its order or chaining: the bound (every
-    misplaced piece dragged straight, magnet time included) plus, between two drags, the shortest empty
-    travel there is (one square at rapid, from rest to rest): the next drag's piece cannot stand where the
-    last one was just set down."""
-    layout, timer = sim.layout, sim.planner.timer
-    goals = sim.resetter.assign(sim.table, target)
-    drags = sum(1 for pid, goal in goals.items() if sim.table.node_of(pid) != goal)
     one_square = timer.travel_s((0.0, 0.0), (layout.square_mm, 0.0))
-    return sim.resetter.assignment_bound(sim.table, target) + max(0, drags - 1) * one_square
+    return bound + float(cost[rows, columns].sum()), bound + max(0, count - 1) * one_square
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     reset_seconds: list[float] = []
     reset_ratios: list[float] = []
     reset_cpu: list[float] = []
-    reset_floors: list[float] = []
+    floor_ratios: list[float] = []
     link_floors: list[float] = []
     violations = 0
     for name, game in games:
@@ -157,14 +152,13 @@ def main(argv: list[str] | None = None) -> int:
         simulated += game_time
         game_ratios.append(game_time / bound)
         classic_ratios.append(game_time / classic_time)
-        floor = reset_floor(sim, chess.Board())
-        link_floor = reset_link_floor(sim, chess.Board())
+        floor, link_floor = reset_floors(sim, chess.Board())
         setup = sim.set_up(chess.Board())
         violations += len(setup.violations)
         reset_seconds.append(setup.seconds)
         reset_ratios.append(setup.seconds / setup.bound_seconds)
         reset_cpu.append(setup.planning_s)
-        reset_floors.append(floor / setup.bound_seconds)
+        floor_ratios.append(floor / setup.bound_seconds)
         link_floors.append(link_floor)
         print(
             f"{name:<20} {len(moves):4d} plies  {game_time:7.1f} s  x{game_time / bound:.3f} of bound  "
@@ -184,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         "reset_over_assignment_bound_median": statistics.median(reset_ratios),
         "reset_planning_cpu_seconds_median": statistics.median(reset_cpu),
         "reset_planning_cpu_seconds_max": max(reset_cpu),
-        "reset_floor_over_assignment_bound_median": statistics.median(reset_floors),
+        "reset_floor_over_assignment_bound_median": statistics.median(floor_ratios),
         "reset_link_floor_seconds_median": statistics.median(link_floors),
         "step_idle_delay_ms": layout.profile.step_idle_delay_ms,
         "twin_violations": violations,
