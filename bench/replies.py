@@ -221,9 +221,7 @@ class Magnet:
         self.flush(at_s)
         timer = self.sim.planner.timer
         cpu = time.thread_time()
-        starts = self.ponder.starts_to_wait_for(self.known, heading)
-        if heading is not None and unforeseen is not None and not any(k.move in heading for k in self.known):
-            starts = unforeseen(heading) or starts
+        starts = self.ponder.starts_to_wait_for(self.known, heading, unforeseen)
         if not starts:
             self.totals.planning_cpu_s += time.thread_time() - cpu
             return
@@ -442,11 +440,7 @@ class Bench:
         heading: frozenset[chess.Move] | None = None
         for clue in sent.clues:
             if clue.text is not None:
-                fitting: frozenset[chess.Move] | None = spellings.fitting(clue.text)
-                if not fitting:
-                    continue
-                if fitting == spellings.moves:
-                    fitting = None
+                fitting = self.ponder.typed_heading(spellings, clue.text, heading)
             else:
                 assert clue.square is not None
                 fitting = self.ponder.moves_of_piece(board, clue.square) or None

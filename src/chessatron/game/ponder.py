@@ -182,13 +182,39 @@ class Likely:
     probability: float
 
 
+def typed_heading(
+    spellings: MoveSpellings, text: str, heading: frozenset[chess.Move] | None
+) -> frozenset[chess.Move] | None:
+    """The moves a person is heading for once they have typed ``text`` so far, ``heading`` before: those
+    the text may become; None (no clue) when it tells no move from another (nothing typed, or erased);
+    ``heading`` unchanged when it fits no move (a typo, a command).
+
+    >>> spellings = MoveSpellings(chess.Board())
+    >>> sorted(move.uci() for move in typed_heading(spellings, "Nf", None))
+    ['g1f3']
+    >>> typed_heading(spellings, "", frozenset()), typed_heading(spellings, "resign", None)
+    (None, None)
+    """
+    fitting = spellings.fitting(text)
+    if not fitting:
+        return heading
+    return None if fitting == spellings.moves else fitting
+
+
 def starts_to_wait_for(
-    known: Sequence[Likely], heading: frozenset[chess.Move] | None
+    known: Sequence[Likely],
+    heading: frozenset[chess.Move] | None,
+    unforeseen: Callable[[frozenset[chess.Move]], list[tuple[Node, float]]] | None = None,
 ) -> list[tuple[Node, float]]:
     """Where the drags to wait for begin, and how likely each is: those after the likely moves the person
     is heading for (``heading``: the moves of the piece they hold, or those that fit what they typed;
-    None: no clue), or, when none of them was foreseen, after every likely move."""
+    None: no clue). When none of them was foreseen: where ``unforeseen`` plans those moves begin (the
+    robot carries a typed or clicked move out, foreseen or not), or else after every likely move."""
     fitting = [likely for likely in known if heading is None or likely.move in heading]
+    if not fitting and heading is not None and unforeseen is not None:
+        planned = unforeseen(heading)
+        if planned:
+            return planned
     return [(likely.start, likely.probability) for likely in fitting or known]
 
 
@@ -598,10 +624,9 @@ class Ponderer:
         started = time.thread_time()
         with self._lock:
             known, heading = list(turn.known), turn.heading
-        starts = starts_to_wait_for(known, heading)
-        if heading is not None and not turn.by_hand and not any(likely.move in heading for likely in known):
-            # heading for moves the engine did not foresee, which the robot will carry out all the same
-            starts = self._unforeseen_starts(turn, heading) or starts
+        # (typed or clicked, moves the engine did not foresee are carried out by the robot all the same)
+        unforeseen = None if turn.by_hand else partial(self._unforeseen_starts, turn)
+        starts = starts_to_wait_for(known, heading, unforeseen)
         if not starts:
             return
         timer = self.planner.timer
@@ -641,13 +666,9 @@ class Ponderer:
         started = time.thread_time()
         if turn.spellings is None:
             turn.spellings = MoveSpellings(turn.board)
-        fitting: frozenset[chess.Move] | None = turn.spellings.fitting(text)
+        heading = typed_heading(turn.spellings, text, turn.heading)
         self.stats.planning_s += time.thread_time() - started
-        if not fitting:
-            return  # a typo, a command: it fits no move, nothing changes
-        if fitting == turn.spellings.moves:
-            fitting = None  # nothing typed (erased), or nothing that tells one move from another
-        if self._head_for(turn, fitting):
+        if self._head_for(turn, heading):
             self.stats.clues += 1
 
     def _watch(self, turn: _Turn, events: list[object], seen: int) -> None:
