@@ -9,6 +9,7 @@ from chessatron.planning.layout import Layout
 from chessatron.recognition import (
     Ambiguous,
     Committed,
+    HumanModel,
     Illegal,
     NewGame,
     PieceLifted,
@@ -95,15 +96,17 @@ def test_a_nudged_piece_does_not_become_a_capture() -> None:
 def test_capture_by_displacement() -> None:
     # the victim is pushed off as the mover arrives: its square never reads empty. Until the board has
     # been still for long, that looks exactly like a piece held in the air: no move yet.
-    s = script(AFTER_E4_D5).lift("e4").settle(1.5)
+    s = script(AFTER_E4_D5).lift("e4").settle(4.5)
     assert s.moves() == [] and not s.of(Illegal)
-    s.settle(1.5)
+    s.settle(1.0)
     assert s.moves() == ["e4d5"]
 
 
 def test_a_piece_held_in_the_air_is_no_capture() -> None:
-    s = script(AFTER_E4_D5).lift("e4", 2.0).place("e5").settle()
+    # held for four seconds, as people hold a piece while they think, and then set down on e5
+    s = script(AFTER_E4_D5).lift("e4", 4.0).place("e5").settle()
     assert s.moves() == ["e4e5"]
+    assert s.committed == ["e4e5"]  # never the capture, not for a moment
     assert not s.of(Illegal)  # holding a piece while thinking is no error: no red under the squares
 
 
@@ -323,10 +326,14 @@ def test_a_paused_slide_revised_into_a_capture_beyond() -> None:
     assert s.moves() == ["g4e2"] and s.of(Revised)
 
 
-def test_the_reply_confirms_a_capture_by_displacement_without_the_long_wait() -> None:
+def test_a_reply_after_a_capture_by_displacement_waits_for_the_still_board() -> None:
+    # exd5 by displacement and ...Nf6 at once: the pawn on e4 may as well still be in the air, and what
+    # follows be the same hand at work (a slow slide reads like the victim moving), so nothing is
+    # committed until the board has been still as long as a piece is held (the model's held_s)
     s = script(AFTER_E4_D5).lift("e4", 0.5).move("g8", "f6").settle()
-    assert s.moves() == ["e4d5", "g8f6"]
-    assert s.of(Committed)[0].t < 1.5
+    assert s.moves() == []
+    s.settle(HumanModel().held_s)
+    assert s.moves() == ["e4d5", "g8f6"] and not s.of(Ambiguous)
 
 
 def test_a_reply_that_begins_with_a_piece_held_is_no_capture_by_displacement() -> None:
@@ -339,9 +346,9 @@ def test_a_reply_that_begins_with_a_piece_held_is_no_capture_by_displacement() -
 
 def test_a_displacement_that_could_have_taken_either_piece_is_asked_not_guessed() -> None:
     # the knight on f3 can take on e5 or d4; pushed off, either victim leaves the same board behind
-    s = script(TWO_TARGETS).lift("f3").settle(3.0)
+    s = script(TWO_TARGETS).lift("f3").settle(4.5)
     assert s.moves() == [] and not s.of(Illegal) and not s.of(Ambiguous)  # perhaps still in hand
-    s.settle(1.5)
+    s.settle(1.0)
     (asked,) = s.of(Ambiguous)
     assert set(asked.candidates) == {
         (chess.Move.from_uci("f3e5"),),
@@ -367,7 +374,7 @@ def test_a_move_legal_in_only_one_branch_settles_the_question() -> None:
     # Bxf3 or Bxh3 by displacement (the bishop on g4 had both); white replies Nf3-e5, which only a knight
     # still on f3 can play: the bishop took on h3
     fen = "r2qkbnr/pppnpppp/8/3p4/6b1/5NPP/PPPPPPB1/RNBQK2R b KQkq - 0 5"
-    s = script(fen).lift("g4").settle(0.5).move("f3", "e5").settle()
+    s = script(fen).lift("g4").settle(0.5).move("f3", "e5").settle(HumanModel().held_s + 0.5)
     assert s.moves() == ["g4h3", "f3e5"] and not s.of(Ambiguous)
     assert [m.uci() for e in s.of(Committed) for m in e.moves] == ["g4h3", "f3e5"]
 
@@ -376,7 +383,7 @@ def test_a_piece_held_so_long_it_looked_like_a_capture_is_withdrawn_when_it_come
     # the bishop could take only on b4 (by displacement): after a long hold that is taken as the move, but
     # the bishop is set back on f8 and another piece moves
     fen = "rnbqkbnr/pppp1ppp/4p3/8/1N6/8/PPPPPPPP/R1BQKBNR b KQkq - 0 1"
-    s = script(fen).lift("f8").settle(3.0)
+    s = script(fen).lift("f8").settle(HumanModel().held_s + 0.5)
     assert s.moves() == ["f8b4"]
     s.place("f8").settle().move("d7", "d5").settle()
     assert s.moves() == ["d7d5"]
@@ -404,10 +411,22 @@ def test_the_opponent_lifting_the_piece_just_moved_does_not_revise_it() -> None:
     assert not s.of(Revised) and s.committed == ["e6d4", "f2d4"]
 
 
-def test_a_neighbour_nudged_after_the_capture_is_not_the_victim() -> None:
-    # mover first onto e5, then the pawn on d4 (which the knight could also have taken) is straightened
-    s = script(TWO_TARGETS).lift("f3").lift("e5").place("e5").lift("d4", 0.1).place("d4").settle()
-    assert s.moves() == ["f3e5"]
+def test_a_rival_victim_straightened_while_or_after_the_piece_lands_is_asked_about() -> None:
+    # mover first onto e5, then the pawn on d4 (which the knight could also have taken) is straightened:
+    # the same events as mover first onto d4 with the pawn on e5 straightened meanwhile, so the board
+    # asks rather than guess
+    s = script(TWO_TARGETS).lift("f3").lift("e5").place("e5").lift("d4", 0.1).place("d4").settle(5.0)
+    (asked,) = s.of(Ambiguous)
+    assert set(asked.options) == {chess.Move.from_uci("f3e5"), chess.Move.from_uci("f3d4")}
+    assert not s.committed
+
+
+def test_a_neighbour_straightened_after_a_capture_is_not_the_victim() -> None:
+    # the pawn on d4 takes on e5 victim first; then the bishop beside it (which could not have been taken)
+    # is straightened: no question
+    s = script("4k3/8/8/4n3/3P4/2B5/8/4K3 w - - 0 1").lift("e5").lift("d4").place("e5")
+    s.lift("c3", 0.1).place("c3").settle()
+    assert s.moves() == ["d4e5"] and not s.of(Ambiguous)
 
 
 def test_the_promotion_piece_decides_whether_the_reply_is_legal() -> None:
@@ -450,7 +469,7 @@ def test_a_capture_with_check_then_a_reply_paused_mid_slide_is_not_another_captu
     # is no legal pair (check), but Nxa2 pushing the pawn off unseen and Qd2 would be: not to be believed
     # while the events up to the knight's landing fit a capture nobody had to imagine
     s = script("4k3/8/8/8/1n6/3B4/P7/3QK3 b - - 0 1").lift("b4").lift("d3").place("d3", 0.06)
-    s.lift("d1").place("d2", 0.6).lift("d2").settle(3.0)  # the queen pushes the knight off d3
+    s.lift("d1").place("d2", 0.6).lift("d2").settle(HumanModel().held_s + 0.5)  # pushes the knight off
     assert s.moves() == ["b4d3", "d1d3"]
     assert "b4a2" not in s.committed
 
@@ -558,3 +577,63 @@ def test_a_captured_piece_set_down_for_a_moment_on_its_way_off_the_board_does_no
     s = script(AFTER_E4_D5).lift("d5", 0.2).place("c6", 0.5).lift("c6", 0.3).lift("e4", 0.3).place("d5")
     s.settle(3.0)  # an oddity like that is taken once the board has been still for a couple of seconds
     assert s.moves() == ["e4d5"]
+
+
+def test_a_board_that_reports_only_its_changes_is_read_as_well_as_a_scanned_one() -> None:
+    # one report a change, a second apart: a square emptied in one report and filled in the next was
+    # empty for that second, not a flicker (mover first: the bishop, then the knight it takes)
+    board = chess.Board("r2qkbnr/pppnpppp/8/3p4/6b1/5NPP/PPPPPPB1/RNBQK2R b KQkq - 0 4")
+    recognizer = Recognizer(board)
+    occupied = int(board.occupied)
+    events = list(recognizer.feed_occupancy(0.0, occupied))
+    for t, square in ((1.0, chess.G4), (2.0, chess.F3), (3.0, chess.F3)):
+        occupied ^= chess.BB_SQUARES[square]
+        events += recognizer.feed_occupancy(t, occupied)
+    events += recognizer.feed_occupancy(4.0, occupied)
+    assert [m.uci() for m in recognizer.board.move_stack] == ["g4f3"]
+    assert not [e for e in events if isinstance(e, Ambiguous)]
+    # a flicker is still a flicker: 10 ms is no change, however the board reports it
+    events = list(recognizer.feed_occupancy(5.0, occupied ^ chess.BB_A7))
+    events += recognizer.feed_occupancy(5.01, occupied)
+    events += recognizer.feed_occupancy(6.0, occupied)
+    assert not [e for e in events if isinstance(e, PieceLifted | Illegal)]
+
+
+def test_with_one_side_at_the_board_the_hand_going_on_is_never_the_robots_reply() -> None:
+    # white at the board, the robot plays black: Bxe5 mover first, then the person's hand moves black's
+    # bishop. Only white's plies are explained: that is no reply, it is a piece out of place
+    fen = "4k3/8/8/4n3/3B4/8/6b1/K7 w - - 0 1"
+    s = script(fen, sides=frozenset({chess.WHITE}))
+    s.lift("d4").lift("e5").place("e5").settle(0.8)
+    assert s.moves() == ["d4e5"]
+    s.lift("g2", 0.8).place("f3", 0.8).settle(3.0)
+    assert s.moves() == ["d4e5"]
+    assert s.of(Illegal)
+    # both sides at the board: the same is black's reply
+    s = script(fen)
+    s.lift("d4").lift("e5").place("e5").settle(0.8).lift("g2", 0.8).place("f3", 0.8).settle()
+    assert s.moves() == ["d4e5", "g2f3"]
+
+
+def test_castling_one_piece_at_a_time_is_held_only_when_it_could_be_half_of_it() -> None:
+    from chessatron.game.seats import CASTLING_HOLD_S, REPLY_HOLD_S, reply_hold_s
+
+    board = chess.Board("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1")
+    holds = {}
+    for uci in ("h1f1", "h1g1", "a1d1", "a1c1", "e1f1", "e1d1"):
+        board.push(chess.Move.from_uci(uci))
+        holds[uci] = reply_hold_s(board)
+        board.pop()
+    # the rook where castling puts it: the king may follow; anything else is answered as usual
+    assert holds == {
+        "h1f1": CASTLING_HOLD_S,
+        "h1g1": REPLY_HOLD_S,
+        "a1d1": CASTLING_HOLD_S,
+        "a1c1": REPLY_HOLD_S,
+        "e1f1": REPLY_HOLD_S,
+        "e1d1": REPLY_HOLD_S,
+    }
+    # Chess960: a king step onto its castling square (b1 to c1, rook on a1) may be half of O-O-O
+    board = chess.Board("rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w KQkq - 0 1", chess960=True)
+    board.push(chess.Move.from_uci("b1c1"))
+    assert reply_hold_s(board) == CASTLING_HOLD_S

@@ -3,10 +3,12 @@
 The sensors say which squares hold a piece, never which piece. The recognizer keeps the game position as
 the authority. Per-square debouncing turns scans into lift and place events (a change that does not last
 ``debounce_s``, a one-scan flicker, is no event; a sensor that chatters as a piece arrives or leaves
-dates the change from its first reading). The recognizer explains the **whole history** of events since
-the last firm position: a sequence of legal plies, each a contiguous stretch of events that ends when the
-board shows that ply's position, plus whatever the plies do not account for. Plies come one after
-another, never interleaved, so the colours alternate: that is what tells a paused slide from an
+dates the change from its first reading). A reading lasts from its scan to the next, however far apart
+they are: a board that reports only its changes, one report a change, is read as well as one scanned
+every 20 ms (:mod:`.replay` replays a recorded trace so). The recognizer explains the **whole history**
+of events since the last firm position: a sequence of legal plies, each a contiguous stretch of events
+that ends when the board shows that ply's position, plus whatever the plies do not account for. Plies
+come one after another, never interleaved, so the colours alternate: that is what tells a paused slide from an
 opponent's reply, and lets any number of quick replies share one window (:mod:`.search`).
 
 * each ply must be seen: every square a piece leaves (the mover, an en-passant victim, king and rook) is
@@ -21,7 +23,11 @@ opponent's reply, and lets any number of quick replies share one window (:mod:`.
   off its way and moved on less still, a capture whose victim never left its square far less likely,
   revising the committed move a little; the cheapest explanation wins, and one more "the player is
   still at it" (a piece held over the board) competes with every complete one for as long as the board
-  has been still only briefly (so a capture by displacement is taken after about two seconds);
+  has been still only briefly; a capture by displacement, which is exactly a piece held in the air, is
+  believed only after the board has been still as long as people hold a piece (``held_s``, 5 s), even
+  when what follows looks like the opponent's reply (it may be the same hand at work);
+* only the colours played at this board are explained (``sides``): with the robot on the other side, the
+  person's hand going on is never taken for the robot's reply;
 * the last committed ply stays open: a slide that paused on a legal square, rook-first castling, a piece
   set on the wrong square and moved on, or a promotion answered late revise it (:class:`Revised`); a
   piece held so long that it looked like a capture by displacement, then put back, withdraws it; a piece

@@ -27,9 +27,12 @@ class HumanModel:
     nudge: float = 2.0
     """A piece lifted and put back on its own square: adjusted, touched, picked up and reconsidered.
     Ordinary: a few moves in a hundred."""
-    nudge_in_flight: float = 3.0
+    nudge_in_flight: float = 2.0
     """The same, while the moving piece is in the air, and neither before nor after it: an adjustment
-    with the other hand. Rarer than before or after the move."""
+    with the other hand. No rarer than one before or after the move as far as the events go: a piece
+    straightened while the mover is in hand and one straightened after it landed leave the same events
+    when the straightened piece is one the mover could have taken, so pricing either lower would make
+    the board guess."""
     stopover_off_path: float = 3.0
     """The moving piece set down on a square that is not on its way, then lifted and moved on (set on the
     wrong square and corrected). A stop on its way is a paused slide, and costs nothing."""
@@ -41,21 +44,32 @@ class HumanModel:
     """A piece seen on an empty square where no move puts one, while the moving piece was not in the air,
     then gone again: a captured piece set down for a moment on its way off the board, a piece dropped and
     picked up. Rarer still than a capture by displacement, but an explanation with one beats none."""
-    revision: float = 1.0
+    revision: float = 0.25
     """The last committed move replaced by another of the same player that moves the same pieces on (a
     slide paused on a legal square, rook-first castling): the explanation says the first commit was
-    early."""
+    early. Only a tie-break: when the board committed is the board's choice, not the player's, so it
+    weighs little against what the player's hands did."""
     flight_per_s: float = 0.1
     """Each second the moving piece is in the air, from leaving its square to landing: people carry a
     piece for a second or so, rarely for long (it tells which victim a capture took when a neighbour was
     also lifted, one right after the mover left, the other long after)."""
+    flight_cap_s: float = 3.0
+    """Beyond this many seconds in the air a piece held longer is no rarer: a person who stops to think
+    mid-move (hesitations of several seconds are ordinary) may do so for any length, and a slow castling
+    with a pause between its actions is still castling."""
     still_holding: float = 1.3
     """The board has been still for the settle time, yet the player is not done: a piece set down but
     not let go, or held over the board. Against it, a move made cleanly (cost 0) is taken at once."""
     still_holding_per_s: float = 2.4
     """Each further second the board stays still with the player not done: people seldom hold a piece
-    still for more than two or three seconds. So a capture by displacement (which looks exactly like
-    the capturing piece held in the air) is taken after about two and a half seconds."""
+    still for more than two or three seconds (a capture by displacement, which looks exactly like the
+    capturing piece held in the air, waits longer still: :attr:`held_s`)."""
+    held_s: float = 5.0
+    """How long a person may hold a lifted piece in the air while thinking, or between the actions of
+    one move (hesitations of up to four seconds are ordinary): a capture by displacement, whose history
+    is exactly that piece held, is believed only once the board has been still this long. Believed
+    sooner, a piece held while its player thinks becomes a capture nobody made, and the move the player
+    then makes is taken for the opponent's."""
     margin: float = 1.0
     """A different move sequence within this much of the best explanation is a rival the events cannot
     exclude: the recognizer asks which instead of choosing."""
@@ -84,5 +98,5 @@ class HumanModel:
             + self.stopover_off_path * stopovers
             + self.displacement * displaced
             + self.revision * revisions
-            + self.flight_per_s * flight_s
+            + self.flight_per_s * min(flight_s, self.flight_cap_s)
         )

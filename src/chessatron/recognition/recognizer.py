@@ -63,6 +63,10 @@ class Recognizer:
     """A change that follows one which flipped back within this long is one change, begun with the
     first: a sensor chatters as a piece arrives or leaves (the order of lifts and places depends on it)."""
     takebacks: bool = False
+    sides: frozenset[chess.Color] = frozenset(chess.COLORS)
+    """The colours whose moves are made by hand on this board: both when two people play at it; one when
+    the other side's moves come from the robot (or are typed) and :meth:`apply` tells them, so that
+    the person's hand going on is never taken for the other side's reply."""
     promotion_default: str = "q"
     layout: Layout | None = None
     """Needed only for whole-table snapshots (reserve slots tell the promotion piece)."""
@@ -102,7 +106,7 @@ class Recognizer:
     _window_end: int = 0
     """Where the committed ply's stretch of events ends in ``history``."""
     _version: int = 0
-    _searched: tuple[int, list[Explanation], list[Explanation]] | None = None
+    _searched: tuple[tuple[int, frozenset[chess.Color]], list[Explanation], list[Explanation]] | None = None
     _advanced: int = -1
     """The window version last looked at while the board was busy."""
     _answers: list[tuple[int, chess.Move]] = field(default_factory=list)
@@ -236,6 +240,12 @@ class Recognizer:
             self._open_window(t)
             self._evaluated = occupied == self.expected
             return self._tick(t)
+        if occupied == self._raw and not self._pending:
+            return self._tick(t)  # nothing new: the common case, many times a second
+        # A reading that stood from its scan until this one lasted, however far apart the scans are: a
+        # board that reports only its changes sends one snapshot a change, and a square lifted in one
+        # and filled again in the next was empty all that while, not a flicker.
+        events += self._lasted(t, self._raw)
         changed = occupied ^ self._raw
         for square in chess.SquareSet(changed):
             if square in self._pending:
@@ -249,13 +259,20 @@ class Recognizer:
                     began = t
                 self._pending[square] = (t, began)
         self._raw = occupied
+        events += self._lasted(t, occupied)
+        return events + self._tick(t)
+
+    def _lasted(self, t: float, reading: int) -> list[RecognizerEvent]:
+        """Make the pending changes that have read so for the debounce time by ``t`` square events;
+        ``reading`` is what the sensors read for them."""
+        events: list[RecognizerEvent] = []
         debounce = self.debounce_s
         lasted = [(began, sq) for sq, (since, began) in self._pending.items() if t - since >= debounce]
         # in time order, and within one scan lifts first: a piece cannot land before it left
-        lasted.sort(key=lambda item: (item[0], bool(occupied & chess.BB_SQUARES[item[1]])))
+        lasted.sort(key=lambda item: (item[0], bool(reading & chess.BB_SQUARES[item[1]])))
         for since, square in lasted:
             del self._pending[square]
-            is_on = bool(occupied & chess.BB_SQUARES[square])
+            is_on = bool(reading & chess.BB_SQUARES[square])
             self.stable ^= chess.BB_SQUARES[square]
             # in time order: a chattering change that lasted late began before others that lasted
             # sooner (never before the committed ply's own events)
@@ -271,7 +288,7 @@ class Recognizer:
             self._evaluated = False
             if not is_on:
                 events += self._lifted(since, square)
-        return events + self._tick(t)
+        return events
 
     def feed(self, entry: object) -> list[RecognizerEvent]:
         """Any trace entry: an occupancy snapshot, a whole-table snapshot, a promotion choice or a move
@@ -340,6 +357,8 @@ class Recognizer:
             best = min(e.cost for e in explanations)
             contenders = [e for e in explanations if e.cost <= best + self.model.margin]
             wait_s = self.model.still_wait_s(max(e.cost for e in contenders), unfinished)
+            if any(self._displaces(e) for e in contenders):
+                wait_s = max(wait_s, self.model.held_s)  # or the piece is only held (see the model)
             if len({e.moves for e in contenders}) > 1 and any(
                 len(e.moves) <= parting_ply([c.moves for c in contenders]) + 1 for e in contenders
             ):
@@ -363,7 +382,8 @@ class Recognizer:
             self._open_window(t)
             self._error = None
             return [NewGame(t)]
-        under_way = is_under_way(self.board, occupied)
+        # (a move of the side whose moves the recognizer is told, not shown, is never under way here)
+        under_way = self.board.turn in self.sides and is_under_way(self.board, occupied)
         if under_way and self._in_hand(occupied):
             return []  # thinking with one of its own pieces in hand is no error: its destinations are lit
         patience = self.unfinished_after_s if under_way else self.illegal_after_s
@@ -411,7 +431,20 @@ class Recognizer:
         if length <= kept or common[:kept] != committed:
             return []  # nothing new, or a revision: wait for the board to be still
         plies = next(e for e, _ in near if e.moves[:length] == common[:length]).plies[:length]
+        if self._displaces(Explanation(plies, best)):
+            return []  # a piece that may only be held: wait for the board to be still (the model's held_s)
         return self._adopt(t, Explanation(plies, best), prefix=True)
+
+    def _displaces(self, explanation: Explanation) -> bool:
+        """Whether a ply the explanation would newly commit is a capture by displacement: its piece may
+        as well be held in the air still, and what follows it be that same hand at work."""
+        committed = tuple(self.board.move_stack[len(self.board.move_stack) - self._window_plies :])
+        fresh = (
+            explanation.plies[len(committed) :]
+            if explanation.moves[: len(committed)] == committed
+            else explanation.plies
+        )
+        return any(ply.displaced for ply in fresh)
 
     def _agrees(self, explanation: Explanation) -> bool:
         return self._promotions_agree(explanation) and self._answers_agree(explanation)
@@ -471,16 +504,16 @@ class Recognizer:
     def _explanations(self) -> tuple[list[Explanation], list[Explanation]]:
         """Every complete explanation of the window's events, and every one in which a move is still under
         way (best per move sequence)."""
-        if self._searched is not None and self._searched[0] == self._version:
+        if self._searched is not None and self._searched[0] == (self._version, self.sides):
             return self._searched[1], self._searched[2]
         board = self._window_board()
         committed = self.board.move_stack[-1] if self._window_plies else None
-        search = Search(board, self.history, self._occupancies(), committed, self.model)
+        search = Search(board, self.history, self._occupancies(), committed, self.model, self.sides)
         result = search.run()
         if search.cut_short:
             LOGGER.warning("recognition search cut short after %d segment fits", SEARCH_BUDGET)
         partial = list(search.partial.values())
-        self._searched = (self._version, result, partial)
+        self._searched = ((self._version, self.sides), result, partial)
         return result, partial
 
     def _answers_agree(self, explanation: Explanation) -> bool:

@@ -65,6 +65,9 @@ class Search:
     occupied: Sequence[int]
     committed: chess.Move | None
     model: HumanModel
+    sides: frozenset[chess.Color] = frozenset(chess.COLORS)
+    """The colours whose moves are made by hand here (the other side's come from the robot or the
+    keyboard, and the recognizer is told them): a ply of another colour explains nothing."""
     budget: int = SEARCH_BUDGET
     cut_short: bool = False
     partial: dict[tuple[chess.Move, ...], Explanation] = field(default_factory=dict)
@@ -124,7 +127,7 @@ class Search:
             moves = explanation.moves
             if moves not in self._found or explanation.is_better(self._found[moves]):
                 self._found[moves] = explanation
-        if len(plies) >= MAX_PLIES or i >= n or self.budget <= 0:
+        if len(plies) >= MAX_PLIES or i >= n or self.budget <= 0 or board.turn not in self.sides:
             return
         base = int(board.occupied)
         committed = self._committed_shape

@@ -216,6 +216,12 @@ def fit_segment(
             landing = flight_to
     explained = explained_squares(shape)
     nudges, in_flight, stopovers, strays = nudges_on_victim, 0, 0, 0
+    if landing is not None and not shape.castling and shape.move.promotion is None:
+        # the piece lifted off its target again after it landed and set down once more: adjusted, or
+        # another piece's place taken and given back (a pawn exchanged on promotion is no adjustment)
+        landed_on = shape.target if shape.target is not None else shape.victim
+        if landed_on is not None:
+            nudges += sum(1 for k in lifts.get(landed_on, ()) if landing < k < j)
     spans: dict[chess.Square, list[int]] = {}
     for index in range(i, j):
         square = events[index].square
