@@ -95,6 +95,7 @@ class BoardMover:
         log: IO[str] | None = None,
         hand_answers: bool = True,
         clock: Callable[[], float] = time.monotonic,
+        sides: frozenset[chess.Color] = frozenset(chess.COLORS),
     ) -> None:
         self.layout = layout
         self.leds = leds
@@ -102,7 +103,7 @@ class BoardMover:
         self.signals = LedSignals(layout)
         self.sensors = sensors
         # a person may set moves back by hand; a simulated hand never does
-        self.recognizer = Recognizer(board.copy(), layout=layout, takebacks=hand is None)
+        self.recognizer = Recognizer(board.copy(), layout=layout, takebacks=hand is None, sides=sides)
         self.hand = hand
         self.brain = brain
         self.world = world
@@ -141,6 +142,15 @@ class BoardMover:
         """The move a simulated hand made last (it knows what it did when asked)."""
         self._answered_t: float | None = None
         self._logged_scan()  # the log starts from the position the player sits down to
+
+    @property
+    def sides(self) -> frozenset[chess.Color]:
+        """The colours whose moves are made at this board (the recognizer explains no other)."""
+        return self.recognizer.sides
+
+    @sides.setter
+    def sides(self, colours: frozenset[chess.Color]) -> None:
+        self.recognizer.sides = colours
 
     @property
     def real_time(self) -> bool:
@@ -206,7 +216,9 @@ class BoardMover:
 
     def restart(self, board: chess.Board) -> None:
         """The position was set back (a takeback): recognise from ``board`` on."""
-        self.recognizer = Recognizer(board.copy(), layout=self.layout, takebacks=self.hand is None)
+        self.recognizer = Recognizer(
+            board.copy(), layout=self.layout, takebacks=self.hand is None, sides=self.sides
+        )
         self._light(None)
 
     def _scan(self) -> list[RecognizerEvent]:

@@ -48,9 +48,11 @@ REPLY_HOLD_S = 1.5
 GLIDE_HOLD_S = 4.0
 
 
-#: The same for a king step or a rook move that could be the first half of castling: people pause between
-#: king and rook for several seconds, and such moves are rare otherwise (the wait costs little).
-CASTLING_HOLD_S = 8.0
+#: The same for a king or rook move that could be the first half of castling done by hand, one piece at a
+#: time: the piece landed on its own castling square and the other may follow. People pause between king
+#: and rook, though seldom longer than they hold a piece in mid-move (the recognizer's ``held_s``); with
+#: both in hand together the board sees castling itself and no hold is needed.
+CASTLING_HOLD_S = 5.0
 
 
 def reply_hold_s(board: chess.Board, *, may_go_on: bool = False) -> float:
@@ -58,20 +60,36 @@ def reply_hold_s(board: chess.Board, *, may_go_on: bool = False) -> float:
     the sensors saw it glide and stop where it could go on (:meth:`Recognizer.may_go_on`).
 
     >>> board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
-    >>> board.push(chess.Move.from_uci("e1f1"))
+    >>> board.push(chess.Move.from_uci("h1f1"))  # the rook where O-O puts it: the king may follow
     >>> reply_hold_s(board)
-    8.0
+    5.0
+    >>> board.pop(); board.push(chess.Move.from_uci("h1g1"))  # no castling ends with the rook on g1
+    Move.from_uci('h1f1')
+    >>> reply_hold_s(board)
+    1.5
     """
+    if is_half_castling(board):
+        return CASTLING_HOLD_S
+    return GLIDE_HOLD_S if may_go_on else REPLY_HOLD_S
+
+
+def is_half_castling(board: chess.Board) -> bool:
+    """Whether the last move on ``board`` could be the first half of a castling made one piece at a time:
+    a king or rook landed on its own square of a castling that was legal before it, the other piece not
+    yet where that castling puts it."""
     move = board.peek()
     before = board.copy()
     before.pop()
-    if before.piece_type_at(move.from_square) not in (chess.KING, chess.ROOK):
-        return GLIDE_HOLD_S if may_go_on else REPLY_HOLD_S
+    piece = before.piece_type_at(move.from_square)
+    if piece not in (chess.KING, chess.ROOK) or before.is_castling(move):
+        return False
     for castling in before.generate_castling_moves():
-        king_from, _, rook_from, _ = castling_squares(before, castling)
-        if move.from_square in (king_from, rook_from):
-            return CASTLING_HOLD_S
-    return GLIDE_HOLD_S if may_go_on else REPLY_HOLD_S
+        king_from, king_to, rook_from, rook_to = castling_squares(before, castling)
+        if piece == chess.KING and (move.from_square, move.to_square) == (king_from, king_to):
+            return rook_from != rook_to
+        if piece == chess.ROOK and (move.from_square, move.to_square) == (rook_from, rook_to):
+            return king_from != king_to
+    return False
 
 
 def option_named(question: Ambiguous, text: str) -> chess.Move:
@@ -290,6 +308,7 @@ class Seats(TableWork):
     ) -> BoardMover:
 
         for mover in self._board_movers:
+            mover.sides = frozenset(chess.COLORS)
             return mover  # one table, one recognizer: both sides at the board share it
         url = self.config.urls["sensors"]
         sim = url.startswith("sim")
@@ -319,6 +338,9 @@ class Seats(TableWork):
             leds=leds,
             log=log,
             hand_answers=self.hand_answers,
+            # the robot's moves are told, not seen: the person's hand going on is never its reply; a
+            # table without a robot has the players carry out the engine's moves by hand too
+            sides=frozenset(chess.COLORS) if carrier or not self.has_robot else frozenset({colour}),
         )
         mover.on_question = self._ask
         mover.on_notice = lambda message: self.emit({"event": "notice", "message": message})
