@@ -277,8 +277,13 @@ def recognize(
     events: bool,
     layout_path: Path | None,
 ) -> None:
-    """Replay a sensor trace through the recognizer; print the final game's moves, one UCI move a line."""
+    """Replay a sensor trace through the recognizer; print the final game's moves, one UCI move a line.
+
+    Between two entries, and for 15 s after the last, the board reads what it last read: a board that
+    reports only its changes sends nothing while it stands still, and a move is committed once it has
+    stood still long enough."""
     from ..recognition import Recognizer
+    from ..recognition.replay import replay
     from ..sim.trace import read_trace
 
     try:
@@ -292,11 +297,12 @@ def recognize(
         promotion_default=promotion,
         layout=load_layout(layout_path),
     )
-    for entry in read_trace(trace_path):
-        for event in recognizer.feed(entry):
-            if events:
-                click.echo(f"{event}", err=True)
-    replay = board.copy(stack=False)
+    for event in replay(recognizer, read_trace(trace_path)):
+        if events:
+            click.echo(f"{event}", err=True)
+    moves = board.copy(stack=False)
     for move in recognizer.board.move_stack:
-        click.echo(replay.uci(move))
-        replay.push(move)
+        click.echo(moves.uci(move))
+        moves.push(move)
+    if recognizer.question is not None:
+        click.echo(f"the trace ends with a question open: {recognizer.question.question}", err=True)
