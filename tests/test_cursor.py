@@ -202,6 +202,7 @@ def test_the_menu_asks_for_hints_takebacks_and_resigns_only_when_sure() -> None:
         "new game",
         "level 5",
         "standard chess",
+        "puzzles",
         "resign",
     )
     assert press(cursor, "select") == Ask(Command.HINT)
@@ -256,7 +257,7 @@ def test_after_the_game_the_result_then_a_review_or_the_menu() -> None:
     press(cursor, "back")
     assert cursor.view.lines[1] == "select: menu"  # the game's end again
     press(cursor, "select")
-    assert cursor.view.menu == ("review moves", "new game", "level 3", "standard chess")
+    assert cursor.view.menu == ("review moves", "new game", "level 3", "standard chess", "puzzles")
     assert press(cursor, "down", "select") == NewGame(Settings(level=3))
 
 
@@ -283,3 +284,9 @@ def test_a_promotion_at_the_sensor_board_starts_on_the_sensors_guess_and_has_no_
     press(cursor, "back")
     assert cursor.view.mode == "promoting"  # the pawn is on the last rank already
     assert press(cursor, "up", "select") == Promote(chess.KNIGHT)
+
+
+def test_the_menu_turns_the_table_to_puzzles() -> None:
+    cursor = turn(moves="e2e4 e7e5")
+    action = press(cursor, "back", "up", "up", "select")  # (round: the last but one, before resign)
+    assert action == NewGame(Settings(level=5, chess960=None, puzzles=True))

@@ -61,6 +61,7 @@ KEYS: Mapping[str, frozenset[str]] = {
     "microphone": frozenset({"url", "wide_voices"}),
     "buttons": frozenset({"url"}),
     "lichess": frozenset({"url"}),
+    "training": frozenset({"watcher", "watcher_loss"}),
 }
 
 #: The keys at the top of the file, before the first section.
@@ -120,6 +121,12 @@ class Config:
     """``[grbl] wait_near_reply``: while a person thinks, the empty magnet goes where the robot's reply
     will most likely begin (false: it stays where the last move left it, and the gantry is quiet; the
     engine still thinks on the person's time)."""
+    watcher: bool = False
+    """``[training] watcher``: after a person's move that throws the game away, the table says so before
+    the engine answers and offers to take it back (:mod:`chessatron.training.watcher`)."""
+    watcher_loss: float = 0.3
+    """``[training] watcher_loss``: the winning chances a move must give away for the watcher to speak, on
+    lichess's -1..+1 scale (0.3: a blunder, 0.2: a mistake)."""
     wide_voices: bool = True
     """``[microphone] wide_voices``: each utterance is heard at three vocal-tract lengths, for voices far
     from the speech model's (false: once, three times quicker, for a slow computer)."""
@@ -234,6 +241,20 @@ class Config:
                 f"{source}: the layout switches the magnet in the G-code ({method!r}) but [magnet] url is "
                 f'{urls["magnet"]!r}; set method = "servo" in the layout\'s [magnet] or use url = "grbl://"'
             )
+        training = data.get("training", {})
+        watcher = training.get("watcher", False)
+        watcher_loss = training.get("watcher_loss", 0.3)
+        if not isinstance(watcher, bool):
+            raise ConfigError(f"{source}: [training] watcher = {watcher!r} must be true or false")
+        if (
+            isinstance(watcher_loss, bool)
+            or not isinstance(watcher_loss, int | float)
+            or not 0 < watcher_loss <= 2
+        ):
+            raise ConfigError(
+                f"{source}: [training] watcher_loss = {watcher_loss!r} must be a number of winning chances "
+                "above 0 and at most 2 (0.3: a blunder, 0.2: a mistake)"
+            )
         lichess = data.get("lichess", {})
         lichess_url = lichess.get("url", DEFAULT_LICHESS_URL)
         if not isinstance(lichess_url, str) or not _is_http_url(lichess_url):
@@ -252,6 +273,8 @@ class Config:
             speech_muted,
             wait_near_reply=wait_near_reply,
             wide_voices=wide_voices,
+            watcher=watcher,
+            watcher_loss=float(watcher_loss),
         )
 
     def summary(self) -> list[str]:

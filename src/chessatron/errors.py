@@ -294,3 +294,26 @@ class ServerRefusedError(OnlineError, ValueError):
 class OnlineGameError(OnlineError, RuntimeError):
     """The online game cannot be played here: not found, not this account's, aborted, of a variant the
     table does not play."""
+
+
+# --- training --------------------------------------------------------------------------------------
+
+
+class TrainingError(ChessatronError):
+    """Puzzles, their store, the rating, game reviews."""
+
+
+class PuzzleError(TrainingError, ValueError):
+    """A puzzle that cannot be: a bad FEN, an illegal move in its line, a line of the wrong length."""
+
+
+class PuzzleFileError(TrainingError, ValueError):
+    """A puzzle file (lichess's CSV, plain or zstandard-compressed) that cannot be read."""
+
+
+class PuzzleStoreError(TrainingError, OSError):
+    """The local store of puzzles and attempts cannot be opened, read or written."""
+
+
+class NoPuzzleError(TrainingError, LookupError):
+    """No puzzle in the store fits what was asked (a rating, a theme, an opening)."""

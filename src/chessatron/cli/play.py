@@ -24,6 +24,7 @@ from .main import main
 if TYPE_CHECKING:
     from ..game.cursor import Settings
     from ..game.players import PlayerSpec
+    from ..game.session import Session
     from ..game.store import GameSummary
 
 #: ``play --resume`` without an id: the latest unfinished game.
@@ -210,6 +211,10 @@ def play(
         open_announcer(settings, live),  # the LCD and the buzzer (the terminal shows the game itself)
     ):
         session.board_needs_real_sensors = True  # nobody here moves the simulated table's pieces
+        if settings.watcher:
+            from ..training.watcher import MoveWatcher
+
+            session.watcher = MoveWatcher(session, settings.watcher_loss)
         if simulated:
             session.checkpoint = save_after_robot_work
 
@@ -251,8 +256,11 @@ def play(
         chosen: chess.Board | None = None  # the start a player with buttons chose from their menu
 
         def new_game_chosen(settings: Settings) -> chess.Board:
-            """A player with buttons chose a new game: its start, the engine at the level chosen."""
+            """A player with buttons chose a new game: its start, the engine at the level chosen (after
+            the puzzles they chose instead, if they did)."""
             nonlocal white, black
+            if settings.puzzles:
+                _puzzles_with_buttons(session)
             white = with_level(white, settings.level) if black.kind == "buttons" else white
             black = with_level(black, settings.level) if white.kind == "buttons" else black
             return start_for(settings)
@@ -355,6 +363,18 @@ def play(
             break
         if len(finished) > 1 and not as_json:
             (view.print if show else click.echo)(score_line(finished, (white.spec, black.spec)))
+
+
+def _puzzles_with_buttons(session: Session) -> None:
+    """The buttons' menu chose *puzzles*: ten of them, played with the buttons near the person's rating;
+    the menu's *new game* (or the tenth puzzle) brings the games back."""
+    from ..game.players import PlayerSpec
+    from ..training.store import PuzzleStore
+    from ..training.table import PuzzleTable
+
+    table = PuzzleTable(session, PuzzleStore(), PlayerSpec("buttons"))
+    table.on_outcome = lambda outcome: session.emit({"event": "notice", "message": outcome.line()})
+    table.play(10)
 
 
 def _refuse_web_players(white: str, black: str, game_id: str | None = None) -> None:

@@ -27,7 +27,7 @@ Directions are seen from the player's side of the board: up goes toward the oppo
     display and the web page, its move on the LEDs. Select or back return.
 ``menu``
     Up and down go through the items (hint, take back, review moves, new game, the level, standard
-    chess or a Chess960 number, resign); left and right change the level and the Chess960 number
+    chess or a Chess960 number, puzzles, resign); left and right change the level and the Chess960 number
     (select on the number draws one at random); select does the rest; back returns.
 ``game-over``
     The result; select opens the menu (review, new game, level, Chess960), left reviews the game.
@@ -83,6 +83,8 @@ class Settings:
 
     level: int | None = None
     chess960: int | None = None
+    #: The menu's *puzzles*: the table turns to puzzles, played with the buttons (chessatron.training).
+    puzzles: bool = False
 
 
 @dataclass(frozen=True)
@@ -414,6 +416,7 @@ class Cursor:
             items.append(f"level {self.settings.level}")
         number = self.settings.chess960
         items.append("standard chess" if number is None else f"chess960 #{number}")
+        items.append("puzzles")
         if not over:
             items.append("resign? select" if self._sure else "resign")
         return tuple(items)
@@ -443,6 +446,8 @@ class Cursor:
             self._ply = len(self.board.move_stack)
         elif item == "new game":
             return NewGame(self.settings)
+        elif item == "puzzles":
+            return NewGame(Settings(self.settings.level, self.settings.chess960, puzzles=True))
         elif item.startswith(("standard", "chess960")):
             self.settings = Settings(self.settings.level, self._rng.randrange(CHESS960_NUMBERS))
         elif item.startswith("resign"):

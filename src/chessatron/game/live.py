@@ -45,6 +45,11 @@ The snapshot's keys (a contract for the page and its tests):
     "d5": true (a capture)}, "choices": [...], "refused", "lines": [two lines for a display], "fen" (the
     position reviewed, history mode), "move" (uci: the last move, the hint, the move reviewed), "menu":
     {"items", "index"}|None}``; square names, None where there is none.
+``training``
+    ``None`` or the puzzle under way (:mod:`chessatron.training.table`): ``{"id", "rating", "themes",
+    "url", "source", "colour", "moves", "number", "of", "your_rating", "provisional", "state" ("setting
+    up", "solving", "wrong", "solution", "solved", "failed"), "wrong", "hints", "hint": {"square",
+    "text"}|None, "wrong_move", "done": [attempts]}``.
 ``hint``, ``notices``
     the hint for the position on the board ``{"uci", "san", "fen"}`` (cleared, as the evaluation is,
     when the position changes or the game ends) and the last notices (``[{"message", "level"}]``,
@@ -115,6 +120,7 @@ class LiveState:
             "cursor": None,
             "hint": None,
             "notices": [],
+            "training": None,
         }
 
     # --- watching ----------------------------------------------------------------------------------

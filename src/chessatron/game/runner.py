@@ -63,13 +63,14 @@ COMMANDS: dict[str, Command] = {
 #: The players a game started from elsewhere (the web page) may have.
 REMOTE_PLAYERS = ("web", "engine", "board", "hand", "voice", "buttons")
 
-Job = Literal["game", "resume", "reset", "online"]
+Job = Literal["game", "resume", "reset", "online", "training"]
 #: Why the table cannot take a new job, by the job under way.
 BUSY_BECAUSE: dict[str, str] = {
     "game": "a game is being played on the table; stop it first (Stop game) or wait for its end",
     "resume": "a game is being played on the table; stop it first (Stop game) or wait for its end",
     "reset": "the robot is setting the table up; wait until it has finished",
     "online": "an online game is being played on the table; stop it first (Stop game) or wait for its end",
+    "training": "puzzles are being played on the table; stop them first (Stop) or wait for their end",
 }
 #: How often the LED guide looks at the game when nothing changed (a pick from the page), in seconds.
 GUIDE_POLL_S = 0.05
@@ -334,6 +335,19 @@ class GameRunner:
                 self._board = board
 
         self._spawn("online", job)
+
+    def start_training(self, work: Callable[[Session], object]) -> None:
+        """Play puzzles in the background (:mod:`chessatron.training.table`): ``work`` plays them on this
+        runner's session, connected. Raises :class:`BusyError`."""
+
+        def job() -> None:
+            self.live.update(clock=None, hint=None, evaluation=None)
+            try:
+                work(self.session)
+            finally:
+                self.live.update(prompt=None)
+
+        self._spawn("training", job)
 
     def _spawn(self, name: Job, job: Callable[[], None]) -> None:
         with self._lock:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import chess
 import chess.engine
@@ -91,8 +92,18 @@ def write_pgn(records: GameRecord | Sequence[GameRecord], path: Path) -> None:
         raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
 
 
+class Watcher(Protocol):
+    """Something that looks at a person's move before the engine answers it (the training's watcher,
+    :mod:`chessatron.training.watcher`): True when the person takes the move back."""
+
+    def takes_back(self, board: chess.Board, person: Mover, reply: Mover) -> bool: ...
+
+
 class Session(GameSetup):
     """Plays games on one machine (or the simulator), journaling everything."""
+
+    #: The watcher of the person's moves (``[training] watcher``), None for none.
+    watcher: Watcher | None = None
 
     def play(
         self, journal: Journal, white: PlayerSpec, black: PlayerSpec, *, max_plies: int | None = None
@@ -309,6 +320,16 @@ class Session(GameSetup):
                 self.live.show_table(self.table, ())
                 plies += 1
                 outcome = self._outcome(board, journal)
+                watcher = self.watcher
+                if (
+                    outcome is None
+                    and watcher is not None
+                    and self.referee is None
+                    and watcher.takes_back(board, movers[not board.turn], movers[board.turn])
+                ):
+                    self._take_back(board, journal, 1)  # the robot puts the move back
+                    board = journal.board()
+                    continue
                 if outcome is None and max_plies is not None and plies >= max_plies:
                     break
             if clock is not None:

@@ -32,6 +32,7 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
                                          past the end 422), the last move marked; ``&orientation=black``
 ``GET  /api/v1/games/{id}.pgn``          one game's PGN (a download)
 ``GET  /api/v1/games.pgn``               every saved game's PGN
+``/training``, ``/api/v1/training/...``  puzzles, the rating, reviews: see :mod:`.training`
 =======================================  ===========================================================
 
 Every POST takes a JSON object (``Content-Type: application/json``, at most 4 KiB). A request that cannot
@@ -101,6 +102,7 @@ from . import validate
 from .feed import Feed, Snapshots
 from .guard import COOKIE, COOKIE_MAX_AGE_S, Guard, SecurityHeaders, notice_page, token_of
 from .pictures import Pictures, link_svg, saved_board_svg
+from .training import TrainingApi, training_routes
 from .validate import MAX_BODY_BYTES, BadRequestError, FieldError
 
 LOGGER = logging.getLogger(__name__)
@@ -583,6 +585,7 @@ def create_app(
         get("/games/{game_id}.pgn", api.game_pgn),  # before the next two: an id has no dot
         get("/games/{game_id}", api.saved_game),
         get("/games/{game_id}/board.svg", api.saved_board),
+        *training_routes(TrainingApi(runner, games_dir, static, read_json), _answering_errors, API),
     ]
     app = Starlette(
         routes=routes,

@@ -270,6 +270,10 @@ def serve(
         runner = GameRunner(
             config, games_dir=directory, speed=speed, engine_path=engine_path, live=live, fresh=fresh
         )
+        if config.watcher:  # the training's watcher of a person's moves (off unless the config says)
+            from ..training.watcher import MoveWatcher
+
+            runner.session.watcher = MoveWatcher(runner.session, config.watcher_loss)
     except BaseException:
         sock.close()
         raise

@@ -1,0 +1,530 @@
+"""Puzzles played on the table: the robot sets each one up and makes the opponent's moves, the person
+solves it at the board, by keyboard, on the web page, with the buttons or by voice.
+
+:class:`PuzzleTable` works on a connected :class:`~chessatron.game.session.Session` (the machine, the
+sensors and LEDs, the players the session makes) without journaling a game: a puzzle is no game to
+resume. For each puzzle:
+
+1. the robot sets the position up from wherever the pieces stand (the reset planner, as ``chessatron
+   setup`` does; without a robot the LEDs show the squares to fill and to clear);
+2. it makes the opponent's move that sets the puzzle (without a robot: the LEDs show it, the person makes
+   it);
+3. the person moves. The solution's move (or any move that mates at once) is answered with the line's
+   next move; a wrong one is shown red on the LEDs, said, and put back by the robot when it was made on
+   the board (on a table without a robot the LEDs show the person where the pieces go back). A wrong
+   move typed, clicked, said or chosen with the buttons is never carried out: the LEDs show its squares
+   red. After :data:`MAX_WRONG` wrong moves, or when the person gives up, the robot plays the solution
+   out;
+4. hints: the first shows the piece to move, the second its square (LEDs, words).
+
+The attempt is saved with its time (from the puzzle ready on the board to solved or failed), its wrong
+moves and hints, and the person's rating after it (:mod:`.rating`). Solved means without a wrong move
+and without a hint, as the rating counts it.
+
+The session's players are made by its own layers (``Session._mover``, its board movers, its set-up and
+hand helpers): a puzzle's player is the very player a game would have, so everything a person at the
+board meets in a game (the recognizer, the LEDs, questions, the reply hold) they meet here too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import queue
+import random
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Any, Final, Literal, Protocol, cast
+
+import chess
+
+from ..errors import ChessatronError, ConfigError
+from ..feedback.signals import LedSignals
+from ..game.board_mover import BoardMover, Revision
+from ..game.buttons import ButtonMover, NewGameRequested
+from ..game.engine import EnginePlayer
+from ..game.keyboard import Command
+from ..game.players import InboxMover, KeyboardMover, Mover, PlayerSpec
+from ..game.seats import reply_hold_s
+from ..game.session import QuitRequested, Session
+from ..planning.reset import require_pieces
+from ..voice.player import VoiceMover
+from .puzzle import Puzzle
+from .rating import Rating
+from .store import NO_FILTERS, Attempt, Filters, PuzzleStore
+
+LOGGER = logging.getLogger(__name__)
+
+#: Wrong moves after which the robot shows the solution.
+MAX_WRONG: Final = 3
+#: How long a wrong move stays red on the LEDs before the pieces go back (seconds of wall time; the
+#: simulated hand does not wait).
+RED_S: Final = 1.0
+#: The players a puzzle can have.
+PUZZLE_PLAYERS: Final = ("board", "hand", "keyboard", "web", "buttons", "voice")
+
+Request = Literal["hint", "give up", "stop"]
+
+
+class Brain(Protocol):
+    """What a simulated person (a ``hand`` player) plays: its engine, or in a test a person who errs."""
+
+    def best_move(self, board: chess.Board) -> chess.Move: ...
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a puzzle went: the attempt saved, and the rating before it."""
+
+    puzzle: Puzzle
+    attempt: Attempt
+    before: Rating
+
+    def line(self) -> str:
+        """``puzzle 00sHx (1320): solved in 14.2 s, rating 1500 -> 1580``."""
+        how = "solved" if self.attempt.solved else "failed"
+        extra = []
+        if self.attempt.wrong:
+            extra.append(f"{self.attempt.wrong} wrong")
+        if self.attempt.hints:
+            extra.append(f"{self.attempt.hints} hint{'s' if self.attempt.hints > 1 else ''}")
+        detail = f" ({', '.join(extra)})" if extra else ""
+        return (
+            f"puzzle {self.puzzle.puzzle_id} ({self.puzzle.rating}): {how} in {self.attempt.seconds:.1f} s"
+            f"{detail}, rating {self.before} -> {self.attempt.rating}"
+        )
+
+
+class PuzzleTable:
+    """Puzzles from ``store`` on ``session`` (connected) for a person playing as ``player`` (see the
+    module docs). ``rating``: puzzles near this rating instead of the person's; ``filters``: a theme, an
+    opening. Requests from elsewhere (the web page, a terminal beside a board player) go through
+    :meth:`request`. ``brain``: what a simulated person chooses (default: the engine of its level)."""
+
+    def __init__(
+        self,
+        session: Session,
+        store: PuzzleStore,
+        player: PlayerSpec,
+        *,
+        filters: Filters = NO_FILTERS,
+        rating: float | None = None,
+        rng: random.Random | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+        brain: Brain | None = None,
+    ) -> None:
+        if player.kind not in PUZZLE_PLAYERS:
+            raise ConfigError(
+                f"a {player.spec!r} player cannot solve puzzles; use one of {', '.join(PUZZLE_PLAYERS)}"
+            )
+        self.session = session
+        self.store = store
+        self.player = player
+        self.filters = filters
+        self.target = rating
+        self.rng = rng or random.Random()
+        self._clock = clock
+        self._now = now
+        self.requests: queue.Queue[Request] = queue.Queue()
+        self.outcomes: list[Outcome] = []
+        #: Told of every puzzle's outcome as it ends (the command prints it).
+        self.on_outcome: Callable[[Outcome], None] = lambda outcome: None
+        self._signals = LedSignals(session.layout)
+        self._brain = brain
+
+    def request(self, what: Request) -> None:
+        """Ask from another thread: a ``hint``, to ``give up`` (the robot shows the solution), to ``stop``."""
+        self.requests.put(what)
+        if what == "stop":
+            self.session.stop_requested.set()
+
+    # --- a run of puzzles ----------------------------------------------------------------------------
+
+    def check(self) -> None:
+        """Whether the player can play here (a hand needs the simulator...), before anything moves."""
+        self.session.check_players(self.player, PlayerSpec("keyboard"))
+        if self.player.moves_pieces:
+            self.session._open_board_devices(self.player, PlayerSpec("keyboard"))
+
+    def play(self, count: int | None = None) -> list[Outcome]:
+        """Play ``count`` puzzles (None: until stopped), each chosen near the person's rating. Stops
+        early on ``quit`` (:class:`~chessatron.game.session.QuitRequested`), Ctrl-C or :meth:`request`
+        ``stop``; the puzzles finished are saved either way."""
+        self.check()
+        played = 0
+        try:
+            while count is None or played < count:
+                puzzle = self.next_puzzle()
+                self.play_puzzle(puzzle, number=played + 1, of=count)
+                played += 1
+        except (QuitRequested, NewGameRequested):
+            pass
+        finally:
+            self.session.live.update(status="idle", prompt=None)
+        return self.outcomes
+
+    def next_puzzle(self) -> Puzzle:
+        """The next puzzle: near the rating, not tried before (while others are left), one the table has
+        the pieces for."""
+        target = self.target if self.target is not None else self.store.rating().rating
+        inventory = self.session.table.inventory()
+
+        def fits(puzzle: Puzzle) -> bool:
+            try:
+                require_pieces(puzzle.start_board(), inventory)
+            except ChessatronError:
+                return False
+            return True
+
+        done = [outcome.puzzle.puzzle_id for outcome in self.outcomes]
+        return self.store.choose(target, self.filters, rng=self.rng, fits=fits, avoid=done)
+
+    # --- one puzzle --------------------------------------------------------------------------------
+
+    def play_puzzle(self, puzzle: Puzzle, *, number: int = 1, of: int | None = None) -> Outcome:
+        """Set ``puzzle`` up, play it through with the person, save the attempt."""
+        session = self.session
+        line = puzzle.line()
+        board = puzzle.start_board()
+        colour = puzzle.colour
+        before = self.store.rating()
+        self._drain()
+        about = _about(puzzle, number, of, before)
+        self._show(about, "setting up", board)
+        session.emit(
+            {"event": "puzzle", "id": puzzle.puzzle_id, "rating": puzzle.rating, "state": "setting up"}
+        )
+        with ExitStack() as stack:
+            stack.callback(session._forget_players)
+            session._specs = {colour: self.player, not colour: PlayerSpec("keyboard")}
+            self._set_up(board)
+            mover = session._mover(self.player, colour, stack, board)
+            if self._brain is not None and isinstance(mover, BoardMover) and mover.hand is not None:
+                mover.brain = cast(EnginePlayer, self._brain)  # (the mover only asks it for moves)
+            self._configure(mover)
+            self._opponent(board, line[0], mover, stack)
+            board.push(line[0])
+            ready = self._clock()
+            words = f"{chess.COLOR_NAMES[colour]} to play and win" if puzzle.person_moves else ""
+            session.emit({"event": "notice", "message": f"puzzle {puzzle.puzzle_id}: {words}"})
+            state = _Solving()
+            self._show(about, "solving", board, state)
+            index = 1
+            while index < len(line):
+                if session.stop_requested.is_set():
+                    raise KeyboardInterrupt
+                request = self._pending()
+                if request == "stop":
+                    raise QuitRequested
+                if request == "hint":
+                    self._hint(puzzle, board, index, state, about)
+                    continue
+                if request == "give up" or state.wrong >= MAX_WRONG:
+                    self._solution(board, line[index:], mover, stack, about, state)
+                    break
+                session.live.update(status=f"{chess.COLOR_NAMES[colour]} to move: find the best move")
+                choice = mover.choose(board)
+                if isinstance(choice, Revision):
+                    self._put_back(board, mover)  # the last move changed on the board: as it was
+                    continue
+                if choice is None:
+                    continue  # a request came (hint, give up, stop), or the flag of a waiting mover
+                if isinstance(choice, Command):
+                    self._command(choice)
+                    continue
+                if isinstance(mover, BoardMover):
+                    played = board.copy()
+                    played.push(choice)
+                    revised = mover.confirm(played, reply_hold_s(played, may_go_on=mover.may_go_on))
+                    if revised is not None:
+                        if not revised.moves:
+                            continue  # withdrawn: the person moves again
+                        choice = revised.moves[0]
+                verdict = puzzle.verdict(board, index, choice)
+                if verdict == "wrong":
+                    state.wrong += 1
+                    self._wrong(board, choice, mover, state, about)
+                    continue
+                self._person_moved(board, choice, mover, stack)
+                board.push(choice)
+                session.emit({"event": "notice", "message": f"{_san_before(board)} is right"})
+                if verdict == "mate" or index + 1 >= len(line):
+                    state.solved_board = True
+                    break
+                reply = line[index + 1]
+                self._robot(board, reply, mover, f"PUZZLE {puzzle.puzzle_id} {reply.uci()}")
+                board.push(reply)
+                index += 2
+                self._show(about, "solving", board, state)
+            seconds = self._clock() - ready
+        solved = state.solved_board and state.wrong == 0 and state.hints == 0
+        after = before.after(puzzle.rating, puzzle.rating_deviation, solved=solved)
+        attempt = Attempt(
+            puzzle.puzzle_id,
+            self._now().replace(microsecond=0),
+            seconds,
+            solved,
+            state.wrong,
+            state.hints,
+            puzzle.rating,
+            after,
+        )
+        self.store.record(attempt)
+        if puzzle.source != "lichess":
+            # a puzzle mined here has only a guess for a rating: it learns from every attempt, as the
+            # person's does (lichess rates its own puzzles so)
+            guess = Rating(puzzle.rating, puzzle.rating_deviation)
+            self.store.rerate(
+                puzzle.puzzle_id, guess.after(before.rating, before.deviation, solved=not solved)
+            )
+        outcome = Outcome(puzzle, attempt, before)
+        self.outcomes.append(outcome)
+        verdict_words = "solved" if solved else "failed" if not state.solved_board else "done, with help"
+        session.emit(
+            {
+                "event": "puzzle",
+                "id": puzzle.puzzle_id,
+                "state": "solved" if solved else "failed",
+                "seconds": round(seconds, 1),
+                "rating": round(after.rating),
+            }
+        )
+        session.emit({"event": "notice", "message": f"puzzle {verdict_words}; your rating is {after}"})
+        self._show(
+            about | {"rating_after": round(after.rating)}, "solved" if solved else "failed", board, state
+        )
+        self.on_outcome(outcome)
+        return outcome
+
+    def _configure(self, mover: Mover) -> None:
+        """A mover waiting for the person gives up the wait when a request comes (or the game stops)."""
+
+        def asked() -> bool:
+            return not self.requests.empty() or self.session.stop_requested.is_set()
+
+        if isinstance(mover, BoardMover | InboxMover | VoiceMover | ButtonMover):
+            mover.expired = asked
+        elif isinstance(mover, KeyboardMover):
+            mover.expired = None  # the prompt itself takes hint, give up (resign) and quit
+
+    # --- the table's work --------------------------------------------------------------------------
+
+    def _set_up(self, board: chess.Board) -> None:
+        session = self.session
+        if session.has_robot:
+            plan = session.resetter.plan(session.table, board, at=session.gantry)
+            session.live.update(status="setting the puzzle up")
+            session.run_plan(plan, "PUZZLE SETUP", None)
+        else:
+            session._arrange_by_hand(board, "set up the puzzle")
+        session.table.check_matches(board)
+        session.live.show_table(session.table, ())
+
+    def _opponent(self, board: chess.Board, move: chess.Move, mover: Mover, stack: ExitStack) -> None:
+        session = self.session
+        if session.has_robot:
+            self._robot(board, move, mover, f"PUZZLE {move.uci()}")
+        else:
+            session._move_by_hand(board, move, stack)
+
+    def _robot(self, board: chess.Board, move: chess.Move, mover: Mover, title: str) -> None:
+        """The robot makes ``move`` (an opponent's move, the solution shown); without a robot the LEDs
+        show it and the person makes it."""
+        session = self.session
+        shown = board.copy()
+        shown.push(move)
+        session.live.show_board(shown)
+        if not session.has_robot:
+            with ExitStack() as stack:
+                session._move_by_hand(board, move, stack)
+            return
+        plan = session.planner.plan_move(session.table, board, move, at=session.gantry)
+        session.live.update(status="robot moving")
+        session.run_plan(plan, title, None)
+        session.table.check_matches(shown)
+        if isinstance(mover, BoardMover):
+            mover.apply(move)
+        session.live.show_table(session.table, ())
+
+    def _person_moved(self, board: chess.Board, move: chess.Move, mover: Mover, stack: ExitStack) -> None:
+        """The person's right move on the table: made by them on the board (the model follows), else by
+        the robot (or, without one, by them as the LEDs show)."""
+        session = self.session
+        if isinstance(mover, BoardMover):
+            if mover.hand is None:
+                session.planner.plan_move(session.table, board, move, at=session.gantry).apply(session.table)
+                session._follow_zone_sensors()
+            after = board.copy()
+            after.push(move)
+            session.live.show_board(after)
+            session.live.show_table(session.table, ())
+            return
+        self._robot(board, move, mover, f"PUZZLE {move.uci()}")
+
+    def _wrong(
+        self, board: chess.Board, move: chess.Move, mover: Mover, state: _Solving, about: dict[str, Any]
+    ) -> None:
+        """Not the move: red on the LEDs, said, and the pieces back where they stood."""
+        session = self.session
+        san = board.san(move)
+        tries = MAX_WRONG - state.wrong
+        then = (
+            "the robot puts it back" if isinstance(mover, BoardMover) and session.has_robot else "put it back"
+        )
+        if not isinstance(mover, BoardMover):
+            then = "try another"
+        elif not session.has_robot:
+            then = "put it back as the lights show"
+        more = f"; {tries} more tr{'y' if tries == 1 else 'ies'}" if tries > 0 else "; here is the solution"
+        session.emit({"event": "warning", "message": f"{san} is not the move: {then}{more}"})
+        self._show(about, "wrong", board, state, wrong_move=move)
+        leds = session.led_strip()
+        leds.show(self._signals.show_illegal([move.from_square, move.to_square]))
+        if isinstance(mover, BoardMover):
+            if mover.hand is None:
+                time.sleep(RED_S)  # a person sees the red before the robot reaches in
+                session.planner.plan_move(session.table, board, move, at=session.gantry).apply(session.table)
+                session._follow_zone_sensors()
+            self._put_back(board, mover)
+        elif not isinstance(mover, KeyboardMover):
+            time.sleep(RED_S)  # (typed moves are refused at the prompt at once)
+        leds.show({})
+        self._show(about, "solving", board, state)
+
+    def _put_back(self, board: chess.Board, mover: Mover) -> None:
+        """The pieces back as ``board`` shows (the robot, or the person as the LEDs ask)."""
+        session = self.session
+        if session.has_robot:
+            plan = session.resetter.plan(session.table, board, at=session.gantry)
+            if plan.relocations:
+                session.live.update(status="putting the pieces back")
+                session.run_plan(plan, "PUZZLE PUT BACK", None)
+        else:
+            session._arrange_by_hand(board, "put it back")
+        session.table.check_matches(board)
+        session.live.show_board(board)
+        session.live.show_table(session.table, ())
+        if isinstance(mover, BoardMover):
+            mover.restart(board)
+
+    def _solution(
+        self,
+        board: chess.Board,
+        rest: list[chess.Move],
+        mover: Mover,
+        stack: ExitStack,
+        about: dict[str, Any],
+        state: _Solving,
+    ) -> None:
+        """The robot plays the rest of the line, the person's moves too (they watch)."""
+        self.session.emit({"event": "notice", "message": "the solution: " + _sans(board, rest)})
+        for move in rest:
+            self._robot(board, move, mover, f"SOLUTION {move.uci()}")
+            board.push(move)
+            self._show(about, "solution", board, state)
+        state.gave_up = True
+
+    def _hint(
+        self, puzzle: Puzzle, board: chess.Board, index: int, state: _Solving, about: dict[str, Any]
+    ) -> None:
+        state.hints += 1
+        square, words = puzzle.hint(board, index, state.hints)
+        colour = self._signals.colours.selected if state.hints <= 1 else self._signals.colours.destination
+        self.session.led_strip().show({self._signals.cell(square): colour})
+        self.session.emit({"event": "notice", "message": f"hint: {words}"})
+        self._show(about, "solving", board, state, hint={"square": chess.square_name(square), "text": words})
+
+    def _command(self, command: Command) -> None:
+        """What a person typed, said or chose from the buttons' menu instead of a move."""
+        if command == Command.HINT:
+            self.requests.put("hint")
+        elif command == Command.RESIGN:
+            self.requests.put("give up")  # (resign in a puzzle: show me the solution)
+        elif command == Command.QUIT:
+            raise QuitRequested
+        else:
+            message = f"there is no {command.value} in a puzzle: 'hint', 'resign' for the solution, or 'quit'"
+            self.session.emit({"event": "notice", "message": message})
+
+    def _pending(self) -> Request | None:
+        try:
+            return self.requests.get_nowait()
+        except queue.Empty:
+            return None
+
+    def _drain(self) -> None:
+        while self._pending() is not None:
+            pass
+
+    def _show(
+        self,
+        about: dict[str, Any],
+        state_name: str,
+        board: chess.Board,
+        state: _Solving | None = None,
+        *,
+        hint: dict[str, str] | None = None,
+        wrong_move: chess.Move | None = None,
+    ) -> None:
+        """The puzzle on the live state: the board (the terminal view, the page) and ``training``."""
+        live = self.session.live
+        live.show_board(board, game_id=f"puzzle-{about['id']}", players=_players(about["colour"]))
+        shown = dict(about)
+        shown.update(
+            state=state_name,
+            wrong=state.wrong if state else 0,
+            hints=state.hints if state else 0,
+            hint=hint,
+            wrong_move=wrong_move.uci() if wrong_move is not None else None,
+            done=[outcome.attempt.to_json() for outcome in self.outcomes[-20:]],
+        )
+        live.update(training=shown)
+
+
+@dataclass
+class _Solving:
+    """How the person is doing with the puzzle under way."""
+
+    wrong: int = 0
+    hints: int = 0
+    solved_board: bool = False
+    """The line reached its end with the person's moves (with help or not)."""
+    gave_up: bool = False
+
+
+def _about(puzzle: Puzzle, number: int, of: int | None, rating: Rating) -> dict[str, Any]:
+    return {
+        "id": puzzle.puzzle_id,
+        "rating": puzzle.rating,
+        "themes": list(puzzle.themes),
+        "url": puzzle.url,
+        "source": puzzle.source,
+        "colour": chess.COLOR_NAMES[puzzle.colour],
+        "moves": puzzle.person_moves,
+        "number": number,
+        "of": of,
+        "your_rating": round(rating.rating),
+        "provisional": rating.is_provisional,
+    }
+
+
+def _players(colour: str) -> tuple[str, str]:
+    return ("you", "puzzle") if colour == "white" else ("puzzle", "you")
+
+
+def _san_before(board: chess.Board) -> str:
+    before = board.copy()
+    move = before.pop()
+    return before.san(move)
+
+
+def _sans(board: chess.Board, moves: list[chess.Move]) -> str:
+    replay = board.copy(stack=False)
+    sans = []
+    for move in moves:
+        sans.append(replay.san(move))
+        replay.push(move)
+    return " ".join(sans)
