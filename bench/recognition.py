@@ -3,7 +3,7 @@
 Simulated people (``chessatron.sim.hand``) play traces on the sensor board, making everything people do
 (every behaviour of ``chessatron.sim.hand_style.CATALOGUE``), and the recognizer replays the scans:
 
-* **games**: every game of ../shared/games/ (three seeds each, a realistic mix of behaviours, every
+* **games**: every game of tests/data/games/ (three seeds each, a realistic mix of behaviours, every
   third trace of the whole table) and the extra engine games of bench/data/engine-more.pgn (one seed);
 * **behaviours**: each behaviour of the catalogue forced on every ply of one standard and one Chess960
   game;
