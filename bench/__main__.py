@@ -1,4 +1,4 @@
-"""``make bench``: the figures the issues ask for, over the engine games in ../shared/games.
+"""``make bench``: the figures the issues ask for, over the engine games in tests/data/games.
 
 Robot moves (issue 2): simulated seconds per move (median, 90th percentile); the game's move time over
 the straight-line bound (median over games, target <= 1.05); planning CPU time as a fraction of simulated
@@ -39,7 +39,8 @@ from chessatron.sim.simulate import TableSimulator, game_moves
 
 from .classic import ClassicPlanner
 
-GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "games"
+#: The engine games the tests play too (one copy, in the tests' data).
+GAMES_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "games"
 BEFORE = Path(__file__).resolve().parent / "data" / "before-issue16.json"
 
 
@@ -55,7 +56,7 @@ def read_games(path: Path) -> list[tuple[str, chess.pgn.Game]]:
 
 
 def load_games() -> list[tuple[str, chess.pgn.Game]]:
-    """Every game of ../shared/games/."""
+    """Every game of tests/data/games/."""
     return [named for path in sorted(GAMES_DIR.glob("*.pgn")) for named in read_games(path)]
 
 

@@ -1,4 +1,4 @@
-"""``python -m bench.games``: more engine games for the recognition benchmark, beside ../shared/games.
+"""``python -m bench.games``: more engine games for the recognition benchmark, beside tests/data/games.
 
 Stockfish plays itself at weak skill levels (as the shared games were made: weak play captures and
 castles often, in every geometry), standard chess from a few random first moves and Chess960 from starts

@@ -15,7 +15,7 @@ Two families of traces:
   off its square unseen, with a rival; a rival's piece straightened while the mover was in the air);
 * **games**: simulated people (``chessatron.sim.hand``) play the engine games on the sensor board, both
   sides, with everything people do (every behaviour of ``chessatron.sim.hand_style.CATALOGUE``): three
-  seeds of each game in the repository (every third one a whole-table trace) and one of each extra engine
+  seeds of each game of tests/data/games (every third one a whole-table trace) and one of each extra engine
   game of bench/data/engine-more.pgn; and each behaviour forced on every ply of one standard and one
   Chess960 game. When the recognizer asks, the simulated person answers one to three seconds later.
 

@@ -1,7 +1,7 @@
 """``python -m bench.replies``: how long a person waits for the robot's reply (issue 16).
 
 Two sets of games, one side played by a person, the other by the robot's engine, over every third game
-of ../shared/games (ten games; ``--every 1`` takes all thirty, in four times as long):
+of tests/data/games (ten games; ``--every 1`` takes all thirty, in four times as long):
 
 * **shared**: the games as they were played, the person taking White in odd-numbered games and Black in
   the others; the robot's replies are the games' moves;
@@ -753,7 +753,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.replies", description=__doc__)
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--games", type=int, default=0, help="only the first N of those games (0: all)")
-    parser.add_argument("--every", type=int, default=3, help="every Nth game of ../shared/games (default 3)")
+    parser.add_argument("--every", type=int, default=3, help="every Nth game of tests/data/games (default 3)")
     parser.add_argument("--part", choices=("shared", "played", "both"), default="both")
     parser.add_argument("--no-ponder", action="store_true", help="only the replies without pondering")
     parser.add_argument(

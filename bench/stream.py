@@ -1,4 +1,4 @@
-"""``python -m bench.stream``: stream every engine game in ../shared/games to the simulated GRBL.
+"""``python -m bench.stream``: stream every engine game in tests/data/games to the simulated GRBL.
 
 Each game's program goes through :class:`chessatron.grbl.link.GrblLink` (character counting, 128-byte
 buffer) to :class:`chessatron.sim.grbl.SimGrbl` in virtual time (``speed=None``), whose clock runs

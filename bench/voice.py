@@ -1,7 +1,7 @@
 """``python -m bench.voice``: are moves said aloud understood, and is a misunderstood move never played
 (issue 17)?
 
-Simulated people (``chessatron.sim.voice``) speak every move of games from ../shared/games/ through
+Simulated people (``chessatron.sim.voice``) speak every move of games from tests/data/games/ through
 espeak-ng into the simulated microphone, with the noise of a room, and the voice player
 (``chessatron.voice.player``) recognises them with pocketsphinx, reads each move back and plays it on a
 yes. Each game has its own speaker: one of espeak-ng's English voices (accents, men's and women's

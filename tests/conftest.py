@@ -1,5 +1,5 @@
-"""Shared fixtures: the default layout, the engine games in ../shared/games, and a game runner (with
-its web page) on the simulator."""
+"""Shared fixtures: the default layout, the engine games in tests/data/games (the benchmarks play them
+too), and a game runner (with its web page) on the simulator."""
 
 from __future__ import annotations
 
@@ -16,13 +16,15 @@ from chessatron.planning.layout import Layout
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
 
-GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "games"
+#: Thirty games Stockfish played itself at weak skill levels (fifteen standard, fifteen Chess960): weak play
+#: captures, promotes and castles often, in every geometry. ``bench`` reads the same files.
+GAMES_DIR = Path(__file__).resolve().parent / "data" / "games"
 
 
 def shared_games() -> list[tuple[str, chess.pgn.Game]]:
-    """Every game of every PGN in ../shared/games, named ``file#n``."""
+    """Every game of every PGN in tests/data/games, named ``file#n``."""
     if not GAMES_DIR.is_dir():
-        raise FileNotFoundError(f"the shared engine games are missing: {GAMES_DIR}")
+        raise FileNotFoundError(f"the engine games are missing: {GAMES_DIR}")
     games = []
     for path in sorted(GAMES_DIR.glob("*.pgn")):
         with path.open(encoding="utf-8") as handle:

@@ -1,4 +1,4 @@
-"""Whole games on the simulated table: every engine game in ../shared/games and every Chess960 castling."""
+"""Whole games on the simulated table: every engine game in tests/data/games and every Chess960 castling."""
 
 from __future__ import annotations
 

@@ -36,7 +36,8 @@ from chessatron.sim.trace import (
 )
 from chessatron.sim.world import SimWorld
 
-GAMES_DIR = Path(__file__).resolve().parents[2] / "shared" / "games"
+from .conftest import GAMES_DIR
+
 SQ = chess.parse_square
 
 

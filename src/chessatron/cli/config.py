@@ -14,7 +14,7 @@ from .main import main
 
 @main.group()
 def config() -> None:
-    """Check, show or create the machine config."""
+    """Check or create the machine config; print the GRBL settings its table needs."""
 
 
 @config.command("check")

@@ -120,6 +120,7 @@ def hw() -> None:
     type=click.Choice(
         ["gantry", "magnet", "leds", "sensors", "display", "buzzer", "buttons", "speech", "microphone"]
     ),
+    help="Walk through this step only (give it again for more steps: --only leds --only sensors).",
 )
 @click.option(
     "--seconds",
