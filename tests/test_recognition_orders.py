@@ -101,9 +101,10 @@ def test_every_castling_of_every_chess960_start_in_every_order(chunk: int) -> No
 @pytest.mark.parametrize("chunk", range(2))
 def test_castling_with_a_touch_or_a_slide_in_every_order(chunk: int) -> None:
     """A neighbour lifted and put back before, between or after any of the actions, or king and rook
-    pushed over the squares on their way, on every eighth start (the benchmark tries all)."""
+    pushed over the squares on their way, on every fortieth start (``python -m bench.recognition`` tries
+    all 960)."""
     found = []
-    for k, (name, board, move) in enumerate(castlings(range(chunk * 4, 960, 8))):
+    for k, (name, board, move) in enumerate(castlings(range(chunk * 20, 960, 40))):
         for slide, touch in ((False, True), (True, False)):
             runs = runs_of(board, move, slide=slide, touch=touch, start=k, both_modes=False)
             found += [f"{name}: {fault}" for fault in faults(board, runs)]
@@ -126,13 +127,11 @@ def test_every_capture_with_rivals_in_every_order() -> None:
                 runs = runs_of(board, move, slide=slide, start=index, both_modes=False)
                 found += [f"{geometry}: {fault}" for fault in faults(board, runs)]
                 for run in runs:
-                    if run.order.displaced:
-                        assert run.verdict == "cannot tell" and run.asked and run.got == (move,), (
-                            run.describe(board)
-                        )
-                        asked += 1
-                    else:
-                        assert not run.asked, run.describe(board)
+                    # asked exactly where the events cannot tell (a victim pushed off unseen, unless a
+                    # slide showed which way the piece went), and then the answer taken
+                    assert run.asked == (run.verdict == "cannot tell"), run.describe(board)
+                    assert run.got == (move,), run.describe(board)
+                    asked += run.asked
     assert not found, "\n".join(found[:20])
     assert asked > 400
 

@@ -279,12 +279,15 @@ def _without_pair(sig: Signature) -> Iterator[Signature]:
 
 class Explanations:
     """What every legal move of ``board`` looks like to the sensors, made in any of its orders (with or
-    without a slide), for :meth:`least_extras`: worked out once per position."""
+    without a slide), for :meth:`least_extras`: worked out once per position. A promotion stands for all
+    four (the sensors see the same, the piece is named at a prompt) as its queen's."""
 
     def __init__(self, board: chess.Board) -> None:
         self.board = board.copy(stack=False)
         self._by_signature: dict[Signature, dict[chess.Move, int]] = {}
         for move in board.legal_moves:
+            if move.promotion not in (None, chess.QUEEN):
+                continue  # the same events as the queen's: the piece is named, never seen
             for slide in (False, True):
                 for order in hand_orders(board, move, slide=slide):
                     extra = DISPLACED_EXTRA if order.displaced else 0
