@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import io
+import itertools
 from pathlib import Path
 
 import chess.pgn
 import pytest
 from click.testing import CliRunner, Result
+from rich.console import Console
 
 from chessatron.cli import main
-from chessatron.game.record import read_pgn_games
-from chessatron.game.store import list_games
+from chessatron.cli.games import ImportView
+from chessatron.game.record import from_pgn, read_pgn_games
+from chessatron.game.store import ImportProgress, import_pgn, list_games, save_record
 
 FOOLS_MATE = '[White "Ann"]\n[Black "Bob"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n'
 SCHOLARS_MATE = '[White "Cy"]\n[Black "Di"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n'
@@ -129,3 +132,75 @@ def test_a_pgn_the_reader_accepts_is_read_as_python_chess_reads_it() -> None:
     (record,) = read_pgn_games(text)
     game = chess.pgn.read_game(io.StringIO(text))
     assert game is not None and list(record.moves) == list(game.mainline_moves())
+
+
+# --- a large import shows how far it has come -----------------------------------------------------------
+
+
+def _many_games(count: int) -> str:
+    return "\n".join(FOOLS_MATE.replace('"Ann"', f'"Ann {n}"') for n in range(count))
+
+
+def test_an_import_tells_how_far_it_has_come_at_every_stage(tmp_path: Path) -> None:
+    path = tmp_path / "many.pgn"
+    path.write_text(_many_games(30))
+    save_record(from_pgn(FOOLS_MATE.replace('"Ann"', '"Ann 0"')), tmp_path / "games")  # one saved already
+    seen: list[ImportProgress] = []
+    imported = import_pgn(path, tmp_path / "games", on_progress=seen.append)
+    assert len(imported.stored) == 29 and len(imported.already_saved) == 1
+    stages = [p.stage for p in seen]
+    assert stages == ["reading"] * 30 + ["comparing"] + ["saving"] * 30  # in that order, each game told
+    reading = [p for p in seen if p.stage == "reading"]
+    assert [p.games for p in reading] == list(range(1, 31))
+    assert all(a.done < b.done for a, b in itertools.pairwise(reading))
+    assert reading[-1].done == reading[-1].total == len(path.read_text())
+    assert seen[-1] == ImportProgress("saving", 30, 30, 30)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_without_a_terminal_a_long_import_prints_a_line_every_few_seconds() -> None:
+    out = io.StringIO()
+    clock = FakeClock()
+    console = Console(file=out, force_terminal=False, width=200)
+    with ImportView(console, "big.pgn", every_s=5.0, clock=clock) as view:
+        for done in range(1, 101):
+            clock.now = done * 0.2  # a game every 0.2 s: 20 s in all
+            view(ImportProgress("reading", done * 1000, 100_000, done))
+        view(ImportProgress("saving", 100, 100, 100))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "importing big.pgn: reading, 25% (25 games)…"
+    assert len(lines) == 4  # at 5, 10, 15 and 20 s: never a line per game
+    assert lines[-1] == "importing big.pgn: reading, 100% (100 games)…"
+
+
+def test_a_quick_import_prints_nothing_but_what_it_did(tmp_path: Path, club: Path) -> None:
+    result = games(tmp_path, "--import", str(club))
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.output.startswith("imported 2 game(s): ")
+
+
+def test_on_a_terminal_an_import_shows_a_progress_bar_that_goes_when_it_is_done() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=120)
+    with ImportView(console, "big.pgn") as view:
+        view(ImportProgress("reading", 500, 1000, 7))
+        view(ImportProgress("saving", 3, 7, 7))
+    shown = out.getvalue()
+    assert "reading big.pgn" in shown and "saving big.pgn" in shown and "7 games" in shown
+
+
+def test_an_import_of_many_games_names_a_few_and_says_how_to_list_them(tmp_path: Path) -> None:
+    path = tmp_path / "many.pgn"
+    path.write_text(_many_games(25))
+    result = games(tmp_path, "--import", str(path))
+    assert result.exit_code == 0, result.output
+    line = result.output.splitlines()[0]
+    assert line.startswith("imported 25 game(s): ") and "(25 games: 'chessatron games' lists them)" in line
+    assert len(line) < 120

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import serial
 from click.testing import CliRunner
 
@@ -48,6 +49,39 @@ def test_run_reports_an_alarm(tmp_path: Path) -> None:
     url = "sim://run-alarm?speed=max&alarm_line=80"
     result = CliRunner().invoke(main, ["run", str(program(tmp_path)), "--port", url])
     assert result.exit_code == 1 and "alarm" in result.output.lower()
+
+
+@pytest.mark.parametrize(
+    ("lines", "said"),
+    [
+        (["G21 G90", "G0 X5000 Y-5000"], "line 2 'G0 X5000 Y-5000': its target X5000 Y-5000 lies outside"),
+        (
+            ["G0 X100 Y100", "M3 S1000", "G0 X200 Y100", "M5"],
+            "line 3 'G0 X200 Y100': it moves at rapid (G0) with the magnet on",
+        ),
+    ],
+    ids=["outside-the-envelope", "rapid-with-the-magnet-on"],
+)
+def test_run_refuses_an_unsafe_program_before_anything_moves(
+    tmp_path: Path, lines: list[str], said: str
+) -> None:
+    path = tmp_path / "unsafe.gcode"
+    path.write_text("\n".join(lines) + "\n")
+    name = f"run-unsafe-{len(lines)}"
+    world = get_world(name, Layout.default())
+    before = world.twin.magnet_xy
+    for home in ([], ["--no-home"]):  # checked before homing, or from where the gantry stands
+        result = CliRunner().invoke(main, ["run", str(path), "--port", f"sim://{name}?speed=max", *home])
+        assert result.exit_code == 2, result.output
+        assert said in result.stderr and "nothing moved" in result.stderr and "--raw" in result.stderr
+        assert world.twin.magnet_xy == before and not world.twin.violations
+    # a maker who really wants it sends it as it is
+    raw = CliRunner().invoke(main, ["run", str(path), "--raw", "--port", f"sim://{name}?speed=max"])
+    assert "is not sent to the machine" not in raw.output
+    if "M3 S1000" in lines:
+        assert raw.exit_code == 0 and world.twin.magnet_xy == (200.0, 100.0), raw.output
+    else:
+        assert any(v.kind == "envelope" for v in world.twin.violations)  # the twin saw it try
 
 
 def test_run_refuses_a_missing_file(tmp_path: Path) -> None:
@@ -123,7 +157,17 @@ def test_hw_test_walks_through_the_build_homing_and_the_step_idle_advice(tmp_pat
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     said = " ".join(result.output.split())  # rich wraps long lines
-    assert "built for a core-xy machine as the layout says ([OPT:VCZ]" in said  # the $I check
+    # the $I check: every option the table needs, each said
+    assert "grbl 1.1h.20190830 [OPT:VCZ,15,128]: variable spindle, Core-XY kinematics" in said
+    for option in (
+        "ok C core-xy kinematics (COREXY)",
+        "ok Z the origin at home after homing (HOMING_FORCE_SET_ORIGIN)",
+        "ok no L locked at power-up until homed (HOMING_INIT_LOCK)",
+        "ok 128 a receive buffer of 128 bytes",
+        "ok V a variable spindle",
+        "ok 15 15 planner blocks",
+    ):
+        assert option in said, option
     assert "$1=25: the motors go limp 25 ms after every stop; set $1=255" in said  # the $1 advice
     assert "homing ($H): grbl says nothing until it is done, which takes at most" in said
     assert "homed in" in said and "the magnet is at X0 Y0" in said
@@ -142,6 +186,7 @@ def test_hw_test_refuses_a_build_for_other_kinematics(tmp_path: Path) -> None:
     assert result.exit_code == 1
     said = " ".join(result.output.split())
     assert "built for a core-xy machine" in said and "#define COREXY" in said and "failed: gantry" in said
+    assert "FAIL no C cartesian kinematics (no COREXY): comment out #define COREXY" in said  # listed too
 
 
 def test_config_grbl_settings_prints_what_to_flash_and_run_sends_it(tmp_path: Path) -> None:
@@ -195,9 +240,10 @@ def _write_program(tmp_path: Path, lines: list[str]) -> Path:
 
 
 def test_run_names_the_line_beyond_the_soft_limits(tmp_path: Path) -> None:
+    # sent raw (run refuses it otherwise, before anything moves), grbl's soft limits stop it
     lines = ["G21 G90", *(f"G0 X{20 * n} Y{10 * n}" for n in range(1, 9)), "G0 X9000 Y10", "G0 X20 Y20"]
     url = "sim://run-soft?speed=max&soft_limits=1"
-    result = CliRunner().invoke(main, ["run", str(_write_program(tmp_path, lines)), "--port", url])
+    result = CliRunner().invoke(main, ["run", str(_write_program(tmp_path, lines)), "--raw", "--port", url])
     assert result.exit_code == 1
     assert "ALARM:2 (soft limit) at program line 10" in result.stderr
     assert "program line 1:" not in result.stderr and "stopped" not in result.stdout  # on stderr only

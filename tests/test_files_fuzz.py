@@ -12,11 +12,14 @@ random damage to a good file (hypothesis; ``CHESSATRON_FUZZ_EXAMPLES`` examples 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
+import signal
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -388,8 +391,8 @@ BROKEN = [
         _content(_nested),
         lambda reader: _content_fatal(reader) and reader.structured != "pgn",
     ),
-    # a PGN's move numbers are only for people: python-chess reads the moves and ignores them
-    Broken("a 400-digit number", _content(_huge), lambda r: _content_fatal(r) and r.structured != "pgn"),
+    # a PGN's move numbers are only for people (python-chess ignores them), but 400 digits are damage
+    Broken("a 400-digit number", _content(_huge), _content_fatal),
     Broken("wrong types", _content(_wrong_types), lambda reader: True),
     Broken("truncated", _content(_truncated), lambda reader: False),
     Broken("empty", _write(b""), lambda reader: not reader.empty_ok),
@@ -503,3 +506,87 @@ def test_a_damaged_good_file_never_makes_a_traceback(
         path = folder / reader.filename
         path.write_bytes(_damage(reader.good, edits))
         check(run(reader, folder, path), reader, path, must_fail=False)
+
+
+# --- hostile PGN text: bounded work, then a clear refusal --------------------------------------------
+
+
+class _Hung(BaseException):
+    """A command ran past its time (a BaseException: no ``except Exception`` on the way swallows it)."""
+
+
+@contextlib.contextmanager
+def _within(seconds: float) -> Iterator[None]:
+    """Fail the block if it runs longer than ``seconds``: a hang becomes a failure, not a stuck suite
+    (the regular-expression engine looks at signals as it works)."""
+
+    def hung(signum: int, frame: object) -> None:
+        raise _Hung(f"still running after {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+HOSTILE_PGN: dict[str, tuple[str, str]] = {
+    # the fuzz's find: a pattern that split the run of digits every way hung every command (24: 6 s)
+    "a run of 40 digits": ("1. e4 e5 " + "9" * 40 + "-0 *\n", "is not a move"),
+    "a run of 90,000 digits": ("1. e4 e5 " + "9" * 90_000 + "-0 *\n", "is not a move"),
+    "blank lines by the thousands": ("\n \n" * 50_000 + "x\n", ""),
+    "a 7-digit move number": ("1234567. e4 e5 *\n", "move number '1234567' (7 digits) is past any game"),
+    "a line of 200,000 characters": (
+        "1. e4 " + "e5 " * 66_667 + "*\n",
+        "characters long, longer than a PGN line may be (100,000)",
+    ),
+    "a variant chessatron does not play": (
+        '[Variant "Crazyhouse"]\n\n1. e4 e5 2. Nf3 Nc6 *\n',
+        "[Variant 'Crazyhouse'] is a variant chessatron does not play; it plays standard chess and Chess960",
+    ),
+}
+#: What only an import reads (a game that is played or simulated needs its moves, not its clocks).
+HOSTILE_RECORDS = {
+    "a clock past a year": ("1. e4 { [%clk 99999:00:00] } e5 *\n", "is not a time a clock shows"),
+    "a clock of 5000 digits": ("1. e4 { [%clk " + "9" * 5000 + ":00:00] } e5 *\n", "is not a time a clock"),
+}
+
+PGN_COMMANDS: dict[str, Command] = {
+    "simulate": lambda path, folder: ["simulate", str(path)],
+    "games --import": lambda path, folder: ["games", "--import", str(path)],
+    "play --white script:": lambda path, folder: [
+        "play",
+        "--config",
+        str(_config_with(folder, "")),
+        "--white",
+        f"script:{path}",
+        "--black",
+        "engine:1",
+        "--speed",
+        "max",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("hostile", "command"),
+    [(hostile, command) for hostile in HOSTILE_PGN for command in PGN_COMMANDS]
+    + [(hostile, "games --import") for hostile in HOSTILE_RECORDS],
+)
+def test_hostile_pgn_text_is_refused_at_once_by_every_command_that_reads_pgn(
+    tmp_path: Path, hostile: str, command: str
+) -> None:
+    text, reason = {**HOSTILE_PGN, **HOSTILE_RECORDS}[hostile]
+    path = tmp_path / "hostile.pgn"
+    path.write_text(text)
+    reader = Reader(command, files.PGN, b"", PGN_COMMANDS[command], path.name)
+    started = time.monotonic()
+    with _within(20.0):
+        result = run(reader, tmp_path, path)
+    assert time.monotonic() - started < 10.0
+    check(result, reader, path, must_fail=True)
+    assert reason in result.stderr, result.stderr
+    if command == "games --import":
+        assert not list((tmp_path / "games").glob("*.pgn"))  # nothing half-imported

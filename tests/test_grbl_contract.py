@@ -6,8 +6,9 @@ port, against a real board:
 
 ``CHESSATRON_GRBL_LAYOUT`` names the table's layout file (the built-in table by default). On a real board
 the tests move the gantry with the magnet off (take the pieces off the table first), home it (limit
-switches needed), switch homing on for a moment ($22) and reboot the board through the DTR line, as
-opening its port does; every setting they change is written back.
+switches needed), switch homing on for a moment ($22), reboot the board through the DTR line, as
+opening its port does (its bootloader makes every boot a late one), and stop reading for a second or two,
+as a busy host does; every setting they change is written back.
 
 Each test talks to the board byte for byte, with nothing of chessatron's link in between: the
 simulator must behave as the firmware does, not as the link expects.
@@ -15,6 +16,7 @@ simulator must behave as the firmware does, not as the link expects.
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections import deque
@@ -25,7 +27,8 @@ from typing import Protocol
 import pytest
 import serial
 
-from chessatron.grbl.build import BuildInfo
+from chessatron.grbl.build import BuildInfo, check_build
+from chessatron.grbl.handshake import SETTLE_S
 from chessatron.grbl.protocol import (
     Alarm,
     Error,
@@ -33,18 +36,23 @@ from chessatron.grbl.protocol import (
     LineSplitter,
     Message,
     Ok,
+    PushMessage,
     Setting,
     Status,
     Welcome,
     parse_message,
 )
 from chessatron.planning.layout import Layout
-from chessatron.sim.grbl import SimGrbl
+from chessatron.sim.grbl import SimFaults, SimGrbl
 from chessatron.sim.world import SimWorld
 
 PORT = os.environ.get("CHESSATRON_GRBL_PORT")
 # Every wait ends: a real board's homing may take a minute and more (see grbl.homing).
 _WAIT_S = 180.0 if PORT else 20.0
+# How long the line must stay quiet after a banner before no further one is expected (well past SETTLE_S).
+_QUIET_S = 1.5 if PORT else 0.5
+# How long the host stalls: what a busy Raspberry Pi was seen to do (a shorter one on the simulator).
+_STALL_S = 2.7 if PORT else 0.7
 
 
 class Port(Protocol):
@@ -70,6 +78,11 @@ class Board:
     """How far two readings of :attr:`clock` around the same work may differ by chance."""
     reboot: Callable[[], None]
     """Switch the board off and on (a real one: through the DTR line)."""
+    reboot_late: Callable[[], None]
+    """Switch the board off and on and have it boot late: its banner comes after a while (a real one:
+    through the DTR line, its bootloader waiting before grbl starts)."""
+    stall: Callable[[float], None]
+    """Stall the host that many seconds: it reads nothing meanwhile (a real one: sleeps)."""
     splitter: LineSplitter
     pending: deque[Message] = field(default_factory=deque)
     """Messages read but not yet looked at (the rest of a read that held the awaited one)."""
@@ -176,7 +189,18 @@ def _sim_board(layout: Layout) -> Iterator[Board]:
     def reboot() -> None:
         holder[-1].power_cycle()
 
-    board = Board(Forward(), layout, lambda: holder[-1].machine_s, 1e-6, reboot, LineSplitter())
+    def reboot_late() -> None:
+        grbl = holder[-1]
+        grbl.inject(SimFaults(late_boot_s=0.3))
+        grbl.power_cycle()
+        grbl.inject(SimFaults())  # the faults for the next boot; this one is under way
+
+    def stall(seconds: float) -> None:
+        holder[-1].stall_host(seconds)
+
+    board = Board(
+        Forward(), layout, lambda: holder[-1].machine_s, 1e-6, reboot, reboot_late, stall, LineSplitter()
+    )
     board.messages(lambda m: isinstance(m, Welcome))
     try:
         yield board
@@ -194,7 +218,7 @@ def _real_board(url: str) -> Iterator[Board]:
         time.sleep(0.25)
         port.dtr = True
 
-    board = Board(port, layout, time.monotonic, 0.25, reboot, LineSplitter())
+    board = Board(port, layout, time.monotonic, 0.25, reboot, reboot, time.sleep, LineSplitter())
     # opening the port resets an Arduino through DTR: its banner comes after the bootloader; a board
     # without that auto-reset gets a soft reset instead
     if _banner_within(port, 5.0):
@@ -320,10 +344,52 @@ def test_lines_behind_a_rejected_one_still_run(board: Board) -> None:
 
 
 def test_the_build_says_whether_it_drives_a_core_xy_gantry(board: Board) -> None:
-    build = BuildInfo.from_messages(board.ask("$I"))
+    answer = [m for m in board.ask("$I") if not isinstance(m, Feedback)]  # [MSG:…] come at any time
+    # line by line, as the connect handshake reads it: [VER:…], [OPT:…], ok
+    assert [type(m) for m in answer] == [PushMessage, PushMessage, Ok], answer
+    build = BuildInfo.from_messages(answer)
     assert build.version is not None and build.version.startswith("1.1")
     assert build.is_corexy == (board.layout.profile.kinematics == "corexy")
     assert (build.planner_blocks, build.rx_buffer_bytes) == (15, 128)
+
+
+def test_the_build_has_every_option_the_table_needs(board: Board) -> None:
+    build = BuildInfo.from_messages(board.ask("$I"))
+    assert build.options is not None
+    assert "Z" in build.options, "built without HOMING_FORCE_SET_ORIGIN: uncomment it in config.h"
+    assert "L" not in build.options, "built without HOMING_INIT_LOCK: keep it defined in config.h"
+    # what connect checks (it raises, naming the line of config.h, for what the table cannot take)
+    check_build(build, board.layout, settings={**board.settings(), 22: 1.0})
+
+
+def test_a_reset_sent_while_it_boots_is_answered_right_after_its_banner(board: Board) -> None:
+    # the connect handshake's ground: a soft reset that reaches a booting board is answered within
+    # SETTLE_S of the power-up banner, or (swallowed by a bootloader) not at all; never later
+    board.reboot_late()
+    board.send(b"\x18")
+    banners: list[float] = []
+    deadline = time.monotonic() + _WAIT_S
+    while time.monotonic() < deadline and not (banners and time.monotonic() - banners[-1] > _QUIET_S):
+        data = board.port.read(max(1, board.port.in_waiting))
+        for text in board.splitter.feed(data):
+            if isinstance(parse_message(text), Welcome):
+                banners.append(time.monotonic())
+    assert 1 <= len(banners) <= 2, f"{len(banners)} banners after a reboot and one soft reset"
+    assert all(later - first <= SETTLE_S for first, later in itertools.pairwise(banners))
+    answer = [m for m in board.ask("$I") if not isinstance(m, Feedback)]  # the session is open
+    assert [type(m) for m in answer] == [PushMessage, PushMessage, Ok], answer  # answers come in step
+
+
+def test_what_grbl_sends_while_the_host_stalls_waits_for_it(board: Board) -> None:
+    # a busy host stops reading for a second or more; grbl answers meanwhile, and nothing is lost
+    board.send(b"\x18")
+    board.stall(_STALL_S)
+    assert board.port.in_waiting > 0  # the banner came long ago: it is there at once
+    board.messages(lambda m: isinstance(m, Welcome))
+    board.send(b"$I\n")
+    board.stall(_STALL_S)
+    answer = board.messages(lambda m: isinstance(m, Ok | Error))
+    assert [type(m) for m in answer if not isinstance(m, Feedback)] == [PushMessage, PushMessage, Ok]
 
 
 def test_the_step_idle_delay_holds_the_machine_at_every_stop(board: Board) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -16,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 import chess
 import pytest
@@ -220,7 +222,7 @@ def test_a_build_for_other_kinematics_is_refused_at_connect(built: Kinematics) -
         link.connect()
     assert "every move would go the wrong way" in str(refused.value)
     assert "#define COREXY" in str(refused.value)
-    assert grbl.received == ["$$", "$I"]  # nothing moved
+    assert grbl.received == ["$I", "$$"]  # nothing moved
     with GrblLink.over(
         SimGrbl(SimWorld(board, name="build"), speed=None, homing=False), layout=board
     ) as link:
@@ -391,6 +393,193 @@ def test_the_link_closes_once_and_then_refuses(bench_factory: Callable[..., Benc
     link.close()
     with pytest.raises(DeviceClosedError):
         link.open()
+
+
+# --- the first seconds: a late banner, a stalled host, what the build lacks ----------------------------
+
+
+@pytest.mark.parametrize(("late_s", "timeout_s"), [(0.15, 1.0), (0.5, 0.3)], ids=["one-reset", "two-resets"])
+def test_a_late_power_up_banner_is_not_taken_for_the_resets_answer(
+    world: SimWorld, late_s: float, timeout_s: float
+) -> None:
+    # the board boots late (an Arduino's bootloader as the port opens): its power-up banner arrives after
+    # the link's soft reset, and the reset (or both, the link sending a second for want of a banner) is
+    # answered a moment later with a banner of its own
+    grbl = SimGrbl(world, speed=None, homing=True, faults=SimFaults(late_boot_s=late_s))
+    with GrblLink.over(grbl, layout=world.layout, timeout_s=timeout_s) as link:
+        assert link.connect() == []
+        assert link.build is not None and link.build.options == "VCZ" and link.build.is_corexy
+        assert link.settings[130] == 630.0 and link.is_locked
+    assert grbl.resets_received == (1 if timeout_s > late_s else 2)
+    assert grbl.received == ["$I", "$$"]  # each asked once, after the last banner: no answer drifted
+
+
+def _peer(build_info: bytes | list[bytes] = b"", homing: bool = True, **stall: Any) -> ScriptedPeer:
+    return ScriptedPeer(
+        {
+            b"\x18": b"\r\nGrbl 1.1h ['$' for help]\r\n",
+            b"$I\n": build_info or BUILD_INFO,
+            b"$$\n": b"$1=255\r\n$22=%d\r\n$130=630.000\r\n$131=530.000\r\nok\r\n" % homing,
+            b"?": b"<Idle|MPos:0.000,0.000,0.000|FS:0,0>\r\n",
+        },
+        **stall,
+    )
+
+
+def test_a_build_that_cannot_be_read_is_asked_again_once_then_refused() -> None:
+    # '$I' answered by a bare 'ok' (an answer out of step, lines lost): never a warning and a move
+    peer = _peer(b"ok\r\n")
+    with (
+        GrblLink.over(peer, layout=Layout.default(), timeout_s=0.3) as link,
+        pytest.raises(GrblBuildError) as refused,
+    ):
+        link.connect()
+    message = str(refused.value)
+    assert "did not say how it was built, twice running" in message and "bare 'ok'" in message
+    assert "core-xy" in message and "chessatron will not move it" in message and "baud rate" in message
+    assert peer.written.count(b"\x18") == 2 and peer.written.count(b"$I\n") == 2
+    assert not any(data.startswith((b"G", b"$H")) for data in peer.written)
+    # once is forgiven: the second handshake reads the build
+    peer = _peer([b"ok\r\n", BUILD_INFO])
+    with GrblLink.over(peer, layout=Layout.default(), timeout_s=0.3) as link:
+        assert link.connect() == []
+        assert link.build is not None and link.build.options == "VCZ"
+
+
+def test_answers_out_of_step_are_noticed_line_by_line() -> None:
+    # '$I' answered with settings (the answers drifted by one), then right
+    drifted = b"$0=10\r\n$1=255\r\nok\r\n"
+    peer = _peer([drifted, BUILD_INFO])
+    with GrblLink.over(peer, layout=Layout.default(), timeout_s=0.3) as link:
+        assert link.connect() == []
+    assert peer.written.count(b"\x18") == 2
+
+
+@pytest.mark.parametrize(
+    ("options", "define"),
+    [(b"VC", "#define HOMING_FORCE_SET_ORIGIN"), (b"VCZL", "#define HOMING_INIT_LOCK")],
+    ids=["no-Z", "L"],
+)
+def test_a_build_that_homes_elsewhere_is_refused_at_connect_not_after_homing(
+    options: bytes, define: str
+) -> None:
+    peer = _peer(b"[VER:1.1h.20190830:]\r\n[OPT:" + options + b",15,128]\r\nok\r\n")
+    with (
+        GrblLink.over(peer, layout=Layout.default(), timeout_s=0.3) as link,
+        pytest.raises(GrblBuildError) as refused,
+    ):
+        link.connect()
+    message = str(refused.value)
+    assert define in message and "grbl's config.h" in message and "flash grbl again" in message
+    assert "limit switch" not in message and "$130" not in message  # not the wiring: the build
+    assert b"$H\n" not in peer.written  # found before a homing cycle
+    # with homing off it is only a warning (it matters once switches are fitted)
+    with GrblLink.over(
+        _peer(b"[VER:1.1h.20190830:]\r\n[OPT:" + options + b",15,128]\r\nok\r\n", homing=False),
+        layout=Layout.default(),
+        timeout_s=0.3,
+    ) as link:
+        assert any(define in warning for warning in link.connect())
+
+
+def test_a_receive_buffer_smaller_than_the_streamer_fills_is_refused() -> None:
+    peer = _peer(b"[VER:1.1h.20190830:]\r\n[OPT:VCZ,15,64]\r\nok\r\n")
+    with (
+        GrblLink.over(peer, layout=Layout.default(), timeout_s=0.3) as link,
+        pytest.raises(GrblBuildError, match=r"64-byte receive buffer.*RX_BUFFER_SIZE 128"),
+    ):
+        link.connect()
+
+
+def test_alarm_9_while_homing_a_checked_build_names_the_homing_cycle() -> None:
+    peer = _peer()
+    peer.script[b"$H\n"] = b"ALARM:9\r\n"
+    with GrblLink.over(peer, layout=Layout.default(), timeout_s=0.3) as link:
+        link.connect()
+        with pytest.raises(GrblAlarm) as alarm:
+            link.home()
+    assert "HOMING_CYCLE_0 (1<<X_AXIS)" in str(alarm.value) and "[OPT:VCZ,15,128]" in str(alarm.value)
+
+
+def test_connect_reads_through_a_host_stall(world: SimWorld, caplog: pytest.LogCaptureFixture) -> None:
+    # the host stalls right after its soft reset, longer than the link waits for the banner
+    grbl = SimGrbl(world, speed=None, homing=False, faults=SimFaults(host_stall_s=0.8))
+    with GrblLink.over(grbl, layout=world.layout, timeout_s=0.3) as link:
+        assert "homing is off" in link.connect()[0]
+    assert grbl.resets_received == 1  # the banner was read after the stall: no second reset was needed
+    assert any("the host stalled for 0.8 s" in r.getMessage() for r in caplog.records)
+
+
+def test_a_host_stall_in_the_middle_of_a_program_is_no_silent_board(
+    world: SimWorld, caplog: pytest.LogCaptureFixture
+) -> None:
+    # grbl answered all along; the host did not read for longer than the link's timeout
+    grbl = SimGrbl(world, speed=20.0, homing=False, faults=SimFaults(host_stall_s=1.2, host_stall_line=2))
+    with GrblLink.over(grbl, layout=world.layout, timeout_s=0.5) as link:
+        link.connect()
+        result = link.stream(["G0 X100 Y100", "G1 X200 F6000", "G0 X50 Y50"])
+    assert result.ok, result.error  # no soft reset in the middle of the program, no "stuck board"
+    assert grbl.resets_received == 1 and world.twin.magnet_xy == (50.0, 50.0)
+    assert any("the host stalled for 1.2 s" in r.getMessage() for r in caplog.records)
+
+
+def test_a_board_that_answers_its_reset_while_the_host_stalls_is_not_called_stuck() -> None:
+    # grbl goes silent in a program (its main loop stuck), the link soft-resets it, grbl answers within
+    # milliseconds, but the host stalls past the link's half second before it reads
+    peer = _peer(stall_s=0.8)
+    peer.script[b"\x18"] = [
+        b"\r\nGrbl 1.1h ['$' for help]\r\n"
+    ] * 2  # the connect's reset, then the revival's
+    with GrblLink.over(peer, layout=Layout.default(), timeout_s=0.3) as link:
+        link.connect()
+        peer.stall_after = b"\x18"  # the revival's reset
+        peer.script[b"?"] = b""  # silent from now on
+        result = link.stream(["G0 X10"])
+    message = str(result.error)
+    assert isinstance(result.error, ConnectionLostError)
+    assert "a soft reset brought it back" in message
+    assert "switch the machine's power off" not in message and "ignores a soft reset" not in message
+
+
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [
+        (lambda grbl: grbl.raise_alarm(1), "grbl's alarm switched its outputs off, so no piece hangs on it"),
+        (lambda grbl: grbl.power_cycle(), "grbl's restart switched its outputs off, so no piece hangs on it"),
+        (lambda grbl: grbl.pull_cable(), "the magnet still on, the piece hanging on it there"),
+    ],
+    ids=["alarm", "restart", "cable-pulled"],
+)
+def test_a_stop_with_the_magnet_on_says_whether_a_piece_hangs_on_it_and_where(
+    world: SimWorld, fault: Callable[[SimGrbl], None], said: str
+) -> None:
+    result, _ = _real_time_fault(world, fault, timeout_s=1.0)  # in the drag of "M3 S1000", "G1 X600"
+    message = str(result.error)
+    assert "the magnet was on" in message and said in message, message
+    assert re.search(r"near X\d+\.\d Y0\.0", message), message  # where the gantry stood
+    assert not world.twin.magnet_on
+
+
+def test_a_stop_with_the_magnet_off_says_so(world: SimWorld) -> None:
+    grbl = SimGrbl(world, speed=1.0, homing=False)
+    with GrblLink.over(grbl, layout=world.layout, timeout_s=1.0) as link:
+        link.connect()
+        threading.Timer(0.2, lambda: grbl.raise_alarm(1)).start()
+        result = link.stream(["G1 X600 F600"])
+    assert isinstance(result.error, GrblAlarm)
+    assert "the magnet was off: no piece hangs on it" in str(result.error)
+
+
+@pytest.mark.parametrize("still", ["G90", "F3000", "G0 X10"], ids=["modal", "feed", "move-to-where-it-is"])
+def test_the_simulators_line_alarm_fires_on_lines_that_do_not_move(
+    bench_factory: Callable[..., Bench], still: str
+) -> None:
+    bench = bench_factory(homing=False, faults=SimFaults(alarm_line=2))
+    bench.link.connect()
+    result = bench.link.stream(["G0 X10", still, "G0 X20"])
+    # grbl runs a line that does not move as it reads it, while the move before it may still run
+    assert isinstance(result.error, GrblAlarm) and result.failed_line in (1, 2)
+    assert result.state(3) != "ok" and bench.world.twin.magnet_xy[0] <= 10.0
 
 
 # --- streaming whole games ---------------------------------------------------------------------------
@@ -795,12 +984,23 @@ BUILD_INFO = b"[VER:1.1h.20190830:]\r\n[OPT:VCZ,15,128]\r\nok\r\n"
 
 class ScriptedPeer:
     """A fake port, like pyserial's ``loop://`` but answering from a script: bytes written that match a
-    key (a whole write) queue its answer."""
+    key (a whole write) queue its answer; a list answers in turn, its last answer for ever after.
 
-    def __init__(self, script: dict[bytes, bytes]) -> None:
+    ``stall_after`` (bytes) and ``stall_s`` stall the host: the first read after that write has been
+    answered comes back empty ``stall_s`` seconds later, the answer waiting in the buffer meanwhile."""
+
+    def __init__(
+        self,
+        script: dict[bytes, bytes | list[bytes]],
+        *,
+        stall_after: bytes | None = None,
+        stall_s: float = 0.0,
+    ) -> None:
         self.script = script
         self.timeout: float | None = None
         self.written: list[bytes] = []
+        self.stall_after, self.stall_s = stall_after, stall_s
+        self._stall = False
         self._out = bytearray()
         self._cond = threading.Condition()
 
@@ -811,11 +1011,20 @@ class ScriptedPeer:
     def write(self, data: bytes, /) -> int:
         with self._cond:
             self.written.append(data)
-            self._out += self.script.get(data, b"")
+            answer = self.script.get(data, b"")
+            if isinstance(answer, list):
+                answer = answer.pop(0) if len(answer) > 1 else answer[0]
+            self._out += answer
+            if data == self.stall_after:
+                self._stall, self.stall_after = True, None
             self._cond.notify_all()
         return len(data)
 
     def read(self, size: int = 1, /) -> bytes:
+        if self._stall:
+            self._stall = False
+            time.sleep(self.stall_s)  # the host did not run; the board's answer waits in the buffer
+            return b""
         with self._cond:
             if not self._out:
                 self._cond.wait(self.timeout)

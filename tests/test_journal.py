@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import logging
 import os
+import random
 import re
 import threading
 import zlib
@@ -266,19 +267,85 @@ def test_a_journal_without_checksums_is_read_up_to_a_line_that_does_not_follow(
     assert f"line {number} does not follow from the game" in caplog.text
 
 
-def test_a_start_line_that_does_not_read_leaves_nothing_to_read(
-    finished: tuple[Path, list[JournalState]],
+def test_a_start_line_that_does_not_read_is_rebuilt_and_keeps_every_move(
+    finished: tuple[Path, list[JournalState]], caplog: pytest.LogCaptureFixture
 ) -> None:
-    path = finished[0]
+    """The fuzz's find: one damaged key in the start line hid a whole game whose moves were all intact."""
+    path, states = finished
     lines = path.read_bytes().split(b"\n")
-    path.write_bytes(b"\n".join([flip(lines[0], b'"format"', b'"format '), *lines[1:]]))
-    with pytest.raises(GameFileError, match="line 1 is damaged \\(it is not valid JSON"):
-        read_journal(path)
-    path.write_bytes(b"\n".join([flip(lines[0], b'"format"', b'"formot"'), *lines[1:]]))
-    with pytest.raises(GameFileError, match="line 1 is damaged \\(its checksum does not match: format None"):
-        read_journal(path)
+    for damage, said in [
+        ((b'"white"', b'"whhte"'), "its checksum does not match: 'white' is None, not dict"),
+        ((b'"format"', b'"format '), "it is not valid JSON"),
+        ((b'"format"', b'"formot"'), "its checksum does not match: format None is not"),
+    ]:
+        path.write_bytes(b"\n".join([flip(lines[0], *damage), *lines[1:]]))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            state = read_journal(path)
+        assert state.moves == states[-1].moves and state.result == states[-1].result
+        assert state.metadata.game_id == "3fa2b1c4" and state.metadata.start_fen == chess.STARTING_FEN
+        assert f"line 1 is damaged ({said}" in caplog.text
+        assert "its start was rebuilt from what it, the file's name and the lines after it still say" in (
+            caplog.text
+        )
+    assert state.metadata.white == Player("Ann", "board")  # what the damaged line still says is kept
     path.write_bytes(b"\n".join([unsealed(lines[0]).replace(b'"format"', b'"formot"'), *lines[1:]]))
-    with pytest.raises(GameFileError, match="line 1: format None is not"):
+    assert read_journal(path).moves == states[-1].moves  # a journal from before checksums, likewise
+
+
+def test_a_start_line_rebuilt_says_what_it_lost_and_the_repair_keeps_the_damaged_file(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with Journal.create(tmp_path, metadata(), now=ticking()) as journal:
+        play(journal, "e2e4", "e7e5", "g1f3")
+    path = journal.path
+    data = path.read_bytes()
+    damaged = data.replace(b'"white"', b'"whhte"', 1)
+    path.write_bytes(damaged)
+    with caplog.at_level(logging.WARNING):
+        assert len(store.load_game("3fa2b1c4", tmp_path).moves) == 3  # exported, listed: all there
+    assert "(lost: white)" in caplog.text
+    with Journal.open(path, now=ticking()) as journal:  # going on with it repairs the file
+        assert [e.san for e in journal.state.moves] == ["e4", "e5", "Nf3"]
+        play(journal, "b8c6")
+    assert path.with_name(path.name + ".damaged").read_bytes() == damaged
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        state = read_journal(path)
+    assert [e.san for e in state.moves] == ["e4", "e5", "Nf3", "Nc6"] and not caplog.records  # sealed
+    assert state.metadata.white == Player() and state.metadata.black == metadata().black
+
+
+def test_a_lost_chess960_start_is_found_by_its_moves(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    start = chess.Board.from_chess960_pos(412)
+    meta = dataclasses.replace(metadata(), start_fen=start.fen(), chess960=True)
+    choose = random.Random(1)
+    with Journal.create(tmp_path, meta, now=ticking()) as journal:
+        board = start.copy()
+        for _ in range(24):  # enough pieces' moves to tell the start from the 959 others
+            move = choose.choice(list(board.legal_moves))
+            journal.record_move(move, "keyboard")
+            board.push(move)
+    path = journal.path
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join([b"\x00" * len(lines[0]), *lines[1:]]))  # nothing of the line is left
+    with caplog.at_level(logging.WARNING):
+        state = read_journal(path)
+    assert state.metadata.start_fen == start.fen() and state.metadata.chess960
+    assert [e.move for e in state.moves] == board.move_stack
+    assert (state.metadata.game_id, state.metadata.started) == ("3fa2b1c4", START)  # from the file's name
+    assert "lost: white, black, the session's settings, the start position" in caplog.text
+    with Journal.open(path, now=ticking()) as journal:  # going on with it: repaired, its name kept
+        assert journal.state.metadata.game_id == "3fa2b1c4" and len(journal.state.moves) == 24
+    assert read_journal(path).metadata.start_fen == start.fen()
+
+
+def test_a_first_line_that_says_nothing_of_a_game_leaves_nothing_to_read(tmp_path: Path) -> None:
+    path = tmp_path / "20240512T153012Z-3fa2b1c4.jsonl"
+    path.write_bytes(b"not a journal\nnor this\n")
+    with pytest.raises(GameFileError, match="line 1 is damaged \\(it is not valid JSON"):
         read_journal(path)
 
 

@@ -4,12 +4,15 @@ without the page. Real games on the simulator (robot at full speed) against a de
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import datetime as dt
 import io
 import json
+import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -847,6 +850,48 @@ def test_the_engine_s_view_comes_at_every_level_for_every_position(
     stop()
     assert len(seen) >= 12 and all(seen.values()), [fen for fen, judged in seen.items() if not judged]
     assert client.get("/api/v1/state").json()["evaluation"] is not None
+
+
+def _raw_http(url: str) -> socket.socket:
+    host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
+    return socket.create_connection((host, int(port)), timeout=5)
+
+
+def test_a_page_that_goes_away_or_sends_a_bad_frame_leaves_no_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    live = LiveState(Config.default().layout)
+    app = create_app(None, live, token=None, games_dir=tmp_path)
+    with caplog.at_level(logging.INFO), start_in_thread(app) as page:
+        # a page that hangs up in the middle of its request's body (a closed tab, a lost network)
+        with _raw_http(page.url) as hung_up:
+            hung_up.sendall(
+                b"POST /api/v1/move HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b'Content-Length: 100\r\n\r\n{"mo'
+            )
+            time.sleep(0.2)
+        # a page whose WebSocket text frame is not UTF-8
+        with _raw_http(page.url) as feed:
+            host = page.url.split("//", 1)[1].split("/", 1)[0]
+            key = base64.b64encode(os.urandom(16))
+            feed.sendall(
+                b"GET /api/v1/live HTTP/1.1\r\nHost: " + host.encode() + b"\r\nUpgrade: websocket\r\n"
+                b"Connection: Upgrade\r\nSec-WebSocket-Key: " + key + b"\r\nSec-WebSocket-Version: 13\r\n"
+                b"Origin: http://" + host.encode() + b"\r\n\r\n"
+            )
+            assert feed.recv(4096).startswith(b"HTTP/1.1 101")
+            payload, mask = b"\xff\xfe not text", os.urandom(4)
+            masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+            feed.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + masked)
+            closing = b""
+            deadline = time.monotonic() + 5
+            while b"\x88" not in closing and time.monotonic() < deadline:
+                closing += feed.recv(4096)
+            assert b"\x88\x02\x03\xef" in closing  # closed with 1007: invalid payload data
+        with httpx.Client(base_url=page.url) as client:  # and it answers on as before
+            assert client.get("/api/v1/state").status_code == 200
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR], caplog.text
+    assert "a page sent a WebSocket text frame that is not UTF-8: closed it (1007)" in caplog.text
 
 
 def test_a_page_that_only_watches_refuses_every_command(tmp_path: Path) -> None:

@@ -39,6 +39,16 @@ class GcodeError(ProtocolError, ValueError):
     """A G-code line that GRBL 1.1 would reject: bad syntax, too long, an unclosed comment."""
 
 
+class UnsafeGcodeError(GcodeError):
+    """A program ``chessatron run`` will not send (``run --raw`` sends it): a target outside the table's
+    envelope, a rapid move with the magnet on, motion whose path cannot be checked. ``lines`` are the
+    program lines refused (from 1)."""
+
+    def __init__(self, message: str, *, lines: tuple[int, ...] = ()) -> None:
+        super().__init__(message)
+        self.lines = lines
+
+
 # --- hardware --------------------------------------------------------------------------------------
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 import tomllib
 from collections.abc import Iterator
@@ -55,6 +56,8 @@ class FileKind:
     encoding: str = "utf-8-sig"
     """``utf-8-sig``: UTF-8 with or without the byte-order mark some Windows editors write."""
     advice: str = ""
+    max_line_chars: int | None = None
+    """The longest line a file of this kind may have (None: any)."""
 
     def fail(self, path: PathLike, reason: str, *, advice: str | None = None) -> ChessatronError:
         """The error for ``reason`` (what is wrong with the file at ``path``)."""
@@ -70,7 +73,10 @@ SIMULATOR_STATE = FileKind(
     "simulator state", ConfigError, 16 * MiB, advice="delete it or pass --fresh to start from a fresh table"
 )
 JOURNAL = FileKind("game journal", GameFileError, 64 * MiB)
-PGN = FileKind("PGN file", GameFileError, 256 * MiB)
+#: The PGN standard keeps lines under 256 characters; exports that put a game's moves, clocks and comments
+#: on one line stay far below this.
+MAX_PGN_LINE_CHARS = 100_000
+PGN = FileKind("PGN file", GameFileError, 256 * MiB, max_line_chars=MAX_PGN_LINE_CHARS)
 COMPACT_RECORD = FileKind("compact record", GameFileError, 1 * MiB)
 TRACE = FileKind("sensor trace", GameFileError, 256 * MiB)
 PROGRAM = FileKind(
@@ -179,9 +185,10 @@ def read_text(path: PathLike, kind: FileKind) -> str:
 
 
 def decode(data: bytes, path: PathLike, kind: FileKind) -> str:
-    """``data`` read from ``path`` as text; ``kind.error`` names the first byte that is not."""
+    """``data`` read from ``path`` as text; ``kind.error`` names the first byte that is not, or the first
+    line longer than ``kind.max_line_chars``."""
     try:
-        return data.decode(kind.encoding)
+        text = data.decode(kind.encoding)
     except UnicodeDecodeError as exc:
         charset = "ASCII" if kind.encoding == "ascii" else "UTF-8"
         raise kind.fail(
@@ -189,6 +196,31 @@ def decode(data: bytes, path: PathLike, kind: FileKind) -> str:
             f"it is not {charset} text (byte {data[exc.start]:#04x} at offset {exc.start})",
             advice=kind.advice or f"save it as {charset}",
         ) from None
+    if kind.max_line_chars is not None:
+        long_line = first_long_line(text, kind.max_line_chars)
+        if long_line is not None:
+            number, length = long_line
+            raise kind.fail(
+                path,
+                f"line {number} is {length:,} characters long, longer than a {kind.name.split()[0]} line "
+                f"may be ({kind.max_line_chars:,})",
+                advice="is it the right file?",
+            )
+    return text
+
+
+def first_long_line(text: str, limit: int) -> tuple[int, int] | None:
+    """The number (from 1) and length of the first line of ``text`` longer than ``limit``, if any. One
+    pass: a match is tried only where a line starts, and reads at most ``limit`` + 1 characters of it.
+
+    >>> first_long_line("ok\\n" + "x" * 9 + "\\nok", 8)
+    (2, 9)
+    """
+    found = re.compile(rf"^[^\n]{{{limit + 1}}}", re.MULTILINE).search(text)
+    if found is None:
+        return None
+    end = text.find("\n", found.start())
+    return text.count("\n", 0, found.start()) + 1, (len(text) if end < 0 else end) - found.start()
 
 
 def load_toml(path: PathLike, kind: FileKind) -> dict[str, Any]:
@@ -303,6 +335,7 @@ __all__ = [
     "FileKind",
     "check_values",
     "decode",
+    "first_long_line",
     "is_missing",
     "json_lines",
     "load_json",

@@ -1,11 +1,12 @@
 """``chessatron hw test``: walk a maker through their build, one device at a time.
 
-Connect to GRBL (banner, settings checked against the layout, its build checked for Core-XY with ``$I``,
-the advice on ``$1``), home when homing is on (GRBL is silent while it homes: the step says how long it
-may take), move the magnet to each corner of the table, engage and release the magnet, light each LED,
-show the sensor matrix live, show a line on the display, play a tune, have each button pressed, say a
-sentence through the speaker and listen for a word said into the microphone (how loud it came, and what
-the voice player understood). On the simulator every step checks itself (the twin, the simulated person
+Connect to GRBL (banner, settings checked against the layout, its build checked with ``$I``: each option
+the table needs listed, ok or not, with the line of grbl's config.h to change; the advice on ``$1``), home
+when homing is on (GRBL is silent while it homes: the step says how long it may take), move the magnet to
+each corner of the table, engage and release the magnet, light each LED, show the sensor matrix live,
+show a line on the display, play a tune, have each button pressed, say a sentence through the speaker
+and listen for a word said into the microphone (how loud it came, and what the voice player
+understood). On the simulator every step checks itself (the twin, the simulated person
 who says "yes"); on hardware the maker answers whether it looked, or sounded, right.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,8 +26,9 @@ from rich.markup import escape
 from rich.text import Text
 
 from .config import Config
-from .errors import ChessatronError
+from .errors import ChessatronError, GrblBuildError
 from .gantry.verification import cell_name
+from .grbl.build import BuildInfo, build_checks
 from .grbl.motion import STEPPERS_ALWAYS_ON
 from .planning.layout import Cell, Layout
 from .ports import DeviceUrl, OccupancySensor
@@ -77,16 +79,30 @@ def sensor_matrix(layout: Layout, cells: frozenset[Cell], *, letters: bool = Fal
     return text
 
 
-def _describe_grbl(link: GrblLink, console: Console) -> None:
-    """What the maker should see about the firmware: its build (``$I``) and the stop delay (``$1``)."""
+def describe_build(build: BuildInfo, layout: Layout, settings: Mapping[int, float]) -> list[str]:
+    """The firmware's build as the maker should see it: its ``[OPT:…]`` line in words, then each option
+    the table needs, checked (``ok``, ``FAIL``, or ``warn`` for what is only a warning), with the line of
+    grbl's source to change when it fails."""
+    lines = [
+        f"grbl {build.version or '?'} {build.opt_line or 'without an [OPT:...] line'}"
+        + (f": {', '.join(build.option_names())}" if build.options else "")
+    ]
+    if build.options is None:
+        return lines
+    lines.append("the $I options this table needs:")
+    for check in build_checks(build, layout, settings):
+        mark = "ok" if check.ok else "FAIL" if check.refuses else "warn"
+        lines.append(f"  {mark:<4} {check.option:<4} {check.label}" + ("" if check.ok else f": {check.fix}"))
+    return lines
+
+
+def _describe_grbl(link: GrblLink, layout: Layout, console: Console) -> None:
+    """What the maker should see about the firmware: its build (``$I``), each option checked, and the stop
+    delay (``$1``)."""
     build = link.build
-    if build is not None and build.options is not None:
-        kinematics = "core-xy" if build.is_corexy else "cartesian"
-        console.print(
-            f"grbl {build.version}, built for a {kinematics} machine as the layout says "
-            f"([OPT:{build.options}]: {', '.join(build.option_names())})",
-            markup=False,
-        )
+    if build is not None:
+        for line in describe_build(build, layout, link.settings):
+            console.print(line, markup=False)
     idle = link.settings.get(1)
     if idle == STEPPERS_ALWAYS_ON:
         console.print(
@@ -122,8 +138,13 @@ def hardware_test(
         from .sim.world import get_world
 
         with GrblLink(config.urls["grbl"], layout=layout, baudrate=config.baudrate) as link:
-            warnings = link.connect()  # a build for the wrong kinematics fails the step here
-            _describe_grbl(link, console)
+            try:
+                warnings = link.connect()  # a build that does not fit the table fails the step here
+            except GrblBuildError:
+                if link.build is not None:
+                    _describe_grbl(link, layout, console)  # what was checked, before what failed
+                raise
+            _describe_grbl(link, layout, console)
             for warning in warnings:
                 console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
             if config.home or link.is_locked:

@@ -9,13 +9,19 @@ them, says which move each is about, and first looks for text python-chess would
 ["move 2: 'Nf9' is not a move"]
 >>> [problem for _, problem in read_games("1. e4 e5 2. Ke3 *")]
 ["move 2 (white): 'Ke3' is illegal in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"]
+>>> [problem for _, problem in read_games('[Variant "Crazyhouse"]\\n\\n1. e4 e5 *')]
+["[Variant 'Crazyhouse'] is a variant chessatron does not play; it plays standard chess and Chess960: \
+give a game of one of those"]
+
+Every pattern here reads hostile text in one pass: none may backtrack over what it matched (a pattern
+that did took 6 s over a run of 24 digits, and twice as long for every digit more).
 """
 
 from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import chess
 import chess.pgn
@@ -23,17 +29,23 @@ import chess.pgn
 __all__ = ["read_games"]
 
 #: What python-chess skips between tokens without harm: spaces, move numbers, check and mate signs, a
-#: pawn's letter, "e.p.".
-_HARMLESS = re.compile(r"(?:\s|\d+\.*|\.|[+#]|e\.p\.|P)*")
-_MOVE_NUMBER = re.compile(r"(\d+)\.")
+#: pawn's letter, "e.p.". Possessive (``*+``, ``++``): a run of digits is one number, never split and
+#: split again, so a hostile run of digits costs one pass, not two to the power of its length.
+_HARMLESS = re.compile(r"(?:\s++|\d++\.*+|\.++|[+#]++|e\.p\.|P)*+")
+#: A move number: digits (from the start of the run, so a long run is looked at once) and a dot.
+_MOVE_NUMBER = re.compile(r"(?<!\d)(\d++)\.")
+#: The most digits a move number may have: the longest game chess allows has under 6000 moves.
+MAX_MOVE_NUMBER_DIGITS = 5
 
 
-def read_games(text: str) -> Iterator[tuple[chess.pgn.Game, str | None]]:
+def read_games(
+    text: str, *, on_game: Callable[[int], None] | None = None
+) -> Iterator[tuple[chess.pgn.Game, str | None]]:
     """Every game in ``text`` with what is wrong with it (None: nothing), python-chess logging nothing.
 
     The problem names the first text python-chess cannot read as a token (``move 2: 'Nf9' is not a
     move``), or else its first error with the move it is about (``move 2 (white): 'Ke3' is illegal in
-    …``).
+    …``). ``on_game`` is told, after each game, how many characters of ``text`` are read (for progress).
     """
     stream = _Recording(text)
     while True:
@@ -45,11 +57,29 @@ def read_games(text: str) -> Iterator[tuple[chess.pgn.Game, str | None]]:
             return
         if game is None:
             return
-        unreadable = _first_unreadable(stream.lines)
+        if on_game is not None:
+            on_game(stream.tell())
+        unreadable = _variant_problem(game) or _first_unreadable(stream.lines)
         if unreadable is not None:
             yield game, unreadable
         else:
             yield game, str(game.errors[0]) if game.errors else None
+
+
+def _variant_problem(game: chess.pgn.Game) -> str | None:
+    """A problem for a game of a variant chessatron does not play (python-chess reads Crazyhouse, Atomic
+    and others with their own rules, which the table's rules, pieces and robot know nothing of)."""
+    try:
+        if game.headers.variant() is chess.Board:
+            return None  # standard chess, or Chess960 by any of its names
+    except ValueError:
+        pass  # a variant nobody knows
+    variant = game.headers.get("Variant", "?")
+    shown = variant if len(variant) <= 40 else variant[:39] + "…"
+    return (
+        f"[Variant {shown!r}] is a variant chessatron does not play; it plays standard chess and Chess960: "
+        "give a game of one of those"
+    )
 
 
 class _Recording(io.StringIO):
@@ -122,6 +152,9 @@ def _first_unreadable(lines: list[str]) -> str | None:
                 number = _last_number(gap) or number
                 if not _HARMLESS.fullmatch(gap):
                     return _describe(line, position, match.start(), number)
+                too_long = _too_long_number(gap)
+                if too_long is not None:
+                    return too_long
                 position = match.end()
                 token = match.group(0)
                 if token.startswith("{"):
@@ -132,6 +165,9 @@ def _first_unreadable(lines: list[str]) -> str | None:
             else:
                 if not _HARMLESS.fullmatch(line[position:]):
                     return _describe(line, position, len(line), number)
+                too_long = _too_long_number(line[position:])
+                if too_long is not None:
+                    return too_long
             line, fresh = rest, False
     return None
 
@@ -141,12 +177,23 @@ def _last_number(gap: str) -> str | None:
     return found[-1] if found else None
 
 
+def _too_long_number(gap: str) -> str | None:
+    """A problem for a move number longer than any game can have (damage, or a hostile file)."""
+    for number in _MOVE_NUMBER.findall(gap):
+        if len(number) > MAX_MOVE_NUMBER_DIGITS:
+            shown = number if len(number) <= 12 else number[:12] + "…"
+            return (
+                f"move number {shown!r} ({len(number)} digits) is past any game: chess allows fewer than "
+                "6000 moves; the file is damaged"
+            )
+    return None
+
+
 def _describe(line: str, start: int, end: int, number: str | None) -> str:
     """The whole word around the first unreadable character between ``start`` and ``end``."""
     gap = line[start:end]
-    offset = start + next(
-        i for i in range(len(gap) + 1) if not _HARMLESS.fullmatch(gap[: i + 1]) or i == len(gap)
-    )
+    match = _HARMLESS.match(gap)
+    offset = start + (match.end() if match is not None else 0)
     left = offset
     while left > 0 and not line[left - 1].isspace():
         left -= 1

@@ -1,17 +1,27 @@
-"""``games``: the saved games listed, exported, imported."""
+"""``games``: the saved games listed, exported, imported (with progress: a large file takes minutes)."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import TracebackType
+from typing import TYPE_CHECKING, Final
 
 import click
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from ..render import terminal_console
 
 if TYPE_CHECKING:
     from ..game.record import Player
-    from ..game.store import GameSummary
+    from ..game.store import GameSummary, ImportProgress
 from .common import READ_FILE, friendly, write_bytes
 from .main import main
+
+#: Without a terminal, a line of progress this often (seconds) while an import runs.
+PROGRESS_EVERY_S = 5.0
 
 
 @main.command()
@@ -73,11 +83,12 @@ def games(
         if import_path.suffix in (".bin", ".cgr"):
             imported = store.import_compact(import_path, directory)
         else:
-            imported = store.import_pgn(import_path, directory)
+            with ImportView(terminal_console(stderr=True), import_path.name) as view:
+                imported = store.import_pgn(import_path, directory, on_progress=view)
         stored, again = imported.stored, imported.already_saved
-        click.echo(f"imported {len(stored)} game(s)" + (f": {', '.join(stored)}" if stored else ""))
+        click.echo(f"imported {len(stored)} game(s)" + (f": {_ids(stored)}" if stored else ""))
         if again:
-            click.echo(f"skipped {len(again)} game(s) saved already: {', '.join(again)}")
+            click.echo(f"skipped {len(again)} game(s) saved already: {_ids(again)}")
         return
     if export:
         if not game_ids:
@@ -105,6 +116,21 @@ def games(
             "chessatron play --resume continues the latest game in progress, --resume ID another; "
             "chessatron games --abandon ID closes one"
         )
+
+
+#: An import names at most this many games one by one (a large file holds thousands).
+IDS_SHOWN = 20
+
+
+def _ids(ids: tuple[str, ...]) -> str:
+    """The ids of the games an import stored or skipped: all of a few, the first and last of many.
+
+    >>> _ids(("a", "b")), _ids(tuple(str(n) for n in range(30)))
+    ('a, b', "0, 1, 2 … 29 (30 games: 'chessatron games' lists them)")
+    """
+    if len(ids) <= IDS_SHOWN:
+        return ", ".join(ids)
+    return f"{', '.join(ids[:3])} … {ids[-1]} ({len(ids)} games: 'chessatron games' lists them)"
 
 
 def _games_table(summaries: list[GameSummary]) -> list[str]:
@@ -152,3 +178,66 @@ def _player_label(player: Player) -> str:
     if player.kind == "script":
         return "script"
     return player.name or (player.kind if player.kind != "unknown" else "?")
+
+
+class ImportView:
+    """How far an import has come, on ``console`` (stderr): a progress bar on a terminal (gone when the
+    import is over), else a line every :data:`PROGRESS_EVERY_S` seconds, so that a file that takes
+    minutes (about 15 ms a game) never leaves the person looking at nothing. A quick import shows
+    nothing. Called with each :class:`~chessatron.game.store.ImportProgress`."""
+
+    _STAGES: Final = {"reading": "reading", "comparing": "comparing with the saved games", "saving": "saving"}
+
+    def __init__(
+        self,
+        console: Console,
+        name: str,
+        *,
+        every_s: float = PROGRESS_EVERY_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.console, self.name, self.every_s, self.clock = console, name, every_s, clock
+        self._bar: Progress | None = None
+        self._tasks: dict[str, TaskID] = {}
+        self._next_line = clock() + every_s
+
+    def __enter__(self) -> ImportView:
+        if self.console.is_terminal and not self.console.is_dumb_terminal:
+            self._bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.percentage:>3.0f}%  {task.fields[games]} games"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self._bar.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def __call__(self, progress: ImportProgress) -> None:
+        stage = self._STAGES[progress.stage]
+        if self._bar is not None:
+            task = self._tasks.get(stage)
+            if task is None:
+                for earlier in self._tasks.values():
+                    self._bar.update(earlier, visible=False)
+                task = self._tasks[stage] = self._bar.add_task(f"{stage} {self.name}", games=0)
+            self._bar.update(task, completed=progress.done, total=progress.total, games=progress.games)
+            return
+        now = self.clock()
+        if now < self._next_line:
+            return
+        self._next_line = now + self.every_s
+        share = 100 * progress.done // progress.total if progress.total else 100
+        self.console.print(
+            f"importing {self.name}: {stage}, {share}% ({progress.games:,} games)…",
+            markup=False,
+            highlight=False,
+        )

@@ -41,6 +41,12 @@ def sim_grbl(use_pty: bool, speed_text: str, world: str, no_homing: bool, layout
 )
 @click.option("--no-home", is_flag=True, help="Do not home before streaming, even if homing is enabled.")
 @click.option(
+    "--raw",
+    is_flag=True,
+    help="Send the program as it is: no check that it stays inside the table's envelope, never moves at "
+    "rapid (G0) with the magnet on, and moves only as G0/G1 (arcs, G28, offsets). For a maker who knows.",
+)
+@click.option(
     "--speed",
     "speed_text",
     metavar="FACTOR|max",
@@ -55,12 +61,17 @@ def run(
     program: Path,
     port: str | None,
     no_home: bool,
+    raw: bool,
     speed_text: str | None,
     config_path: Path | None,
     layout_path: Path | None,
 ) -> None:
     """Stream a G-code file to the machine; exit 0 when GRBL has finished it, non-zero on error: or ALARM:.
-    Ctrl-C holds the machine where it is (feed hold) and says whether the magnet may still be on."""
+    Ctrl-C holds the machine where it is (feed hold) and says whether the magnet may still be on.
+
+    Before anything moves the program is checked: a target outside the table's envelope, a rapid move (G0)
+    with the magnet on, or motion that cannot be checked (arcs, G28/G30, offsets) refuses it; --raw sends
+    it as it is."""
     from ..gantry.magnet import open_magnet
     from ..grbl.run import run_program, simulator_url
     from ..grbl.streaming import StreamInterrupted
@@ -96,10 +107,18 @@ def run(
                     console=console,
                     errors=errors,
                     speed=speed,
+                    raw=raw,
                 )
         else:
             result = run_program(
-                program, url=url, layout=layout, home=not no_home, console=console, errors=errors, speed=speed
+                program,
+                url=url,
+                layout=layout,
+                home=not no_home,
+                console=console,
+                errors=errors,
+                speed=speed,
+                raw=raw,
             )
     except StreamInterrupted:
         sys.exit(EXIT_STOPPED)  # what the machine was left in is said already

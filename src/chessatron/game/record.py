@@ -50,8 +50,10 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -191,8 +193,9 @@ class ClockSettings:
 
     @classmethod
     def parse_time_control(cls, text: str) -> ClockSettings | None:
-        """``"300+2"`` or ``"300"``; ``None`` for forms we do not model (``"40/7200"``, ``"-"``, ``"?"``)."""
-        match = re.fullmatch(r"(\d+)(?:\+(\d+))?", text)
+        """``"300+2"`` or ``"300"``; ``None`` for forms we do not model (``"40/7200"``, ``"-"``, ``"?"``,
+        times past a year: the numbers of a damaged file, kept as the tag's text)."""
+        match = re.fullmatch(r"(\d{1,8})(?:\+(\d{1,8}))?", text)
         if match is None or int(match[1]) == 0:
             return None
         return cls(int(match[1]), int(match[2] or 0))
@@ -394,12 +397,23 @@ def to_pgn(record: GameRecord) -> str:
     return game.accept(chess.pgn.StringExporter(columns=80)) + "\n"
 
 
-def read_pgn_games(text: str, source: str = "the PGN") -> list[GameRecord]:
+def read_pgn_games(
+    text: str, source: str = "the PGN", *, on_game: Callable[[int, int], None] | None = None
+) -> list[GameRecord]:
     """Every game in ``text`` (mainlines only; comments other than ``[%clk]``, NAGs and variations are
     dropped). Raises :class:`GameFileError` naming the game and the wrong move for anything python-chess
-    could not read."""
+    could not read. ``on_game(characters, games)`` is told after each game how many characters of
+    ``text`` are read and how many games found (for progress)."""
     records: list[GameRecord] = []
-    for game, problem in read_games(text):
+    count = 0
+
+    def read(characters: int) -> None:
+        nonlocal count
+        count += 1
+        if on_game is not None:
+            on_game(characters, count)
+
+    for game, problem in read_games(text, on_game=read):
         where = f"game {len(records) + 1} of {source}"
         if problem is not None:
             raise GameFileError(f"{where} cannot be read: {problem}; fix or remove that game")
@@ -413,6 +427,10 @@ def from_pgn(text: str, source: str = "the PGN") -> GameRecord:
     if len(records) != 1:
         raise GameFileError(f"{source} holds {len(records)!r} games, not one; use read_pgn_games() for many")
     return records[0]
+
+
+#: The longest a clock may show (seconds): past a year a ``[%clk]`` reading is damage.
+MAX_CLOCK_S = 366 * 24 * 3600
 
 
 def _record_from_game(game: chess.pgn.Game, source: str) -> GameRecord:
@@ -439,7 +457,7 @@ def _record_from_game(game: chess.pgn.Game, source: str) -> GameRecord:
         if name not in consumed and _ROSTER_DEFAULTS.get(name) != value
     )
     nodes = list(game.mainline())
-    clocks = [None if (seconds := node.clock()) is None else round(seconds * 1000) for node in nodes]
+    clocks = [_clock_ms(node, source) for node in nodes]
     try:
         return GameRecord(
             start_fen=board.fen(),
@@ -458,6 +476,26 @@ def _record_from_game(game: chess.pgn.Game, source: str) -> GameRecord:
         )
     except (GameFileError, IllegalMoveError) as exc:
         raise GameFileError(f"{source} cannot be read: {exc}") from exc
+
+
+def _clock_ms(node: chess.pgn.ChildNode, source: str) -> int | None:
+    """A move's ``[%clk h:mm:ss]`` in milliseconds (None without one); a reading no clock shows (past a
+    year, or more digits than Python reads) is damage."""
+    try:
+        seconds = node.clock()
+    except (ValueError, OverflowError) as exc:
+        seconds, why = math.inf, f" ({str(exc)[:60]})"
+    else:
+        why = ""
+    if seconds is None:
+        return None
+    if not 0 <= seconds <= MAX_CLOCK_S:
+        number = node.ply() // 2 + node.ply() % 2
+        raise GameFileError(
+            f"{source} cannot be read: the clock comment at move {number} ([%clk …]) is not a time a clock "
+            f"shows (past a year){why}; fix or remove that comment"
+        )
+    return round(seconds * 1000)
 
 
 def _known(value: str) -> str:

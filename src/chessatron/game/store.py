@@ -15,12 +15,13 @@ game. When both exist the journal is the game; :func:`archive_pgn` writes the PG
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -44,8 +45,10 @@ from .record import (
 LOGGER = logging.getLogger(__name__)
 
 ENV_VAR = "CHESSATRON_GAMES"
-#: What any PGN holds: a tag line or a move number.
-_PGN_LIKE = re.compile(r"^\s*\[|\d+\.", re.MULTILINE)
+#: What any PGN holds: a tag line or a move number. Written not to backtrack on hostile text: blanks on one
+#: line only (``\s`` would run on over every following line, from each line's start), digits from the
+#: start of their run.
+_PGN_LIKE = re.compile(r"^[^\S\n]*+\[|(?<!\d)\d++\.", re.MULTILINE)
 _NAME = re.compile(r"(?P<stamp>\d{8}T\d{6}Z)-(?P<id>[0-9a-z]{1,32})\.(?P<ext>jsonl|pgn)")
 
 
@@ -317,13 +320,40 @@ class Imported:
     already_saved: tuple[str, ...] = ()
 
 
-def import_pgn(path: Path, games_dir: Path | None = None, *, now: Clock = utc_now) -> Imported:
+@dataclass(frozen=True)
+class ImportProgress:
+    """How far an import has come: its ``stage`` (``reading`` the file, ``comparing`` with the saved
+    games, ``saving`` the new ones), ``done`` of ``total`` in that stage (characters read, saved games
+    compared, games saved) and the ``games`` the file holds so far."""
+
+    stage: Literal["reading", "comparing", "saving"]
+    done: int
+    total: int
+    games: int
+
+
+ImportWatcher = Callable[[ImportProgress], None]
+
+
+def import_pgn(
+    path: Path,
+    games_dir: Path | None = None,
+    *,
+    now: Clock = utc_now,
+    on_progress: ImportWatcher | None = None,
+) -> Imported:
     """Store every game of the PGN file at ``path`` that is not saved already (the same game: moves,
     players, tags; a file imported twice, a game exported and imported back). Nothing is stored if any
-    game is unreadable (:class:`GameFileError`)."""
+    game is unreadable (:class:`GameFileError`). ``on_progress`` is told how far it has come after each
+    game read, saved game compared and game saved (a large file takes minutes)."""
     text = _read_text(path)
+
+    def read(characters: int, games: int) -> None:
+        if on_progress is not None:
+            on_progress(ImportProgress("reading", characters, len(text), games))
+
     try:
-        records = read_pgn_games(text, repr(str(path)))
+        records = read_pgn_games(text, repr(str(path)), on_game=read)
     except GameFileError:
         if _PGN_LIKE.search(text):
             raise
@@ -333,7 +363,7 @@ def import_pgn(path: Path, games_dir: Path | None = None, *, now: Clock = utc_no
             f"{str(path)!r} holds no game (no moves, no headers); is it a PGN file? "
             "a compact record must be named .bin or .cgr"
         )
-    return _store_new(records, games_dir, now)
+    return _store_new(records, games_dir, now, on_progress)
 
 
 def import_compact(path: Path, games_dir: Path | None = None, *, now: Clock = utc_now) -> Imported:
@@ -346,30 +376,35 @@ def import_compact(path: Path, games_dir: Path | None = None, *, now: Clock = ut
     return _store_new([record], games_dir, now)
 
 
-def _store_new(records: list[GameRecord], games_dir: Path | None, now: Clock) -> Imported:
+def _store_new(
+    records: list[GameRecord], games_dir: Path | None, now: Clock, on_progress: ImportWatcher | None = None
+) -> Imported:
     """Save the records whose game is not saved yet (nor earlier in ``records``)."""
-    saved = _saved_games(resolve_games_dir(games_dir))
+    saved = _saved_games(resolve_games_dir(games_dir), len(records), on_progress)
     stored: list[str] = []
     again: list[str] = []
-    for record in records:
+    for done, record in enumerate(records, start=1):
         key = to_pgn(record)
         if key in saved:
             again.append(saved[key])
-            continue
-        saved[key] = save_record(record, games_dir, now=now)
-        stored.append(saved[key])
+        else:
+            saved[key] = save_record(record, games_dir, now=now)
+            stored.append(saved[key])
+        if on_progress is not None:
+            on_progress(ImportProgress("saving", done, len(records), len(records)))
     return Imported(tuple(stored), tuple(again))
 
 
-def _saved_games(directory: Path) -> dict[str, str]:
+def _saved_games(directory: Path, games: int = 0, on_progress: ImportWatcher | None = None) -> dict[str, str]:
     """Every readable saved game's PGN (as :func:`to_pgn` writes it: a fingerprint of the whole game) and
-    its id."""
+    its id (``on_progress`` told after each, for an import of ``games`` games)."""
     found: dict[str, str] = {}
-    for game_id, path in _entries(directory).items():
-        try:
+    entries = _entries(directory)
+    for done, (game_id, path) in enumerate(entries.items(), start=1):
+        with contextlib.suppress(GameFileError):  # a damaged game is no duplicate of anything
             found.setdefault(to_pgn(_read(path)[0]), game_id)
-        except GameFileError:
-            continue  # a damaged game is no duplicate of anything
+        if on_progress is not None:
+            on_progress(ImportProgress("comparing", done, len(entries), games))
     return found
 
 

@@ -8,9 +8,14 @@
 * :mod:`~chessatron.grbl.settings`: ``$$`` settings against a table layout, and the ones to flash (no I/O);
 * :mod:`~chessatron.grbl.build`: the firmware's build (``$I``) against a table layout (no I/O);
 * :mod:`~chessatron.grbl.homing`: how long the homing cycle takes, and the longest it can (no I/O);
+* :mod:`~chessatron.grbl.handshake`: the connect handshake, which banner opens the session and whether
+  ``$I`` and ``$$`` were answered line by line (no I/O);
+* :mod:`~chessatron.grbl.waits`: every wait reads before it gives up; a host stall told from a silent
+  board (no I/O);
 * :mod:`~chessatron.grbl.link`: :class:`GrblLink`, the driver over a pyserial port, and
   :mod:`~chessatron.grbl.streaming`, its streaming loop;
 * :mod:`~chessatron.grbl.pty`: the simulated GRBL on a pseudo-terminal, for other programs;
+* :mod:`~chessatron.grbl.guard`: what ``run`` refuses before anything moves (no I/O);
 * :mod:`~chessatron.grbl.run`: run a program file with a progress bar (the ``run`` command).
 
 Importing this package registers the ``sim://`` URL scheme with pyserial (it appends ``chessatron.sim``

@@ -1,27 +1,45 @@
 """How the GRBL firmware was built (its ``$I`` answer) and whether that fits a table layout. No I/O.
 
-GRBL 1.1 answers ``$I`` with ``[VER:1.1h.20190830:note]`` and ``[OPT:VC,15,128]``: one letter per
+GRBL 1.1 answers ``$I`` with ``[VER:1.1h.20190830:note]`` and ``[OPT:VCZ,15,128]``: one letter per
 compile-time option (``report_build_info`` in ``report.c``), the planner's blocks and the serial receive
-buffer's bytes. The letter that matters most here is ``C``: a firmware built without ``#define COREXY``
-drives a Core-XY gantry's motors as if they were X and Y, so every move goes diagonally (and the other
-way round for a Cartesian gantry).
+buffer's bytes. What the table needs of the build (docs/raspberry-pi.md, "flash GRBL for this table") is
+checked at every connect, each check with the line of ``config.h`` (or ``serial.h``) that decides it:
+
+* ``C`` exactly when the layout is Core-XY (``#define COREXY``): otherwise every move goes diagonally;
+* ``Z``, the origin at home after homing (``#define HOMING_FORCE_SET_ORIGIN``): otherwise homing puts the
+  magnet at minus the travel and every coordinate is off;
+* no ``L``: locked at power-up until homed (``#define HOMING_INIT_LOCK``, GRBL's default): otherwise a board
+  just switched on takes g-code from wherever the gantry stands;
+* a receive buffer of at least 128 bytes (``RX_BUFFER_SIZE`` in ``serial.h``): the streamer fills 128;
+* ``V``, a variable spindle (GRBL's default), when the magnet hangs on the spindle output: without it the
+  output moves from pin D11 to D12;
+* the planner's blocks the time model plans with (15 on an Arduino Uno).
+
+The first four refuse the connection when they fail (``Z`` and no ``L`` only with homing on, ``$22=1``;
+with homing off they matter only once switches are fitted, and are warnings), the last two are warnings.
 
 >>> from chessatron.grbl.protocol import PushMessage
 >>> build = BuildInfo.from_messages([PushMessage("VER", "1.1h.20190830:"), PushMessage("OPT", "VCZ,15,128")])
 >>> build.is_corexy, build.planner_blocks, build.option_names()
 (True, 15, ['variable spindle', 'Core-XY kinematics', 'homing sets the origin'])
+>>> [(check.option, check.ok) for check in build_checks(build, Layout.default(), {22: 1.0})]
+[('C', True), ('Z', True), ('no L', True), ('128', True), ('V', True), ('15', True)]
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..errors import GrblBuildError
 from ..planning.layout import Layout
-from .protocol import Message, PushMessage
+from .protocol import RX_BUFFER_BYTES, Message, PushMessage
 
-__all__ = ["OPTION_LETTERS", "BuildInfo", "check_build"]
+__all__ = ["OPTION_LETTERS", "BuildCheck", "BuildInfo", "build_checks", "check_build"]
+
+# Where the build's options are set, and the guide's section on them.
+_CONFIG_H = "grbl's config.h"
+_GUIDE = "docs/raspberry-pi.md, 'flash grbl for this table'"
 
 #: The ``[OPT:…]`` letters of GRBL 1.1h and what each says was compiled in (or, for the last group,
 #: left out).
@@ -90,44 +108,171 @@ class BuildInfo:
         """The options in words, in GRBL's order."""
         return [OPTION_LETTERS.get(letter, f"option {letter!r}") for letter in self.options or ""]
 
+    @property
+    def opt_line(self) -> str | None:
+        """The ``[OPT:…]`` line as GRBL sent it (letters, planner blocks, receive buffer bytes)."""
+        if self.options is None:
+            return None
+        numbers = (self.planner_blocks, self.rx_buffer_bytes)
+        tail = "" if None in numbers else f",{numbers[0]},{numbers[1]}"
+        return f"[OPT:{self.options}{tail}]"
+
     def __str__(self) -> str:
-        opt = "no [OPT:…] line" if self.options is None else f"[OPT:{self.options}]"
-        return f"grbl {self.version or '(no version)'} {opt}"
+        return f"grbl {self.version or '(no version)'} {self.opt_line or 'no [OPT:…] line'}"
 
 
-def check_build(build: BuildInfo, layout: Layout | None, *, where: str = "grbl") -> list[str]:
-    """Warnings where the build does not fit ``layout`` (or, without one, a magnet table).
+@dataclass(frozen=True)
+class BuildCheck:
+    """One thing the table needs of GRBL's build, as its ``$I`` answer shows it: ``option`` is how the
+    ``[OPT:…]`` line shows it (``C``, ``no L``, ``128`` bytes…), ``label`` says it in words (with the
+    define behind it), ``ok`` whether the build has it, ``refuses`` whether a failure refuses the
+    connection (else it is a warning); ``found`` says what the build has instead, ``harm`` what goes
+    wrong with it and ``fix`` the line to change."""
 
-    Raises :class:`~chessatron.errors.GrblBuildError` when the kinematics differ: a Cartesian build on a
-    Core-XY table (no ``C``) or the other way round drives every move along the wrong direction.
-    """
-    warnings: list[str] = []
-    if build.options is None:
-        return [
-            f"{where} did not say how it was built ($I has no [OPT:...] line), so whether it drives a "
-            "core-xy gantry cannot be checked; flash grbl 1.1h built for this table (docs/raspberry-pi.md)"
-        ]
-    if layout is None:
-        return warnings
-    corexy = layout.profile.kinematics == "corexy"
-    if corexy != build.is_corexy:
-        built = "core-xy" if build.is_corexy else "cartesian"
-        fix = (
-            "uncomment #define COREXY in grbl's config.h, build and flash it again"
-            if corexy
-            else "comment out #define COREXY in grbl's config.h and flash it again"
-        )
-        other = "corexy" if build.is_corexy else "cartesian"
+    option: str
+    label: str
+    ok: bool
+    refuses: bool
+    found: str
+    harm: str
+    fix: str
+
+    def problem(self, where: str) -> str:
+        """The failure in words: what the build has, what goes wrong, what to change."""
+        return f"{where} {self.found}: {self.harm}; {self.fix}"
+
+
+def build_checks(
+    build: BuildInfo, layout: Layout | None, settings: Mapping[int, float] | None = None
+) -> list[BuildCheck]:
+    """What the table needs of the build, checked (see the module's docs): without a layout, the
+    kinematics, the magnet's output and the planner are not checked; without ``settings`` (``$$``),
+    homing counts as on. Raises :class:`~chessatron.errors.GrblBuildError` if the answer had no
+    ``[OPT:…]`` line."""
+    options, opt = build.options, build.opt_line
+    if options is None or opt is None:
         raise GrblBuildError(
-            f"{where} was built for a {built} machine ([OPT:{build.options},...]) but the layout's "
-            f"kinematics is {layout.profile.kinematics!r}, so every move would go the wrong way: {fix} "
-            f"(docs/raspberry-pi.md, 'flash grbl for this table'), or set kinematics = {other!r} in the "
-            "layout if that is the machine"
+            "grbl did not say how it was built ($I had no [OPT:...] line), so it cannot be checked"
+        )
+    homing = settings is None or settings.get(22) == 1
+    checks: list[BuildCheck] = []
+    if layout is not None:
+        corexy = layout.profile.kinematics == "corexy"
+        built = "core-xy" if "C" in options else "cartesian"
+        checks.append(
+            BuildCheck(
+                "C" if corexy else "no C",
+                "core-xy kinematics (COREXY)" if corexy else "cartesian kinematics (no COREXY)",
+                corexy == ("C" in options),
+                True,
+                f"was built for a {built} machine ({opt}) but the layout's kinematics is "
+                f"{layout.profile.kinematics!r}",
+                "every move would go the wrong way",
+                (
+                    f"uncomment #define COREXY in {_CONFIG_H}"
+                    if corexy
+                    else f"comment out #define COREXY in {_CONFIG_H}"
+                )
+                + f" (or set kinematics = {'cartesian' if corexy else 'corexy'!r} in the layout if that is "
+                "the machine)",
+            )
+        )
+    off = (
+        "" if homing else " (only a warning while homing is off, $22=0: it matters once switches are fitted)"
+    )
+    checks.append(
+        BuildCheck(
+            "Z",
+            "the origin at home after homing (HOMING_FORCE_SET_ORIGIN)",
+            "Z" in options,
+            homing,
+            f"was built without HOMING_FORCE_SET_ORIGIN (no Z in {opt})",
+            "homing would put the machine's origin at the far end of the travel, so every coordinate "
+            f"would be off by the table's size{off}",
+            f"uncomment #define HOMING_FORCE_SET_ORIGIN in {_CONFIG_H}",
+        )
+    )
+    checks.append(
+        BuildCheck(
+            "no L",
+            "locked at power-up until homed (HOMING_INIT_LOCK)",
+            "L" not in options,
+            homing,
+            f"was built without HOMING_INIT_LOCK (L in {opt})",
+            "switched on, it would take g-code at once, from wherever the gantry stands, and chessatron "
+            f"would not home it first{off}",
+            f"keep #define HOMING_INIT_LOCK in {_CONFIG_H} (grbl's default)",
+        )
+    )
+    rx = build.rx_buffer_bytes
+    if rx is not None:
+        checks.append(
+            BuildCheck(
+                f"{RX_BUFFER_BYTES}",
+                f"a receive buffer of {RX_BUFFER_BYTES} bytes (RX_BUFFER_SIZE)",
+                rx >= RX_BUFFER_BYTES,
+                True,
+                f"was built with a {rx}-byte receive buffer ({opt})",
+                f"the streamer fills {RX_BUFFER_BYTES} bytes, so lines would overflow it and be lost",
+                f"set #define RX_BUFFER_SIZE {RX_BUFFER_BYTES} in grbl's serial.h (grbl's default)",
+            )
+        )
+    if layout is not None and layout.magnet.method == "spindle":
+        checks.append(
+            BuildCheck(
+                "V",
+                "a variable spindle, the magnet on its output (VARIABLE_SPINDLE)",
+                "V" in options,
+                False,
+                f"was built without VARIABLE_SPINDLE (no V in {opt})",
+                "its spindle output is on pin D12, not on D11 where grbl 1.1 drives it, so a magnet wired to "
+                "D11 would never engage",
+                f"wire the magnet to D12, or keep #define VARIABLE_SPINDLE in {_CONFIG_H} (grbl's default)",
+            )
         )
     blocks = build.planner_blocks
-    if blocks is not None and blocks != layout.profile.planner_blocks:
-        warnings.append(
-            f"{where}'s planner holds {blocks} blocks ([OPT:{build.options},{blocks},...]) but the time "
-            f"model plans with {layout.profile.planner_blocks}; the planner's timing will be off"
+    if layout is not None and blocks is not None:
+        wanted = layout.profile.planner_blocks
+        checks.append(
+            BuildCheck(
+                f"{wanted}",
+                f"{wanted} planner blocks, as the time model plans (BLOCK_BUFFER_SIZE)",
+                blocks == wanted,
+                False,
+                f"has a planner of {blocks} blocks ({opt})",
+                f"the time model plans with {wanted}, so the planner's timing will be off",
+                "keep BLOCK_BUFFER_SIZE at its default in grbl's planner.h (15 blocks on an Arduino Uno)",
+            )
         )
-    return warnings
+    return checks
+
+
+def check_build(
+    build: BuildInfo,
+    layout: Layout | None,
+    *,
+    settings: Mapping[int, float] | None = None,
+    where: str = "grbl",
+) -> list[str]:
+    """Warnings where the build does not fit ``layout`` and the table's needs (see the module's docs;
+    ``settings``: the ``$$`` answer, for whether homing is on).
+
+    Raises :class:`~chessatron.errors.GrblBuildError` when it cannot be checked (no ``[OPT:…]`` line) or
+    fails a check that refuses the connection: a Cartesian build on a Core-XY table (no ``C``) or the other
+    way round drives every move along the wrong direction, a build without ``Z`` homes to the far end, one
+    with ``L`` moves from anywhere after power-up, a small receive buffer loses lines.
+    """
+    if build.options is None:
+        raise GrblBuildError(
+            f"{where} did not say how it was built ($I had no [OPT:...] line), so whether it drives a "
+            "core-xy gantry and homes to the origin cannot be checked, and chessatron will not move it: "
+            f"flash grbl 1.1h built for this table ({_GUIDE})"
+        )
+    checks = build_checks(build, layout, settings)
+    refused = [check for check in checks if not check.ok and check.refuses]
+    if refused:
+        problems = "; also, ".join(check.problem(where) for check in refused)
+        raise GrblBuildError(
+            f"{problems}; then build and flash grbl again ({_GUIDE}). chessatron will not move it until then"
+        )
+    return [f"{check.problem(where)}, then build and flash grbl again" for check in checks if not check.ok]

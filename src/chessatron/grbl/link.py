@@ -22,7 +22,7 @@ After any alarm, and after power-up with homing enabled, GRBL is locked: it refu
 says (:attr:`GrblLink.is_locked`), and :meth:`GrblLink.ready` homes a locked board or says what to do.
 """
 
-# One module on purpose (about 600 lines): the driver's connect checks, commands and fault handling share
+# One module on purpose (about 700 lines): the driver's connect handshake, commands and fault handling share
 # one port and one reader; the streaming loop is already apart (:mod:`.streaming`).
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from ..errors import (
 from ..planning.layout import Layout
 from ..ports import HostMagnet
 from .build import BuildInfo, check_build
+from .handshake import BannerWatch, build_answer_problem, settings_answer_problem
 from .homing import HomingSettings, homing_bound_s
 from .motion import MachineProfile
 from .protocol import (
@@ -71,6 +72,7 @@ from .protocol import (
 from .settings import check_settings, layout_settings
 from .stream import HostAction, Streamer, StreamProgress, StreamResult
 from .streaming import SOFT_RESET, StreamRun, looks_like_reply
+from .waits import Pace
 
 __all__ = ["GrblLink", "SerialPort"]
 
@@ -82,6 +84,11 @@ _READ_SLICE_S = 0.02
 _HOMING_MARGIN = 1.5
 # After homing, GRBL's position must be the layout's home_mm within this (mm).
 _HOME_TOLERANCE_MM = 1.0
+
+
+class _OutOfStep(Exception):
+    """The connect exchange went out of step (an answer of the wrong shape, a restart, a garbled line);
+    internal: :meth:`GrblLink.connect` starts it over, once."""
 
 
 class SerialPort(Protocol):
@@ -154,7 +161,9 @@ class GrblLink:
         self._splitter = LineSplitter()
         self._write_lock = threading.Lock()
         self._last_status_at = -math.inf
-        self._last_rx = time.monotonic()
+        # Since when grbl owes an answer: the first write after the last byte it sent (None: it owes none).
+        # A board that owes one for timeout_s, judged by a read that began that late, is silent.
+        self._owed_since: float | None = None
 
     @classmethod
     def over(
@@ -241,6 +250,16 @@ class GrblLink:
                 port.write(data)
         except (serial.SerialException, OSError) as exc:
             raise self._lost("writing failed", exc, line) from exc
+        if data not in (b"!", b"~") and self._owed_since is None:
+            self._owed_since = time.monotonic()  # a line, a '?' or a reset: grbl answers each
+
+    def is_silent(self, since_read_began: float, allowed_s: float | None = None) -> bool:
+        """Whether grbl has owed an answer for longer than ``allowed_s`` (default :attr:`timeout_s`),
+        judged after a read that began at ``since_read_began`` and brought nothing: the board had its
+        chance at that read, however long the host itself stalled before it."""
+        owed = self._owed_since
+        limit = self.timeout_s if allowed_s is None else allowed_s
+        return owed is not None and since_read_began - owed > limit
 
     def _read(self, line: int | None = None) -> list[Message]:
         """What arrived within one read slice, as messages."""
@@ -251,12 +270,13 @@ class GrblLink:
             raise self._lost("reading failed", exc, line) from exc
         if not data:
             return []
-        self._last_rx = time.monotonic()
+        received = time.monotonic()
+        self._owed_since = None
         messages = [parse_message(text) for text in self._splitter.feed(data)]
         for message in messages:
             if isinstance(message, Status):
                 self.last_status = message
-                self._last_status_at = self._last_rx
+                self._last_status_at = received
                 self._locked = message.is_alarm
             elif isinstance(message, Alarm):
                 self._locked = True
@@ -278,66 +298,128 @@ class GrblLink:
 
     # --- commands ----------------------------------------------------------------------------------
 
-    def _wait_banner(self, deadline: float) -> Welcome | None:
-        while time.monotonic() < deadline:
-            for message in self._read():
+    def _wait_banner(self, seconds: float) -> Welcome | None:
+        """The first banner within ``seconds`` (None if none came: the last read began after them)."""
+        pace = Pace(self.url)
+        deadline = time.monotonic() + seconds
+        while True:
+            began = pace.before_read()
+            messages = self._read()
+            pace.after_read()
+            for message in messages:
                 if isinstance(message, Welcome):
                     return message
-        return None
+            if began >= deadline:
+                return None
 
     def connect(self) -> list[str]:
-        """Open the port, soft-reset GRBL, read its banner, settings (``$$``) and build (``$I``); return
-        the warnings where they disagree with the layout (see
+        """Open the port, soft-reset GRBL, wait for the banner that opens the session, then read its build
+        (``$I``) and settings (``$$``); return the warnings where they disagree with the layout (see
         :func:`~chessatron.grbl.settings.check_settings` and :func:`~chessatron.grbl.build.check_build`).
 
         No classic wake-up (``\\r\\n\\r\\n``, sleep, flush): each ``\\r\\n`` makes GRBL answer twice and the
-        sleep is a guess. A soft reset (control-x) is a real-time byte that needs no line end, clears a
-        half-received line, and the banner it causes marks where the fresh session starts; everything
-        before it is dropped. If no banner comes (a board still booting after the port opened ate the
-        reset), the reset is sent once more.
+        sleep is a guess. A soft reset (control-x) is a real-time byte that needs no line end and clears a
+        half-received line; everything before its banner is dropped. A board that boots as the port opens
+        (an Arduino's DTR reset) prints its power-up banner late, maybe after the reset was sent and before
+        the reset's own banner, so the session opens only once no further banner can come (see
+        :class:`~chessatron.grbl.handshake.BannerWatch`); with no banner at all (the bootloader ate the
+        reset) the reset is sent once more. Each answer is then checked line by line: an exchange out of
+        step starts over from a fresh reset, once.
 
         Raises :class:`~chessatron.errors.ConnectionLostError` if no banner comes,
         :class:`~chessatron.errors.GrblVersionError` if it is not GRBL 1.1 and
-        :class:`~chessatron.errors.GrblBuildError` if it was built for other kinematics than the layout's
-        (a Cartesian build on a Core-XY table, or the other way round).
+        :class:`~chessatron.errors.GrblBuildError` if its build cannot be read twice running, or does not fit
+        the table (a Cartesian build on a Core-XY table or the other way round, no ``Z``, ``L`` with homing
+        on, a small receive buffer: :func:`~chessatron.grbl.build.check_build`). Nothing moves before.
         """
+        problem = ""
+        for attempt in range(2):
+            self._check_version(self._open_session())
+            try:
+                build, settings = self._exchange()
+            except _OutOfStep as exc:
+                problem = str(exc)
+                if attempt == 0:
+                    LOGGER.warning("connecting to grbl on %s: %s; starting over", self.url, problem)
+                continue
+            break
+        else:
+            raise GrblBuildError(
+                f"grbl on {self.url!r} did not say how it was built, twice running ({problem}), so "
+                "whether it drives a core-xy gantry and homes to the origin cannot be checked, and "
+                "chessatron will not move it: check that nothing else uses the port (a g-code sender, a "
+                f"second chessatron), the cable and the baud rate ({self.baudrate}), that the board runs "
+                "grbl 1.1h built for this table (docs/raspberry-pi.md), then connect again"
+            )
+        self.build, self.settings = build, settings
+        warnings = check_settings(settings, self.layout)
+        warnings += check_build(build, self.layout, settings=settings, where=f"grbl on {self.url!r}")
+        self.status(fresh=True)
+        return warnings
+
+    def _open_session(self) -> Welcome:
+        """Drop what came before, soft-reset, and wait until the banner that opens the session is in and
+        no further one can come (:class:`~chessatron.grbl.handshake.BannerWatch`); return it."""
         port = self._require_port()
         try:
             port.reset_input_buffer()
         except (serial.SerialException, OSError) as exc:
             raise self._lost("the port failed", exc) from exc
         self._splitter.clear()
-        welcome = None
-        for _ in range(2):
-            self._write(SOFT_RESET)
-            welcome = self._wait_banner(time.monotonic() + self.timeout_s)
-            if welcome is not None:
-                break
-        if welcome is None:
+        watch = BannerWatch()
+        pace = Pace(self.url)
+        started = time.monotonic()
+        cap = started + 2 * self.timeout_s
+        self._write(SOFT_RESET)
+        watch.sent_reset(time.monotonic())
+        while True:
+            began = pace.before_read()
+            messages = self._read()
+            watch.heard(messages, pace.after_read())
+            if watch.welcome is not None and watch.settled(began):
+                LOGGER.debug(
+                    "grbl on %s: %d banner(s) after %d reset(s)", self.url, watch.banners, watch.resets_sent
+                )
+                return watch.welcome
+            if (began >= cap and watch.welcome is None) or watch.banners > watch.resets_sent + 3:
+                break  # nothing at all, or a board that keeps restarting by itself
+            if watch.banners == 0 and watch.resets_sent == 1 and began >= started + self.timeout_s:
+                self._write(SOFT_RESET)  # a board still booting as the port opened ate the first
+                watch.sent_reset(time.monotonic())
+        if watch.welcome is None:
             raise self._lost(
                 f"no grbl banner within {2 * self.timeout_s:g} s of a soft reset (is it grbl, at "
                 f"{self.baudrate} baud?)"
             )
+        raise self._lost(
+            f"grbl kept restarting: {watch.banners} banners after {watch.resets_sent} soft reset(s) in "
+            f"{time.monotonic() - started:.1f} s, so no session could start (a board that resets by itself "
+            "is short of power)"
+        )
+
+    def _check_version(self, welcome: Welcome) -> None:
         if not welcome.version.startswith("1.1"):
             raise GrblVersionError(
                 f"{welcome.text!r} answered on {self.url!r}; chessatron needs grbl 1.1 (its messages and "
                 "error codes differ between versions): flash grbl 1.1h"
             )
         self.version = welcome.version
-        for attempt in range(3):
-            try:
-                self.settings = self.read_settings()
-                build = BuildInfo.from_messages(self.command("$I"))
-                break
-            except (GrblResetError, GarbledReplyError):
-                # The board finished booting and answered a second reset, or noise hit the answer: again.
-                if attempt == 2:
-                    raise
-        self.build = build
-        warnings = check_settings(self.settings, self.layout)
-        warnings += check_build(build, self.layout, where=f"grbl on {self.url!r}")
-        self.status(fresh=True)
-        return warnings
+
+    def _exchange(self) -> tuple[BuildInfo, dict[int, float]]:
+        """``$I`` then ``$$``, each answer checked line by line. Raises :class:`_OutOfStep` for an answer
+        of the wrong shape, a restart or a garbled line."""
+        try:
+            answer = self.command("$I")
+            problem = build_answer_problem(answer)
+            if problem is None:
+                build = BuildInfo.from_messages(answer)
+                listed = self.command("$$")
+                problem = settings_answer_problem(listed)
+        except (GrblResetError, GarbledReplyError) as exc:
+            raise _OutOfStep(str(exc)) from exc
+        if problem is not None:
+            raise _OutOfStep(problem)
+        return build, _settings(listed)
 
     @property
     def is_locked(self) -> bool:
@@ -397,25 +479,23 @@ class GrblLink:
         """
         if "\n" in line or "\r" in line:
             raise ValueError(f"send one line at a time, got {line!r}")
+        self._owed_since = None  # what an earlier wait left unanswered is no part of this one
         self._write(line.encode("ascii") + b"\n")
         started = time.monotonic()
         limit = 10.0 * self.timeout_s if timeout_s is None else timeout_s
         cap = started + limit
         next_poll = started + 1.0 / self.status_hz
-        self._last_rx = started
         collected: list[Message] = []
+        pace = Pace(self.url)
         while True:
-            now = time.monotonic()
-            if now >= cap:
-                raise self._lost(f"no answer to {line!r} within {limit:g} s")
-            if silent:
-                pass  # a ? would only be answered at the end
-            elif now - self._last_rx > self.timeout_s:
-                raise self._lost(f"nothing for {self.timeout_s:g} s after {line!r}")
-            elif now >= next_poll:
+            # each deadline is judged by the time this read began, after it: grbl had its chance
+            now = pace.before_read()
+            if not silent and now >= next_poll:  # while homing a ? would only be answered at the end
                 self._write(b"?")
                 next_poll = now + 1.0 / self.status_hz
-            for message in self._read():
+            messages = self._read()
+            pace.after_read()
+            for message in messages:
                 if isinstance(message, Ok):
                     return collected
                 if isinstance(message, Error):
@@ -434,15 +514,14 @@ class GrblLink:
                     )
                 if not isinstance(message, Status):
                     collected.append(message)
+            if now >= cap:
+                raise self._lost(f"no answer to {line!r} within {limit:g} s")
+            if not silent and self.is_silent(now):
+                raise self._lost(f"nothing for {self.timeout_s:g} s after {line!r}")
 
     def read_settings(self) -> dict[int, float]:
         """``$$``: every numeric setting by number."""
-        messages = self.command("$$")
-        return {
-            m.number: value
-            for m in messages
-            if isinstance(m, Setting) and (value := m.number_value) is not None
-        }
+        return _settings(self.command("$$"))
 
     def homing_bound_s(self) -> float:
         """The longest GRBL's homing cycle can take with its settings (the layout's before connecting)
@@ -481,6 +560,17 @@ class GrblLink:
                     code=5,
                 ) from exc
             raise
+        except GrblAlarm as exc:
+            if exc.code != 9:
+                raise
+            # $I shows every build option the table needs but the homing cycle's axes
+            raise GrblAlarm(
+                f"{exc}; the build was checked ({self.build or 'grbl'}), but $I cannot show the homing "
+                "cycle: a grbl built with the stock cycle drives Z first, which has no switch, so check "
+                "that grbl's config.h says #define HOMING_CYCLE_0 (1<<X_AXIS) and #define HOMING_CYCLE_1 "
+                "(1<<Y_AXIS) (docs/raspberry-pi.md)",
+                code=exc.code,
+            ) from exc
         except ConnectionLostError as exc:
             if time.monotonic() - started < limit:
                 raise  # the port failed: that message says it
@@ -524,13 +614,17 @@ class GrblLink:
         asked = now
         self._write(b"?")
         deadline = now + self.timeout_s
-        while time.monotonic() < deadline:
-            for message in self._read():
+        pace = Pace(self.url)
+        while True:
+            began = pace.before_read()
+            messages = self._read()
+            pace.after_read()
+            for message in messages:
                 if isinstance(message, Alarm) and alarms:
                     raise self._alarm(message, None)
             if self.last_status is not None and self._last_status_at >= asked:
                 return self.last_status
-            if self._needs_reset and not alarms:
+            if (self._needs_reset and not alarms) or began >= deadline:
                 break  # after a limit alarm grbl answers nothing but a soft reset
         raise self._lost(f"no status report within {self.timeout_s:g} s of '?'")
 
@@ -548,7 +642,7 @@ class GrblLink:
         """Control-x: GRBL stops at once (``ALARM:3`` if it was moving), then prints its banner."""
         self._write(SOFT_RESET)
         self.is_held = False  # a reset ends a feed hold
-        welcome = self._wait_banner(time.monotonic() + self.timeout_s)
+        welcome = self._wait_banner(self.timeout_s)
         if welcome is None:
             raise self._lost(f"no banner within {self.timeout_s:g} s of a soft reset")
         return welcome
@@ -620,3 +714,10 @@ class GrblLink:
             magnet.engage()
         else:
             magnet.release()
+
+
+def _settings(messages: Iterable[Message]) -> dict[int, float]:
+    """The numeric settings of a ``$$`` answer, by number."""
+    return {
+        m.number: value for m in messages if isinstance(m, Setting) and (value := m.number_value) is not None
+    }

@@ -3,6 +3,10 @@
 The progress and the closing line go to ``console`` (stdout); what went wrong, and what is left of the
 program, to ``errors`` (stderr), one line each. A stream stopped by Ctrl-C says where the machine is held
 and whether a piece may still hang on the magnet.
+
+Before anything moves the program is checked (:mod:`~chessatron.grbl.guard`): a target outside the
+table's envelope, a rapid move with the magnet on, or motion that cannot be checked refuses the whole
+program, unless ``raw`` (``run --raw``) asks for it to be sent as it is.
 """
 
 from __future__ import annotations
@@ -25,11 +29,12 @@ from rich.progress import (
 from rich.text import Text
 
 from .. import files
-from ..errors import GrblLockedError
+from ..errors import GrblLockedError, UnsafeGcodeError
 from ..planning.gcode_parse import strip_line
 from ..planning.layout import Layout
 from ..ports import DeviceUrl, HostMagnet
 from .estimate import ProgramEstimate, estimate_program
+from .guard import check_program
 from .link import GrblLink
 from .stream import StreamProgress, StreamResult
 from .streaming import StreamInterrupted
@@ -132,11 +137,17 @@ def run_program(
     home: bool = True,
     timeout_s: float = 2.0,
     speed: float | None = 1.0,
+    raw: bool = False,
 ) -> StreamResult:
     """Connect to GRBL at ``url``, print the settings warnings, home (if ``home`` and homing is enabled),
     then stream ``path`` with a progress bar and the time left, and print how it ended. Returns the
     result; the caller decides the exit status (``result.raise_for_error()``). ``speed``: how many times
     faster than real time the machine runs (the simulator's; None: as fast as it can), for the time left.
+
+    Unless ``raw``, the program is checked before anything moves (from home if it homes, else once
+    connected from where the gantry stands): :class:`~chessatron.errors.UnsafeGcodeError` names the
+    lines that would leave the envelope, move at rapid with the magnet on, or move where the check cannot
+    follow (:func:`~chessatron.grbl.guard.check_program`).
 
     Raises :class:`~chessatron.errors.ConfigError` for an unreadable file,
     :class:`~chessatron.errors.GcodeError` for a line that cannot be streamed, the link's errors for a
@@ -148,13 +159,17 @@ def run_program(
     console = console or Console(highlight=False)
     errors = errors or Console(highlight=False, stderr=True)
     lines = read_program(path)
+    if home and not raw:
+        _refuse_unsafe(path, lines, layout, layout.home_mm)  # before connecting, as it will start homed
     magnet = host_magnet if host_magnet is not None else host_magnet_for(url, layout)
     with GrblLink(url, layout=layout, host_magnet=magnet, timeout_s=timeout_s) as link:
         for warning in link.connect():
             errors.print(f"[yellow]warning:[/yellow] {escape(warning)}")
         console.print(f"grbl {escape(link.version or '?')} on {escape(url)}")
+        homing = home and link.settings.get(22) == 1
+        if not (raw or homing):  # it starts where the gantry stands: check from there, before it moves
+            _refuse_unsafe(path, lines, layout, _position(link) or layout.home_mm)
         if home:
-            homing = link.settings.get(22) == 1
             if homing:
                 # grbl answers nothing while it homes: say how long the wait may be
                 console.print(
@@ -198,6 +213,20 @@ def run_program(
         errors.print(f"[red]stopped:[/red] {escape(str(result.error))}")
         errors.print(stop_summary(result), markup=False)
     return result
+
+
+def _refuse_unsafe(path: Path, lines: list[str], layout: Layout, start_mm: tuple[float, float]) -> None:
+    """Raise :class:`~chessatron.errors.UnsafeGcodeError` naming the first lines the guard refuses."""
+    refusals = check_program(lines, layout, start_mm)
+    if not refusals:
+        return
+    shown = "; ".join(str(refusal) for refusal in refusals[:3])
+    more = f" (and {len(refusals) - 3} more)" if len(refusals) > 3 else ""
+    raise UnsafeGcodeError(
+        f"{path.name!r} is not sent to the machine: {shown}{more}; nothing moved. Fix the program, or send "
+        "it as it is with --raw (only grbl's soft limits, $20=1, then stand between it and the frame)",
+        lines=tuple(refusal.line for refusal in refusals),
+    )
 
 
 def _interrupted(stop: StreamInterrupted) -> str:

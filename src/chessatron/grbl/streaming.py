@@ -5,8 +5,12 @@ It writes what the streamer says fits, polls status, hands each answer to the st
 actions at their sync points. Whatever GRBL or the port does ends the stream at a safe point, never with
 an exception: an ``error:N`` halts it (the streamer then releases the magnet), an alarm, a reset or a
 lost connection stop it, a garbled reply stops it and waits until GRBL is idle, and a board that goes
-silent gets a soft reset (from its serial interrupt it switches the magnet outputs off) and a message that
-says whether a piece may still hang on the magnet.
+silent gets a soft reset (from its serial interrupt it switches the magnet outputs off). Every stop says
+whether a piece may still hang on the magnet, and where the gantry stood.
+
+Silence is judged by reads (:mod:`~chessatron.grbl.waits`): a board is silent only when a read that began
+:attr:`~chessatron.grbl.link.GrblLink.timeout_s` after it was asked something found nothing, so a host that
+stalled (a busy Raspberry Pi) is logged as such and never taken for a frozen board.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from ..errors import (
 )
 from .protocol import RX_BUFFER_BYTES, Alarm, Error, Garbled, Message, Ok, Welcome
 from .stream import HostAction, Outgoing, Streamer, StreamProgress, StreamResult, dwell_s
+from .waits import Pace
 
 if TYPE_CHECKING:
     from .link import GrblLink
@@ -86,32 +91,38 @@ class StreamRun:
         self.last_progress = -math.inf
         self.idle_since: float | None = None  # since when GRBL is idle and empty with lines unanswered
         self.homing_wait_s: float | None = None
+        self.told_magnet = False  # the failure says already what became of the magnet
 
     def run(self) -> StreamResult:
         link, streamer = self.link, self.streamer
-        link._last_rx = self.started
+        link._owed_since = None  # what an earlier wait left unanswered is no part of this one
         next_poll = self.started
+        pace = Pace(link.url)
         try:
             while not streamer.is_finished or self.swallowing:
                 while not self.swallowing and (item := streamer.next_item()) is not None:
                     link._write(item.data, streamer.running_line)
                     streamer.mark_sent(item)
-                now = time.monotonic()
+                # every wait below is judged by the time this read began, after it: a host that stalled
+                # before it reads what grbl sent meanwhile before anything is decided
+                now = pace.before_read()
                 if now >= next_poll:
                     link._write(b"?", streamer.running_line)
                     next_poll = now + 1.0 / link.status_hz
-                for message in link._read(streamer.running_line):
+                messages = link._read(streamer.running_line)
+                pace.after_read()
+                for message in messages:
                     self._handle(message)
-                now = time.monotonic()
-                if now - link._last_rx > self._silence_allowed_s():
+                if link.is_silent(now, self._silence_allowed_s()):
                     raise self._silent()
                 if self.swallowing:
                     self._check_quiet(now)
                 else:
                     self._check_stuck(now)
                 self._progress(now)
+                pace.rest()  # host actions (a servo's travel) and the progress bar take their time
         except (ConnectionLostError, GrblAlarm, GrblResetError) as exc:
-            self._fail(exc)
+            self._fail(exc if self.told_magnet else self._with_magnet(exc))
             self._release_host()
         except KeyboardInterrupt as stop:
             # The user stopped the run: hold the machine where it is, keep the position.
@@ -141,11 +152,11 @@ class StreamRun:
         line = streamer.running_line
         silence = f"grbl sent nothing for {link.timeout_s:g} s, not even a status report"
         revived = False
+        self.told_magnet = True
         with contextlib.suppress(ChessatronError):
             link._write(SOFT_RESET, line)
-            deadline = time.monotonic() + _REVIVE_S
-            while not revived and time.monotonic() < deadline:
-                revived = any(isinstance(m, Welcome) for m in link._read(line))
+            # read until the banner or a read begun past the wait found none: the board has had its chance
+            revived = link._wait_banner(_REVIVE_S) is not None
         link.is_held = False
         if revived:
             return link._lost(
@@ -168,6 +179,56 @@ class StreamRun:
         return ConnectionLostError(
             f"grbl on {link.url!r} stopped answering {at}: {silence}; {what}", line=line
         )
+
+    def _with_magnet(self, error: ConnectionLostError | GrblAlarm | GrblResetError) -> ChessatronError:
+        """``error`` (an alarm, a restart, a port that failed) with what became of the magnet and the piece
+        it may hold, and where: as the lines sent left the magnet, at the last position grbl reported."""
+        streamer = self.streamer
+        status = self.link.last_status
+        position = status.machine_position() if status is not None else None
+        near = "" if position is None or len(position) < 2 else f" near X{position[0]:.1f} Y{position[1]:.1f}"
+        if isinstance(error, ConnectionLostError):
+            if streamer.grbl_magnet_may_be_on:
+                note = (
+                    "the magnet was on: a board powered through the USB cable stopped with its outputs off, "
+                    f"so the piece it held, if any, dropped where the gantry stood{near}; a board with power "
+                    "of its own finishes the line it had and stands with the magnet still on, the piece "
+                    "hanging on it there: switch the machine's power off to drop it"
+                )
+            elif streamer.host_magnet_on:
+                note = (
+                    f"the host released its magnet: the piece it held, if any, dropped where the gantry "
+                    f"stood{near}"
+                )
+            else:
+                note = "the magnet was off: no piece hangs on it" + (
+                    f" (the gantry stood{near})" if near else ""
+                )
+        elif streamer.grbl_magnet_may_be_on or streamer.host_magnet_on:
+            what = "alarm" if isinstance(error, GrblAlarm) else "restart"
+            how = (
+                f"grbl's {what} switched its outputs off"
+                if streamer.grbl_magnet_may_be_on
+                else "the host released its magnet"
+            )
+            note = (
+                f"the magnet was on: {how}, so no piece hangs on it; the piece it held, if any, dropped "
+                f"where the gantry stopped{near}, maybe off its square"
+            )
+        else:
+            note = "the magnet was off: no piece hangs on it" + (
+                f" (the gantry stopped{near})" if near else ""
+            )
+        text = f"{error}; {note}"
+        amended: ChessatronError
+        if isinstance(error, GrblAlarm):
+            amended = GrblAlarm(text, code=error.code, line=error.line)
+        elif isinstance(error, GrblResetError):
+            amended = GrblResetError(text, line=error.line)
+        else:
+            amended = ConnectionLostError(text, line=error.line)
+        amended.__cause__ = error
+        return amended
 
     def _fail(self, error: ChessatronError) -> None:
         if self.failure is None:

@@ -229,7 +229,8 @@ def parse_game(text: str, index: int = 1, source: str = "the PGN") -> chess.pgn.
             raise GameFileError(f"{source} has fewer than {index} games")
     assert found is not None
     game, problem = found
-    if game.next() is None and not re.search(r"^\s*\[", text, flags=re.MULTILINE):
+    # blanks on one line only: "\s*" would run on over every following line, from each line's start
+    if game.next() is None and not re.search(r"^[^\S\n]*+\[", text, flags=re.MULTILINE):
         why = f" ({problem})" if problem is not None else ""
         raise GameFileError(f"{source} holds no tags and no moves{why}; is it a PGN file?")
     if problem is not None:

@@ -67,7 +67,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -191,10 +191,15 @@ async def read_json(request: Request) -> object:
     if not declared.isdigit() or int(declared) > MAX_BODY_BYTES:
         raise too_large
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            raise too_large
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                raise too_large
+    except ClientDisconnect:
+        # the page went away before its body was in (a closed tab, a lost network): nothing was asked,
+        # and the answer goes nowhere
+        raise BadRequestError("the page hung up before its request arrived whole", 400) from None
     if not body.strip():
         return {}
     try:

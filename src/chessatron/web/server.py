@@ -171,9 +171,26 @@ class _DenialQuirk(logging.Filter):
         return record.getMessage() != "ASGI callable returned without completing handshake."
 
 
+class _BadFrameQuirk(logging.Filter):
+    """uvicorn's WebSocket protocol logs a traceback when a page sends a text frame that is not UTF-8,
+    though it answers it as it should (it closes that connection with 1007, invalid payload): that is a
+    misbehaving page, not a fault of the server, so it is one line at info level, without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage() == "Invalid UTF-8 sequence received from client.":
+            record.msg, record.args = (
+                "a page sent a WebSocket text frame that is not UTF-8: closed it (1007)",
+                (),
+            )
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
 _UVICORN_ERRORS = logging.getLogger("uvicorn.error")
-if not any(isinstance(f, _DenialQuirk) for f in _UVICORN_ERRORS.filters):
-    _UVICORN_ERRORS.addFilter(_DenialQuirk())
+for _quirk in (_DenialQuirk, _BadFrameQuirk):
+    if not any(isinstance(f, _quirk) for f in _UVICORN_ERRORS.filters):
+        _UVICORN_ERRORS.addFilter(_quirk())
 
 
 def _server(app: ASGIApp) -> uvicorn.Server:

@@ -1,6 +1,7 @@
 """The game journal: an append-only JSON-lines file per game, so that a power cut loses nothing.
 
-Its rooms: :mod:`.entries` (metadata, state, the replay of entries), :mod:`.reading` and :mod:`.writing`.
+Its rooms: :mod:`.entries` (metadata, state, the replay of entries), :mod:`.reading`, :mod:`.salvage` (a
+damaged start line rebuilt) and :mod:`.writing`.
 
 Every entry is one line, written and ``fsync``-ed before the call returns: the session writes a move
 before the robot moves it, and one ``robot-done`` line per relocation finished, so a resumed session
@@ -14,8 +15,12 @@ block written twice, as a failing SD card makes them) costs only what follows it
 the last good line before the damage, and one logged warning says what was dropped (the moves the
 dropped lines still show). A line that repeats an earlier one byte for byte is skipped (every line has
 its own timestamp, so it is a block written twice). A damaged start line that still reads as one is
-used, said as damaged (the moves after it are checked on their own); one that does not read makes the
-journal unreadable (:class:`GameFileError`). :meth:`Journal.open` repairs a damaged journal before
+used, said as damaged (the moves after it are checked on their own); one that does not read (a damaged
+key, broken JSON) is rebuilt from what it still says field by field, the file's name (the game's id and
+start time) and the lines after it (a lost start position is the one from which the moves read: the
+standard start, or the one Chess960 start that fits them), so its moves are kept (:mod:`.salvage`); only a
+journal with no line after its start that reads as the game's, or whose start the moves cannot tell, is
+unreadable (:class:`GameFileError`). :meth:`Journal.open` repairs a damaged journal before
 appending: the good lines are written to a new file that replaces it, and the damaged file is kept
 beside it (``….jsonl.damaged``). Journals written before lines had checksums are read as before: a line
 without one is damaged only when it does not read or does not follow from the game.

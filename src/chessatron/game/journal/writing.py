@@ -105,8 +105,9 @@ class Journal:
         repairing a damaged one (see the module's docstring: its good lines replace it, the damaged file is
         kept beside it as ``<name>.damaged``, and a logged warning says so).
 
-        Raises :class:`GameInUseError` if another session has it open, :class:`GameFileError` if its
-        start line is damaged, :class:`GameSaveError` if it cannot be prepared for writing."""
+        Raises :class:`GameInUseError` if another session has it open, :class:`GameFileError` if it cannot
+        be read (a start line that cannot be rebuilt either), :class:`GameSaveError` if it cannot be
+        prepared for writing."""
         source = repr(str(path))
         for _ in range(3):  # again when another session replaced (repaired) the file meanwhile
             try:
@@ -119,7 +120,7 @@ class Journal:
                     os.close(fd)
                     continue
                 data = _read_all(fd)
-                scan = _scan(data, source)
+                scan = _scan(data, source, path.stem)
                 if scan.damage is not None:
                     fd = _repair(path, fd, data, scan.kept)
                 elif scan.committed < len(data):

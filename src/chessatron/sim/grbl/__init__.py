@@ -39,9 +39,12 @@ executes them, so the twin's magnet drags the pieces and an alarm leaves them wh
 
 Faults (:class:`~chessatron.sim.grbl.faults.SimFaults` given to the constructor or to
 :meth:`SimGrbl.inject`, or the methods :meth:`SimGrbl.raise_alarm`, :meth:`SimGrbl.pull_cable`,
-:meth:`SimGrbl.freeze`, :meth:`SimGrbl.power_cycle`) make it misbehave the ways hardware does. The
-recorder: :attr:`SimGrbl.received` (every line as received), :attr:`SimGrbl.flags` (protocol misuse by
-the host: ``\\r`` line ends, buffer overruns) and :meth:`SimGrbl.assert_clean`.
+:meth:`SimGrbl.freeze`, :meth:`SimGrbl.power_cycle`) make it misbehave the ways hardware does, a late
+boot among them (the banner after a delay, a soft reset sent meanwhile answered after it); and the host
+can be stalled (:meth:`SimGrbl.stall_host`, or ``host_stall_s`` inside the link's own reads). The
+recorder: :attr:`SimGrbl.received` (every line as received), :attr:`SimGrbl.resets_received`,
+:attr:`SimGrbl.flags` (protocol misuse by the host: ``\\r`` line ends, buffer overruns) and
+:meth:`SimGrbl.assert_clean`.
 
 The rooms: :mod:`.firmware` (the port, real-time commands, parser and ``$`` commands),
 :mod:`.machine` (state, planner, executor, alarms), :mod:`.parser` (what a line means), :mod:`.faults`

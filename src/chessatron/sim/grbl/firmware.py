@@ -70,6 +70,8 @@ class SimGrbl(GrblMachine):
         self.port = port
         self._thread: threading.Thread | None = None
         self._is_open = False
+        self._host_resets = 0  # soft resets the host has sent (SimFaults.host_stall_reset counts them)
+        self._stall_armed = False  # the host's next read stalls (SimFaults.host_stall_s)
         super().__init__(
             world,
             speed=speed,
@@ -142,6 +144,13 @@ class SimGrbl(GrblMachine):
         """Up to ``size`` bytes: waits until there are that many or :attr:`timeout` passes."""
         with self._cond:
             self._check()
+            if self._stall_armed:
+                # SimFaults.host_stall_s: this read ends before the answer it waits for arrives, and the
+                # host then stops running for a while; the board does not
+                self._stall_armed = False
+                self._stall(self.faults.host_stall_s)
+                self._check()
+                return b""
             deadline = None if self.timeout is None else time.monotonic() + self.timeout
             while True:
                 now = time.monotonic()
@@ -169,33 +178,44 @@ class SimGrbl(GrblMachine):
         """Send bytes to the board: real-time commands act at once, the rest go to the receive buffer."""
         with self._cond:
             self._check()
+            for byte in data:
+                if byte == 0x18:
+                    self._host_resets += 1
+                    if self.faults.stalls_host_after_reset(self._host_resets):
+                        self._stall_armed = True
             if self._frozen:
                 return len(data)
-            now = time.monotonic()
-            for byte in data:
-                if byte == 0x3F:  # ?
-                    if self._is_homing():
-                        self._status_pending = True  # GRBL's homing loop runs no real-time protocol
-                    elif not self._critical:
-                        self._emit(self._status_text(now))
-                elif byte == 0x21:  # !
-                    self._feed_hold(now)
-                elif byte == 0x7E:  # ~
-                    self._cycle_start(now)
-                elif byte == 0x18:
-                    self._soft_reset(now)
-                elif byte >= 0x80:
-                    pass  # overrides, jog cancel, safety door: not simulated, never buffered (as in GRBL)
-                elif len(self._rx) < RX_BUFFER_BYTES:
-                    self._rx.append(byte)
-                    self._last_rx = now
-                else:
-                    self._overrun += 1
-            if self._overrun:
-                self.flags.append(f"receive buffer overrun: {self._overrun} bytes lost; count characters")
-                self._overrun = 0
+            if self._booting:
+                self._boot_input += data  # waits in the port's buffer until the firmware runs
+            else:
+                self._receive(data, time.monotonic())
             self._cond.notify_all()
             return len(data)
+
+    def _receive(self, data: bytes, now: float) -> None:
+        """Bytes reaching GRBL: real-time commands act at once, the rest go to the receive buffer."""
+        for byte in data:
+            if byte == 0x3F:  # ?
+                if self._is_homing():
+                    self._status_pending = True  # GRBL's homing loop runs no real-time protocol
+                elif not self._critical:
+                    self._emit(self._status_text(now))
+            elif byte == 0x21:  # !
+                self._feed_hold(now)
+            elif byte == 0x7E:  # ~
+                self._cycle_start(now)
+            elif byte == 0x18:
+                self._soft_reset(now)
+            elif byte >= 0x80:
+                pass  # overrides, jog cancel, safety door: not simulated, never buffered (as in GRBL)
+            elif len(self._rx) < RX_BUFFER_BYTES:
+                self._rx.append(byte)
+                self._last_rx = now
+            else:
+                self._overrun += 1
+        if self._overrun:
+            self.flags.append(f"receive buffer overrun: {self._overrun} bytes lost; count characters")
+            self._overrun = 0
 
     def flush(self) -> None:
         """Nothing to wait for: writes reach the board at once."""
@@ -228,6 +248,12 @@ class SimGrbl(GrblMachine):
     def state(self) -> MachineState:
         with self._cond:
             return self._state()
+
+    @property
+    def resets_received(self) -> int:
+        """Soft resets (control-x) the host has sent since the port opened."""
+        with self._cond:
+            return self._host_resets
 
     @property
     def planner_blocks(self) -> int:
@@ -273,6 +299,18 @@ class SimGrbl(GrblMachine):
             self._flush_machine(time.monotonic())
             self._power_on()
             self._cond.notify_all()
+
+    def stall_host(self, seconds: float) -> None:
+        """Stall the host: the calling (host) thread stops for ``seconds`` while the board runs on, as a
+        busy Raspberry Pi or a slow SD card stops a program; what the board sends meanwhile waits in the
+        port's buffer. (:attr:`SimFaults.host_stall_s` puts such a stall inside the link's own reads.)"""
+        with self._cond:
+            self._stall(seconds)
+
+    def _stall(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            self._cond.wait(left)  # lets the firmware's thread run
 
     def freeze(self) -> None:
         """Hang the firmware: the port stays open but nothing is answered or run any more, not even a
@@ -356,7 +394,8 @@ class SimGrbl(GrblMachine):
             return False  # GRBL's protocol_buffer_synchronize: wait for the planner to empty
         if parsed.block is not None and self._blocks_queued >= PLANNER_BLOCKS:
             return False
-        if parsed.sync and parsed.number == self.faults.alarm_line:
+        if parsed.number == self.faults.alarm_line and (parsed.sync or parsed.block is None):
+            # a line that does not move runs here (a move's alarm fires when its block starts)
             self._raise_alarm(self.faults.alarm_code, now)
             return True
         self._execute(parsed, now)
@@ -378,6 +417,8 @@ class SimGrbl(GrblMachine):
             return
         self._gcode_lines += 1
         number = self._gcode_lines
+        if self.faults.stalls_host_after_line(number):
+            self._stall_armed = True
         if number == self.faults.pull_cable_line:
             self._unplug(now)
             return

@@ -31,6 +31,9 @@ LOGGER = logging.getLogger("chessatron.sim.grbl")
 
 # Earlier blocks of a run the planner model looks back at; a longer run is planned from this far back.
 _LOOKBACK_BLOCKS = 48
+# After a late boot's banner, how long until GRBL reads what the host sent while it booted (its main loop
+# starting up): a soft reset sent early is answered this long after the power-up banner.
+_START_S = 0.02
 
 
 @dataclass
@@ -142,10 +145,46 @@ class GrblMachine:
         self._overrun = 0
         self._reports = 0
         self._status_pending = False  # a ? that came while homing, answered when the cycle ends
+        # A late boot (SimFaults.late_boot_s): until _boot_at nothing runs and what the host sends waits
+        # in _boot_input; it reaches GRBL _START_S after the banner, at _replay_at.
+        self._boot_input = bytearray()
+        self._boot_at: float | None = None
+        self._replay_at: float | None = None
+        if self.faults.late_boot_s > 0.0:
+            self._boot_at = time.monotonic() + self.faults.late_boot_s
+        else:
+            self._greet()
+
+    def _greet(self) -> None:
+        """The banner GRBL prints when it starts (and, locked, the way to unlock it)."""
         self._emit("")
         self._emit(WELCOME)
         if self._alarm:
             self._emit("[MSG:'$H'|'$X' to unlock]")
+
+    @property
+    def _booting(self) -> bool:
+        """True until a late boot's banner is out and what the host sent meanwhile has reached GRBL."""
+        return self._boot_at is not None or self._replay_at is not None
+
+    def _boot_step(self, now: float) -> float:
+        """The late boot's next step: the banner, then what the host sent meanwhile; seconds to wait."""
+        if self._boot_at is not None:
+            if now < self._boot_at:
+                return self._boot_at - now
+            self._boot_at = None
+            self._greet()
+            if not self._boot_input:
+                return 0.0
+            self._replay_at = now + _START_S
+        assert self._replay_at is not None
+        if now < self._replay_at:
+            return self._replay_at - now
+        self._replay_at = None
+        waiting = bytes(self._boot_input)
+        self._boot_input.clear()
+        self._receive(waiting, now)
+        return 0.0
 
     def _modal_reset(self) -> None:
         self._modal = Modal()
@@ -239,10 +278,7 @@ class GrblMachine:
         self._line.clear()
         self._modal_reset()
         self._twin("G0 G90")
-        self._emit("")
-        self._emit(WELCOME)
-        if self._alarm:
-            self._emit("[MSG:'$H'|'$X' to unlock]")
+        self._greet()
 
     def _flush_machine(self, now: float, machine_t: float | None = None) -> None:
         """Stop dead: drop the planner and the parser, switch spindle and coolant off (as GRBL's reset).
@@ -319,6 +355,8 @@ class GrblMachine:
         """Do one thing; return 0 to go on at once, seconds to wait, or None to wait for the host."""
         if self._unplugged or self._frozen or self._critical:
             return None
+        if self._booting:
+            return self._boot_step(now)
         running = self._running
         if running is not None:
             # While homing, and while the stepper interrupt waits out the stop delay, the main loop
@@ -488,4 +526,8 @@ class GrblMachine:
 
     def _parse_step(self, now: float) -> bool:
         """Read or run the next line if the parser can; True if it did something (the parser's part)."""
+        raise NotImplementedError
+
+    def _receive(self, data: bytes, now: float) -> None:
+        """Bytes from the host reaching GRBL (the port's part)."""
         raise NotImplementedError
