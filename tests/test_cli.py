@@ -230,3 +230,12 @@ def test_demo_plays_the_showcase_and_draws_the_table(tmp_path: Path) -> None:
 def test_demo_rejects_a_bad_speed() -> None:
     result = CliRunner().invoke(main, ["demo", "--speed", "fast"])
     assert result.exit_code != 0 and "--speed" in result.output
+
+
+@pytest.mark.parametrize("command", [["play"], ["online"]])
+def test_the_help_says_the_simulated_robot_runs_at_full_speed_unless_asked(command: list[str]) -> None:
+    result = CliRunner().invoke(main, [*command, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    speed = " ".join(result.output.split()).split("--speed FACTOR|max ", 1)[1]
+    assert speed.startswith("How fast the simulated robot moves: 1 is a real robot's pace")
+    assert "the default, max, as fast as this computer allows" in speed and "--speed 1 to watch" in speed

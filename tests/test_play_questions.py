@@ -127,7 +127,8 @@ def test_the_robot_answers_castling_made_rook_first_not_the_rook_move(tmp_path: 
                     (1.5, "place", cell("g1"), "K"),
                 ]
                 perform(world, [HandAction(t, k, c, p, "person") for t, k, c, p in steps], realtime=True)  # type: ignore[arg-type]
-                wait_for(session.live.snapshot, lambda s: plies(s) == 2)
+                # the robot has carried the answer out (a stop would otherwise end its work there)
+                wait_for(session.live.snapshot, lambda s: plies(s) == 2 and s["status"] == "white to move")
             except BaseException as exc:
                 failures.append(exc)
             finally:

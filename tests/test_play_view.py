@@ -449,3 +449,73 @@ def test_the_prompts_clock_counts_down_while_the_player_thinks(layout: Layout) -
     with PlayView(live, terminal(), read_line=read_line, now=lambda: now[0]) as view:
         KeyboardPlayer(view.read_line, view.print).ask(chess.Board())
     assert seen == ["[5:00] White to move: ", "[4:59] White to move: ", "[3:59] White to move: "]
+
+
+def test_a_dragged_piece_is_drawn_with_the_magnet_not_on_the_square_it_left(layout: Layout) -> None:
+    board = chess.Board()
+    table = Table.from_board(layout, board)
+    (drag,) = Planner(layout).plan_move(table, board, board.parse_san("Nf3")).relocations
+    live = fed(layout, board_after(["Nf3"]))
+    live.show_table(table, (drag,))  # the table as it stood: the knight still on g1 until it is set down
+    work = {"title": "MOVE 1 g1f3", "index": 0, "of": 1}
+    pictures = []
+    for node in drag.path:  # the magnet under the knight on g1, then along the drag's path to f3
+        live.show_gantry(layout.node_mm(node), work=work)
+        pictures.append(shown(live, width=120, letters=True))
+    for picture in pictures:
+        # the knight rides in the magnet's brackets (an arrow where it stands between squares), once:
+        # never also left behind on g1, and "[ ]" is said under the picture
+        assert re.search(r"\[N[\]\\/|<>^v-]", picture), picture
+        table_lines = [line[:43] for line in picture.splitlines() if line.startswith("│ ")]
+        assert sum(line.count("N") for line in table_lines) == 3  # the spare, b1 and the one dragged
+        assert "[ ] the magnet" in picture
+    rank = {
+        n: next(line for line in pictures[-1].splitlines() if line.startswith(f"│  {n} ")) for n in (1, 3)
+    }
+    assert "N  B  Q  K  B     R" in rank[1] and "[N]" in rank[3]  # set down on f3 with it
+
+
+def test_the_prompt_given_up_as_the_flag_falls_keeps_the_time_it_fell_at(layout: Layout) -> None:
+    now = [100.0]
+    prompts: list[Prompt] = []
+    answered = threading.Event()
+
+    def read_line(prompt: str) -> str:
+        assert isinstance(prompt, Prompt)
+        prompts.append(prompt)
+        answered.wait(5)  # the player types nothing before the flag falls
+        return "e4"
+
+    live = fed(layout, chess.Board(), clock={**CLOCK, "white_ms": 54_000})
+    seen: list[str] = []
+
+    def flag_fell() -> bool:
+        # readline's input hook redraws the prompt as its text changes: ask it, as the hook does
+        if not prompts:
+            return False
+        seen.append(prompts[0].current())
+        if len(seen) == 2:
+            now[0] += 53.7  # the player thinks on...
+        if len(seen) == 4:  # ...until White's flag falls: the session stops the clock at 0
+            live.update(clock={**CLOCK, "white_ms": 0, "running": None})
+        return len(seen) >= 5
+
+    with PlayView(live, terminal(), read_line=read_line, now=lambda: now[0]) as view:
+        assert KeyboardPlayer(view.read_line, view.print).ask(chess.Board(), expired=flag_fell) is None
+        (prompt,) = prompts
+        assert seen[0] == "[0:54] White to move: " and seen[2] == "[0:00.3] White to move: "
+        # once the flag has fallen the prompt never changes again, so that nothing is redrawn over the
+        # lines that follow (the line reading "Black wins on time"): not the time it began with, not the
+        # next game's clock
+        assert seen[3:] == ["[0:00.3] White to move: "] * 2
+        live.update(clock={**CLOCK, "white_ms": 300_000})
+        now[0] += 1.0
+        assert prompt.current() == "[0:00.3] White to move: "
+        answered.set()
+
+
+def test_a_chess960_game_shows_its_start_number(layout: Layout) -> None:
+    start = chess.Board.from_chess960_pos(100)
+    live = fed(layout, board_after(["e4"], start))
+    assert "game: Chess960 #100" in shown(live)
+    assert "Chess960" not in shown(fed(layout, board_after(["e4"])))

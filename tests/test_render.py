@@ -204,7 +204,10 @@ def test_html_page_embeds_the_picture_and_lists_the_moves(layout: Layout) -> Non
     assert page.startswith("<!DOCTYPE html>")
     assert svg in page
     assert "<title>Game &amp; analysis</title>" in page
-    assert re.findall(r"<li>(.*?)</li>", page) == ["e4", "e5", "Nf3"]
+    # numbered by full moves, as a score sheet is (not "1. e4 2. e5 3. Nf3")
+    assert re.findall(r'<li value="(\d+)">(.*?)</li>', page) == [("1", "e4 e5"), ("2", "Nf3")]
+    black_first = table_html(svg, "From a position", ["e5", "Nf3"], "8/8/8/8/8/8/k7/K7 b - - 0 40")
+    assert re.findall(r'<li value="(\d+)">(.*?)</li>', black_first) == [("40", "... e5"), ("41", "Nf3")]
 
 
 # --- terminal --------------------------------------------------------------------------------------

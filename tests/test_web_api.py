@@ -30,7 +30,7 @@ from websockets.typing import Origin
 
 from chessatron.config import Config
 from chessatron.game.engine import engine_options
-from chessatron.game.journal import GameMetadata, Journal, read_journal
+from chessatron.game.journal import GameMetadata, Journal
 from chessatron.game.live import LiveState
 from chessatron.game.record import Player, from_pgn
 from chessatron.game.runner import GameRunner
@@ -109,6 +109,7 @@ def test_the_page_is_served_from_this_machine_with_a_strict_policy(client: httpx
         "question.js",
         "format.js",
         "viewer.js",
+        "settings.js",
         "app.css",
     ):
         asset = client.get(f"/static/{name}")
@@ -279,7 +280,12 @@ def test_stop_resume_pause_and_continue(client: httpx.Client, runner: GameRunner
 
     paused = client.post("/api/v1/pause", json={})
     assert paused.status_code == 202 and live.snapshot()["status"].startswith("paused")
-    assert client.get("/api/v1/state").json()["runner"] == {"job": "game", "paused": True, "leds": True}
+    assert client.get("/api/v1/state").json()["runner"] == {
+        "job": "game",
+        "paused": True,
+        "stopping": False,
+        "leds": True,
+    }
     assert client.post("/api/v1/continue", json={}).status_code == 202
     state = client.get("/api/v1/state").json()
     assert not state["status"].startswith("paused") and not state["runner"]["paused"]
@@ -290,7 +296,12 @@ def test_stop_resume_pause_and_continue(client: httpx.Client, runner: GameRunner
     assert runner.wait(30)
     stopped = live.snapshot()["game"]
     assert stopped["result"] is None and "stopped" in live.snapshot()["status"]
-    assert client.get("/api/v1/state").json()["runner"] == {"job": None, "paused": False, "leds": False}
+    assert client.get("/api/v1/state").json()["runner"] == {
+        "job": None,
+        "paused": False,
+        "stopping": False,
+        "leds": False,
+    }
     nothing = client.post("/api/v1/stop", json={})
     assert nothing.status_code == 409 and "nothing is running" in error_of(nothing)
 
@@ -1229,7 +1240,7 @@ def test_the_link_stays_the_same_from_one_start_to_the_next_until_a_new_token(tm
     assert kept.read_text().strip() == renewed  # a token given for once is not kept
 
 
-def test_stopping_the_service_stops_the_game_at_its_next_move_saved(tmp_path: Path) -> None:
+def test_stopping_the_service_stops_the_game_at_the_robot_s_next_safe_point_saved(tmp_path: Path) -> None:
     with serve_command(tmp_path, "--speed", "1") as process:  # real time: the robot is busy when it comes
         assert process.stdout is not None
         url = process.stdout.readline().split()[-1]
@@ -1240,13 +1251,14 @@ def test_stopping_the_service_stops_the_game_at_its_next_move_saved(tmp_path: Pa
             assert time.monotonic() < deadline, "the robot never started"
             time.sleep(0.05)
         process.send_signal(signal.SIGTERM)  # systemctl stop
+        stopping = time.monotonic()
         output, errors = process.communicate(timeout=60)
+    # the robot put down the piece it held and stopped there: no waiting for the whole set-up or move
+    assert time.monotonic() - stopping < 20
     assert process.returncode == 0 and "Traceback" not in errors, errors
-    assert "the game stops at its next move and stays saved" in output
-    (saved,) = list_games(tmp_path / "games")
-    assert saved.in_progress
-    state = read_journal(saved.path)
-    assert state.pending_robot is None  # the robot finished its work before the table stopped
+    assert "stopping at the next safe point (the robot puts down the piece it holds)" in output
+    (saved,) = list_games(tmp_path / "games")  # kept, even in its set-up: `--resume` finishes that
+    assert saved.in_progress and saved.has_begun
 
 
 def test_after_ctrl_c_a_game_without_a_web_player_goes_on_until_ctrl_c_again(tmp_path: Path) -> None:

@@ -380,6 +380,7 @@ def test_on_a_phone_the_page_is_one_column_and_still_plays(
     expect(page.locator("#status")).to_have_text("white to move")
     start = chess.Board.from_chess960_pos(100)
     expect(page.locator("#board")).to_have_attribute("data-fen", start.board_fen())
+    expect(page.locator("#variant")).to_have_text("Chess960 #100")  # the start its players set up by
     for control in ("#board", "#turn", "[data-command=resign]", "#flip"):
         expect(page.locator(control)).to_be_in_viewport()  # brought back up from the form
 
@@ -419,7 +420,11 @@ def test_on_a_phone_the_page_is_one_column_and_still_plays(
     shot = screenshot(page, artifacts, "phone-hint", full_page=False)
     page.tap("#stop")
     expect(page.locator("#status")).to_contain_text("stopped")
-    # stopped before its first move: nothing to keep, nothing offered to resume
+    # stopped before its first move: nothing to keep, nothing offered to resume, and said so
+    expect(page.locator("#banner-result")).to_have_text(
+        "Stopped before the first move: no game was kept (a game is saved from its first move)."
+    )
+    expect(page.locator("#banner-resume")).to_be_hidden()
     expect(page.locator("#turn")).to_have_text("No game: start one")
     expect(page.locator("#games tr")).to_have_count(0)
     expect(page.locator("#new-game button[type=submit]")).to_be_enabled()
@@ -465,7 +470,8 @@ def test_a_move_shows_at_once_while_the_robot_makes_it_and_a_premove_waits_its_t
     assert table is not None and table.board_fen() == chess.STARTING_BOARD_FEN  # the pawn still on e2
     assert confirmed_ms < 2000  # the server's, long before the robot is done
     assert picked == [{"square": "e2"}]  # the press on e4 made the move: the pawn was never put down
-    expect(page.locator("#robot")).to_contain_text("making the move e2e4")
+    # in SAN, as the move list and the terminal say it (not e2e4)
+    expect(page.locator("#robot")).to_contain_text("making White's move 1. e4")
     expect(page.locator("#turn")).to_have_text(re.compile("Robot moving|Engine thinking"))
     shots = [screenshot(page, artifacts, f"{screen}-move-at-once", full_page=False)]
     # the robot at work on the page's table: the gantry's crosshair goes where the feed says

@@ -163,8 +163,19 @@ class Config:
             if explicit:
                 raise ConfigError(f"no config file at {str(target)!r}; `chessatron config init` writes one")
             return cls.default()
-        data = files.load_toml(target, files.CONFIG)
-        return cls.from_dict(data, source=repr(str(target)), base=target.parent)
+        return cls.from_text(files.read_text(target, files.CONFIG), target)
+
+    @classmethod
+    def from_text(cls, text: str, path: Path) -> Config:
+        """The config a file at ``path`` holding ``text`` is: what :meth:`load` (and so ``chessatron
+        config check``) makes of it, checked the same way, so that a file about to be written (the web
+        page's settings) can be checked before it replaces the one there. Raises :class:`ConfigError`
+        naming ``path`` and the problem."""
+        try:
+            data = files.parse_toml(text)
+        except ValueError as exc:
+            raise files.CONFIG.fail(path, str(exc)) from exc
+        return cls.from_dict(data, source=repr(str(path)), base=path.parent)
 
     @classmethod
     def from_dict(

@@ -208,7 +208,7 @@ def run_demo(
         try:
             picture.write_text(end_picture, encoding="utf-8")
             picture.with_suffix(".html").write_text(
-                table_html(end_picture, "chessatron demo", sans), encoding="utf-8"
+                table_html(end_picture, "chessatron demo", sans, board.fen()), encoding="utf-8"
             )
         except OSError as exc:
             raise ChessatronError(

@@ -91,9 +91,20 @@ def table_svg(
     )
 
 
-def table_html(svg: str, title: str, moves: Sequence[str]) -> str:
-    """A small standalone HTML page showing ``svg`` (from :func:`table_svg`) and the list of ``moves``."""
-    items = "\n".join(f"      <li>{html.escape(move)}</li>" for move in moves)
+def table_html(svg: str, title: str, moves: Sequence[str], start_fen: str | None = None) -> str:
+    """A small standalone HTML page showing ``svg`` (from :func:`table_svg`) and the list of ``moves``
+    (SAN) numbered by full moves as a score sheet is, from ``start_fen`` (default: the standard start):
+    ``1. e4 c5``, ``2. Nf3``; a game that begins with Black's move starts ``1... e5``.
+
+    >>> import re
+    >>> page = table_html("<svg/>", "demo", ["e4", "c5", "Nf3"])
+    >>> re.findall(r'<li value="(\\d+)">(.*?)</li>', page)
+    [('1', 'e4 c5'), ('2', 'Nf3')]
+    """
+    items = "\n".join(
+        f'      <li value="{number}">{html.escape(pair)}</li>'
+        for number, pair in _full_moves(moves, start_fen)
+    )
     listing = f'    <ol class="moves">\n{items}\n    </ol>' if moves else '    <p class="moves">no moves</p>'
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -118,6 +129,21 @@ def table_html(svg: str, title: str, moves: Sequence[str]) -> str:
 </body>
 </html>
 """
+
+
+def _full_moves(moves: Sequence[str], start_fen: str | None) -> list[tuple[int, str]]:
+    """The moves paired by full move with their numbers: ``[(1, "e4 c5"), (2, "Nf3")]``; Black's first
+    move alone behind an ellipsis when the game begins with it."""
+    fields = (start_fen or chess.STARTING_FEN).split()
+    number = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
+    pairs: list[tuple[int, str]] = []
+    rest = list(moves)
+    if len(fields) > 1 and fields[1] == "b" and rest:
+        pairs.append((number, f"... {rest.pop(0)}"))
+        number += 1
+    for index in range(0, len(rest), 2):
+        pairs.append((number + index // 2, " ".join(rest[index : index + 2])))
+    return pairs
 
 
 class _SvgPicture:
@@ -451,6 +477,7 @@ def table_text(
     highlight: Collection[Node] = (),
     path: Sequence[Node] = (),
     letters: bool = False,
+    carried: str | None = None,
 ) -> Text:
     """The whole table as rich text, one line per table row (highest row first) and three characters
     per cell, then a line of file letters; 39 characters wide on the classic table.
@@ -458,7 +485,8 @@ def table_text(
     Pieces are unicode chess symbols (FEN letters and ASCII arrows with ``letters=True``, for fonts
     without them, see :func:`wants_letters`). A
     piece standing on an edge or corner node shows in a nearby cell with an arrow pointing where it
-    stands. The gantry's cell is bracketed ``[ ]``. Cells under ``highlight`` nodes and along ``path``
+    stands. The gantry's cell is bracketed ``[ ]`` (round the piece with id ``carried`` when the magnet
+    carries one: it rides with the magnet). Cells under ``highlight`` nodes and along ``path``
     (a drag's polyline) get a green background. Print it with ``rich.print`` or ``Console.print``.
 
     >>> text = table_text(Table.from_board(Layout.default(), chess.Board()), letters=True)
@@ -472,6 +500,8 @@ def table_text(
         lit.update(_touching_cells(layout, node))
     lit.update(_path_cells(layout, path))
     gantry_cell = None if gantry_node is None else _nearest_cell(layout, gantry_node)
+    if carried is not None:  # the bracket goes round the piece on the magnet, wherever it is shown
+        gantry_cell = next((cell for cell, entry in shown.items() if entry[2] == carried), gantry_cell)
     board_columns = {layout.board_cell[0] + file: file for file in range(8)}
     board_rows = {layout.board_cell[1] + rank: rank for rank in range(8)}
     label_style = Style(color="grey62")
@@ -492,7 +522,7 @@ def table_text(
                 left, right = "[", "]"
             entry = shown.get(cell)
             if entry is not None:
-                piece, offset = entry
+                piece, offset, _ = entry
                 glyph = piece.symbol() if letters else piece.unicode_symbol()
                 centre = Text(glyph, Style(color=_TEXT_FG[piece.color], bold=True, bgcolor=background))
                 if offset != (0, 0):
@@ -521,11 +551,11 @@ def _text_background(layout: Layout, cell: Cell) -> str:
     return _TEXT_BG[kind]
 
 
-def _assign_cells(table: Table) -> dict[Cell, tuple[chess.Piece, tuple[int, int]]]:
-    """The piece each cell shows and its offset from the cell centre in nodes. Pieces on centres come
-    first; one between cells takes the first free neighbouring cell (or shares one it cannot avoid)."""
+def _assign_cells(table: Table) -> dict[Cell, tuple[chess.Piece, tuple[int, int], str]]:
+    """The piece each cell shows, its offset from the cell centre in nodes and its id. Pieces on centres
+    come first; one between cells takes the first free neighbouring cell (or shares one it cannot avoid)."""
     layout = table.layout
-    shown: dict[Cell, tuple[chess.Piece, tuple[int, int]]] = {}
+    shown: dict[Cell, tuple[chess.Piece, tuple[int, int], str]] = {}
     placement = sorted(
         table.placement().items(), key=lambda item: (layout.node_cell(item[1]) is None, item[0])
     )
@@ -535,7 +565,8 @@ def _assign_cells(table: Table) -> dict[Cell, tuple[chess.Piece, tuple[int, int]
             continue
         cell = next((c for c in candidates if c not in shown), candidates[0])
         centre = layout.cell_node(cell)
-        shown.setdefault(cell, (table.piece(piece_id).piece, (node[0] - centre[0], node[1] - centre[1])))
+        offset = (node[0] - centre[0], node[1] - centre[1])
+        shown.setdefault(cell, (table.piece(piece_id).piece, offset, piece_id))
     return shown
 
 

@@ -30,6 +30,12 @@ if TYPE_CHECKING:
 #: ``play --resume`` without an id: the latest unfinished game.
 LATEST = "latest"
 
+SPEED_HELP = (
+    "How fast the simulated robot moves: 1 is a real robot's pace, 2 twice as fast; the default, max, "
+    "as fast as this computer allows, so its moves are over before they can be watched (--speed 1 to "
+    "watch them; a real machine always moves at its own pace)."
+)
+
 PLAYER_HELP = (
     "White's player: keyboard (moves typed here), engine[:LEVEL] (Stockfish; LEVEL a skill 0-20 or an "
     "elo like 1500elo, e.g. engine:5), buttons (a d-pad and a cursor on the LEDs: the config's [buttons]), "
@@ -80,7 +86,12 @@ PLAYER_HELP = (
     "ID ('chessatron games' lists them). --white or --black given too hand that side to another player.",
 )
 @click.option(
-    "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help="Simulator speed."
+    "--speed",
+    "speed_text",
+    metavar="FACTOR|max",
+    default="max",
+    show_default=True,
+    help=SPEED_HELP,
 )
 @click.option(
     "--json", "as_json", is_flag=True, help="Print machine-readable events, one JSON object a line."
@@ -157,7 +168,7 @@ def play(
 
     from ..game.announcer import open_announcer
     from ..game.answers import QuestionPrompt
-    from ..game.buttons import NewGameRequested, start_for, with_level
+    from ..game.buttons import NewGameRequested, players_for, start_for
     from ..game.clock import parse_clock
     from ..game.events import describe_event, score_line, summary_line
     from ..game.live import LiveState
@@ -256,13 +267,12 @@ def play(
         chosen: chess.Board | None = None  # the start a player with buttons chose from their menu
 
         def new_game_chosen(settings: Settings) -> chess.Board:
-            """A player with buttons chose a new game: its start, the engine at the level chosen (after
-            the puzzles they chose instead, if they did)."""
+            """A player with buttons (or by voice) chose a new game: its start, the engine at the level
+            chosen (after the puzzles they chose instead, if they did)."""
             nonlocal white, black
             if settings.puzzles:
                 _puzzles_with_buttons(session)
-            white = with_level(white, settings.level) if black.kind == "buttons" else white
-            black = with_level(black, settings.level) if white.kind == "buttons" else black
+            white, black = players_for(white, black, settings)
             return start_for(settings)
 
         while True:
@@ -421,7 +431,12 @@ ONLINE_PLAYER_HELP = (
     "--clock", "clock_text", metavar="MIN+INC", help="A clock for --ai or --challenge (default: none)."
 )
 @click.option(
-    "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help="Simulator speed."
+    "--speed",
+    "speed_text",
+    metavar="FACTOR|max",
+    default="max",
+    show_default=True,
+    help=SPEED_HELP,
 )
 @click.option(
     "--pgn-out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the finished game here."

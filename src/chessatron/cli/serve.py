@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..config import Config
+from ..config import Config, default_config_path
 from .common import config_option, fresh_option, friendly, parse_speed, web_server
 from .main import main
 
@@ -75,4 +75,5 @@ def serve(
         fresh=fresh,
         show_qr=sys.stdout.isatty(),
         say=click.echo,
+        config_path=config_path or default_config_path(),  # the file the page's settings change
     )

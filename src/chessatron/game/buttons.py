@@ -298,6 +298,21 @@ def with_level(spec: PlayerSpec, level: int | None) -> PlayerSpec:
     return type(spec)("engine", level=":".join([str(level), *kept]))
 
 
+def players_for(white: PlayerSpec, black: PlayerSpec, settings: Settings) -> tuple[PlayerSpec, PlayerSpec]:
+    """The players of a new game chosen from the buttons' menu (or by voice): the same, an engine that
+    plays the person choosing (``buttons`` or ``voice``) at the level they chose.
+
+    >>> from .players import PlayerSpec
+    >>> [p.spec for p in players_for(PlayerSpec("voice"), PlayerSpec.parse("engine:3"), Settings(level=7))]
+    ['voice', 'engine:7']
+    """
+    choosing = ("buttons", "voice")
+    return (
+        with_level(white, settings.level) if black.kind in choosing else white,
+        with_level(black, settings.level) if white.kind in choosing else black,
+    )
+
+
 def start_for(settings: Settings) -> chess.Board:
     """The start position the menu chose: standard chess, or the Chess960 start of its number."""
     if settings.chess960 is None:
@@ -310,6 +325,7 @@ __all__ = [
     "ButtonMover",
     "ButtonPanel",
     "NewGameRequested",
+    "players_for",
     "settings_for",
     "start_for",
     "with_level",

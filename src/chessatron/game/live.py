@@ -12,10 +12,12 @@ The snapshot's keys (a contract for the page and its tests):
     increases with every change.
 ``status``
     one line for people: ``"idle"``, ``"setting up"``, ``"white to move"``, ``"robot moving"``,
-    ``"paused"``, ``"1-0 (checkmate)"``…
+    ``"paused"``, ``"stopping…"``, ``"stopped after 12 half-moves; the game is saved: …"``,
+    ``"1-0 (checkmate)"``…
 ``game``
-    ``None`` or ``{"id", "white", "black", "variant", "start_fen", "fen", "san": [...], "uci": [...],
-    "turn": "white"|"black", "check": bool, "result", "termination", "lastmove": uci|None}``.
+    ``None`` or ``{"id", "white", "black", "variant", "chess960": N|None, "start_fen", "fen", "san": [...],
+    "uci": [...], "turn": "white"|"black", "check": bool, "result", "termination", "lastmove": uci|None}``
+    (``chess960``: the start's number, 0-959, in a Chess960 game that began from one of the 960).
 ``table``
     ``{"pieces": [{"id", "symbol", "node": [i, j], "cell": [c, r]|None}], "drags": [{"symbol",
     "purpose", "path": [[i, j], ...]}]}``: every physical piece, and the drags of the robot work under way
@@ -224,6 +226,7 @@ class LiveState:
                 "white": players[0] if players else previous.get("white"),
                 "black": players[1] if players else previous.get("black"),
                 "variant": "chess960" if board.chess960 else "standard",
+                "chess960": start.chess960_pos() if board.chess960 else None,
                 "start_fen": start.fen(),
                 "fen": fen,
                 "san": san,

@@ -21,10 +21,12 @@ may go.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import logging
 import random
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +41,7 @@ from ..planning.layout import Cell
 from ..planning.reset import parse_target, position_flaws, require_pieces
 from ..ports import RGB, LedStrip
 from ..sim.state import SimulatorState, default_state_path, load_state, save_state
+from .buttons import NewGameRequested, players_for, start_for
 from .clock import parse_clock
 from .engine import checked_options, engine_options, find_engine, parse_level
 from .journal import Journal
@@ -47,8 +50,8 @@ from .live import LiveState, colour_name
 from .players import InboxMover, PlayerSpec, engine_level
 from .record import ClockSettings
 from .session import Session
-from .store import forget_unplayed, latest_resumable, resumable_game
-from .tablework import PAUSED
+from .store import GameSummary, forget_unplayed, latest_resumable, open_game, resumable_game
+from .tablework import PAUSED, STOPPING
 
 LOGGER = logging.getLogger(__name__)
 
@@ -62,6 +65,10 @@ COMMANDS: dict[str, Command] = {
 
 #: The players a game started from elsewhere (the web page) may have.
 REMOTE_PLAYERS = ("web", "engine", "board", "hand", "voice", "buttons")
+#: Players a game resumed from elsewhere cannot have: they need this machine's terminal, which nobody at
+#: the page sees. The page takes their seats over (``web``), as ``play --resume --white web`` would hand
+#: them to it.
+TERMINAL_PLAYERS = ("keyboard",)
 
 Job = Literal["game", "resume", "reset", "online", "training"]
 #: Why the table cannot take a new job, by the job under way.
@@ -217,10 +224,20 @@ class GameRunner:
         self._job: Job | None = None
         self._connected = False
         self._paused = False
+        self._stopping = False
+        self._forget_set_up = True
         self._status_before_pause: str | None = None
         #: The piece a page player picked: (the ply it was picked at, its square).
         self._picked: tuple[int, chess.Square] | None = None
         self._guiding = False
+        #: The players and clock of the game under way (a new one chosen at the table keeps them).
+        self._players: tuple[PlayerSpec, PlayerSpec, ClockSettings | None] = (
+            PlayerSpec("web"),
+            PlayerSpec("engine"),
+            None,
+        )
+        #: A config saved since (the web page's settings), taken up when the next job begins.
+        self._next_config: Config | None = None
         self.live.show_table(self.session.table, ())
 
     # --- lifecycle ---------------------------------------------------------------------------------
@@ -237,10 +254,11 @@ class GameRunner:
         return thread is not None and thread.is_alive()
 
     def report(self) -> dict[str, Any]:
-        """What the runner is doing, for pages: ``{"job": "game"|"resume"|"reset"|None, "paused": bool,
-        "leds": bool}`` (``leds``: the LED guide lights the table for this game). Every change of it also
-        changes the live state's version."""
-        return {"job": self._job, "paused": self._paused, "leds": self._guiding}
+        """What the runner is doing, for pages: ``{"job": "game"|"resume"|"reset"|"online"|None,
+        "paused": bool, "stopping": bool, "leds": bool}`` (``stopping``: a stop was asked for and the job
+        has not reached its next safe point yet; ``leds``: the LED guide lights the table for this game).
+        Every change of it also changes the live state's version."""
+        return {"job": self._job, "paused": self._paused, "stopping": self._stopping, "leds": self._guiding}
 
     def clock_now(self) -> dict[str, Any] | None:
         """The game's chess clock as it reads now (the live state holds its reading from when it last
@@ -256,8 +274,9 @@ class GameRunner:
         return not self.busy
 
     def close(self) -> None:
-        """Stop the game at its next move (it stays saved) and close the machine."""
-        self.stop()
+        """Stop the job at its next safe point (a game stays saved, one cut short in its set-up too, so
+        that it can be finished) and close the machine."""
+        self.stop(forget_set_up=False)
         self.wait(30.0)
         self.session.close()
 
@@ -281,7 +300,7 @@ class GameRunner:
         with contextlib.suppress(EngineError):
             self.session.check_players(white, black)
         require_pieces(start, self.session.table.inventory())
-        self._spawn("game", lambda: self._play_new(white, black, start, clock))
+        self._spawn("game", lambda: self._new_games(lambda: self._play_new(white, black, start, clock)))
 
     def check_levels(self, *players: PlayerSpec) -> None:
         """Raise :class:`~chessatron.errors.EngineSettingsError` for a level the engine cannot play (an
@@ -301,20 +320,55 @@ class GameRunner:
         """The pieces the table owns by FEN letter (its sets and the reserve's spares)."""
         return dict(self.session.table.inventory())
 
-    def resume_game(self, game_id: str | None = None) -> str:
-        """Continue saved game ``game_id`` (None: the latest unfinished one) in the background; the robot
-        first puts its pieces back where the game stopped. Returns the game's id. Raises
+    def resume_game(
+        self, game_id: str | None = None, players: Mapping[chess.Color, PlayerSpec] | None = None
+    ) -> str:
+        """Continue saved game ``game_id`` (None: the latest with a move, see
+        :func:`~chessatron.game.store.latest_resumable`) in the background; the robot first puts its
+        pieces back where the game stopped. Returns the game's id.
+
+        ``players`` hands sides to other players from now on, as ``play --resume --white P`` does
+        (journaled and told); a side played at this machine's terminal (:data:`TERMINAL_PLAYERS`), which
+        nobody at the page sees, is handed to the page (``web``) unless ``players`` names another. Raises
         :class:`GameNotFoundError` for an unknown id, :class:`CannotResumeError` for a game that is over or
-        was not played here, :class:`BusyError`."""
+        was not played here, :class:`BusyError`, :class:`ConfigError` for a player that cannot be had."""
         if game_id is None:
             summary = latest_resumable(self.games_dir)
             if summary is None:
                 raise ChessatronError("there is no unfinished game to resume; start a new one")
         else:
             summary = resumable_game(game_id, self.games_dir)
+        handed = self.handed_over(summary, players)
+        for spec in handed.values():
+            if spec.kind not in REMOTE_PLAYERS:
+                raise ConfigError(
+                    f"a {spec.kind!r} player cannot take a side here; use one of {', '.join(REMOTE_PLAYERS)}"
+                )
+        self.check_levels(*handed.values())
         path = summary.path
-        self._spawn("resume", lambda: self._play_resumed(path))
+        self._spawn("resume", lambda: self._new_games(lambda: self._play_resumed(path, handed)))
         return summary.game_id
+
+    @staticmethod
+    def handed_over(
+        summary: GameSummary, players: Mapping[chess.Color, PlayerSpec] | None = None
+    ) -> dict[chess.Color, PlayerSpec]:
+        """The sides of saved game ``summary`` that change hands when it is resumed here: those in
+        ``players``, and those played at the terminal (:data:`TERMINAL_PLAYERS`), handed to ``web``.
+
+        >>> import datetime as dt
+        >>> from .record import Player
+        >>> summary = GameSummary("g1", Path("g1.jsonl"), dt.datetime.now(dt.UTC), None,
+        ...                       Player("keyboard", "keyboard"), Player("Stockfish", "engine", "5"),
+        ...                       "standard", "*", 8)
+        >>> {chess.COLOR_NAMES[c]: p.spec for c, p in GameRunner.handed_over(summary).items()}
+        {'white': 'web'}
+        """
+        handed = dict(players or {})
+        for colour, player in ((chess.WHITE, summary.white), (chess.BLACK, summary.black)):
+            if colour not in handed and player.kind in TERMINAL_PLAYERS:
+                handed[colour] = PlayerSpec("web")
+        return handed
 
     def reset_table(self, target: str = "standard") -> None:
         """Set the table up (``518``, ``N:M``, a FEN, ``standard``) in the background; raises
@@ -349,11 +403,45 @@ class GameRunner:
 
         self._spawn("training", job)
 
+    def use_config(self, config: Config) -> bool:
+        """Play the next game (or set-up) with ``config`` (saved from the web page's settings): the
+        devices are opened again from it when the next job begins, the table's pieces kept as they stand.
+        A new layout waits for the next start of the server (the pieces are placed by the layout they
+        were set up on); returns whether ``config`` names one."""
+        with self._lock:
+            self._next_config = config
+        return config.layout != self.config.layout
+
+    def _take_up_config(self) -> None:
+        """Between jobs: a config saved since replaces the session's (see :meth:`use_config`)."""
+        config, self._next_config = self._next_config, None
+        if config is None:
+            return
+        config = dataclasses.replace(config, layout=self.config.layout)
+        old = self.session
+        session = Session(
+            config,
+            games_dir=self.games_dir,
+            speed=old.speed,
+            engine_path=old.engine_path,
+            table=old.table,
+            live=self.live,
+        )
+        session.hand_style, session.hand_answers = old.hand_style, old.hand_answers
+        session.watcher = old.watcher
+        old.close()
+        self.session, self.config = session, config
+        self.simulated = config.urls["grbl"].startswith("sim")
+        self._connected = False  # the next job connects the devices the config names
+        LOGGER.info("the next job plays with the config saved from the page")
+
     def _spawn(self, name: Job, job: Callable[[], None]) -> None:
         with self._lock:
             if self.busy:
                 raise BusyError(BUSY_BECAUSE[self._job or name])
+            self._take_up_config()
             self.session.stop_requested.clear()
+            self._stopping = False
             self.last_error = None
             self._picked = None
             self._job = name
@@ -372,7 +460,7 @@ class GameRunner:
                 self._connected = True
             job()
         except KeyboardInterrupt:
-            self.live.update(status="stopped (the game is saved; resume it any time)", prompt=None)
+            self.live.update(status=self._kept(), prompt=None)
         except ChessatronError as exc:
             self.last_error = str(exc)
             self.live.notice(str(exc), "error")
@@ -386,7 +474,25 @@ class GameRunner:
             self._save()
             with self._lock:
                 self._job = None
+                self._stopping = False
             self._stop_clock()
+
+    def _kept(self) -> str:
+        """What a stopped job left, in words, as the saved games show it (the status after a stop)."""
+        if self._job == "reset":
+            return "stopped setting the table up; the pieces stand where the robot left them"
+        game = self.live.snapshot()["game"]
+        if game is None:
+            return "stopped before the first move: no game was kept (a game is saved from its first move)"
+        try:
+            summary, _ = open_game(game["id"], self.games_dir)
+        except ChessatronError:
+            return "stopped; the game was not kept"
+        if not summary.in_progress:
+            return f"stopped; the game is saved ({summary.result})"
+        moves = f"{summary.plies} half-move{'s' if summary.plies != 1 else ''}"
+        more = "; the robot first finishes the move it was making" if summary.robot_pending else ""
+        return f"stopped after {moves}; the game is saved: Resume continues it{more}"
 
     def _stop_clock(self) -> None:
         """The job is over: a clock the game left running stops (the journal has its times). Always
@@ -397,6 +503,22 @@ class GameRunner:
             clock.pause()
             shown = clock.to_dict()
         self.live.update(clock=shown)
+
+    def _new_games(self, first: Callable[[], None]) -> None:
+        """Play the game ``first`` plays; when a player chooses a new game from the buttons' menu (or by
+        voice), the game under way stops, saved, and the one they chose begins (its start, the engine at
+        the level chosen), as at ``chessatron play``."""
+        play = first
+        while True:
+            try:
+                play()
+                return
+            except NewGameRequested as wanted:
+                white, black, clock = self._players
+                white, black = players_for(white, black, wanted.settings)
+                start = start_for(wanted.settings)
+                self.live.notice(f"a new game, as chosen at the table: {white.spec} against {black.spec}")
+                play = functools.partial(self._play_new, white, black, start, clock)
 
     def _play_new(
         self, white: PlayerSpec, black: PlayerSpec, start: chess.Board, clock: ClockSettings | None
@@ -412,10 +534,10 @@ class GameRunner:
         self.last_game = journal.path.name.removesuffix(".jsonl")
         self._play(journal, white, black)
 
-    def _play_resumed(self, path: Path) -> None:
+    def _play_resumed(self, path: Path, players: Mapping[chess.Color, PlayerSpec]) -> None:
         self.live.update(clock=None, hint=None, evaluation=None)
         standing = self.session.table  # where the pieces are: a set-up may have moved them since
-        journal, white, black = self.session.resume(path)
+        journal, white, black = self.session.resume(path, players=players)
         self.last_game = journal.path.name.removesuffix(".jsonl")
         try:
             self.session.put_back(standing)
@@ -425,6 +547,7 @@ class GameRunner:
         self._play(journal, white, black)
 
     def _play(self, journal: Journal, white: PlayerSpec, black: PlayerSpec) -> None:
+        self._players = (white, black, journal.state.metadata.clock)
         try:
             with journal, self._leds_guiding(white, black):
                 try:
@@ -439,8 +562,10 @@ class GameRunner:
     def _forget_unplayed(self, game_id: str | None) -> None:
         """A game stopped (or failed) before its first move holds nothing to resume: its journal goes
         (:func:`~chessatron.game.store.forget_unplayed`), so that neither the saved games nor *Resume* offer
-        it, and the page shows no game."""
-        if game_id is None or not forget_unplayed(game_id, self.games_dir):
+        it, and the page shows no game. One whose set-up a stop asked for cut short goes too: the player
+        stopped it before it began (the runner's table knows where the robot left the pieces)."""
+        cut_short = self._forget_set_up and self.session.stop_requested.is_set()
+        if game_id is None or not forget_unplayed(game_id, self.games_dir, cut_short=cut_short):
             return
         if self.last_game is not None and self.last_game.endswith(game_id):
             self.last_game = None
@@ -610,13 +735,23 @@ class GameRunner:
             raise NotYourTurnError(f"it is {colour_name(board.turn)}'s move")
         return inbox, board
 
-    def stop(self) -> None:
-        """Stop the game at its next move; it stays saved (``resume_game`` continues it)."""
+    def stop(self, *, forget_set_up: bool = True) -> None:
+        """Stop the job under way at its next safe point: a game at its next move, or while the robot works
+        (a move, a set-up, a takeback) between two of its relocations, the magnet released and the table
+        journaled. Until then the live status says :data:`~.tablework.STOPPING` (and :meth:`report`
+        ``stopping``); then what was kept: a game with a move stays saved, one without is not kept, and
+        with ``forget_set_up`` (a player's stop: they did not want that game) neither is one cut short
+        in its set-up (otherwise, as for a shutdown, it is kept for its set-up to be finished)."""
+        self._forget_set_up = forget_set_up
         self.session.stop_requested.set()
         for inbox in list(self.session.inboxes.values()):
             inbox.inbox.put(Command.QUIT)
+        if self.busy and not self._stopping:
+            with self.session.status_lock:
+                self._stopping = True
+                self.live.update(status=STOPPING, prompt=None)
         if self._paused:
-            self.resume_machine()
+            self.resume_machine()  # a held machine could not reach its next safe point
 
     def pause(self) -> None:
         """Feed hold: the gantry decelerates to a stop and waits (the magnet keeps its piece)."""

@@ -256,6 +256,8 @@ class Seats(TableWork):
             return ButtonMover(panel, colour, settings_for(opponent, board.root()))
         if spec.kind == "voice":
             voice = self._voice_mover(board)
+            opponent = self._specs.get(not colour, PlayerSpec("keyboard"))
+            voice.settings = settings_for(opponent, board.root())  # the next game's, as the menu's
             self.voices[colour] = voice
             return voice
         return KeyboardMover(self.keyboard)

@@ -195,14 +195,15 @@ def latest_unfinished(games_dir: Path | None = None) -> GameSummary | None:
 
 def latest_resumable(games_dir: Path | None = None) -> GameSummary | None:
     """The game ``play --resume`` (and the page's *Resume*) goes on with: the most recently started open
-    one (:attr:`GameSummary.is_open`); when no game has begun, the latest unfinished, not abandoned one
-    (a power cut before the first move: that game is what there is to go on with)."""
+    one with a move (made, even if taken back since); when none has one, the latest whose set-up was cut
+    short (:attr:`GameSummary.is_open`), and when no game has begun, the latest unfinished, not abandoned
+    one (a power cut before the first move: that game is what there is to go on with)."""
     return _latest_resumable(list_games(games_dir))
 
 
 def skipped_by_resume(games_dir: Path | None = None) -> list[GameSummary]:
     """The games :func:`latest_resumable` passes over although they started later than its choice:
-    unfinished, not abandoned, with no move (left by a crash before the first move)."""
+    unfinished, not abandoned, with no move (left by a crash before the first move, or in its set-up)."""
     games = list_games(games_dir)
     chosen = _latest_resumable(games)
     if chosen is None:
@@ -213,8 +214,9 @@ def skipped_by_resume(games_dir: Path | None = None) -> list[GameSummary]:
 
 def _latest_resumable(games: list[GameSummary]) -> GameSummary | None:
     unfinished = [summary for summary in games if summary.in_progress and not summary.abandoned]
+    moved = [summary for summary in unfinished if summary.plies > 0 or summary.moved]
     begun = [summary for summary in unfinished if summary.has_begun]
-    return (begun or unfinished)[-1] if unfinished else None
+    return (moved or begun or unfinished)[-1] if unfinished else None
 
 
 def resumable_game(game_id: str, games_dir: Path | None = None) -> GameSummary:
@@ -234,14 +236,17 @@ def resumable_game(game_id: str, games_dir: Path | None = None) -> GameSummary:
     return summary
 
 
-def forget_unplayed(game_id: str, games_dir: Path | None = None) -> bool:
+def forget_unplayed(game_id: str, games_dir: Path | None = None, *, cut_short: bool = False) -> bool:
     """Remove game ``game_id`` (its journal and sensor log) if it holds nothing to go on with: unfinished,
     no move, no robot work cut short (:attr:`GameSummary.has_begun`). A game stopped or failed before its
-    first move leaves nothing behind for ``--resume`` or the saved games. Returns whether it was removed;
-    a game that cannot be read is left alone (with a logged warning)."""
+    first move leaves nothing behind for ``--resume`` or the saved games. ``cut_short``: a set-up cut
+    short goes too (a stop the player asked for, between two of the robot's relocations: they did not
+    want that game, and the caller knows where the pieces stand). Returns whether it was removed; a game
+    that cannot be read is left alone (with a logged warning)."""
     try:
         summary, _ = open_game(game_id, games_dir)
-        if not summary.in_progress or summary.has_begun:
+        begun = summary.plies > 0 or summary.moved if cut_short else summary.has_begun
+        if not summary.in_progress or begun:
             return False
         summary.path.unlink(missing_ok=True)
         summary.path.with_name(summary.path.name.removesuffix(SUFFIX) + ".sensors.jsonl").unlink(

@@ -63,10 +63,19 @@ Emit = Callable[[dict[str, Any]], None]
 
 #: The status while the robot is held (a feed hold: the gantry waits, the magnet keeps its piece).
 PAUSED = "paused (resume to go on)"
+#: The status from a stop asked for until the job reaches its next safe point (a move, or between two of
+#: the robot's relocations).
+STOPPING = "stopping…"
 
 
 #: Without a robot, how long the sensors must show the arranged position before the game goes on.
 ARRANGED_STILL_S = 0.3
+
+
+class StopRequested(KeyboardInterrupt):
+    """A stop asked for from elsewhere (the page's *Stop game*, SIGTERM in ``serve``) ended the robot's
+    work at a safe point: between two relocations, the magnet released, each one done journaled. Raised
+    as the ``KeyboardInterrupt`` a stop is, so that the game stays journaled however it is stopped."""
 
 
 def _cell(layout: Layout, node: Node) -> Cell:
@@ -326,6 +335,8 @@ class TableWork:
         """Show ``status``; for robot work while the machine is held (paused from elsewhere), the pause."""
         with self.status_lock:  # a pause from another thread comes wholly before or after
             held = robot and self.robot is not None and self.robot.link.is_held
+            if self.stop_requested.is_set():
+                status = STOPPING  # until the stop is reached, nothing else is under way
             self.live.update(status=PAUSED if held else status)
 
     @property
@@ -463,13 +474,17 @@ class TableWork:
             )
         execution = None
         try:
-            execution = robot.execute(plan, title, on_step=step, on_progress=progress)
+            execution = robot.execute(
+                plan, title, on_step=step, on_progress=progress, stop=self.stop_requested.is_set
+            )
         finally:
             # a machine that finished is idle; one that stopped keeps the state it last reported (Alarm)
             idle = "Idle" if execution is not None and execution.ok else None
             live.show_gantry(self.gantry, path=(), work=None, state=idle)
             if self.checkpoint is not None:
                 self.checkpoint(cast("Session", self))
+        if execution.stopped:
+            raise StopRequested(f"{title}: stopped after {execution.completed} of {total} relocations")
         if not execution.ok:
             problems = "; ".join(execution.problems()) or "the machine stopped"
             raise HardwareError(f"{title}: {problems}; fix it and continue with `chessatron play --resume`")

@@ -21,7 +21,9 @@ True
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
+import math
 import sys
 import threading
 import time
@@ -74,6 +76,9 @@ _ENGINES = ("engine", "hand")
 _ROBOT_STATUSES = ("robot moving", "idle", "setting up", "taking back")
 #: GRBL states worth a line of their own: the machine is not simply idle or running.
 _MACHINE_TROUBLE = ("alarm", "door", "hold", "sleep")
+#: The magnet carries the drag's piece while the gantry is this close to the drag's path (in node pitches,
+#: half a square being one): it picked the piece up at the path's start and sets it down at its end.
+ON_PATH_NODES: Final = 0.35
 
 
 # --- the picture -----------------------------------------------------------------------------------
@@ -104,6 +109,7 @@ def render_view(
     picture = Panel(
         _picture(snapshot, table, paths, letters),
         title="chessatron table",
+        subtitle="[ ] the magnet" if table is not None else None,
         expand=False,
         padding=(0, 1),
         box=frame,
@@ -163,7 +169,56 @@ def _picture(
         drag = _current_drag(gantry.get("work"), paths)
         path = drag.path if drag is not None else ()
     highlight = () if path else _last_move_nodes(layout, snapshot.get("game"))
-    return table_text(table, gantry_node=gantry_node, path=path, highlight=highlight, letters=letters)
+    carried = carried_piece(layout, gantry, paths)
+    riding = None
+    if carried is not None and gantry_node is not None:
+        # the piece rides with the magnet: drawn where the gantry is, not still on the square it left
+        drawn = table.copy()
+        if drawn.piece_at(gantry_node) in (None, drawn.piece(carried.piece.id)):
+            drawn.relocate(carried.piece.id, gantry_node)
+            table, riding = drawn, carried.piece.id
+    return table_text(
+        table, gantry_node=gantry_node, path=path, highlight=highlight, letters=letters, carried=riding
+    )
+
+
+def carried_piece(
+    layout: Layout, gantry: Mapping[str, Any], paths: Sequence[Relocation]
+) -> Relocation | None:
+    """The drag whose piece the magnet carries now: the drag under way (by ``gantry["work"]``) once the
+    gantry has left its start along its path (within :data:`ON_PATH_NODES` of it); None while the robot
+    rests, travels with an empty magnet, or stands at the start (the piece is drawn there anyway).
+
+    >>> from chessatron.planning.planner import Planner
+    >>> layout = Layout.default()
+    >>> table = Table.from_board(layout, chess.Board())
+    >>> drag = Planner(layout).plan_move(table, chess.Board(), chess.Move.from_uci("g1f3")).relocations[0]
+    >>> halfway = layout.node_mm(drag.path[len(drag.path) // 2])
+    >>> work = {"title": "MOVE 1 g1f3", "index": 0, "of": 1}
+    >>> carried_piece(layout, {"x": halfway[0], "y": halfway[1], "work": work}, [drag]) is drag
+    True
+    >>> home = layout.home_mm
+    >>> carried_piece(layout, {"x": home[0], "y": home[1], "work": work}, [drag]) is None
+    True
+    """
+    drag = _current_drag(gantry.get("work"), paths)
+    if drag is None or "x" not in gantry:
+        return None
+    tx, ty = layout.machine_to_table((float(gantry["x"]), float(gantry["y"])))
+    point = (tx / layout.pitch_mm, ty / layout.pitch_mm)
+    if math.dist(point, drag.path[0]) <= ON_PATH_NODES:
+        return None
+    near = any(_to_segment(point, a, b) <= ON_PATH_NODES for a, b in itertools.pairwise(drag.path))
+    return drag if near else None
+
+
+def _to_segment(point: tuple[float, float], a: Node, b: Node) -> float:
+    """How far ``point`` lies from the segment from ``a`` to ``b`` (in node pitches)."""
+    (px, py), (ax, ay), (bx, by) = point, a, b
+    dx, dy = bx - ax, by - ay
+    length = dx * dx + dy * dy
+    t = 0.0 if length == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length))
+    return math.dist(point, (ax + t * dx, ay + t * dy))
 
 
 def _current_drag(work: Mapping[str, Any] | None, paths: Sequence[Relocation]) -> Relocation | None:
@@ -231,7 +286,10 @@ def _info(
         rows.append(_notices(notices, letters))
     subtitle = f"clock {clock['control']}" if clock and clock.get("control") else None
     frame = box.SQUARE if letters else box.ROUNDED
-    return Panel(Group(*rows), title="game", subtitle=subtitle, width=width, padding=(0, 1), box=frame)
+    # the start a Chess960 game began from, which its players set their pieces by (and may ask for again)
+    number = game.get("chess960") if game else None
+    title = "game" if number is None else f"game: Chess960 #{number}"
+    return Panel(Group(*rows), title=title, subtitle=subtitle, width=width, padding=(0, 1), box=frame)
 
 
 def _notices(notices: Sequence[Mapping[str, Any]], letters: bool = False) -> RichTable:
@@ -567,13 +625,21 @@ class PlayView:
         if clock is not None:
             running = str(clock["running"])
             plain = prompt
+            shown = [f"[{format_clock(clock[f'{running}_ms'])}] {plain}"]
+            stopped = [False]
 
             def now() -> str:
-                ticked = self._ticking_clock(self.live.snapshot().get("clock"))
-                left = ticked[f"{running}_ms"] if ticked is not None else clock[f"{running}_ms"]
-                return f"[{format_clock(left)}] {plain}"
+                # Once this side's clock stops (the flag fell, the game ended or was stopped) the prompt
+                # keeps the time it last showed: its line may go on being read on a thread of its own
+                # after it was given up, and a redraw then would print it over the lines that follow.
+                ticked = None if stopped[0] else self._ticking_clock(self.live.snapshot().get("clock"))
+                if ticked is None or ticked.get("running") != running:
+                    stopped[0] = True
+                    return shown[0]
+                shown[0] = f"[{format_clock(ticked[f'{running}_ms'])}] {plain}"
+                return shown[0]
 
-            prompt = Prompt(now(), now)
+            prompt = Prompt(shown[0], now)
         with self.suspend():
             return self._read_line(prompt)
 

@@ -110,11 +110,15 @@ class Execution:
     """A drag stopped by an ``error:N``: where its piece was set down (the physical state has it there)."""
     advice: tuple[str, ...] = ()
     """What to do about a piece the stop left on its way (the stranded or interrupted one)."""
+    stopped: bool = False
+    """A stop asked for (:meth:`Robot.execute`'s ``stop``) ended the plan between two relocations: those
+    done are done, the magnet released; nothing went wrong."""
 
     @property
     def ok(self) -> bool:
         return (
-            self.stream.ok
+            not self.stopped
+            and self.stream.ok
             and self.completed == len(self.plan.relocations)
             and (self.check is None or self.check.ok)
         )
@@ -151,16 +155,24 @@ class Robot:
         title: str,
         on_step: StepCallback | None = None,
         on_progress: Callable[[StreamProgress], None] | None = None,
+        *,
+        stop: Callable[[], bool] | None = None,
     ) -> Execution:
         """Stream ``plan``; apply each relocation to the table once GRBL has finished it (``on_step``
         hears of each); ``on_progress`` gets the stream's progress, status reports included.
+
+        ``stop``, asked before each relocation, ends the plan at that safe point when it says so: the
+        relocations done stay done (each ends with the magnet released), the rest are not begun, and the
+        execution is :attr:`~Execution.stopped`. With it the plan goes to GRBL one relocation at a time, so
+        that nothing of the next one is in its buffer when the stop comes (a relocation ends with a
+        release and a dwell, which drain GRBL's planner anyway: the machine loses no speed).
 
         A GRBL locked by an earlier alarm is homed first (or :class:`~chessatron.errors.GrblLockedError`
         says what to do); nothing else raises for what the machine does: the execution tells. A travel
         under way (:meth:`travel`, from another thread) ends first."""
         with self._motion:
             self.plans_begun += 1
-            return self._execute(plan, title, on_step, on_progress)
+            return self._execute(plan, title, on_step, on_progress, stop)
 
     def _execute(
         self,
@@ -168,41 +180,59 @@ class Robot:
         title: str,
         on_step: StepCallback | None,
         on_progress: Callable[[StreamProgress], None] | None,
+        stop: Callable[[], bool] | None = None,
     ) -> Execution:
         if self.link.is_locked and self.link.ready():
             self.writer.position = self.layout.home_mm
-        lines = [comment(title)]
-        ends: list[int] = []  # program line (from 1) that finishes each relocation
         start_position = self.writer.position
-        for relocation in plan.relocations:
-            lines += self.writer.relocation(relocation)
-            ends.append(len(lines))
+        total = len(plan.relocations)
+        # one program for the whole plan, or one a relocation when a stop may come between them
+        batches = [range(total)] if stop is None or total == 0 else [range(i, i + 1) for i in range(total)]
         done = 0
+        stopped = False
+        result: StreamResult | None = None
+        lines: list[str] = []
+        ends: list[int] = []  # program line (from 1) that finishes each relocation of the batch
+        first_of_batch = 0  # the plan's index of the batch's first relocation
+        for batch in batches:
+            if stop is not None and stop():
+                stopped = True
+                break
+            lines = [comment(title)]
+            ends = []
+            for index in batch:
+                lines += self.writer.relocation(plan.relocations[index])
+                ends.append(len(lines))
+            first_of_batch = batch.start
 
-        def advance(through: int) -> None:
-            nonlocal done
-            while done < len(ends) and ends[done] <= through:
-                relocation = plan.relocations[done]
-                self.table.relocate(relocation.piece.id, relocation.goal)
-                if on_step is not None:
-                    on_step(done, relocation)
-                done += 1
+            def advance(through: int, ends: list[int] = ends, first: int = first_of_batch) -> None:
+                nonlocal done
+                while done - first < len(ends) and ends[done - first] <= through:
+                    relocation = plan.relocations[done]
+                    self.table.relocate(relocation.piece.id, relocation.goal)
+                    if on_step is not None:
+                        on_step(done, relocation)
+                    done += 1
 
-        # While streaming, a line counts as finished once a later one was answered (the answered line
-        # itself might be the one that failed); the result settles the rest.
-        def progress(report: StreamProgress) -> None:
-            advance(report.line - 1)
-            if on_progress is not None:
-                on_progress(report)
+            # While streaming, a line counts as finished once a later one was answered (the answered
+            # line itself might be the one that failed); the result settles the rest.
+            def progress(report: StreamProgress, advance: Callable[[int], None] = advance) -> None:
+                advance(report.line - 1)
+                if on_progress is not None:
+                    on_progress(report)
 
-        result = self.link.stream(lines, on_progress=progress)
-        advance(result.completed_through)
+            result = self.link.stream(lines, on_progress=progress)
+            advance(result.completed_through)
+            if not result.ok:
+                break
+        assert result is not None or stopped
         interrupted = stranded = None
         advice: tuple[str, ...] = ()
-        if done < len(ends) and not result.ok:
+        if result is not None and done < total and not result.ok:
             relocation = plan.relocations[done]
-            first = ends[done - 1] + 1 if done else 1
-            reached = self._reached(relocation, lines[first - 1 : ends[done]], first, result)
+            local = done - first_of_batch  # the relocation's place in the batch streamed last
+            first = ends[local - 1] + 1 if local else 1
+            reached = self._reached(relocation, lines[first - 1 : ends[local]], first, result)
             if reached == relocation.goal or (reached is None and self._arrived(relocation)):
                 # the drag ran to its end before the stop (e.g. GRBL refused only the release, and the
                 # streamer's own release dropped the piece at its goal): it is done, journal included
@@ -222,7 +252,7 @@ class Robot:
                 self.table.relocate(relocation.piece.id, reached)
                 stranded = Stranded.at(relocation, reached, self.layout)
                 advice = (stranded.message,)
-        if done < len(ends):
+        if done < total:
             # The writer believed the magnet would end at the plan's end; it is where the last
             # finished relocation left it (or where it was when the plan began), or where a drag stopped.
             self.writer.position = (
@@ -232,9 +262,12 @@ class Robot:
                 if done
                 else start_position
             )
-            LOGGER.warning("%s stopped after %d of %d relocations: %s", title, done, len(ends), result.error)
+            why = "a stop was asked for" if stopped else (result.error if result is not None else None)
+            LOGGER.warning("%s stopped after %d of %d relocations: %s", title, done, total, why)
         check = check_table(self.table, self.sensors.scan()) if self.sensors is not None else None
-        return Execution(plan, done, result, check, interrupted, stranded, advice)
+        if result is None:  # stopped before the first relocation: nothing was sent
+            result = StreamResult((), None, 0.0)
+        return Execution(plan, done, result, check, interrupted, stranded, advice, stopped=stopped)
 
     def travel(
         self, point: MachinePoint, title: str = "TRAVEL", *, unless: Callable[[], bool] | None = None

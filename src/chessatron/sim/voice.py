@@ -176,7 +176,7 @@ class SimulatedVoice:
         meant = self.intent(board)
         if self.gave_up:
             return
-        if prompt.kind in ("move", "again", "help", "repeat"):
+        if prompt.kind in ("move", "again", "help", "repeat", "setting"):
             if prompt.kind == "again":
                 self._missed(prompt)
             self._say(self._words(board, meant))

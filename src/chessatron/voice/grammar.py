@@ -5,8 +5,10 @@ The recogniser is told exactly what may be said, as a finite-state grammar (pock
 from the :class:`Grammar`'s word sequences): :func:`move_grammar` lists every legal move of the position
 in the ways people say them ("knight f three", "knight to f three", "knight from g one to f three",
 "pawn takes d five", "e takes d five", "castle kingside", "e eight queen", with "check" or "mate" after
-a move that gives it), and the commands ("hint please", "take back", "offer a draw", "resign",
-"repeat", "help"). Listening only for what is legal lets a small offline model hear a move among a few
+a move that gives it), the commands ("hint please", "take back", "offer a draw", "resign",
+"repeat", "help") and the next game's settings, as the buttons' menu has them ("level five", "standard
+chess", "chess nine sixty", then its number in a grammar of its own: :func:`number_grammar`, "new
+game"). Listening only for what is legal lets a small offline model hear a move among a few
 hundred phrases instead of every word of English. Files may be letters or the spelling alphabet
 ("foxtrot"): "b", "d", "e" and "g" sound alike, and when both are legal only the alphabet tells them
 apart reliably.
@@ -47,11 +49,15 @@ __all__ = [
     "Heard",
     "MoveHeard",
     "Request",
+    "SettingHeard",
     "SpokenMove",
     "Unclear",
     "answer_grammar",
     "expand",
     "move_grammar",
+    "number_grammar",
+    "number_of",
+    "number_words",
     "parse_spoken_move",
     "understand",
     "which_grammar",
@@ -102,6 +108,62 @@ COMMAND_PHRASES: Final[dict[str, Command]] = {
     "resign": Command.RESIGN,
     "i resign": Command.RESIGN,
 }
+_ONES: Final = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+)  # fmt: skip
+_TENS: Final = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+
+
+def number_words(number: int) -> tuple[str, ...]:
+    """The ways of saying a whole number from 0 to 999: in words ("one hundred and five", "one hundred
+    five"), and digit by digit for two digits or more ("one zero five").
+
+    >>> number_words(105)
+    ('one hundred five', 'one hundred and five', 'one zero five')
+    >>> number_words(20)
+    ('twenty', 'two zero')
+    """
+    if not 0 <= number <= 999:
+        raise ValueError(f"{number!r} is not a number from 0 to 999")
+    hundreds, rest = divmod(number, 100)
+    if rest < 20:
+        below = _ONES[rest]
+    else:
+        tens, ones = divmod(rest, 10)
+        below = _TENS[tens] + (f" {_ONES[ones]}" if ones else "")
+    if not hundreds:
+        said = [below]
+    elif rest:
+        said = [f"{_ONES[hundreds]} hundred {below}", f"{_ONES[hundreds]} hundred and {below}"]
+    else:
+        said = [f"{_ONES[hundreds]} hundred"]
+    if number >= 10:
+        said.append(" ".join(_ONES[int(digit)] for digit in str(number)))
+    return tuple(said)
+
+
+#: The settings of the next game, as the buttons' menu has them: the engine's level (0-20), the start
+#: (standard chess, or Chess960 with its number asked for next: a phrase for each of 960 numbers among
+#: the moves would make every move likelier to be heard as a number), and "new game" to begin it.
+Setting = Literal["level", "standard", "chess960", "new game"]
+LEVELS: Final = range(21)
+CHESS960_NUMBERS: Final = range(960)
+SETTING_PHRASES: Final[dict[str, tuple[Setting, int | None]]] = {
+    **{f"level {said}": ("level", level) for level in LEVELS for said in number_words(level)},
+    "standard chess": ("standard", None),
+    "chess nine sixty": ("chess960", None),
+    "new game": ("new game", None),
+}
+#: Answers to "which Chess960 start?": its number, said either way ("number" before it or not).
+NUMBER_PHRASES: Final[dict[str, int]] = {
+    f"{lead}{said}": number
+    for number in CHESS960_NUMBERS
+    for said in number_words(number)
+    for lead in ("", "number ")
+}
+RANDOM_WORDS: Final = ("random", "any")
+
 #: What the voice player answers itself: the last thing it said again, or how to talk to it.
 Request = Literal["repeat", "help"]
 REQUEST_PHRASES: Final[dict[str, Request]] = {
@@ -132,6 +194,7 @@ def _vocabulary() -> frozenset[str]:
     phrases: list[str] = [*RANK_WORDS, *PIECE_WORDS.values(), *CAPTURE_WORDS, *CHECK_WORDS]
     phrases += [*CASTLE_WORDS, *KINGSIDE_WORDS, *QUEENSIDE_WORDS, "king side", "queen side"]
     phrases += [*PROMOTE_WORDS, *YES_WORDS, *NO_WORDS, *COMMAND_PHRASES, *REQUEST_PHRASES, "to", "from", "on"]
+    phrases += [*SETTING_PHRASES, *NUMBER_PHRASES, *RANDOM_WORDS]
     phrases += [word for words in FILE_WORDS.values() for word in words]
     return frozenset(word for phrase in phrases for word in phrase.split())
 
@@ -171,6 +234,16 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class SettingHeard:
+    """A setting of the next game: ``level`` (``value`` 0-20), ``standard`` chess, ``chess960`` (its
+    number is asked for next), or ``new game`` to begin it."""
+
+    setting: Setting
+    value: int | None
+    words: str
+
+
+@dataclass(frozen=True)
 class RequestHeard:
     request: Request
     words: str
@@ -183,7 +256,7 @@ class Unclear:
     words: str
 
 
-Heard: TypeAlias = MoveHeard | CommandHeard | Answer | RequestHeard | Unclear
+Heard: TypeAlias = MoveHeard | CommandHeard | Answer | RequestHeard | SettingHeard | Unclear
 
 
 @dataclass(frozen=True)
@@ -336,6 +409,8 @@ def understand(words: str, board: chess.Board) -> Heard:
     Unclear(words='')
     >>> understand("pawn e four check", chess.Board()).moves
     (Move.from_uci('e2e4'),)
+    >>> understand("level five", chess.Board())
+    SettingHeard(setting='level', value=5, words='level five')
     """
     text = _normalised(words)
     if text in YES_WORDS or text in NO_WORDS:
@@ -344,6 +419,8 @@ def understand(words: str, board: chess.Board) -> Heard:
         return CommandHeard(COMMAND_PHRASES[text], text)
     if text in REQUEST_PHRASES:
         return RequestHeard(REQUEST_PHRASES[text], text)
+    if text in SETTING_PHRASES:
+        return SettingHeard(*SETTING_PHRASES[text], text)
     spoken = parse_spoken_move(text)
     if spoken is None:
         return Unclear(text)
@@ -489,8 +566,8 @@ def expand(*slots: Slot) -> list[str]:
 
 def move_grammar(board: chess.Board) -> Grammar:
     """Everything the player to move may say on ``board``: each legal move in the ways people say it,
-    the commands and the requests."""
-    phrases: set[str] = set(COMMAND_PHRASES) | set(REQUEST_PHRASES)
+    the commands, the requests and the next game's settings."""
+    phrases: set[str] = set(COMMAND_PHRASES) | set(REQUEST_PHRASES) | set(SETTING_PHRASES)
     for move in board.legal_moves:
         phrases.update(_move_phrases(board, move))
     return Grammar(f"moves {board.fen()}", frozenset(phrases))
@@ -506,6 +583,25 @@ def which_grammar(board: chess.Board, options: Iterable[chess.Move]) -> Grammar:
         phrases.update(expand(("", piece), ("", "from", "on"), squares))
         phrases.update(_move_phrases(board, move))
     return Grammar(f"which {board.fen()}", frozenset(phrases))
+
+
+def number_grammar() -> Grammar:
+    """An answer to "which Chess960 start?": its number (0-959), random, or no."""
+    return Grammar(
+        "chess960 number", frozenset({*NUMBER_PHRASES, *RANDOM_WORDS, *NO_WORDS, *REQUEST_PHRASES})
+    )
+
+
+def number_of(words: str) -> int | Literal["random"] | None:
+    """The Chess960 number ``words`` say, ``"random"``, or None (anything else: a no).
+
+    >>> number_of("number nine hundred and fifty nine"), number_of("random"), number_of("no")
+    (959, 'random', None)
+    """
+    text = _normalised(words)
+    if text in RANDOM_WORDS:
+        return "random"
+    return NUMBER_PHRASES.get(text)
 
 
 def answer_grammar() -> Grammar:

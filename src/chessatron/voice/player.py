@@ -8,6 +8,11 @@ asks again. Nothing is guessed: the robot never touches a piece for a move the p
 What is acted on without a read-back (a yes or no, a hint, help) must fit the sound clearly
 (:meth:`~.recognizer.SpeechRecognizer.hear`), or be heard the same twice in a row: a cough is not a yes.
 
+The next game's settings are said as the buttons' menu sets them (:attr:`VoiceMover.settings`): "level
+five" sets the engine's level, "standard chess" or "chess nine sixty" (then its number, or random) the
+start, and "new game", read back and confirmed, stops the game under way (saved) and begins the next one
+(:class:`~chessatron.game.buttons.NewGameRequested`, as the menu's *new game* does).
+
 Every question goes to :attr:`VoiceMover.on_prompt` as a :class:`Prompt` (the session says it and shows
 it; on the simulator a simulated person hears it and answers).
 """
@@ -16,12 +21,15 @@ from __future__ import annotations
 
 import logging
 import queue
+import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import chess
 
+from ..game.buttons import NewGameRequested
+from ..game.cursor import Settings
 from ..game.keyboard import Command
 from ..game.speech import confirm_words, help_words, spoken_move, which_words
 from ..ports import Microphone
@@ -32,9 +40,12 @@ from .grammar import (
     Heard,
     MoveHeard,
     RequestHeard,
+    SettingHeard,
     Unclear,
     answer_grammar,
     move_grammar,
+    number_grammar,
+    number_of,
     understand,
     which,
     which_grammar,
@@ -45,7 +56,7 @@ __all__ = ["Prompt", "PromptKind", "VoiceMover"]
 
 LOGGER = logging.getLogger(__name__)
 
-PromptKind = Literal["move", "again", "confirm", "which", "answer", "help", "repeat"]
+PromptKind = Literal["move", "again", "confirm", "which", "answer", "help", "repeat", "setting"]
 #: How long one wait for an utterance lasts before the player's clock and a stop are looked at (s).
 LISTEN_S = 0.25
 #: Commands read back before they are done (a hint is harmless; quitting is the keyboard's).
@@ -58,8 +69,10 @@ class Prompt:
 
     ``kind``: ``move`` (the player's turn: say a move; said only on a screen), ``again`` (not
     understood, or a no: say it again), ``confirm`` (``moves`` or ``command`` read back: yes or no?),
-    ``which`` (the words fit the ``moves``: which piece?), ``answer`` (yes or no, please), ``help``,
-    ``repeat`` (the last move said again). ``heard`` is what the recogniser made of the last utterance.
+    ``which`` (the words fit the ``moves``: which piece? With no ``moves``: which Chess960 number?),
+    ``answer`` (yes or no, please), ``help``, ``repeat`` (the last move said again), ``setting`` (the next
+    game's settings said back: say a move, or new game). ``heard`` is what the recogniser made of the
+    last utterance.
     """
 
     kind: PromptKind
@@ -83,6 +96,11 @@ class VoiceMover:
         self.on_prompt: Callable[[Prompt], None] = lambda prompt: None
         #: Whether the player's time is up or the game is being stopped (the session sets it).
         self.expired: Callable[[], bool] = lambda: False
+        #: The next game's settings, as the buttons' menu keeps them (the session sets where they start:
+        #: the level None when no engine plays).
+        self.settings = Settings()
+        #: Draws a Chess960 number when the player asks for a random one.
+        self.rng = random.Random()
         self._doubted: Heard | None = None  # an answer or a command last heard, unclearly
 
     def choose(self, board: chess.Board) -> chess.Move | Command | None:
@@ -99,6 +117,12 @@ class VoiceMover:
             words = heard.words
             if isinstance(heard, RequestHeard):
                 self._request(heard, board)
+                continue
+            if isinstance(heard, SettingHeard):
+                if self._setting(heard, board):
+                    raise NewGameRequested(self.settings)  # (the game under way stays saved)
+                if self.expired():
+                    return None
                 continue
             if isinstance(heard, CommandHeard):
                 if heard.command not in CONFIRMED_COMMANDS:
@@ -198,6 +222,52 @@ class VoiceMover:
                 return chosen
             self._prompt("which", f"Sorry. {question}", board, moves=moves, heard=heard.words)
 
+    def _setting(self, heard: SettingHeard, board: chess.Board) -> bool:
+        """A setting of the next game said (see the module docs): True once a new game is confirmed."""
+        settings = self.settings
+        if heard.setting == "new game":
+            confirmed = self._confirm(board, f"a new game, {_described(settings)}", heard.words)
+            if confirmed:
+                return True
+            if confirmed is not None:
+                self._prompt("again", "Say your move.", board)
+            return False
+        if heard.setting == "level":
+            if settings.level is None:
+                self._prompt("again", "No engine plays here to set a level for. Say your move.", board)
+                return False
+            settings = replace(settings, level=heard.value)
+        elif heard.setting == "standard":
+            settings = replace(settings, chess960=None)
+        else:
+            number = self._chess960_number(board)
+            if number is None:
+                if not self.expired():
+                    self._prompt("again", "Say your move.", board)
+                return False
+            settings = replace(settings, chess960=number)
+        self.settings = settings
+        text = f"The next game: {_described(settings)}. Say new game to begin it, or your move."
+        self._prompt("setting", text, board, heard=heard.words)
+        return False
+
+    def _chess960_number(self, board: chess.Board) -> int | None:
+        """Ask which Chess960 start: its number, or a random one; None for a no (or once expired)."""
+        question = "Which Chess960 start? Say its number, zero to nine hundred fifty nine, or random."
+        self._prompt("which", question, board)
+        grammar = number_grammar()
+        while True:
+            heard = self._hear(grammar, board)
+            if heard is None or (isinstance(heard, Answer) and not heard.yes):
+                return None
+            if isinstance(heard, RequestHeard):
+                self._prompt("which", question, board, heard=heard.words)
+                continue
+            number = number_of(heard.words)
+            if number is not None:
+                return self.rng.randrange(960) if number == "random" else number
+            self._prompt("which", f"Sorry. {question}", board, heard=heard.words)
+
     def _request(self, heard: RequestHeard, board: chess.Board) -> None:
         if heard.request == "help":
             self._prompt("help", help_words(), board, heard=heard.words)
@@ -224,6 +294,12 @@ class VoiceMover:
 
     def __repr__(self) -> str:
         return f"<VoiceMover {self.microphone!r}>"
+
+
+def _described(settings: Settings) -> str:
+    """The next game's settings in words: "level 5, Chess960 number 100", "standard chess"."""
+    start = "standard chess" if settings.chess960 is None else f"Chess960 number {settings.chess960}"
+    return start if settings.level is None else f"level {settings.level}, {start}"
 
 
 def _same(heard: Heard, other: Heard | None) -> bool:

@@ -17,9 +17,14 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
 ``POST /api/v1/select``                  ``{"square": "e2"}``: the web player picked that piece (the
                                          table's LEDs show where it may go); ``null`` puts it down
 ``POST /api/v1/command/{name}``          ``hint``, ``takeback``, ``draw``, ``resign``
-``POST /api/v1/stop``                    stop the game at its next move (it stays saved)
-``POST /api/v1/resume``                  continue the last unfinished game, or ``{"game": "<id>"}``
-                                         that one (404 unknown, 409 over or imported)
+``POST /api/v1/stop``                    stop the game, or a set-up, at its next safe point (a move, or
+                                         between two of the robot's drags, the magnet released); the
+                                         status says ``stopping…`` until then, and then what was kept
+``POST /api/v1/resume``                  continue the latest unfinished game with a move, or
+                                         ``{"game": "<id>"}`` that one (404 unknown, 409 over or
+                                         imported); ``"white"``/``"black"`` hand a side to another
+                                         player; a side typed at the server's terminal (``keyboard``) is
+                                         played on the page (``web``) from then on
 ``POST /api/v1/pause``, ``/continue``    feed hold and cycle start: the robot waits, then goes on
 ``POST /api/v1/reset``                   set the table up: ``{"target": "standard"|"N"|"N:M"|FEN}``
 ``GET  /api/v1/games``                   the saved games, newest first
@@ -28,6 +33,12 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
                                          as UCI and SAN, the board after each, whether it can be
                                          continued
 ``POST /api/v1/forget``                  this browser forgets the page's token (its cookie goes)
+``GET  /api/v1/settings``                every key of the machine config: its value in the file (None:
+                                         unset), default, kind and documentation, and the file's path
+``POST /api/v1/settings``                ``{"values": {"grbl.url": "/dev/ttyUSB0", "speech.muted": null}}``
+                                         (null: back to the default): checked as ``config check`` checks
+                                         a file (422 naming the ``"field"``), saved atomically with the
+                                         previous file kept as ``….bak``, used from the next game on
 ``GET  /api/v1/games/{id}/board.svg``    its board after ``?ply=N`` half-moves (default: the end;
                                          past the end 422), the last move marked; ``&orientation=black``
 ``GET  /api/v1/games/{id}.pgn``          one game's PGN (a download)
@@ -72,6 +83,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
+from ..config_keys import CONFIG_KEYS
 from ..errors import (
     ChessatronError,
     ConfigError,
@@ -220,8 +232,10 @@ class Api:
         *,
         static: Path = STATIC,
         token: str | None = None,
+        config_path: Path | None = None,
     ) -> None:
         self.runner = runner
+        self.config_path = config_path
         self.link = link
         self.static = static
         self.token = token
@@ -406,10 +420,17 @@ class Api:
         return JSONResponse({"accepted": "stop"}, 202)
 
     async def resume(self, request: Request) -> Response:
-        game_id = validate.resumed_game(await read_json(request))
+        body = await read_json(request)
         runner = self._runner()
+        game_id, sides = await run_in_threadpool(
+            lambda: validate.resume_request(body, check_level=runner.check_levels)
+        )
+        players = {
+            chess.WHITE if side == "white" else chess.BLACK: PlayerSpec.parse(spec)
+            for side, spec in sides.items()
+        }
         with _saved(game_id):
-            resumed = await run_in_threadpool(runner.resume_game, game_id)
+            resumed = await run_in_threadpool(runner.resume_game, game_id, players)
         return JSONResponse({"accepted": "resume", "game": resumed}, 202)
 
     async def pause(self, request: Request) -> Response:
@@ -431,6 +452,67 @@ class Api:
         target = validate.reset_target(body, pieces=pieces)
         self._runner().reset_table(target)
         return JSONResponse({"accepted": "reset", "target": target}, 202)
+
+    # --- settings ----------------------------------------------------------------------------------
+
+    def _settings_path(self) -> Path:
+        self._runner()
+        if self.config_path is None:
+            raise WatchOnlyError("this server was started without a config file to change")
+        return self.config_path
+
+    async def settings(self, request: Request) -> Response:
+        """Every key of the machine config, with its value in the file and what it does."""
+        from ..config_write import BACKUP_SUFFIX, settings_in
+
+        path = self._settings_path()
+        values = await run_in_threadpool(settings_in, path)
+        backup = path.with_name(path.name + BACKUP_SUFFIX)
+        return JSONResponse(
+            {
+                "path": str(path),
+                "exists": path.exists(),
+                "previous": str(backup) if backup.exists() else None,
+                "keys": [
+                    {
+                        "key": key.key,
+                        "section": key.section,
+                        "name": key.name,
+                        "title": key.title,
+                        "kind": key.kind,
+                        "default": key.default,
+                        "value": values.get(key.key),
+                        "doc": key.doc,
+                        "examples": list(key.examples),
+                    }
+                    for key in CONFIG_KEYS
+                ],
+            }
+        )
+
+    async def save_settings(self, request: Request) -> Response:
+        """New values for keys of the machine config: checked, saved, used from the next game on."""
+        from ..config_write import SettingError, save_settings
+
+        changes = validate.settings_request(await read_json(request))
+        path = self._settings_path()
+        runner = self._runner()
+        try:
+            saved = await run_in_threadpool(save_settings, path, changes)
+        except SettingError as exc:
+            raise FieldError(str(exc), exc.key or "settings") from exc
+        waits = runner.use_config(saved.config)
+        applies = "from the next game on" + (
+            "; the new layout when `chessatron serve` starts again" if waits else ""
+        )
+        return JSONResponse(
+            {
+                "accepted": "settings",
+                "path": str(saved.path),
+                "previous": str(saved.previous) if saved.previous is not None else None,
+                "applies": applies,
+            }
+        )
 
     # --- the page ----------------------------------------------------------------------------------
 
@@ -548,15 +630,17 @@ def create_app(
     hosts: tuple[str, ...] = (),
     link: str | None = None,
     static: Path = STATIC,
+    config_path: Path | None = None,
 ) -> Starlette:
     """The page and its API over ``runner`` (None: a page that only watches ``live``, for the demo).
 
     ``token``: required on every request when set (the server listens beyond the loopback address);
     ``hosts``: names the ``Host`` header may carry besides the loopback ones when there is no token;
     ``link``: the page's link on the network (with its token), shown as a QR code for phones;
-    ``static``: the page's files (its board widget in ``vendor/``, see :func:`missing_widget`).
+    ``static``: the page's files (its board widget in ``vendor/``, see :func:`missing_widget`);
+    ``config_path``: the machine config the settings change (None: none can be changed).
     """
-    api = Api(runner, live, games_dir, link, static=static, token=token)
+    api = Api(runner, live, games_dir, link, static=static, token=token, config_path=config_path)
 
     def get(path: str, endpoint: Endpoint) -> Route:
         return Route(API + path, _answering_errors(endpoint), methods=["GET"])
@@ -585,6 +669,8 @@ def create_app(
         post("/continue", api.resume_machine),
         post("/reset", api.reset),
         post("/forget", api.forget),
+        get("/settings", api.settings),
+        post("/settings", api.save_settings),
         get("/games", api.games),
         get("/games.pgn", api.all_pgn),
         get("/games/{game_id}.pgn", api.game_pgn),  # before the next two: an id has no dot

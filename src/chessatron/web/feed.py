@@ -12,9 +12,9 @@ path), to be merged into the page's copy of that part::
 A change that leaves everything the page holds as it was sends nothing.
 
 Besides the live state's parts (see :mod:`chessatron.game.live`) a snapshot has ``"runner"``: what the runner
-is doing (``{"job", "paused", "leds"}``, see :meth:`~chessatron.game.runner.GameRunner.report`; None on a page
-that only watches). A page's first message carries the chess clock as it reads at that moment; later ones
-carry it when it changes (the page counts the running side down itself).
+is doing (``{"job", "paused", "stopping", "leds"}``, see :meth:`~chessatron.game.runner.GameRunner.report`;
+None on a page that only watches). A page's first message carries the chess clock as it reads at that
+moment; later ones carry it when it changes (the page counts the running side down itself).
 
 Bursts (the gantry reports its position many times a second) are coalesced: a page gets at most one
 message every :data:`MIN_INTERVAL_S`, always the latest state. A page that does not take a message within

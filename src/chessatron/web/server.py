@@ -269,13 +269,15 @@ def serve(
     new_token: bool = False,
     show_qr: bool = False,
     say: Callable[[str], None] = print,
+    config_path: Path | None = None,
 ) -> None:
     """``chessatron serve``: the page and its runner until Ctrl-C; then a game that needs no web player
     goes on to its end (a second Ctrl-C stops it, saved for ``chessatron play --resume``). SIGTERM (a
     service being stopped) stops a game at its next move, saved. ``fresh``: on the simulator, forget the
     saved table and start from one set up as delivered. Off the loopback address the token is the one
     kept in :func:`token_path` (``new_token``: a new one, which locks out links with the old one);
-    ``show_qr`` prints the link as a QR code too, for a phone's camera."""
+    ``show_qr`` prints the link as a QR code too, for a phone's camera; ``config_path`` is the machine
+    config the page's settings change (None: they cannot be changed)."""
     if token is not None:
         check_token(token)
     elif not is_loopback(host):
@@ -297,7 +299,9 @@ def serve(
     try:
         url = page_url(host, sock.getsockname()[1], token)
         link = url if token is not None else None
-        app = create_app(runner, live, token=token, games_dir=directory, hosts=(host,), link=link)
+        app = create_app(
+            runner, live, token=token, games_dir=directory, hosts=(host,), link=link, config_path=config_path
+        )
         server = _server(app)
         problem = missing_widget()
         if problem is not None:
@@ -321,7 +325,10 @@ def serve(
                 _finish(runner, live, say)
             except Terminated:
                 if runner.busy:
-                    say("stopping: the game stops at its next move and stays saved")
+                    say(
+                        "stopping at the next safe point (the robot puts down the piece it holds); a game "
+                        "with a move stays saved"
+                    )
     finally:
         sock.close()
         runner.close()
@@ -337,7 +344,10 @@ def _finish(runner: GameRunner, live: LiveState, say: Callable[[str], None]) -> 
         return
     game = live.snapshot()["game"]
     if game is not None and "web" in (game["white"], game["black"]):
-        say("stopping the game (it needs the page); it is saved: the page's Resume continues it")
+        say(
+            "stopping the game (it needs the page); with a move made it stays saved: the page's Resume "
+            "continues it"
+        )
         return
     say("the server has stopped; the table goes on to the end (Ctrl-C stops it, the game stays saved)")
     try:

@@ -125,7 +125,13 @@ def fields(
     return dict(body)
 
 
-_TYPE_NAMES = {str: "a string", int: "a whole number", bool: "true or false", float: "a number"}
+_TYPE_NAMES = {
+    str: "a string",
+    int: "a whole number",
+    bool: "true or false",
+    float: "a number",
+    dict: "an object",
+}
 
 
 def _short(value: object) -> str:
@@ -313,6 +319,33 @@ def reset_target(body: object, *, pieces: Mapping[str, int] | None = None) -> st
     return target
 
 
+#: The most keys one request changes: every key the config has, and a few more to be refused by name.
+MAX_SETTINGS: Final = 40
+MAX_SETTING_CHARS: Final = 400
+
+
+def settings_request(body: object) -> dict[str, object]:
+    """The new values of ``{"values": {"section.key": value, ...}}`` (null: back to the default): texts,
+    whole numbers or true/false, of sensible size. Whether each is a value its key takes is the config
+    checker's to say (:func:`chessatron.config_write.save_settings`).
+
+    >>> settings_request({"values": {"grbl.home": True, "speech.muted": None}})
+    {'grbl.home': True, 'speech.muted': None}
+    """
+    data = fields(body, {"values": (dict,)}, ("values",))
+    values: dict[str, object] = data["values"]
+    if len(values) > MAX_SETTINGS:
+        raise BadRequestError(f"{len(values)} settings at once; the config has far fewer keys")
+    for key, value in values.items():
+        if not isinstance(value, str | int | bool) and value is not None:
+            raise FieldError(
+                f"{key[:40]!r} must be a text, a number or true/false, not {_short(value)}", key, 400
+            )
+        if isinstance(value, str) and len(value) > MAX_SETTING_CHARS:
+            raise FieldError(f"{key[:40]!r} is {len(value)} characters long; no setting needs that", key, 400)
+    return dict(values)
+
+
 def command_name(name: str) -> str:
     """One of the runner's commands (hint, takeback, draw, resign); anything else is 404."""
     if name not in COMMANDS:
@@ -330,14 +363,37 @@ def game_id(text: str) -> str:
 
 
 def resumed_game(body: object) -> str | None:
-    """The saved game of ``{"game": "<id>"}`` to continue; None (``{}``) for the latest unfinished one.
+    """The saved game of ``{"game": "<id>"}`` to continue; None (``{}``) for the latest with a move.
 
     >>> resumed_game({"game": "k3x9"}), resumed_game({})
     ('k3x9', None)
     """
-    data = fields(body, {"game": (str,)})
+    return resume_request(body)[0]
+
+
+def resume_request(
+    body: object, *, check_level: LevelCheck | None = None
+) -> tuple[str | None, dict[str, str]]:
+    """A resume from ``{"game", "white", "black"}``: the saved game (None: the latest with a move) and the
+    sides handed to other players from now on, as ``play --resume --white P`` hands them (players a page
+    may choose, :func:`player`; with ``check_level`` a level its engine cannot play is refused). Raises
+    :class:`FieldError` naming the field.
+
+    >>> resume_request({"game": "k3x9", "black": "engine:5"})
+    ('k3x9', {'black': 'engine:5'})
+    """
+    data = fields(body, {"game": (str,), "white": (str,), "black": (str,)})
     text = data.get("game")
-    return None if text is None else game_id(text)
+    game = None if text is None else game_id(text)
+    sides: dict[str, str] = {}
+    for side in ("white", "black"):
+        with about(side):
+            spec = _text(data, side, MAX_PLAYER_CHARS)
+            if spec:
+                sides[side] = player(spec)
+                if check_level is not None:
+                    check_level(PlayerSpec.parse(sides[side]))
+    return game, sides
 
 
 def ply(text: str | None, plies: int) -> int:

@@ -14,13 +14,16 @@ import {
   robotWork,
   squaresFrom,
   startedText,
+  variantText,
 } from "./format.js";
 import { ask, withdraw } from "./question.js";
+import { setUpSettings } from "./settings.js";
 import { play, setSound, soundOn, wake } from "./sound.js";
 import { tableView } from "./table.js";
 import { closeViewer, openGame, setUpViewer, updateViewer } from "./viewer.js";
 
 const API = "/api/v1";
+const STANDARD_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const $ = (id) => document.getElementById(id);
 const ENGINE_VIEW = "chessatron.engine-view";
 
@@ -63,7 +66,7 @@ const board = liveBoard($("board"), $("promotion"), {
 
 // --- talking to the server -----------------------------------------------------------------------
 
-const ERRORS = ["error", "machine-error", "game-error", "reset-error", "viewer-error"];
+const ERRORS = ["error", "machine-error", "game-error", "reset-error", "viewer-error", "settings-error"];
 
 /** POST a command; a refusal is shown next to the controls that sent it (``errorAt``, the id of an error
  * line; null: not shown), beside the very field when the server names one. Returns the answer, or null. */
@@ -167,6 +170,7 @@ async function loadInfo() {
       const image = $("phone-link");
       if (info.phone_link && !image.getAttribute("src")) image.src = `${API}/link.svg`;
       $("access").hidden = !info.token;
+      $("settings").hidden = watchOnly; // a page that only watches changes nothing
       if (!table) {
         table = tableView($("table"), info.layout);
         if (state) table.render(state);
@@ -198,6 +202,7 @@ function render(parts) {
   if (changed.has("hint") || changed.has("prompt")) renderHint();
   if (changed.has("clock")) clockAt = performance.now();
   if (["clock", "game", "runner"].some((p) => changed.has(p))) renderPlayers();
+  if (changed.has("runner") || changed.has("status")) renderBanner();
   if (["evaluation", "game"].some((p) => changed.has(p))) renderEngine();
   if (changed.has("sensors") || changed.has("game")) renderSensors();
   if (["leds", "game", "runner"].some((p) => changed.has(p))) renderLeds();
@@ -229,7 +234,7 @@ function renderQuestion() {
 function runner() {
   if (state.runner) return state.runner;
   const status = state.status || "";
-  return { job: null, paused: status.startsWith("paused"), leds: false };
+  return { job: null, paused: status.startsWith("paused"), stopping: status.startsWith("stopping"), leds: false };
 }
 
 /** The colour(s) this page moves in the game under way: "white", "black", "both", or null. */
@@ -252,11 +257,15 @@ function orientation() {
 
 function renderStatus() {
   // while the robot is held the game may go on (a move made, the robot waiting to carry it out)
-  $("status").textContent = runner().paused ? "robot paused" : state.status;
+  const stopping = runner().stopping;
+  $("status").textContent = runner().paused ? "robot paused" : stopping ? "stopping…" : state.status;
   const robot = $("robot");
-  const work = robotWork(state.gantry && state.gantry.work);
+  const work = robotWork(state.gantry && state.gantry.work, state.game);
   if (runner().paused) {
     robot.textContent = "Robot paused: press Resume robot to go on";
+    robot.className = "robot paused";
+  } else if (stopping && work) {
+    robot.textContent = `Robot: stopping once it has put down what it holds (${work})`;
     robot.className = "robot paused";
   } else if (work) {
     robot.textContent = `Robot: ${work}`;
@@ -277,11 +286,12 @@ function turnWords() {
   const game = state.game;
   const job = runner().job;
   if (!online) return ["Offline: waiting for the server", "idle"];
+  if (runner().stopping) return ["Stopping…", "robot"];
   if (runner().paused) return ["Robot paused", "robot"];
   if (job === "reset") return ["Robot setting the table up", "robot"];
   if (!game) return [watchOnly ? "No game yet" : "No game: start one", "idle"];
   if (game.result) return ["Game over", "over"]; // the banner says how
-  if (!job && !watchOnly) return ["The game is stopped (saved)", "idle"];
+  if (!job && !watchOnly) return [kept(game) ? "The game is stopped (saved)" : "The game is stopped", "idle"];
   if (state.gantry && state.gantry.work) return ["Robot moving", "robot"];
   const side = game.turn === "white" ? "White" : "Black";
   const toMove = game[game.turn] || "";
@@ -358,6 +368,14 @@ function renderGame() {
   renderMoves();
   renderBanner();
   renderViewing();
+  renderVariant();
+}
+
+/** The game's start when it is not the standard one: "Chess960 #100", a position set up. */
+function renderVariant() {
+  const game = state.game;
+  const standard = !game || (game.variant === "standard" && game.start_fen === STANDARD_START);
+  $("variant").textContent = standard ? "" : variantText(game.variant, game.chess960, game.start_fen);
 }
 
 /** The moves, with the player's last one at once (marked pending until the server shows it). */
@@ -372,7 +390,10 @@ function renderMoves() {
   let ply = 0;
   for (const [number, white, black] of movePairs(san, game.start_fen)) {
     const item = document.createElement("li");
-    item.value = number;
+    const label = document.createElement("span");
+    label.className = "number";
+    label.textContent = `${number}.`;
+    item.append(label);
     for (const move of [white, black]) {
       if (move === undefined) continue;
       if (move === "…") {
@@ -397,7 +418,8 @@ function renderMoves() {
   const plies = list.querySelectorAll(".ply");
   if (plies.length) {
     plies[plies.length - 1].classList.add("last");
-    if (viewing === null) plies[plies.length - 1].scrollIntoView({ block: "nearest", inline: "nearest" });
+    // the newest move in view within the list only: scrolling the page would take the board away
+    if (viewing === null) list.scrollTop = list.scrollHeight;
   }
   if (game.result) {
     const result = document.createElement("li");
@@ -407,18 +429,30 @@ function renderMoves() {
   }
 }
 
+/** What a stop left, as the server said it (its status), when the table has nothing under way. */
+function stoppedWords() {
+  const status = state.status || "";
+  return !runner().job && !watchOnly && status.startsWith("stopped") ? status : null;
+}
+
+/** Whether the stopped ``game`` was kept: the server's words after a stop say so. */
+function kept(game) {
+  const words = stoppedWords();
+  return Boolean(game && words && words.includes("the game is saved"));
+}
+
 function renderBanner() {
   const game = state.game;
   const job = runner().job;
   const banner = $("banner");
   const over = Boolean(game && game.result);
-  const stopped = Boolean(game && !game.result && !job && !watchOnly && state.status.startsWith("stopped"));
-  banner.hidden = !over && !stopped;
+  const words = over ? null : stoppedWords();
+  banner.hidden = !over && !words;
   if (over) $("banner-result").textContent = endingText(game.result, game.termination);
-  if (stopped) $("banner-result").textContent = "The game is stopped; it is saved.";
+  if (words) $("banner-result").textContent = words.charAt(0).toUpperCase() + words.slice(1) + ".";
   $("again").hidden = !over || watchOnly;
   $("rematch").hidden = !over || watchOnly;
-  $("banner-resume").hidden = !stopped;
+  $("banner-resume").hidden = !words || !kept(game);
   for (const id of ["again", "rematch", "banner-resume"]) $(id).disabled = !online || Boolean(job);
 }
 
@@ -434,7 +468,9 @@ function renderPlayers() {
       name = playerName(playerFromSpec(game[side]));
       if (playing === side || playing === "both") name += " (you)";
     }
-    $(`name-${place}`).textContent = game ? `${side === "white" ? "White" : "Black"}: ${name}` : "";
+    let line = game ? `${side === "white" ? "White" : "Black"}: ${name}` : "";
+    if (!game && place === "top") line = "No game: the pieces as they stand on the table";
+    $(`name-${place}`).textContent = line;
     $(`player-${place}`).classList.toggle("to-move", Boolean(game && !game.result && game.turn === side));
     $(`clock-${place}`).dataset.side = side;
   }
@@ -443,7 +479,8 @@ function renderPlayers() {
 }
 
 function renderMaterial() {
-  const shown = $("board").dataset.fen || "";
+  // material is a game's: the pieces left on a table between games are no score
+  const shown = state && state.game ? $("board").dataset.fen || "" : "";
   const diff = materialDiff(shown);
   const bottom = orientation();
   for (const [place, side] of [["top", bottom === "white" ? "black" : "white"], ["bottom", bottom]]) {
@@ -556,7 +593,8 @@ function renderControls() {
   }
   $("move-form").elements.move.disabled = watchOnly || offline || !prompt;
   $("move-form").querySelector("button").disabled = watchOnly || offline || !prompt;
-  $("stop").disabled = watchOnly || offline || (job !== "game" && job !== "resume");
+  $("stop").disabled = watchOnly || offline || !job || runner().stopping;
+  $("stop").textContent = job === "reset" ? "Stop the set-up" : runner().stopping ? "Stopping…" : "Stop game";
   $("pause").disabled = watchOnly || offline || !job || paused;
   $("continue").disabled = watchOnly || offline || !paused;
   const busy = Boolean(job);
@@ -592,7 +630,7 @@ function renderHint() {
 
 function renderGantry() {
   const g = state.gantry;
-  const work = robotWork(g.work);
+  const work = robotWork(g.work, state.game);
   $("gantry-text").textContent = gantryText(g) + (work ? ` The robot is ${work}.` : "");
 }
 
@@ -997,6 +1035,7 @@ async function start() {
       return true;
     },
   });
+  setUpSettings($("settings-form"), $("settings-list"), $("settings-note"), post);
   connect();
   loadGames();
 }

@@ -58,19 +58,27 @@ const GANTRY_STATES = {
   Sleep: "asleep",
 };
 
-/** What the robot is doing, from the gantry part of the state: "moving e2e4 (1 of 2)", or "" when it has
- * no work. */
-export function robotWork(work) {
+/** What the robot is doing, from the gantry part of the state and the live game (for the move's SAN, as
+ * the terminal says it: chessatron.game.words.work_words): "making White's move 1. e4 (1 of 2)", or ""
+ * when it has no work. */
+export function robotWork(work, game = null) {
   if (!work) return "";
   const [kind, ...rest] = work.title.split(" ");
   let words;
-  if (kind === "MOVE") {
+  const ply = parseInt(rest[0], 10);
+  if (kind === "MOVE" && ply > 0) {
     const uci = rest[1] || "";
-    words = rest.includes("(resumed)") ? `finishing the move ${uci}` : `making the move ${uci}`;
+    const sans = (game && game.san) || [];
+    const ucis = (game && game.uci) || [];
+    const san = sans.length >= ply && ucis[ply - 1] === uci ? sans[ply - 1] : uci;
+    const label = moveLabel(ply, game && game.start_fen);
+    const colour = label.endsWith("…") ? "Black" : "White";
+    const doing = rest.includes("(resumed)") ? "finishing" : "making";
+    words = `${doing} ${colour}'s move ${label} ${san}`;
   } else if (kind === "TAKEBACK") {
     words = rest[0] === "1" ? "taking back a move" : `taking back ${rest[0]} moves`;
-  } else if (kind === "SETUP") {
-    words = "setting up the game";
+  } else if (kind === "SETUP" || kind === "MOVE") {
+    words = "setting up the game"; // (a set-up cut short is taken up as the move before the first)
   } else if (kind === "RESET") {
     words = "setting the table up";
   } else if (kind === "RESUME") {
@@ -79,6 +87,15 @@ export function robotWork(work) {
     words = work.title.toLowerCase();
   }
   return work.of > 1 ? `${words} (${Math.min(work.index + 1, work.of)} of ${work.of})` : words;
+}
+
+/** The number before the ``ply``-th half-move of a game from ``startFen``: "9." for White's, "9…" for
+ * Black's. */
+export function moveLabel(ply, startFen) {
+  const fields = (startFen || "").split(" ");
+  const index = ply - 1 + (fields[1] === "b" ? 1 : 0); // half-moves since White's move of the first number
+  const number = (parseInt(fields[5], 10) || 1) + Math.floor(index / 2);
+  return `${number}${index % 2 === 0 ? "." : "…"}`;
 }
 
 /** The gantry's line: where it is and what it does, in words. */
@@ -161,10 +178,7 @@ export function variantText(variant, chess960, startFen) {
 /** Where a viewer stands in a game: "the start position", "after 2. g4", "after 1… e5". */
 export function plyText(san, startFen, ply) {
   if (ply === 0) return "the start position";
-  const fields = (startFen || "").split(" ");
-  const index = ply - 1 + (fields[1] === "b" ? 1 : 0); // half-moves since White's move of the first number
-  const number = (parseInt(fields[5], 10) || 1) + Math.floor(index / 2);
-  return `after ${number}${index % 2 === 0 ? "." : "…"} ${san[ply - 1]}`;
+  return `after ${moveLabel(ply, startFen)} ${san[ply - 1]}`;
 }
 
 /** A player of the live game as the saved games name it (chessatron.game.players.PlayerSpec.player):

@@ -1,0 +1,196 @@
+"""What every key of the machine config means: its kind, its default and a few lines of documentation,
+for the web page's settings (:mod:`chessatron.config_write` writes them) and ``docs/settings.md``.
+
+One entry a key, in the order the commented default (``chessatron config init``) lists them; the keys
+themselves are :data:`chessatron.config.KEYS` and :data:`~chessatron.config.TOP_KEYS` (a test checks that
+every one of them is documented here and nothing else). Pure data: nothing is read or checked here, the
+checker is :meth:`chessatron.config.Config.from_text`, the one ``chessatron config check`` uses.
+
+>>> KEY_OF["grbl.baudrate"].default
+115200
+>>> [key.name for key in CONFIG_KEYS if key.section == "buzzer"]
+['url', 'muted']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+__all__ = ["CONFIG_KEYS", "KEY_OF", "ConfigKey", "KeyKind"]
+
+#: How a key's value is written: a device URL, a file path, true/false, a whole number, a web address.
+KeyKind = Literal["url", "path", "bool", "int", "http"]
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    """One key of the config file: ``[section] name`` (``section`` empty for a key before the first
+    section), how its value is written, its default (None: unset, which :attr:`doc` explains) and what
+    it does, with ``examples`` of values people use."""
+
+    section: str
+    name: str
+    kind: KeyKind
+    default: str | int | bool | None
+    doc: str
+    examples: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """``"grbl.url"``; ``"layout"`` for a key before the first section."""
+        return f"{self.section}.{self.name}" if self.section else self.name
+
+    @property
+    def title(self) -> str:
+        """As the file writes it: ``[grbl] url``, ``layout``."""
+        return f"[{self.section}] {self.name}" if self.section else self.name
+
+
+CONFIG_KEYS: Final[tuple[ConfigKey, ...]] = (
+    ConfigKey(
+        "",
+        "layout",
+        "path",
+        None,
+        "The table layout: a TOML file describing the cells, the capture zones, the reserve and the "
+        "machine (a path relative to this file, or absolute). Unset: the classic 12 x 10 table. The "
+        "table's pieces follow the layout, so a new one applies when `chessatron serve` starts again.",
+        ("table.toml",),
+    ),
+    ConfigKey(
+        "grbl",
+        "url",
+        "url",
+        "sim://",
+        "The gantry's GRBL board: a serial port, a network bridge, or the simulator. none:// is a board "
+        "without a robot: the LEDs show the engine's moves, the players make them and set the board up, "
+        "the sensors confirm.",
+        ("/dev/ttyUSB0", "/dev/ttyACM0", "socket://192.168.1.30:23", "sim://", "none://"),
+    ),
+    ConfigKey("grbl", "baudrate", "int", 115200, "The serial line's speed; GRBL 1.1 talks at 115200."),
+    ConfigKey(
+        "grbl",
+        "home",
+        "bool",
+        False,
+        "Send $H before each game (needs homing switches and $22=1). A board that is locked, since "
+        "power-up or by an alarm, is homed anyway.",
+    ),
+    ConfigKey(
+        "grbl",
+        "wait_near_reply",
+        "bool",
+        True,
+        "While you think, the empty magnet waits where the robot's reply will most likely begin; false "
+        "keeps the gantry still (and quiet). The engine thinks on your time either way.",
+    ),
+    ConfigKey(
+        "magnet",
+        "url",
+        "url",
+        "grbl://",
+        "What switches the magnet: GRBL's spindle or coolant output (as the layout says), a servo "
+        "lifting a permanent magnet, or an electromagnet on a GPIO pin (the last two need the layout's "
+        'magnet method = "servo").',
+        ("grbl://", "servo://17?on=80&off=10", "gpio://23"),
+    ),
+    ConfigKey(
+        "sensors",
+        "url",
+        "url",
+        "sim://",
+        "The square sensors: Hall sensors on MCP23017 expanders on an I2C bus, an Arduino that answers "
+        "with the occupancy, or a board that streams 8 bytes on every change.",
+        (
+            "mcp23017://1?addresses=0x20,0x21,0x22,0x23,0x24,0x25,0x26,0x27",
+            "arduino:///dev/ttyACM0",
+            "bitboard:///dev/ttyUSB1",
+            "sim://",
+            "none://",
+        ),
+    ),
+    ConfigKey(
+        "leds",
+        "url",
+        "url",
+        "sim://",
+        "The LEDs under the squares: a WS281x strip on a GPIO pin, with its LED count, its wiring "
+        "order and its brightness (0 to 1).",
+        ("ws281x://18?count=64&order=serpentine&brightness=0.3", "sim://", "none://"),
+    ),
+    ConfigKey(
+        "display",
+        "url",
+        "url",
+        "terminal://",
+        "A status display beside the table: an HD44780 character LCD behind a PCF8574 I2C backpack; "
+        "terminal:// shows it in the terminal's view.",
+        ("lcd://1?address=0x27&cols=16&rows=2", "terminal://", "none://"),
+    ),
+    ConfigKey(
+        "buzzer",
+        "url",
+        "url",
+        "sim://",
+        "A passive piezo buzzer on a GPIO pin: a note for each move, the end of a game.",
+        ("buzzer://12", "sim://", "none://"),
+    ),
+    ConfigKey(
+        "buzzer", "muted", "bool", False, "Keep the buzzer silent: no note for moves, the end of a game."
+    ),
+    ConfigKey(
+        "buttons",
+        "url",
+        "url",
+        "none://",
+        "A d-pad, select and back buttons on GPIO pins (each to ground): the buttons player, and answers "
+        "to the board's prompts; sim:// presses from a script.",
+        ("buttons://?up=5&down=6&left=13&right=19&select=26&back=21", "sim://?script=right,up*2,select"),
+    ),
+    ConfigKey(
+        "speech",
+        "url",
+        "url",
+        "sim://",
+        "What says moves, results, clock warnings and errors: espeak-ng through the sound card (any of "
+        "its English voices, and a speed in words a minute); sim:// keeps every sentence.",
+        ("espeak://?voice=en-gb&speed=160", "sim://?dir=speech", "none://"),
+    ),
+    ConfigKey(
+        "speech",
+        "muted",
+        "bool",
+        None,
+        "True: never speak; false: always. Unset: speak when there is no display (none://) or a voice "
+        "player plays, who must hear the moves read back.",
+    ),
+    ConfigKey(
+        "microphone",
+        "url",
+        "url",
+        "sim://",
+        "The microphone of the voice player: the sound card's input (a USB microphone), or a sounddevice "
+        "device by number; sim:// is a simulated person speaking through espeak-ng.",
+        ("mic://", "mic://2?rate=48000", "sim://"),
+    ),
+    ConfigKey(
+        "microphone",
+        "wide_voices",
+        "bool",
+        True,
+        "Hear each utterance at three vocal-tract lengths, for voices far from the speech model's (high, "
+        "deep); false hears it once, three times quicker, for a slow computer.",
+    ),
+    ConfigKey(
+        "lichess",
+        "url",
+        "http",
+        "https://lichess.org",
+        "Where online games are played: lichess.org, or any server that speaks the lichess API.",
+        ("https://lichess.org",),
+    ),
+)
+
+#: Each key by its ``section.name`` (``layout`` alone).
+KEY_OF: Final = {key.key: key for key in CONFIG_KEYS}

@@ -1,0 +1,259 @@
+"""The page a player meets (issue 26), in Debian's Chromium at a phone's size (390 x 844, touch) and a
+desktop's (1440 x 900): *Resume last game* takes the latest game with a move and takes a terminal
+player's seat over, *Stop game* stops at once (during a set-up, at the robot's next safe point, saying
+"stopping…") and says truthfully what was kept; on the desktop the board, the moves, both clocks and the
+robot at work on the first screen, on the phone nothing cut; the first screen shows no material under
+"No game"; and the machine's settings changed from the page. Checked with bounding boxes and scroll
+widths (and screenshots kept as artifacts), not pixels."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import chess
+from playwright.sync_api import Browser, Page, expect
+
+from chessatron.config import Config, default_config_text
+from chessatron.config_keys import CONFIG_KEYS
+from chessatron.game.record import ClockSettings
+from chessatron.game.runner import GameRequest, GameRunner
+from chessatron.web.app import create_app
+from chessatron.web.server import ServerHandle, start_in_thread
+
+from .made_games import ENGINE, cut_short_set_up, keyboard_game
+from .test_web_browser import artifacts, browser, open_page, screenshot  # noqa: F401 (fixtures)
+
+PHONE = (390, 844)
+DESKTOP = (1440, 900)
+#: Black without its queen: White is 9 ahead from the first move on.
+QUEENLESS = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
+def in_view(page: Page, selector: str) -> bool:
+    """Whether the whole of ``selector``'s box is on the screen as it stands (nothing scrolled)."""
+    box = page.locator(selector).bounding_box()
+    width, height = page.viewport_size["width"], page.viewport_size["height"]  # type: ignore[index]
+    return (
+        box is not None
+        and box["width"] > 0
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= width + 0.5
+        and box["y"] + box["height"] <= height + 0.5
+    )
+
+
+#: What of a player's line is cut or wrapped: a name clipped (its text wider or taller than its box),
+#: a clock on more than one line, anything past the screen's right edge.
+CUT = """() => {
+  const found = [];
+  for (const place of ["top", "bottom"]) {
+    const name = document.getElementById(`name-${place}`);
+    if (name.scrollWidth > name.clientWidth + 1 || name.scrollHeight > name.clientHeight + 1) {
+      found.push(`name-${place} clipped`);
+    }
+    const clock = document.getElementById(`clock-${place}`);
+    const range = document.createRange();
+    range.selectNodeContents(clock);
+    const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+    if (clock.textContent && lines.size !== 1) found.push(`clock-${place} on ${lines.size} lines`);
+    for (const id of [`name-${place}`, `material-${place}`, `clock-${place}`]) {
+      const box = document.getElementById(id).getBoundingClientRect();
+      const off = box.left < 0 || box.right > window.innerWidth + 0.5;
+      if (box.width && off) found.push(`${id} off the screen`);
+    }
+  }
+  return found;
+}"""
+
+#: How many of the live move list's half-moves are wholly inside its box, as it stands.
+PLIES_SHOWN = """() => {
+  const list = document.getElementById("moves").getBoundingClientRect();
+  return [...document.querySelectorAll("#moves .ply")].filter((ply) => {
+    const box = ply.getBoundingClientRect();
+    return box.top >= list.top - 0.5 && box.bottom <= list.bottom + 0.5;
+  }).length;
+}"""
+
+
+def play_web_moves(runner: GameRunner, count: int) -> None:
+    """The page's player makes ``count`` moves (quiet ones where it can), the engine answering each."""
+    for _ in range(count):
+        runner.live.wait(-1)
+        deadline = 200
+        while True:
+            state = runner.live.snapshot()
+            game = state["game"]
+            if state["prompt"] is not None and game is not None and game["turn"] == "white":
+                break
+            runner.live.wait(state["version"], 0.2)
+            deadline -= 1
+            assert deadline > 0, f"gave up waiting; the state is {state['status']!r}"
+        board = chess.Board(game["fen"])
+        quiet = sorted((m for m in board.legal_moves if not board.is_capture(m)), key=lambda m: m.uci())
+        move = (quiet or list(board.legal_moves))[len(game["uci"]) % max(1, len(quiet))]
+        runner.move(move.uci())
+        plies = len(game["uci"]) + 2
+        while True:  # the engine's answer
+            state = runner.live.snapshot()
+            if state["game"] is None or len(state["game"]["uci"]) >= plies or state["game"]["result"]:
+                break
+            runner.live.wait(state["version"], 0.2)
+
+
+def test_resume_takes_the_latest_game_with_a_move_over_to_the_page_and_stop_stops_it(
+    browser: Browser,  # noqa: F811
+    runner: GameRunner,
+    served: ServerHandle,
+    artifacts: Path,  # noqa: F811
+) -> None:
+    # a game typed at a terminal (8 half-moves, a clock), quit; later a Chess960 set-up cut short
+    typed = keyboard_game(runner.games_dir, ["e4", "d4", "a3", "h3"], clock=ClockSettings(300, 2))
+    cut_short_set_up(runner.games_dir, 100)
+    watched = open_page(browser, served.url, *DESKTOP)
+    page = watched.page
+    page.click("#resume")
+    # the latest game with a move, played on this page now: its move box, not the server's terminal
+    expect(page.locator("#turn")).to_have_text("Your move")
+    expect(page.locator("#moves .ply")).to_have_count(8)
+    expect(page.locator("#move-form")).to_be_visible()
+    expect(page.locator("#name-bottom")).to_have_text("White: web page (you)")
+    expect(page.locator("#notices")).to_contain_text("White is played by web from now on (was keyboard)")
+    assert runner.live.snapshot()["game"]["id"] == typed
+    # the desktop's first screen: the board, the moves, both clocks and the robot's table and state
+    for part in ("#board", "#moves", "#clock-top", "#clock-bottom", "#table svg", "#gantry-text", "#stop"):
+        assert in_view(page, part), part
+    expect(page.locator("#clock-bottom")).to_have_text(re.compile(r"^White \d:\d\d$"))
+    shot = screenshot(page, artifacts, "desktop-1440-resumed", full_page=False)
+
+    page.click("#stop")
+    expect(page.locator("#banner-result")).to_have_text(
+        "Stopped after 8 half-moves; the game is saved: Resume continues it."
+    )
+    expect(page.locator("#turn")).to_have_text("The game is stopped (saved)")
+    expect(page.locator("#banner-resume")).to_be_visible()
+    assert runner.wait(1)  # at once, not after someone types quit at the server's terminal
+    assert shot.exists() and watched.errors == []
+
+
+def test_a_stop_in_a_set_up_says_stopping_until_the_robot_has_put_its_piece_down(
+    browser: Browser,  # noqa: F811
+    artifacts: Path,  # noqa: F811
+) -> None:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        GameRunner(
+            Config.default(), games_dir=Path(folder) / "g", speed=20.0, state_path=Path(folder) / "s.json"
+        ) as runner,
+    ):
+        app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir)
+        with start_in_thread(app) as server:
+            watched = open_page(browser, server.url, *PHONE, touch=True)
+            page = watched.page
+            page.evaluate(
+                """() => { window.said = [];
+                  new MutationObserver(() => window.said.push(document.getElementById("status").textContent))
+                    .observe(document.getElementById("status"), { childList: true, characterData: true,
+                                                                   subtree: true }); }"""
+            )
+            runner.start_game(GameRequest(white="web", black=ENGINE, chess960="959"))
+            setting_up = re.compile(r"setting up the game \([2-9] of 1\d\)")  # a drag or more done
+            expect(page.locator("#robot")).to_contain_text(setting_up)
+            page.tap("#stop")
+            expect(page.locator("#banner-result")).to_have_text(
+                "Stopped before the first move: no game was kept (a game is saved from its first move)."
+            )
+            said = page.evaluate("window.said")
+            assert "stopping…" in said, said  # said at once, until the robot had put its piece down
+            assert said[-1].startswith("stopped before the first move"), said
+            expect(page.locator("#games tr")).to_have_count(0)
+            expect(page.locator("#banner-resume")).to_be_hidden()
+            world = runner.session.world
+            assert world is not None and not world.twin.magnet_on
+            table, _ = runner.live.table()
+            assert table is not None and table.board_fen() != chess.Board.from_chess960_pos(959).board_fen()
+            screenshot(page, artifacts, "phone-stopped-in-set-up", full_page=False)
+            assert watched.errors == []
+
+
+def test_on_a_phone_nothing_is_cut_once_a_side_is_ahead_and_the_moves_fill_their_box(
+    browser: Browser,  # noqa: F811
+    runner: GameRunner,
+    served: ServerHandle,
+    artifacts: Path,  # noqa: F811
+) -> None:
+    runner.start_game(GameRequest(white="web", black=ENGINE, fen=QUEENLESS, clock="5+3"))
+    play_web_moves(runner, 9)
+    watched = open_page(browser, served.url, *PHONE, touch=True)
+    page = watched.page
+    expect(page.locator(".player .material", has_text="+")).to_have_count(1)  # a side is ahead
+    expect(page.locator("#clock-top")).to_have_text(re.compile(r"^Black \d:\d\d$"))
+    assert page.evaluate(CUT) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+    for part in ("#board", "#player-top", "#player-bottom"):
+        assert in_view(page, part), part
+    # the moves run on as on a score sheet: at least six full moves in the list's box, not two or three
+    page.locator("#moves").scroll_into_view_if_needed()
+    assert page.evaluate(PLIES_SHOWN) >= 12
+    shot = screenshot(page, artifacts, "phone-ahead-in-material", full_page=False)
+    runner.stop()
+    assert runner.wait(30) and shot.exists() and watched.errors == []
+
+
+def test_the_first_screen_shows_the_table_as_it_stands_without_a_score(
+    browser: Browser,  # noqa: F811
+    runner: GameRunner,
+    served: ServerHandle,
+) -> None:
+    runner.reset_table(QUEENLESS)  # a game's leftovers: a queen short
+    assert runner.wait(60)
+    watched = open_page(browser, served.url, *PHONE, touch=True)
+    page = watched.page
+    expect(page.locator("#board")).to_have_attribute("data-fen", chess.Board(QUEENLESS).board_fen())
+    expect(page.locator("#turn")).to_have_text("No game: start one")
+    expect(page.locator("#name-top")).to_have_text("No game: the pieces as they stand on the table")
+    expect(page.locator("#material-top")).to_be_empty()
+    expect(page.locator("#material-bottom")).to_be_empty()
+    assert watched.errors == []
+
+
+def test_the_machine_s_settings_are_changed_from_the_page(
+    browser: Browser,  # noqa: F811
+    artifacts: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "chessatron.toml"
+    path.write_text(default_config_text(), encoding="utf-8")
+    with GameRunner(
+        Config.load(path), games_dir=tmp_path / "g", speed=None, state_path=tmp_path / "s.json"
+    ) as runner:
+        app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir, config_path=path)
+        with start_in_thread(app) as server:
+            watched = open_page(browser, server.url, *DESKTOP)
+            page = watched.page
+            page.click("#settings summary")
+            expect(page.locator("#settings-list .setting")).to_have_count(len(CONFIG_KEYS))
+            leds = page.locator("#settings-list .setting", has=page.locator("[name='leds.url']"))
+            expect(leds).to_contain_text("brightness")
+            # a value the config's checker refuses: said beside its field, nothing written
+            page.fill("[name='grbl.baudrate']", "0")
+            page.click("#settings-form button[type=submit]")
+            expect(page.locator(".field-error[data-field='grbl.baudrate']")).to_contain_text(
+                "must be a whole number from 1"
+            )
+            assert path.read_text(encoding="utf-8") == default_config_text()
+            page.fill("[name='grbl.baudrate']", "57600")
+            page.fill("[name='leds.url']", "ws281x://18?count=64&brightness=0.5")
+            page.click("#settings-form button[type=submit]")
+            expect(page.locator("#settings-note")).to_contain_text(f"Saved to {path}.")
+            expect(page.locator("#settings-note")).to_contain_text(f"kept as {path}.bak")
+            expect(page.locator("#settings-note")).to_contain_text("from the next game on")
+            saved = Config.load(path)
+            assert saved.baudrate == 57600 and saved.urls["leds"].endswith("brightness=0.5")
+            assert (tmp_path / "chessatron.toml.bak").read_text(encoding="utf-8") == default_config_text()
+            screenshot(page, artifacts, "desktop-settings")
+            assert watched.errors == [
+                "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
+            ]
