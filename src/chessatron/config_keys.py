@@ -19,8 +19,9 @@ from typing import Final, Literal
 
 __all__ = ["CONFIG_KEYS", "KEY_OF", "ConfigKey", "KeyKind"]
 
-#: How a key's value is written: a device URL, a file path, true/false, a whole number, a web address.
-KeyKind = Literal["url", "path", "bool", "int", "http"]
+#: How a key's value is written: a device URL, a file path, true/false, a whole number, a number, a web
+#: address.
+KeyKind = Literal["url", "path", "bool", "int", "number", "http"]
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class ConfigKey:
     section: str
     name: str
     kind: KeyKind
-    default: str | int | bool | None
+    default: str | int | float | bool | None
     doc: str
     examples: tuple[str, ...] = ()
 
@@ -181,6 +182,23 @@ CONFIG_KEYS: Final[tuple[ConfigKey, ...]] = (
         True,
         "Hear each utterance at three vocal-tract lengths, for voices far from the speech model's (high, "
         "deep); false hears it once, three times quicker, for a slow computer.",
+    ),
+    ConfigKey(
+        "training",
+        "watcher",
+        "bool",
+        False,
+        "After your move, if it throws the game away, the table says so before the engine answers and "
+        "offers to take it back (the robot puts it back).",
+    ),
+    ConfigKey(
+        "training",
+        "watcher_loss",
+        "number",
+        0.3,
+        "How much a move must give away for the watcher to speak, in lichess's winning chances (-1 to "
+        "+1): 0.3 a blunder, 0.2 a mistake, 0.1 an inaccuracy.",
+        ("0.3", "0.2"),
     ),
     ConfigKey(
         "lichess",

@@ -66,7 +66,8 @@ function field(key) {
     input.value = key.value === null || key.value === undefined ? "" : String(key.value);
   } else {
     input = document.createElement("input");
-    input.type = key.kind === "int" ? "number" : "text";
+    input.type = key.kind === "int" || key.kind === "number" ? "number" : "text";
+    if (key.kind === "number") input.step = "any";
     input.autocomplete = "off";
     input.spellcheck = false;
     input.maxLength = 400;
@@ -109,6 +110,7 @@ function changes(form) {
     if (text === "") values[key.key] = null;
     else if (key.kind === "bool") values[key.key] = text === "true";
     else if (key.kind === "int") values[key.key] = /^-?\d+$/.test(text) ? Number(text) : text;
+    else if (key.kind === "number") values[key.key] = /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
     else values[key.key] = text;
   }
   return values;
