@@ -4,13 +4,16 @@ too), and a game runner (with its web page) on the simulator."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import chess.pgn
 import pytest
 
 from chessatron.config import Config
+from chessatron.game.live import LiveState
 from chessatron.game.runner import GameRunner
 from chessatron.planning.layout import Layout
 from chessatron.web.app import create_app
@@ -33,6 +36,22 @@ def shared_games() -> list[tuple[str, chess.pgn.Game]]:
                 n += 1
                 games.append((f"{path.stem}#{n}", game))
     return games
+
+
+#: The live state as the web page receives it.
+Snapshot = dict[str, Any]
+
+
+def wait_for(live: LiveState, condition: Callable[[Snapshot], bool], timeout_s: float = 60) -> Snapshot:
+    """The table's live state once ``condition`` holds (woken by each change); fails after ``timeout_s``
+    naming the status it was left in."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        snapshot = live.snapshot()
+        if condition(snapshot):
+            return snapshot
+        assert time.monotonic() < deadline, f"gave up waiting; the state is {snapshot['status']!r}"
+        live.wait(snapshot["version"], 0.5)
 
 
 @pytest.fixture(autouse=True, scope="session")

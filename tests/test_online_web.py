@@ -4,8 +4,7 @@ server's clocks on the live state; bad requests and a missing token refused befo
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +12,11 @@ import httpx
 import pytest
 
 from chessatron.config import Config
-from chessatron.game.live import LiveState
 from chessatron.game.runner import GameRunner
 from chessatron.web.app import create_app
 from chessatron.web.server import start_in_thread
 
+from .conftest import wait_for
 from .fake_lichess import FakeLichess
 
 ANN = "lip_ann_token_1"
@@ -44,16 +43,6 @@ def page(
         app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir)
         with start_in_thread(app) as served, httpx.Client(base_url=served.url, timeout=30) as client:
             yield client, runner
-
-
-def wait_for(live: LiveState, condition: Callable[[Snapshot], bool], timeout_s: float = 60) -> Snapshot:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        snapshot = live.snapshot()
-        if condition(snapshot):
-            return snapshot
-        assert time.monotonic() < deadline, f"gave up waiting; the state is {snapshot['status']!r}"
-        live.wait(snapshot["version"], 0.5)
 
 
 def test_the_page_plays_an_online_game_its_moves_reaching_the_server(

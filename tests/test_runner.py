@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,19 +13,15 @@ from chessatron.game.record import from_pgn
 from chessatron.game.runner import BusyError, CannotResumeError, GameRequest, GameRunner, NotYourTurnError
 from chessatron.game.store import list_games, load_game, save_record
 
+from .conftest import wait_for as wait_live
+
 ENGINE = "engine:20:depth=1"
 
 
 def wait_for(
     runner: GameRunner, condition: Callable[[dict[str, Any]], bool], timeout_s: float = 60
 ) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        snapshot = runner.live.snapshot()
-        if condition(snapshot):
-            return snapshot
-        assert time.monotonic() < deadline, f"gave up waiting; the state is {snapshot['status']!r}"
-        runner.live.wait(snapshot["version"], 0.5)
+    return wait_live(runner.live, condition, timeout_s)
 
 
 def my_turn(plies: int) -> Callable[[dict[str, Any]], bool]:

@@ -45,6 +45,8 @@ from chessatron.web.feed import Feed, Snapshots
 from chessatron.web.pictures import Pictures
 from chessatron.web.server import ServerHandle, start_in_thread, start_watch_page
 
+from .conftest import wait_for
+
 ENGINE = "engine:20:depth=1"
 TOKEN = "s3cret-token-for-tests"
 JSON = {"content-type": "application/json"}
@@ -56,16 +58,6 @@ Snapshot = dict[str, Any]
 def client(served: ServerHandle) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=served.url, timeout=30) as client:
         yield client
-
-
-def wait_for(live: LiveState, condition: Callable[[Snapshot], bool], timeout_s: float = 60) -> Snapshot:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        snapshot = live.snapshot()
-        if condition(snapshot):
-            return snapshot
-        assert time.monotonic() < deadline, f"gave up waiting; the state is {snapshot['status']!r}"
-        live.wait(snapshot["version"], 0.5)
 
 
 def web_to_move(plies: int) -> Callable[[Snapshot], bool]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,27 +17,17 @@ import pytest
 
 from chessatron.config import Config
 from chessatron.game import store
-from chessatron.game.live import LiveState
 from chessatron.game.runner import GameRunner
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
 
+from .conftest import wait_for
 from .made_games import ENGINE, cut_short_set_up, keyboard_game
 
 Snapshot = dict[str, Any]
 #: Fast enough for a test, slow enough that a set-up of a dozen drags takes seconds (each about a third
 #: of a second at this speed).
 SPEED = 20.0
-
-
-def wait_for(live: LiveState, condition: Callable[[Snapshot], bool], timeout_s: float = 60) -> Snapshot:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        snapshot = live.snapshot()
-        if condition(snapshot):
-            return snapshot
-        assert time.monotonic() < deadline, f"gave up waiting; the state is {snapshot['status']!r}"
-        live.wait(snapshot["version"], 0.5)
 
 
 @pytest.fixture

@@ -36,6 +36,11 @@ SPEED_HELP = (
     "watch them; a real machine always moves at its own pace)."
 )
 
+#: ``--speed`` of the commands that play games (``play``, ``online``).
+speed_option = click.option(
+    "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help=SPEED_HELP
+)
+
 PLAYER_HELP = (
     "White's player: keyboard (moves typed here), engine[:LEVEL] (Stockfish; LEVEL a skill 0-20 or an "
     "elo like 1500elo, e.g. engine:5), buttons (a d-pad and a cursor on the LEDs: the config's [buttons]), "
@@ -85,14 +90,7 @@ PLAYER_HELP = (
     help="Continue a stopped game (after a crash or a power cut, too): the latest unfinished one, or game "
     "ID ('chessatron games' lists them). --white or --black given too hand that side to another player.",
 )
-@click.option(
-    "--speed",
-    "speed_text",
-    metavar="FACTOR|max",
-    default="max",
-    show_default=True,
-    help=SPEED_HELP,
-)
+@speed_option
 @click.option(
     "--json", "as_json", is_flag=True, help="Print machine-readable events, one JSON object a line."
 )
@@ -430,14 +428,7 @@ ONLINE_PLAYER_HELP = (
 @click.option(
     "--clock", "clock_text", metavar="MIN+INC", help="A clock for --ai or --challenge (default: none)."
 )
-@click.option(
-    "--speed",
-    "speed_text",
-    metavar="FACTOR|max",
-    default="max",
-    show_default=True,
-    help=SPEED_HELP,
-)
+@speed_option
 @click.option(
     "--pgn-out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the finished game here."
 )
