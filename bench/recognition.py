@@ -327,12 +327,18 @@ def behaviour_traces(games: Sequence[tuple[str, chess.pgn.Game]], layout: Layout
 # --- every order -----------------------------------------------------------------------------------
 
 
-def order_tallies(games: Sequence[tuple[str, chess.pgn.Game]], every: int = 1) -> dict[str, OrderTally]:
+ORDER_PARTS = ("castlings", "captures", "games")
+
+
+def order_tallies(
+    games: Sequence[tuple[str, chess.pgn.Game]], every: int = 1, parts: Sequence[str] = ORDER_PARTS
+) -> dict[str, OrderTally]:
     """Every order of the castlings of every ``every``-th Chess960 start (plain, with a touch, with a
-    slide), of the captures with rivals and of every ply of ``games`` (plain, with a slide)."""
+    slide), of the captures with rivals and of every ply of ``games`` (plain, with a slide): those of
+    ``parts``."""
     tallies: dict[str, OrderTally] = defaultdict(OrderTally)
     count = 0
-    for number in range(0, 960, every):
+    for number in range(0, 960, every) if "castlings" in parts else ():
         for colour in chess.COLORS:
             for side in ("O-O", "O-O-O"):
                 case = castling_case(number, colour, side)
@@ -345,19 +351,19 @@ def order_tallies(games: Sequence[tuple[str, chess.pgn.Game]], every: int = 1) -
                     runs = runs_of(board, case.move, slide=slide, touch=touch, start=count, both_modes=both)
                     count += len(runs)
                     tallies[label].extend(runs)
-    for geometry in capture_geometries():
+    for geometry in capture_geometries() if "captures" in parts else ():
         board, moves = geometry.position()
         for move in moves:
             for label, slide in (("captures with rivals", False), ("captures with rivals, sliding", True)):
                 runs = runs_of(board, move, slide=slide, start=count)
                 count += len(runs)
                 tallies[label].extend(runs)
-    for _, game in games:
+    for _, game in games if "games" in parts else ():
         board = game.board()
         for move in game.mainline_moves():
             if move.promotion in (None, chess.QUEEN):  # an under-promotion is named at a prompt
                 for label, slide in (("engine games", False), ("engine games, sliding", True)):
-                    runs = runs_of(board, move, slide=slide, start=count)
+                    runs = runs_of(board.copy(stack=False), move, slide=slide, start=count)
                     count += len(runs)
                     tallies[label].extend(runs)
             board.push(move)
@@ -569,6 +575,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="the orders family on every N-th Chess960 start only (1, all of them, by default)",
     )
+    parser.add_argument(
+        "--orders",
+        action="append",
+        choices=ORDER_PARTS,
+        default=None,
+        help="the orders family's parts to run (all by default)",
+    )
     args = parser.parse_args(argv)
     from .__main__ import load_games, read_games
 
@@ -578,7 +591,8 @@ def main(argv: list[str] | None = None) -> int:
     false = 0
     if "orders" in wanted:
         started = time.monotonic()
-        figures = report_orders(order_tallies([*shared, *read_games(MORE_GAMES)], args.every))
+        games = [*shared, *read_games(MORE_GAMES)]
+        figures = report_orders(order_tallies(games, args.every, args.orders or ORDER_PARTS))
         print(f"({time.monotonic() - started:.0f} s)\n")
         false += int(figures["order_false_moves"])
     sources: dict[str, Callable[[], Iterable[NamedTrace]]] = {

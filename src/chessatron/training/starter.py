@@ -25,7 +25,7 @@ from typing import Final
 
 import chess.engine
 
-from ..errors import PuzzleFileError
+from ..errors import ChessatronError, PuzzleFileError
 from ..game.engine import EnginePlayer, parse_level
 from ..game.record import read_pgn_games
 from .lichess import COLUMNS, parse_row, puzzle_row
@@ -71,7 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     limit = chess.engine.Limit(depth=args.depth)
     puzzles: dict[str, Puzzle] = {}
     for path in args.games:
-        records = read_pgn_games(path.read_text(encoding="utf-8"), repr(str(path)))
+        try:
+            records = read_pgn_games(path.read_text(encoding="utf-8"), repr(str(path)))
+        except (OSError, UnicodeDecodeError, ChessatronError) as exc:
+            print(f"cannot mine {str(path)!r}: {exc}", file=sys.stderr)
+            return 1
         for number, record in enumerate(records, start=1):
             # a fresh engine for every game: its hash table starts empty, so the puzzles depend on the game
             with EnginePlayer(parse_level("engine:threads=1:hash=16"), engine=args.engine) as engine:
