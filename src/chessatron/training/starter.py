@@ -1,15 +1,18 @@
 """The starter set: puzzles shipped with the package, so that ``chessatron puzzles`` works on a fresh install.
 
-They were mined (:mod:`.mining`, its criterion) from the engine games kept with the project: Stockfish
-playing itself at weak skill levels (0 to 5), standard chess and Chess960, where both sides err often
-enough to give a few hundred positions in which one move clearly stood out. The file is
-``chessatron/data/puzzles-starter.csv``, in lichess's columns (source ``starter``); it is made again,
-the same way, with::
+They were mined (:mod:`.mining`, its criterion) from the 210 engine games kept with the project: Stockfish
+playing itself at weak skill levels (0 to 5), standard chess and Chess960 (tests/data/games, and
+bench/data/engine-more.pgn and engine-training.pgn, made by ``python -m bench.games``). About one game in
+two gives a position in which the side to move erred and one move clearly stood out: 105 puzzles. The
+file is ``chessatron/data/puzzles-starter.csv``, in lichess's columns (source ``starter``); it is made
+again, the same way, with::
 
-    python -m chessatron.training.starter bench/data/engine-more.pgn ENGINE-GAMES.pgn... \\
+    python -m chessatron.training.starter tests/data/games/engine-standard.pgn \\
+        tests/data/games/engine-chess960.pgn bench/data/engine-more.pgn bench/data/engine-training.pgn \\
         --out src/chessatron/data/puzzles-starter.csv
 
-(searches at depth 10, one thread, a fresh hash for every game: the same games give the same puzzles).
+(searches at depth 10, one thread, a fresh hash for every game: the same games give the same puzzles; a
+few minutes on one core).
 """
 
 from __future__ import annotations
