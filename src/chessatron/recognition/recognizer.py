@@ -430,21 +430,21 @@ class Recognizer:
         committed = tuple(self.board.move_stack[len(self.board.move_stack) - kept :])
         if length <= kept or common[:kept] != committed:
             return []  # nothing new, or a revision: wait for the board to be still
-        plies = next(e for e, _ in near if e.moves[:length] == common[:length]).plies[:length]
-        if self._displaces(Explanation(plies, best)):
+        chosen = next(e for e, _ in near if e.moves[:length] == common[:length])
+        if self._displaces(chosen, length):
             return []  # a piece that may only be held: wait for the board to be still (the model's held_s)
-        return self._adopt(t, Explanation(plies, best), prefix=True)
+        return self._adopt(t, Explanation(chosen.plies[:length], best), prefix=True)
 
-    def _displaces(self, explanation: Explanation) -> bool:
-        """Whether a ply the explanation would newly commit is a capture by displacement: its piece may
-        as well be held in the air still, and what follows it be that same hand at work."""
+    def _displaces(self, explanation: Explanation, commits: int | None = None) -> bool:
+        """Whether a ply the explanation would newly commit (of its first ``commits``, default all) is a
+        capture by displacement that the game has not gone on from: its piece may as well be held in the
+        air still, and what follows it (one reply) be that same hand at work, a slow slide over squares
+        the victim's side could move to. Two whole plies after it mean the game went on."""
         committed = tuple(self.board.move_stack[len(self.board.move_stack) - self._window_plies :])
-        fresh = (
-            explanation.plies[len(committed) :]
-            if explanation.moves[: len(committed)] == committed
-            else explanation.plies
-        )
-        return any(ply.displaced for ply in fresh)
+        first = len(committed) if explanation.moves[: len(committed)] == committed else 0
+        plies = explanation.plies
+        last = len(plies) if commits is None else commits
+        return any(plies[k].displaced and len(plies) - k - 1 < 2 for k in range(first, last))
 
     def _agrees(self, explanation: Explanation) -> bool:
         return self._promotions_agree(explanation) and self._answers_agree(explanation)
