@@ -430,6 +430,10 @@ class Recognizer:
         committed = tuple(self.board.move_stack[len(self.board.move_stack) - kept :])
         if length <= kept or common[:kept] != committed:
             return []  # nothing new, or a revision: wait for the board to be still
+        if any(e.moves[:length] != common[:length] for e, is_partial in options if not is_partial):
+            # an explanation of every event disagrees: the cheaper ones only guess at a move under way
+            # from where the pieces stand; let the still board decide
+            return []
         chosen = next(e for e, _ in near if e.moves[:length] == common[:length])
         if self._displaces(chosen, length):
             return []  # a piece that may only be held: wait for the board to be still (the model's held_s)
