@@ -8,7 +8,7 @@ A page asks for a generated part with a directive on a line of its own:
   ``KEYS``, ``TOP_KEYS``, ``SCHEMES``), each key's default worked out by :class:`chessatron.config.Config`
   itself, and its description and section text from the shipped default config
   (``src/chessatron/data/chessatron.toml``);
-* ``::: chessatron-layout``: the same for the table layout (``chessatron.planning.layout``'s
+* ``::: chessatron-layout``: the same for the table layout (``chessatron.planning.layout_file``'s
   ``SECTIONS`` and ``ARRAYS``, from the classic table ``src/chessatron/data/table.toml``);
 * ``::: chessatron-docstring MODULE``: a module's docstring (file formats are described where they are read
   and written), turned from the few reStructuredText forms it uses into Markdown.
@@ -34,7 +34,8 @@ from mkdocs.plugins import get_plugin_logger
 
 from chessatron.config import KEYS, SCHEMES, TOP_KEYS, Config, default_config_text
 from chessatron.errors import ChessatronError
-from chessatron.planning.layout import ARRAYS, SECTIONS, Layout
+from chessatron.planning.layout import Layout
+from chessatron.planning.layout_file import ARRAYS, SECTIONS
 
 LOG = get_plugin_logger("chessatron")
 

@@ -26,7 +26,8 @@ import pytest
 from chessatron.cli import main
 from chessatron.config import KEYS, Config, check_device_url
 from chessatron.errors import ChessatronError
-from chessatron.planning.layout import ARRAYS, SECTIONS, Layout
+from chessatron.planning.layout import Layout
+from chessatron.planning.layout_file import ARRAYS, SECTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

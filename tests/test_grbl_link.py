@@ -36,10 +36,10 @@ from chessatron.errors import (
     GrblResetError,
     GrblVersionError,
 )
+from chessatron.grbl.charcount import StreamProgress, StreamResult, strip_line
 from chessatron.grbl.link import GrblLink
 from chessatron.grbl.motion import Kinematics
 from chessatron.grbl.protocol import Status
-from chessatron.grbl.stream import StreamProgress, StreamResult, strip_line
 from chessatron.planning.gcode import comment
 from chessatron.planning.layout import Layout, MagnetConfig
 from chessatron.planning.planner import Relocation

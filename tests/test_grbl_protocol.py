@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chessatron.errors import GcodeError
+from chessatron.grbl.charcount import HostAction, Outgoing, Streamer, host_action, strip_line
 from chessatron.grbl.codes import ALARMS, ERRORS, alarm_info, error_text
 from chessatron.grbl.protocol import (
     RX_BUFFER_BYTES,
@@ -32,7 +33,6 @@ from chessatron.grbl.protocol import (
     parse_message,
 )
 from chessatron.grbl.settings import check_settings, layout_settings
-from chessatron.grbl.stream import HostAction, Outgoing, Streamer, host_action, strip_line
 from chessatron.planning.gcode_parse import parse_line
 from chessatron.planning.layout import Layout
 
@@ -509,8 +509,8 @@ def test_without_a_layout_only_laser_mode_is_checked() -> None:
 
 def test_a_rejected_release_still_gets_the_magnet_released() -> None:
     """GRBL refusing the M5 that ends a drag leaves the magnet on: halting must queue a release."""
+    from chessatron.grbl.charcount import Streamer
     from chessatron.grbl.protocol import Error, Ok
-    from chessatron.grbl.stream import Streamer
 
     streamer = Streamer(["G0 X10 Y10", "M3 S1000", "G1 X20 Y10 F4000", "M5", "G4 P0.2"])
     sent_after_halt: list[bytes] = []

@@ -14,13 +14,8 @@ from chessatron.config import Config
 from chessatron.game.buttons import NewGameRequested
 from chessatron.game.cursor import Settings
 from chessatron.game.runner import GameRequest, GameRunner
-from chessatron.voice.grammar import (
-    SettingHeard,
-    move_grammar,
-    number_grammar,
-    number_of,
-    understand,
-)
+from chessatron.voice.grammar import move_grammar, number_grammar
+from chessatron.voice.meaning import SettingHeard, number_of, understand
 from chessatron.voice.player import VoiceMover
 from chessatron.voice.recognizer import SpeechRecognizer
 

@@ -21,7 +21,8 @@ from chessatron.feedback.espeak import EspeakVoice, synthesize
 from chessatron.game.keyboard import Command
 from chessatron.sim.voice import SimulatedVoice
 from chessatron.voice.audio import add_noise, pcm_from_wav, silence
-from chessatron.voice.grammar import Answer, CommandHeard, MoveHeard, Unclear, move_grammar, understand, which
+from chessatron.voice.grammar import move_grammar
+from chessatron.voice.meaning import Answer, CommandHeard, MoveHeard, Unclear, understand, which
 from chessatron.voice.microphone import SimMicrophone, check_microphone_url
 from chessatron.voice.player import Prompt, VoiceMover
 from chessatron.voice.recognizer import SpeechRecognizer

@@ -13,7 +13,7 @@ may stand on any node, not only on cell centres), and optionally the drags of a 
 'a  b  c  d  e  f  g  h'
 """
 
-# One module on purpose (about 580 lines): the SVG and the terminal picture draw the same table from the
+# One module on purpose (about 620 lines): the SVG and the terminal picture draw the same table from the
 # same geometry; apart, they would drift.
 
 from __future__ import annotations

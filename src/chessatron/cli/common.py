@@ -137,6 +137,17 @@ def parse_speed(text: str) -> float | None:
     return factor
 
 
+SPEED_HELP = (
+    "How fast the simulated robot moves: 1 is a real robot's pace, 2 twice as fast; the default, max, "
+    "as fast as this computer allows, so its moves are over before they can be watched (--speed 1 to "
+    "watch them; a real machine always moves at its own pace)."
+)
+
+#: ``--speed`` of the commands that play games (``play``, ``online``).
+speed_option = click.option(
+    "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help=SPEED_HELP
+)
+
 config_option = click.option(
     "--config",
     "config_path",

@@ -74,7 +74,7 @@ def run(
     it as it is."""
     from ..gantry.magnet import open_magnet
     from ..grbl.run import run_program, simulator_url
-    from ..grbl.streaming import StreamInterrupted
+    from ..grbl.stream_loop import StreamInterrupted
     from ..ports import DeviceUrl
 
     settings = Config.load(config_path)

@@ -26,7 +26,7 @@ from ..feedback.signals import LedSignals
 from ..feedback.speaker import SpeakerDevice
 from ..gantry.robot import Robot
 from ..grbl.link import GrblLink
-from ..grbl.stream import StreamProgress
+from ..grbl.charcount import StreamProgress
 from ..planning.layout import Cell, Layout, MachinePoint, Node
 from ..planning.planner import Plan, Planner, Relocation
 from ..planning.reset import ResetPlanner

@@ -5,7 +5,7 @@ simulated one: both are ``GrblLink`` URLs) and is applied to the physical state 
 as GRBL acknowledges the relocation's last line — a magnet release and its dwell, which GRBL only
 acknowledges once the motion before them has finished. So after an ``error:``, an alarm or a pulled cable
 the physical state says exactly which relocations were carried out, and the game can continue from
-there. GRBL gets a drag one accepted line at a time (:mod:`~chessatron.grbl.stream`), so after an
+there. GRBL gets a drag one accepted line at a time (:mod:`~chessatron.grbl.charcount`), so after an
 ``error:N`` inside a drag the machine has stopped at the end of the last line it accepted and the release
 dropped the piece there: the physical state puts it on that node and the report says where. Afterwards
 the table's sensors (when there are any) are compared with the physical state: a piece that did not
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import chess
 
 from ..errors import GrblError
+from ..grbl.charcount import StreamProgress, StreamResult
 from ..grbl.link import GrblLink
-from ..grbl.stream import StreamProgress, StreamResult
 from ..planning.gcode import ProgramWriter, comment
 from ..planning.layout import Layout, MachinePoint, Node
 from ..planning.planner import Plan, Relocation

@@ -4,7 +4,7 @@
   plans with it, so this package imports nothing of its own at import time);
 * :mod:`~chessatron.grbl.codes`: what ``error:N`` and ``ALARM:N`` mean;
 * :mod:`~chessatron.grbl.protocol`: every message GRBL 1.1 sends, as values (no I/O);
-* :mod:`~chessatron.grbl.stream`: the streaming bookkeeping (no I/O);
+* :mod:`~chessatron.grbl.charcount`: character counting, the streaming protocol's bookkeeping (no I/O);
 * :mod:`~chessatron.grbl.settings`: ``$$`` settings against a table layout, and the ones to flash (no I/O);
 * :mod:`~chessatron.grbl.build`: the firmware's build (``$I``) against a table layout (no I/O);
 * :mod:`~chessatron.grbl.homing`: how long the homing cycle takes, and the longest it can (no I/O);
@@ -12,8 +12,10 @@
   ``$I`` and ``$$`` were answered line by line (no I/O);
 * :mod:`~chessatron.grbl.waits`: every wait reads before it gives up; a host stall told from a silent
   board (no I/O);
-* :mod:`~chessatron.grbl.link`: :class:`GrblLink`, the driver over a pyserial port, and
-  :mod:`~chessatron.grbl.streaming`, its streaming loop;
+* :mod:`~chessatron.grbl.wire`: bytes out and messages in over a pyserial port, the real-time commands
+  and one line sent and answered; :mod:`~chessatron.grbl.stream_loop`: the streaming loop around the
+  bookkeeping, through that wire; :mod:`~chessatron.grbl.link`: :class:`GrblLink`, the driver on top
+  (connect, home, stream a program);
 * :mod:`~chessatron.grbl.pty`: the simulated GRBL on a pseudo-terminal, for other programs;
 * :mod:`~chessatron.grbl.guard`: what ``run`` refuses before anything moves (no I/O);
 * :mod:`~chessatron.grbl.run`: run a program file with a progress bar (the ``run`` command).

@@ -44,6 +44,7 @@ __all__ = [
     "Status",
     "Welcome",
     "format_status",
+    "looks_like_reply",
     "parse_message",
 ]
 
@@ -221,6 +222,17 @@ Message: TypeAlias = (
     | Status
     | Garbled
 )
+
+
+def looks_like_reply(garbled: Garbled) -> bool:
+    """Could this corrupted line have been an ``ok``/``error:N``/``ALARM:N``? Status reports and push
+    messages are bracketed, and losing one of those costs nothing.
+
+    >>> looks_like_reply(Garbled("oj", "unknown")), looks_like_reply(Garbled("<Idle|MPos:0,0", "unclosed"))
+    (True, False)
+    """
+    text = garbled.text
+    return not (text.startswith(("<", "[")) or text.endswith((">", "]")))
 
 
 class _Bad(Exception):

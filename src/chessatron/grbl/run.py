@@ -33,11 +33,11 @@ from ..errors import GrblLockedError, UnsafeGcodeError
 from ..planning.gcode_parse import strip_line
 from ..planning.layout import Layout
 from ..ports import DeviceUrl, HostMagnet
+from .charcount import StreamProgress, StreamResult
 from .estimate import ProgramEstimate, estimate_program
 from .guard import check_program
 from .link import GrblLink
-from .stream import StreamProgress, StreamResult
-from .streaming import StreamInterrupted
+from .stream_loop import StreamInterrupted
 
 __all__ = ["host_magnet_for", "read_program", "run_program", "simulator_url", "stop_summary"]
 
@@ -153,7 +153,7 @@ def run_program(
     :class:`~chessatron.errors.GcodeError` for a line that cannot be streamed, the link's errors for a
     failed connection or homing, :class:`~chessatron.errors.GrblLockedError` when GRBL is locked and
     the program needs it unlocked (homing is off, or ``home`` is False and the program moves), and
-    :class:`~chessatron.grbl.streaming.StreamInterrupted` (after saying where the machine is held) when
+    :class:`~chessatron.grbl.stream_loop.StreamInterrupted` (after saying where the machine is held) when
     Ctrl-C stops the stream.
     """
     console = console or Console(highlight=False)

@@ -27,7 +27,7 @@ import chess
 from .. import files
 from ..errors import ConfigError, LayoutError, MachineProfileError
 from ..grbl.motion import STEPPERS_ALWAYS_ON, Kinematics, MachineProfile
-from ..keys import unknown
+from .layout_file import MAX_CELLS, MAX_NUMBER, LayoutReader, check_keys
 
 Node: TypeAlias = tuple[int, int]
 """A lattice point, in node pitches (half squares) from the table corner."""
@@ -118,14 +118,14 @@ class Layout:
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "the layout") -> Layout:
         """Build a layout from parsed TOML; missing keys take the built-in defaults, unknown sections and
         keys are errors (a typo would silently leave the default). Every error names ``source``."""
-        _check_keys(data, source)
+        check_keys(data, source)
         try:
-            return cls._from_reader(_Reader(data, source))
+            return cls._from_reader(LayoutReader(data, source))
         except (LayoutError, MachineProfileError) as exc:  # the checks of the whole, which know no file
             raise type(exc)(f"{source}: {exc}") from exc
 
     @classmethod
-    def _from_reader(cls, reader: _Reader) -> Layout:
+    def _from_reader(cls, reader: LayoutReader) -> Layout:
         source = reader.source
         table = reader.section("table")
         machine = reader.section("machine")
@@ -364,156 +364,5 @@ def _claim(layout: Layout, seen: dict[Cell, str], cell: Cell, what: str) -> None
     seen[cell] = what
 
 
-#: The keys of each section of a layout file, and of each entry of its arrays of tables.
-SECTIONS: Mapping[str, frozenset[str]] = {
-    "table": frozenset({"columns", "rows", "square_mm", "board", "clearance_mm"}),
-    "machine": frozenset(
-        {
-            "origin_mm",
-            "rotation_deg",
-            "envelope_mm",
-            "home_mm",
-            "kinematics",
-            "max_rate_mm_min",
-            "acceleration_mm_s2",
-            "junction_deviation_mm",
-            "carry_feed_mm_min",
-            "step_idle_delay_ms",
-        }
-    ),
-    "magnet": frozenset({"method", "spindle_speed", "settle_s"}),
-}
-ARRAYS: Mapping[str, frozenset[str]] = {
-    "capture_zone": frozenset({"colour", "from", "to"}),
-    "reserve": frozenset({"piece", "cell"}),
-}
-
-#: A table of more columns or rows than this is no chessboard's (the planner's graphs grow with it).
-MAX_CELLS = 64
-#: No length, speed or acceleration of a table-top machine comes near a million (mm, mm/min, mm/s²).
-MAX_NUMBER = 1e6
 #: A magnet that needs longer than this to settle is broken.
 MAX_SETTLE_S = 60.0
-
-
-def _check_keys(data: Mapping[str, Any], source: str) -> None:
-    """Every section and key of ``data`` known; raises :class:`ConfigError` naming the closest known one."""
-    for name, value in data.items():
-        if name in SECTIONS:
-            if isinstance(value, Mapping):
-                for key in value:
-                    if key not in SECTIONS[name]:
-                        raise ConfigError(
-                            f"{source}: {unknown('key', key, SECTIONS[name], where=f'[{name}]')}"
-                        )
-        elif name in ARRAYS:
-            if isinstance(value, list):
-                for i, entry in enumerate(value):
-                    for key in entry if isinstance(entry, Mapping) else ():
-                        if key not in ARRAYS[name]:
-                            where = f"[[{name}]] #{i + 1}"
-                            raise ConfigError(f"{source}: {unknown('key', key, ARRAYS[name], where=where)}")
-        else:
-            what = "section" if isinstance(value, Mapping | list) else "key"
-            raise ConfigError(f"{source}: {unknown(what, name, {*SECTIONS, *ARRAYS})}")
-
-
-class _Reader:
-    """Typed access to parsed TOML with messages that name the key and the file."""
-
-    def __init__(self, data: Mapping[str, Any], source: str) -> None:
-        self.data = data
-        self.source = source
-
-    def fail(self, where: str, key: str, value: object, wanted: str) -> ConfigError:
-        return ConfigError(f"{self.source}: [{where}] {key} = {value!r} is not {wanted}")
-
-    def section(self, name: str) -> Mapping[str, Any]:
-        value = self.data.get(name, {})
-        if not isinstance(value, Mapping):
-            raise ConfigError(f"{self.source}: {name!r} must be a table ([{name}])")
-        return value
-
-    def tables(self, name: str) -> list[Mapping[str, Any]]:
-        value = self.data.get(name, [])
-        if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
-            raise ConfigError(f"{self.source}: {name!r} must be an array of tables ([[{name}]])")
-        return value
-
-    def number(self, section: Mapping[str, Any], key: str, default: float, where: str = "") -> float:
-        value = section.get(key, default)
-        if not _is_number(value):
-            raise self.fail(where or _where(section, self.data), key, value, _NUMBER)
-        return float(value)
-
-    def integer(self, section: Mapping[str, Any], key: str, default: int, *, maximum: int) -> int:
-        value = section.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or abs(value) > maximum:
-            raise self.fail(_where(section, self.data), key, value, f"a whole number up to {maximum}")
-        return value
-
-    def string(self, section: Mapping[str, Any], key: str, default: str | None, where: str) -> str:
-        value = section.get(key, default)
-        if not isinstance(value, str):
-            raise self.fail(where, key, value, "a string")
-        return value
-
-    def choice(
-        self,
-        section: Mapping[str, Any],
-        key: str,
-        options: tuple[str, ...],
-        default: str | None,
-        where: str = "",
-    ) -> str:
-        value = section.get(key, default)
-        if value not in options:
-            raise self.fail(where or _where(section, self.data), key, value, f"one of {', '.join(options)}")
-        return cast(str, value)
-
-    def numbers(
-        self, section: Mapping[str, Any], key: str, default: tuple[float, ...], n: int
-    ) -> list[float]:
-        value = section.get(key, default)
-        if not isinstance(value, list | tuple) or len(value) != n or not all(_is_number(v) for v in value):
-            raise self.fail(_where(section, self.data), key, value, f"a list of {n} numbers ({_NUMBER})")
-        return [float(v) for v in value]
-
-    def pair(self, section: Mapping[str, Any], key: str, default: tuple[float, float]) -> tuple[float, float]:
-        x, y = self.numbers(section, key, default, 2)
-        return (x, y)
-
-    def quad(
-        self, section: Mapping[str, Any], key: str, default: tuple[float, float, float, float]
-    ) -> tuple[float, float, float, float]:
-        a, b, c, d = self.numbers(section, key, default, 4)
-        return (a, b, c, d)
-
-    def cell(self, section: Mapping[str, Any], key: str, where: str, default: Cell | None = None) -> Cell:
-        value = section.get(key, default)
-        if (
-            not isinstance(value, list | tuple)
-            or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < MAX_CELLS for v in value)
-        ):
-            raise self.fail(
-                where, key, value, f"a cell [column, row] of two whole numbers from 0 to {MAX_CELLS - 1}"
-            )
-        return (value[0], value[1])
-
-
-_NUMBER = f"a number from {-MAX_NUMBER:g} to {MAX_NUMBER:g}"
-
-
-def _is_number(value: object) -> bool:
-    """A finite TOML number no machine's measure exceeds (whole numbers too large for a float included)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return -MAX_NUMBER <= value <= MAX_NUMBER  # False for NaN; exact for whole numbers of any size
-
-
-def _where(section: Mapping[str, Any], data: Mapping[str, Any]) -> str:
-    for name, value in data.items():
-        if value is section:
-            return name
-    return "?"

@@ -1,7 +1,7 @@
 """The recognizer: square events debounced from snapshots, explanations searched once the board is
 still, events reported (the package's description says how)."""
 
-# One module on purpose (about 640 lines): the recognizer is one state machine over the snapshots
+# One module on purpose (about 680 lines): the recognizer is one state machine over the snapshots
 # (debounce, history, commits, questions, withdrawals); the search and the model are apart.
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ class SimulatedHand:
                 f"{move.uci()!r} is not legal in {board.fen()!r}; the hand plays legal moves"
             )
         table = self._table_for(board)
-        plan = MovePlan(self, table, start_t)
+        plan = MovePlan(self.rng, self.style, table, start_t)
         style, rng, square_cell = self.style, self.rng, self.layout.square_cell
         if not hurry:
             plan.wait(style.reach_s)
@@ -142,7 +142,7 @@ class SimulatedHand:
             plan.travel(mover, square_cell(move.to_square), "the move")
         if rng.random() < style.nudge_after:
             plan.nudge((move.to_square,), set(), "nudge-after")
-        step = plan.finish(self, move, choice)
+        step = self._finish(plan, move, choice)
         after = board.copy(stack=False)
         after.push(move)
         table.check_matches(after)
@@ -259,11 +259,11 @@ class SimulatedHand:
         stays taken or the hand has no table yet."""
         if self.table is None:
             raise StateError("the hand has no table yet; give it one or let it play a move first")
-        plan = MovePlan(self, self.table, start_t)
+        plan = MovePlan(self.rng, self.style, self.table, start_t)
         if not hurry:
             plan.wait(self.style.reach_s)
         plan.rearrange(targets, note)
-        return plan.finish(self, None, None)
+        return self._finish(plan, None, None)
 
     def fumble(
         self, board: chess.Board, kind: IllegalKind, start_t: float, hold_s: Span = (1.0, 3.0)
@@ -273,7 +273,7 @@ class SimulatedHand:
         the other side moved (``wrong-side``), or two to four neighbouring pieces knocked over, some
         onto neighbouring squares, and set right (``knocked-over``)."""
         table = self._table_for(board)
-        plan = MovePlan(self, table, start_t)
+        plan = MovePlan(self.rng, self.style, table, start_t)
         rng, cell = self.rng, self.layout.square_cell
         plan.wait(self.style.reach_s)
         if kind == "wrong-side":
@@ -312,7 +312,7 @@ class SimulatedHand:
                     plan.place(pid, rng.choice(landing), "knocked over: falls onto a neighbouring square")
             plan.wait(hold_s)
             plan.rearrange(origins, "knocked-over pieces are set right")
-        step = plan.finish(self, None, None)
+        step = self._finish(plan, None, None)
         table.check_matches(board)
         return step
 
@@ -337,6 +337,12 @@ class SimulatedHand:
         plan.wait(hold_s)
         plan.pick(pid, f"{kind}: put back")
         plan.put(pid, origin, f"{kind}: put back")
+
+    def _finish(self, plan: MovePlan, move: chess.Move | None, choice: PromotionChoice | None) -> HandStep:
+        """The step ``plan`` made, with the table brought in step with it."""
+        step = plan.finish(move, choice)
+        self._apply(step.relocations)
+        return step
 
     def _apply(self, relocations: Sequence[tuple[PieceId, Cell, Cell]]) -> None:
         """Move the table's pieces to their new cells, parking one aside when two swap places."""

@@ -1,24 +1,23 @@
 """How one move is made by hand: the timed lifts and placements (:class:`HandAction`) a player's manner
-(:class:`~chessatron.sim.hand_style.HandStyle`) draws for it, planned by :class:`MovePlan` on the table's
-cells; :class:`~chessatron.sim.hand.SimulatedHand` keeps the table in step and hands them out."""
+(:class:`~chessatron.sim.hand_style.HandStyle`) draws for it, planned by :class:`MovePlan` on a copy of
+the table's cells; :class:`~chessatron.sim.hand.SimulatedHand`, above it, makes the plans, keeps the table
+in step with the relocations each :class:`HandStep` lists and hands the steps out."""
 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import chess
 
 from ..errors import NoRoomError, StateError
 from ..planning.layout import Cell
 from ..planning.table import PhysicalPiece, PieceId, Table
-from .hand_style import Behaviour, Span
+from .hand_style import Behaviour, HandStyle, Span
 from .trace import PromotionChoice
-
-if TYPE_CHECKING:
-    from .hand import SimulatedHand
 
 
 @dataclass(frozen=True)
@@ -58,10 +57,11 @@ def cell_distance(a: Cell, b: Cell) -> int:
 
 
 class MovePlan:
-    """A hand at work on a copy of the table state: records timed actions as pieces move."""
+    """A hand at work on a copy of the table state: records timed actions as pieces move, drawing its
+    timings and habits from ``rng`` and ``style``; the table itself is left as it is."""
 
-    def __init__(self, hand: SimulatedHand, table: Table, start_t: float) -> None:
-        self.rng, self.style, self.layout = hand.rng, hand.style, table.layout
+    def __init__(self, rng: random.Random, style: HandStyle, table: Table, start_t: float) -> None:
+        self.rng, self.style, self.layout = rng, style, table.layout
         self.t = self.start_t = start_t
         self.actions: list[HandAction] = []
         self.behaviours: list[Behaviour] = []
@@ -291,9 +291,9 @@ class MovePlan:
                 pid, cell = held[0]
                 raise StateError(f"cannot put {pid!r} on {cell!r}: {self.at[cell]!r} stands there and stays")
 
-    def finish(
-        self, hand: SimulatedHand, move: chess.Move | None, choice: PromotionChoice | None
-    ) -> HandStep:
+    def finish(self, move: chess.Move | None, choice: PromotionChoice | None) -> HandStep:
+        """The step this plan made, its relocations in the order the pieces came to rest (for the owner of
+        the table to apply). Raises :class:`~chessatron.errors.StateError` while a piece is still in hand."""
         in_hand = [pid for pid, cell in self.cell_of.items() if cell is None]
         if in_hand:
             raise StateError(f"the hand still holds {in_hand!r} at the end of its turn")
@@ -309,7 +309,6 @@ class MovePlan:
             cell = self.cell_of[pid]
             assert cell is not None
             relocations.append((pid, self.start_cells[pid], cell))
-        hand._apply(relocations)
         board = set(self.layout.board_cells())
         changes = [a.t for a in self.actions if a.cell in board]
         changes += [choice.t] if choice is not None else []

@@ -22,9 +22,9 @@ import chess
 
 from ..feedback.espeak import EspeakVoice
 from ..game.keyboard import Command
-from ..voice.grammar import FILE_WORDS, PIECE_WORDS, RANK_WORDS
 from ..voice.microphone import SimMicrophone
 from ..voice.player import Prompt
+from ..voice.words import FILE_WORDS, PIECE_WORDS, RANK_WORDS
 
 __all__ = ["Files", "SimulatedVoice", "VoiceScore", "phrase_move"]
 

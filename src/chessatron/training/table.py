@@ -26,6 +26,10 @@ hand helpers): a puzzle's player is the very player a game would have, so everyt
 board meets in a game (the recognizer, the LEDs, questions, the reply hold) they meet here too.
 """
 
+# One module on purpose (about 530 lines): a puzzle's steps (the set-up, the opponent's move, the person's,
+# a wrong move put back, hints, the solution played out) share its board and the person's mover, and the
+# web page's requests reach it at any step; the puzzles, their store and the ratings are apart.
+
 from __future__ import annotations
 
 import datetime as dt

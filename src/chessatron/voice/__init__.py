@@ -1,7 +1,9 @@
 """The voice player: moves said aloud, recognised offline, read back and confirmed before the robot
 moves a piece.
 
-* :mod:`.grammar` — what may be said in a position, and what the words mean (pure: python-chess only);
+* :mod:`.words` — the words a player may say and what each stands for;
+* :mod:`.grammar` — what may be said in a position, as the grammars the recogniser listens with, and
+  :mod:`.meaning` — what the words heard mean on the board (both pure: python-chess only);
 * :mod:`.recognizer` — pocketsphinx, the only module that imports it (``pip install 'chessatron[voice]'``);
 * :mod:`.microphone` — the sound card's input (sounddevice), its simulator, or none, chosen by URL;
 * :mod:`.player` — the conversation: :class:`~.player.VoiceMover`;

@@ -33,22 +33,18 @@ from ..game.cursor import Settings
 from ..game.keyboard import Command
 from ..game.speech import confirm_words, help_words, spoken_move, which_words
 from ..ports import Microphone
-from .grammar import (
+from .grammar import Grammar, answer_grammar, move_grammar, number_grammar, which_grammar
+from .meaning import (
     Answer,
     CommandHeard,
-    Grammar,
     Heard,
     MoveHeard,
     RequestHeard,
     SettingHeard,
     Unclear,
-    answer_grammar,
-    move_grammar,
-    number_grammar,
     number_of,
     understand,
     which,
-    which_grammar,
 )
 from .recognizer import Hearing, SpeechRecognizer
 

@@ -27,7 +27,8 @@ import numpy as np
 
 from ..errors import ConfigError, HardwareError, MissingLibraryError
 from .audio import SAMPLE_RATE, add_noise, silence
-from .grammar import ACCENTS, EXTRA_WORDS, VOCABULARY, Grammar
+from .grammar import Grammar
+from .words import ACCENTS, EXTRA_WORDS, VOCABULARY
 
 __all__ = ["Hearing", "SpeechRecognizer", "Utterances"]
 
@@ -107,8 +108,8 @@ class SpeechRecognizer:
 
     ``model`` is a pocketsphinx acoustic model directory (default: the en-us model the package ships) and
     ``dictionary`` its pronunciation dictionary; words the grammars use that the dictionary lacks are
-    added (:data:`~.grammar.EXTRA_WORDS`), and so are pronunciations of other accents than the
-    dictionary's American one (:data:`~.grammar.ACCENTS`). The decoder's settings are
+    added (:data:`~.words.EXTRA_WORDS`), and so are pronunciations of other accents than the
+    dictionary's American one (:data:`~.words.ACCENTS`). The decoder's settings are
     :data:`DECODER_SETTINGS`; each utterance is decoded at each of :data:`WARPS` (``wide_voices``, as
     ``[microphone] wide_voices`` says), or once, unwarped, three times quicker for a slow computer.
     ``phones`` is a phone language model for the model's phones

@@ -27,11 +27,6 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
                                          played on the page (``web``) from then on
 ``POST /api/v1/pause``, ``/continue``    feed hold and cycle start: the robot waits, then goes on
 ``POST /api/v1/reset``                   set the table up: ``{"target": "standard"|"N"|"N:M"|FEN}``
-``GET  /api/v1/games``                   the saved games, newest first
-``GET  /api/v1/games/{id}``              one game for the viewer: headers, players, variant (the
-                                         Chess960 number), result, how it ended, start FEN, the moves
-                                         as UCI and SAN, the board after each, whether it can be
-                                         continued
 ``POST /api/v1/forget``                  this browser forgets the page's token (its cookie goes)
 ``GET  /api/v1/settings``                every key of the machine config: its value in the file (None:
                                          unset), default, kind and documentation, and the file's path
@@ -39,10 +34,7 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
                                          (null: back to the default): checked as ``config check`` checks
                                          a file (422 naming the ``"field"``), saved atomically with the
                                          previous file kept as ``….bak``, used from the next game on
-``GET  /api/v1/games/{id}/board.svg``    its board after ``?ply=N`` half-moves (default: the end;
-                                         past the end 422), the last move marked; ``&orientation=black``
-``GET  /api/v1/games/{id}.pgn``          one game's PGN (a download)
-``GET  /api/v1/games.pgn``               every saved game's PGN
+``/api/v1/games...``                    the saved games, for the viewer and as PGN: see :mod:`.saved`
 ``/training``, ``/api/v1/training/...``  puzzles, the rating, reviews: see :mod:`.training`
 =======================================  ===========================================================
 
@@ -58,16 +50,14 @@ by ``make`` (``scripts/web-vendor``). Without it the page answers 503 saying so,
 without a board.
 """
 
-# One module on purpose (about 600 lines): the page's API, each route a few lines over the runner; split,
+# One module on purpose (about 560 lines): the page's API, each route a few lines over the runner; split,
 # the routes would lose the one place that says what the page may do.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -95,10 +85,8 @@ from ..errors import (
     OnlineError,
     ServerUnavailableError,
 )
-from ..game import store
 from ..game.live import LiveState
 from ..game.players import PlayerSpec
-from ..game.record import GameRecord, Player, Termination, termination_of, to_pgn
 from ..game.runner import (
     COMMANDS,
     REMOTE_PLAYERS,
@@ -108,12 +96,12 @@ from ..game.runner import (
     NotYourTurnError,
 )
 from ..game.session import Session
-from ..game.store import GameSummary
 from ..planning.layout import Layout
 from . import validate
 from .feed import Feed, Snapshots
 from .guard import COOKIE, COOKIE_MAX_AGE_S, Guard, SecurityHeaders, notice_page, token_of
-from .pictures import Pictures, link_svg, saved_board_svg
+from .pictures import SVG_POLICY, SVG_TYPE, Pictures, link_svg
+from .saved import SavedGamesApi, saved_routes, unknown_game
 from .training import TrainingApi, training_routes
 from .validate import MAX_BODY_BYTES, BadRequestError, FieldError
 
@@ -125,10 +113,6 @@ VENDORED: Final = Path("vendor") / "chessground" / "chessground.min.js"
 API: Final = "/api/v1"
 #: Answers smaller than this are sent as they are (compressing them would save nothing).
 GZIP_MIN_BYTES: Final = 500
-SVG_TYPE: Final = "image/svg+xml"
-PGN_TYPE: Final = "application/x-chess-pgn"
-#: The pictures' own policy, for a picture opened on its own: python-chess styles some paths inline.
-SVG_POLICY: Final = "default-src 'none'; style-src 'unsafe-inline'"
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -221,13 +205,13 @@ async def read_json(request: Request) -> object:
 
 
 class Api:
-    """The endpoints, over one runner (None: the page only watches) and its live state."""
+    """The endpoints, over one runner (None: the page only watches) and its live state (the saved games'
+    are :class:`~.saved.SavedGamesApi`'s, the training's :class:`~.training.TrainingApi`'s)."""
 
     def __init__(
         self,
         runner: GameRunner | None,
         live: LiveState,
-        games_dir: Path,
         link: str | None = None,
         *,
         static: Path = STATIC,
@@ -240,7 +224,6 @@ class Api:
         self.static = static
         self.token = token
         self.live = live
-        self.games_dir = games_dir
         self.snapshots = Snapshots(
             live,
             report=runner.report if runner is not None else None,
@@ -294,52 +277,6 @@ class Api:
     async def table_svg(self, request: Request) -> Response:
         svg = await run_in_threadpool(self.pictures.table)
         return Response(svg, media_type=SVG_TYPE, headers={"content-security-policy": SVG_POLICY})
-
-    async def games(self, request: Request) -> Response:
-        summaries = await run_in_threadpool(store.list_games, self.games_dir)
-        return JSONResponse(
-            [
-                {
-                    "id": s.game_id,
-                    "started": s.stored.isoformat(timespec="seconds"),
-                    "date": s.date.isoformat() if s.date else None,
-                    "white": s.white.name or s.white.kind,
-                    "black": s.black.name or s.black.kind,
-                    "variant": s.variant,
-                    "result": s.result,
-                    "plies": s.plies,
-                    "in_progress": s.in_progress,
-                }
-                for s in reversed(summaries)
-            ]
-        )
-
-    async def saved_game(self, request: Request) -> Response:
-        game_id = validate.game_id(str(request.path_params["game_id"]))
-        with _saved(game_id):
-            summary, record = await run_in_threadpool(store.open_game, game_id, self.games_dir)
-        return JSONResponse(saved_game_json(summary, record))
-
-    async def saved_board(self, request: Request) -> Response:
-        game_id = validate.game_id(str(request.path_params["game_id"]))
-        orientation = validate.orientation(request.query_params.get("orientation"))
-        with _saved(game_id):
-            record = await run_in_threadpool(store.load_game, game_id, self.games_dir)
-        ply = validate.ply(request.query_params.get("ply"), record.plies)
-        svg = await run_in_threadpool(saved_board_svg, record, ply, orientation)
-        return Response(svg, media_type=SVG_TYPE, headers={"content-security-policy": SVG_POLICY})
-
-    async def game_pgn(self, request: Request) -> Response:
-        game_id = validate.game_id(str(request.path_params["game_id"]))
-        with _saved(game_id):
-            text = await run_in_threadpool(store.export_pgn, [game_id], self.games_dir)
-        return _pgn(text, f"chessatron-{game_id}.pgn")
-
-    async def all_pgn(self, request: Request) -> Response:
-        def export() -> str:
-            return store.export_pgn([s.game_id for s in store.list_games(self.games_dir)], self.games_dir)
-
-        return _pgn(await run_in_threadpool(export), "chessatron-games.pgn")
 
     # --- commands ----------------------------------------------------------------------------------
 
@@ -429,7 +366,7 @@ class Api:
             chess.WHITE if side == "white" else chess.BLACK: PlayerSpec.parse(spec)
             for side, spec in sides.items()
         }
-        with _saved(game_id):
+        with unknown_game(game_id):
             resumed = await run_in_threadpool(runner.resume_game, game_id, players)
         return JSONResponse({"accepted": "resume", "game": resumed}, 202)
 
@@ -538,72 +475,6 @@ class Api:
         return response
 
 
-@contextlib.contextmanager
-def _saved(game_id: str | None) -> Iterator[None]:
-    """An unknown game, said without the server's games folder (the store's message names it)."""
-    try:
-        yield
-    except GameNotFoundError as exc:
-        raise GameNotFoundError(
-            f"no saved game {game_id!r}; the list of saved games shows those there are"
-        ) from exc
-
-
-def saved_game_json(summary: GameSummary, record: GameRecord) -> dict[str, Any]:
-    """What the page's viewer shows of a saved game: who played it when, the start (``chess960``: its
-    start number, when it is one of the 960), the moves as UCI and SAN with the board after each
-    (``boards``: the board part of the FEN, the start first), how it ended, and whether it can be
-    continued (``in_progress``); ``headers`` are those of its PGN."""
-    board = record.start_board()
-    san = []
-    boards = [board.board_fen()]
-    for move in record.moves:
-        san.append(board.san(move))
-        board.push(move)
-        boards.append(board.board_fen())
-    headers = chess.pgn.read_headers(io.StringIO(to_pgn(record)))
-    return {
-        "id": summary.game_id,
-        "started": summary.stored.isoformat(timespec="seconds"),
-        "date": record.date.isoformat() if record.date else None,
-        "event": record.event or None,
-        "site": record.site or None,
-        "white": _player_json(record.white),
-        "black": _player_json(record.black),
-        "variant": record.variant,
-        "chess960": record.start_number if record.chess960 else None,
-        "start_fen": record.start_fen,
-        "result": record.result,
-        "termination": record.termination or _ending(board, record.result),
-        "time_control": record.clock.time_control() if record.clock else None,
-        "in_progress": summary.in_progress,
-        "plies": record.plies,
-        "uci": [move.uci() for move in record.moves],
-        "san": san,
-        "boards": boards,
-        "headers": dict(headers) if headers is not None else {},
-    }
-
-
-def _ending(final: chess.Board, result: str) -> Termination | None:
-    """How a game whose PGN does not say so ended, when its ``final`` position says it (a mate, a
-    stalemate)."""
-    outcome = final.outcome()
-    return termination_of(outcome) if outcome is not None and outcome.result() == result else None
-
-
-def _player_json(player: Player) -> dict[str, str | None]:
-    return {"name": player.name or None, "kind": player.kind, "level": player.level, "spec": player.spec}
-
-
-def _pgn(text: str, filename: str) -> Response:
-    return Response(
-        text,
-        media_type=PGN_TYPE,
-        headers={"content-disposition": f'attachment; filename="{filename}"'},
-    )
-
-
 def _answering_errors(endpoint: Endpoint) -> Endpoint:
     async def wrapper(request: Request) -> Response:
         try:
@@ -640,7 +511,7 @@ def create_app(
     ``static``: the page's files (its board widget in ``vendor/``, see :func:`missing_widget`);
     ``config_path``: the machine config the settings change (None: none can be changed).
     """
-    api = Api(runner, live, games_dir, link, static=static, token=token, config_path=config_path)
+    api = Api(runner, live, link, static=static, token=token, config_path=config_path)
 
     def get(path: str, endpoint: Endpoint) -> Route:
         return Route(API + path, _answering_errors(endpoint), methods=["GET"])
@@ -671,11 +542,7 @@ def create_app(
         post("/forget", api.forget),
         get("/settings", api.settings),
         post("/settings", api.save_settings),
-        get("/games", api.games),
-        get("/games.pgn", api.all_pgn),
-        get("/games/{game_id}.pgn", api.game_pgn),  # before the next two: an id has no dot
-        get("/games/{game_id}", api.saved_game),
-        get("/games/{game_id}/board.svg", api.saved_board),
+        *saved_routes(SavedGamesApi(games_dir), _answering_errors, API),
         *training_routes(TrainingApi(runner, games_dir, static, read_json), _answering_errors, API),
     ]
     app = Starlette(

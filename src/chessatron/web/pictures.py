@@ -32,6 +32,10 @@ from ..planning.layout import Layout
 from ..render import table_svg
 from .validate import Orientation
 
+#: How the pictures are served: as SVG, with their own policy for a picture opened on its own
+#: (python-chess styles some paths inline).
+SVG_TYPE: Final = "image/svg+xml"
+SVG_POLICY: Final = "default-src 'none'; style-src 'unsafe-inline'"
 #: Pictures kept per kind; a few, for pages showing different orientations or lagging a version behind.
 KEPT: Final = 8
 BOARD_PX: Final = 480

@@ -13,6 +13,10 @@
 'ok\\r\\n'
 """
 
+# One module on purpose (about 560 lines): the port, the real-time bytes, the line parser's steps, the ``$``
+# commands and the world controls all act on the receive buffer and the machine's state at the instant a
+# byte arrives, under the machine's lock; the machine and the parser are apart.
+
 from __future__ import annotations
 
 import random
@@ -22,11 +26,11 @@ import time
 import serial
 
 from ...errors import ConfigError
+from ...grbl.charcount import strip_line
 from ...grbl.codes import SETTINGS
 from ...grbl.homing import HomingSettings, homing_time_s
 from ...grbl.protocol import RX_BUFFER_BYTES, MachineState
 from ...grbl.settings import format_setting
-from ...grbl.stream import strip_line
 from ...planning.gcode_parse import number_value
 from ..world import SimWorld
 from .faults import SimFaults

@@ -7,6 +7,10 @@ the world's twin when they physically happen. :class:`~chessatron.sim.grbl.firmw
 serial port, the parser and the ``$`` commands in front of it.
 """
 
+# One module on purpose (about 530 lines): the firmware's state, its planner queue and its executor change
+# together, under one lock and stepped by one thread, as in GRBL's main loop; the parser and the port are
+# apart (:mod:`.parser`, :mod:`.firmware`).
+
 from __future__ import annotations
 
 import logging

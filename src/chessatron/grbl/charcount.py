@@ -1,4 +1,5 @@
-"""Streaming bookkeeping for GRBL 1.1, free of I/O: what to send next, which line an ``ok`` answers.
+"""Character counting, GRBL 1.1's streaming protocol, as bookkeeping free of I/O: what to send next,
+which line an ``ok`` answers (the loop that does the I/O is :mod:`~chessatron.grbl.stream_loop`).
 
 GRBL answers every line it reads with ``ok`` or ``error:N``, in order, and holds what it has not read
 yet in a 128-byte serial buffer. A *character-counting* streamer keeps that buffer full without
@@ -57,7 +58,7 @@ its planner never starves between short moves.
 [b'M5\\n']
 """
 
-# One module on purpose (about 600 lines): the bookkeeping of GRBL's buffer, its progress and its
+# One module on purpose (about 630 lines): the bookkeeping of GRBL's buffer, its progress and its
 # results are one state machine; most of the length is the docs of what each answer means.
 
 from __future__ import annotations

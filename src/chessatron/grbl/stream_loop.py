@@ -1,5 +1,6 @@
-"""The streaming loop of :class:`~chessatron.grbl.link.GrblLink`: the I/O around a
-:class:`~chessatron.grbl.stream.Streamer` for one program.
+"""The streaming loop of :meth:`GrblLink.stream <chessatron.grbl.link.GrblLink.stream>`: the I/O around
+a :class:`~chessatron.grbl.charcount.Streamer` for one program, through the link's wire
+(:class:`~chessatron.grbl.wire.GrblWire`).
 
 It writes what the streamer says fits, polls status, hands each answer to the streamer and runs the host
 actions at their sync points. Whatever GRBL or the port does ends the stream at a safe point, never with
@@ -9,7 +10,7 @@ silent gets a soft reset (from its serial interrupt it switches the magnet outpu
 whether a piece may still hang on the magnet, and where the gantry stood.
 
 Silence is judged by reads (:mod:`~chessatron.grbl.waits`): a board is silent only when a read that began
-:attr:`~chessatron.grbl.link.GrblLink.timeout_s` after it was asked something found nothing, so a host that
+:attr:`~chessatron.grbl.wire.GrblWire.timeout_s` after it was asked something found nothing, so a host that
 stalled (a busy Raspberry Pi) is logged as such and never taken for a frozen board.
 """
 
@@ -20,7 +21,6 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..errors import (
     ChessatronError,
@@ -30,19 +30,16 @@ from ..errors import (
     GrblError,
     GrblResetError,
 )
-from .protocol import RX_BUFFER_BYTES, Alarm, Error, Garbled, Message, Ok, Welcome
-from .stream import HostAction, Outgoing, Streamer, StreamProgress, StreamResult, dwell_s
+from ..ports import HostMagnet
+from .charcount import HostAction, Outgoing, Streamer, StreamProgress, StreamResult, dwell_s
+from .protocol import RX_BUFFER_BYTES, Alarm, Error, Garbled, Message, Ok, Welcome, looks_like_reply
 from .waits import Pace
+from .wire import SOFT_RESET, GrblWire
 
-if TYPE_CHECKING:
-    from .link import GrblLink
-
-__all__ = ["SOFT_RESET", "StreamInterrupted", "StreamRun", "looks_like_reply"]
+__all__ = ["StreamInterrupted", "StreamRun"]
 
 LOGGER = logging.getLogger(__name__)
 
-#: Control-x: GRBL's soft reset, a real-time byte.
-SOFT_RESET = b"\x18"
 # After a garbled reply: how long without an answer (and with GRBL idle) before its buffer is known empty.
 _QUIET_S = 0.3
 # A board gone silent is sent a soft reset (it switches the outputs off from the serial interrupt); how
@@ -62,35 +59,38 @@ class StreamInterrupted(KeyboardInterrupt):
         self.magnet_may_be_on = magnet_may_be_on
 
 
-def looks_like_reply(garbled: Garbled) -> bool:
-    """Could this corrupted line have been an ``ok``/``error:N``/``ALARM:N``? Status reports and push
-    messages are bracketed, and losing one of those costs nothing."""
-    text = garbled.text
-    return not (text.startswith(("<", "[")) or text.endswith((">", "]")))
-
-
 class StreamRun:
-    """One :meth:`GrblLink.stream` call: the I/O loop around a :class:`Streamer`, reading and writing
-    through the link's port (it is the link's own loop, kept in a module of its own)."""
+    """One :meth:`GrblLink.stream <chessatron.grbl.link.GrblLink.stream>` call: the I/O loop around a
+    :class:`Streamer`, reading and writing through the link's wire (``link``).
+
+    ``on_progress`` and ``on_host`` are the caller's (see the link's ``stream``); ``host_magnet`` is
+    switched at the program's magnet markers, and ``homing_wait_s`` says how long GRBL may stay silent
+    while a ``$H`` of the program runs (asked only then: it reads the board's settings).
+    """
 
     def __init__(
         self,
-        link: GrblLink,
+        link: GrblWire,
         streamer: Streamer,
+        *,
         on_progress: Callable[[StreamProgress], None] | None,
         on_host: Callable[[str], None] | None,
+        host_magnet: HostMagnet | None,
+        homing_wait_s: Callable[[], float],
     ) -> None:
         self.link = link
         self.streamer = streamer
         self.on_progress = on_progress
         self.on_host = on_host
+        self.host_magnet = host_magnet
+        self.homing_wait_s = homing_wait_s
         self.started = time.monotonic()
         self.failure: ChessatronError | None = None
         self.swallowing = False  # after a garbled reply: drop answers until GRBL is quiet and idle
         self.last_answer = self.started
         self.last_progress = -math.inf
         self.idle_since: float | None = None  # since when GRBL is idle and empty with lines unanswered
-        self.homing_wait_s: float | None = None
+        self.homing_s: float | None = None  # homing_wait_s(), once a $H of the program asked for it
         self.told_magnet = False  # the failure says already what became of the magnet
 
     def run(self) -> StreamResult:
@@ -139,9 +139,9 @@ class StreamRun:
         """The link's timeout, or while a ``$H`` of the program runs, as long as homing may take: GRBL
         answers nothing, not even ``?``, until the cycle is over."""
         if any(item.block.startswith("$H") for item in self.streamer.in_flight):
-            if self.homing_wait_s is None:
-                self.homing_wait_s = self.link.homing_wait_s()
-            return self.homing_wait_s
+            if self.homing_s is None:
+                self.homing_s = self.homing_wait_s()
+            return self.homing_s
         return self.link.timeout_s
 
     def _silent(self) -> ConnectionLostError:
@@ -327,15 +327,27 @@ class StreamRun:
             streamer.host_done(action, ran=False)  # after an error nothing new is picked up
             return
         try:
-            self.link._host(action, self.on_host)
+            self._host(action)
         except ChessatronError as exc:
             streamer.host_done(action, ran=True, ok=False)
             self._fail(exc)
             return
         streamer.host_done(action, ran=True)
 
+    def _host(self, action: HostAction) -> None:
+        if action.kind == "host":
+            assert self.on_host is not None
+            self.on_host(action.name)
+            return
+        magnet = self.host_magnet
+        assert magnet is not None
+        if action.kind == "magnet-on":
+            magnet.engage()
+        else:
+            magnet.release()
+
     def _release_host(self) -> None:
-        magnet = self.link.host_magnet
+        magnet = self.host_magnet
         if magnet is None or not self.streamer.host_magnet_on:
             return
         try:
