@@ -25,8 +25,8 @@ from ..errors import ChessatronError, ConfigError, HardwareError
 from ..feedback.signals import LedSignals
 from ..feedback.speaker import SpeakerDevice
 from ..gantry.robot import Robot
-from ..grbl.link import GrblLink
 from ..grbl.charcount import StreamProgress
+from ..grbl.link import GrblLink
 from ..planning.layout import Cell, Layout, MachinePoint, Node
 from ..planning.planner import Plan, Planner, Relocation
 from ..planning.reset import ResetPlanner
