@@ -75,10 +75,22 @@ export function robotWork(work) {
     words = "setting the table up";
   } else if (kind === "RESUME") {
     words = "putting the pieces back where the game stopped";
+  } else if (kind === "TIDY") {
+    words = "taking captured pieces to their zone";
   } else {
     words = work.title.toLowerCase();
   }
   return work.of > 1 ? `${words} (${Math.min(work.index + 1, work.of)} of ${work.of})` : words;
+}
+
+/** How long long robot work has left: "about 2:40" counting down from the work's ``left_s`` (seconds left
+ * when it arrived, ``elapsedS`` ago), "almost done" once that has run out, "" for short work. */
+export function countdownText(work, elapsedS) {
+  if (!work || work.left_s === undefined || work.left_s === null) return "";
+  const left = work.left_s - Math.max(elapsedS, 0);
+  if (left < 1) return "almost done";
+  const seconds = Math.round(left);
+  return `about ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
 /** The gantry's line: where it is and what it does, in words. */
