@@ -12,6 +12,15 @@ go below (:func:`reset_floors`): the bound plus the least empty travel that can 
 floor no tour of any drags goes below: the bound plus one square of travel between drags (two drags
 never start and end on one node: the first piece stands there).
 
+Issue 25 (the move stands first, the tidying comes later; set-ups go straight), each beside the figure
+measured on the code before it (``bench/data/before-issue25.json``): the robot's move is its reply
+(:meth:`~chessatron.planning.planner.Planner.plan_reply`: what leaves the board is parked nearby), the
+tidying after it is counted apart (machine seconds a move); the reset's time and its ratio to the bound
+(target: no slower than before; the mean is printed too, the median of thirty resets moving by a second
+with one game); the set-ups from another game's final position and from a stopped set-up
+(:mod:`bench.setups`). Seconds a move count the travel from where the last work left the magnet: after
+tidying that is beside the board (a session's ponderer sends it to wait for the next move meanwhile).
+
 GRBL's stepper idle delay ``$1`` holds the machine at every stop; the time model and the twin count it.
 The layout's is printed; ``--step-idle-delay-ms 25`` runs with GRBL's default instead. The replies (issue
 16) are ``python -m bench.replies``.
@@ -37,11 +46,14 @@ from chessatron.planning.layout import Layout
 from chessatron.planning.table import Table
 from chessatron.sim.simulate import TableSimulator, game_moves
 
+from . import setups
 from .classic import ClassicPlanner
 
 #: The engine games the tests play too (one copy, in the tests' data).
 GAMES_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "games"
 BEFORE = Path(__file__).resolve().parent / "data" / "before-issue16.json"
+#: The figures measured on the code before issue 25 (the move stands first; set-ups go straight).
+BEFORE_25 = Path(__file__).resolve().parent / "data" / "before-issue25.json"
 
 
 def read_games(path: Path) -> list[tuple[str, chess.pgn.Game]]:
@@ -72,6 +84,14 @@ def load_before(step_idle_delay_ms: int) -> dict[str, Any]:
     if not BEFORE.is_file():
         return {}
     before: dict[str, Any] = json.loads(BEFORE.read_text(encoding="utf-8"))
+    return before if before.get("step_idle_delay_ms") == step_idle_delay_ms else {}
+
+
+def load_before_25(step_idle_delay_ms: int) -> dict[str, Any]:
+    """The figures measured before issue 25 (:data:`BEFORE_25`), if they were measured with this ``$1``."""
+    if not BEFORE_25.is_file():
+        return {}
+    before: dict[str, Any] = json.loads(BEFORE_25.read_text(encoding="utf-8"))
     return before if before.get("step_idle_delay_ms") == step_idle_delay_ms else {}
 
 
@@ -131,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     reset_cpu: list[float] = []
     floor_ratios: list[float] = []
     link_floors: list[float] = []
+    tidy_seconds: list[float] = []
+    setup_totals = setups.SetupTotals()
     violations = 0
     for name, game in games:
         board, moves = game_moves(game)
@@ -144,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             ply = sim.play(move)
             violations += len(ply.violations)
             move_seconds.append(ply.seconds)
+            tidy_seconds.append(getattr(ply, "tidy_seconds", 0.0))  # (issue 25 on: parked pieces tidied)
             game_time += ply.seconds
             bound += ply.bound_seconds
             planning_cpu += ply.planning_s
@@ -153,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         simulated += game_time
         game_ratios.append(game_time / bound)
         classic_ratios.append(game_time / classic_time)
+        setups.measure(layout, name, sim.table, sim.writer.position, setup_totals)
         floor, link_floor = reset_floors(sim, chess.Board())
         setup = sim.set_up(chess.Board())
         violations += len(setup.violations)
@@ -176,15 +200,19 @@ def main(argv: list[str] | None = None) -> int:
         "move_time_over_classic_planner_median": statistics.median(classic_ratios),
         "planning_cpu_fraction": planning_cpu / simulated,
         "reset_seconds_median": statistics.median(reset_seconds),
+        "reset_seconds_mean": statistics.fmean(reset_seconds),
         "reset_over_assignment_bound_median": statistics.median(reset_ratios),
         "reset_planning_cpu_seconds_median": statistics.median(reset_cpu),
         "reset_planning_cpu_seconds_max": max(reset_cpu),
         "reset_floor_over_assignment_bound_median": statistics.median(floor_ratios),
         "reset_link_floor_seconds_median": statistics.median(link_floors),
         "step_idle_delay_ms": layout.profile.step_idle_delay_ms,
-        "twin_violations": violations,
+        "tidy_seconds_per_move_mean": statistics.fmean(tidy_seconds),
+        "twin_violations": violations + setup_totals.violations,
+        **setups.figures(setup_totals),
     }
     before = load_before(layout.profile.step_idle_delay_ms)
+    before_25 = load_before_25(layout.profile.step_idle_delay_ms)
 
     def was(key: str, digits: int = 3) -> str:
         return f" (before: {before[key]:.{digits}f})" if key in before else ""
@@ -245,9 +273,53 @@ def main(argv: list[str] | None = None) -> int:
         f"{was('reset_planning_cpu_seconds_median', 2)}, "
         f"max {figures['reset_planning_cpu_seconds_max']:.2f} s"
     )
+    for line in issue25_report(figures, before_25):
+        print(line)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
-    return 1 if violations else 0
+    return 1 if figures["twin_violations"] else 0
+
+
+def issue25_report(figures: dict[str, Any], before: dict[str, Any]) -> list[str]:
+    """The figures of issue 25 beside those measured before it (:data:`BEFORE_25`)."""
+
+    def was(key: str, digits: int = 2, sub: str | None = None) -> str:
+        value = before.get(key)
+        if sub is not None and isinstance(value, dict):
+            value = value.get(sub)
+        return f" (before issue 25: {value:.{digits}f})" if isinstance(value, int | float) else ""
+
+    lines = [
+        "",
+        "issue 25: the move stands first, the tidying comes later; set-ups go straight",
+        f"  robot move (the reply's part) median {figures['seconds_per_move_median']:.2f} s"
+        f"{was('seconds_per_move_median')}, p90 {figures['seconds_per_move_p90']:.2f} s"
+        f"{was('seconds_per_move_p90')}; tidying after it {figures['tidy_seconds_per_move_mean']:.2f} s a "
+        f"move on average{was('tidy_seconds_per_move_mean')}",
+    ]
+    reset = figures["reset_seconds_median"]
+    ratio = figures["reset_over_assignment_bound_median"]
+    lines.append(
+        f"  reset to the start: median {reset:.1f} s{was('reset_seconds_median', 1)}, mean "
+        f"{figures['reset_seconds_mean']:.1f} s{was('reset_seconds_mean', 1)}, x{ratio:.3f} of its bound"
+        f"{was('reset_over_assignment_bound_median', 3)}  (target: no slower)"
+    )
+    medians = figures["setup_seconds_median"]
+    for way in setups.WAYS:
+        lines.append(
+            f"  set-up for a Chess960 start, {way}: median {medians[way]:.1f} s"
+            f"{was('setup_seconds_median', 1, way)}, max {figures['setup_seconds_max'][way]:.1f} s"
+            f"{was('setup_seconds_max', 1, way)}"
+        )
+    worst = figures["setup_stopped_over_unstopped_max"]
+    lines.append(
+        f"  a set-up from a stopped set-up over the same set-up without a stop: median "
+        f"x{figures['setup_stopped_over_unstopped_median']:.3f}"
+        f"{was('setup_stopped_over_unstopped_median', 3)}, "
+        f"worst x{worst:.3f}{was('setup_stopped_over_unstopped_max', 3)}  (target <= 1)"
+    )
+    lines.append(f"  twin violations {figures['twin_violations']}{was('twin_violations', 0)}")
+    return lines
 
 
 if __name__ == "__main__":

@@ -46,6 +46,18 @@ game; at the board they lift the piece a hand's lift, carry and place before the
 
 Targets: on ponder hits, latency within 0.3 s of the drags' own time; planning CPU under 1 % of machine
 time; zero twin violations, pre-positioning included.
+
+**Issue 25** (:mod:`bench.waits`): the same waits by the kind of the robot's reply (quiet, capture,
+castling, promotion), median, 90th percentile and longest, each beside its floor on this table and the
+figure measured on the code before issue 25 (``bench/data/before-issue25.json``); the robot's reply
+parks what leaves the board nearby, and the tidying that takes it on to its zone runs in the turn of a
+person at the board until their hand comes to the table (the piece lifted), the drag under way ending
+first: how much of it there was, and how often a drag still ran when the move was committed. Typed or
+clicked, the session does not tidy (``tidy_while_thinking = "board"``, the default: such a person gives
+no warning; :func:`waits.first_clue_s` says when the first clue would stop it under ``"always"``). The
+wait runs from the move being final (at the board the end of the hold, which the recognizer's rules set
+and this issue leaves alone; the hold is reported above). Targets: p90 at the
+board <= 6 s, a promotion <= 10 s (or within 10 % of its floor where that is higher).
 """
 
 from __future__ import annotations
@@ -76,8 +88,8 @@ from chessatron.sim.hand_style import HandStyle
 from chessatron.sim.simulate import TableSimulator, game_moves
 from chessatron.sim.twin import TwinPiece
 
-from . import people
-from .__main__ import load_before, load_games, percentile
+from . import people, waits
+from .__main__ import load_before, load_before_25, load_games, percentile
 
 ENGINE_MOVE_S = DEFAULT_MOVE_TIME_S
 EVALUATION_S = ANALYSIS_LIMIT.time or 0.0
@@ -115,6 +127,15 @@ class Reply:
     piece_known_s: float = math.nan
     """Typed or clicked, pondering: how long before the move was sent the ponderer had narrowed it to the
     moved piece's moves for good (NaN: not before it was sent)."""
+    kind: waits.Kind = "quiet"
+    """What the robot's reply is (:func:`waits.reply_kind`)."""
+    floor_s: float = math.nan
+    """The machine's floor for what the person waits for (:func:`waits.move_floor`): the reply's, and
+    typed or clicked the person's move's too (the robot carries it out first)."""
+    tidy_s: float = 0.0
+    """Machine seconds of tidying in the person's turn before the move (issue 25)."""
+    tidy_delay_s: float = 0.0
+    """How long a tidying drag still ran after the person's move was committed (0: it never did)."""
 
 
 @dataclass
@@ -190,9 +211,9 @@ def first_start(sim: TableSimulator, board: chess.Board, move: chess.Move | None
     """Where the robot's first drag of ``reply`` begins after the person's ``move`` (None: made already)."""
     table, position = sim.table.copy(), board.copy()
     if move is not None:
-        sim.planner.plan_move(table, position, move, at=sim.writer.position).apply(table)
+        sim.planner.plan_move(table, position, move, at=sim.writer.position).apply(table)  # by hand
         position.push(move)
-    plan = sim.planner.plan_move(table, position, reply, at=sim.writer.position)
+    plan = sim.planner.plan_reply(table, position, reply, at=sim.writer.position)
     return plan.relocations[0].start
 
 
@@ -371,10 +392,14 @@ class Bench:
         """The robot carries the typed (or clicked) move out, then searches (or has searched) and answers.
         Pondering, the magnet waits where the likely moves begin, narrowed as the person types or picks
         the piece up (``sent``)."""
-        free_at = 0.0
+        # the session tidies only while a person at the board thinks (config tidy_while_thinking = "board"):
+        # one who types or clicks gives no warning before the move
+        tidied = waits.Tidied(0.0, 0.0, 0, 0)
+        free_at = tidied.end_s
         piece_known_s = math.nan
         if ahead is not None and self.ponder is not None:
             magnet = Magnet(self.ponder, sim, totals, commit_s)
+            magnet.free_at = tidied.end_s
             clues = self._headings(board, sent, commit_s)
             piece_known_s = _piece_known(self.ponder, board, person_move, clues, commit_s)
             unforeseen = self._unforeseen(sim, totals, board)
@@ -395,14 +420,29 @@ class Bench:
         # pondering, the robot carries the move out while the evaluation runs (it needs no engine); the
         # reply comes after both (before issue 16 the evaluation came first)
         begins = max(commit_s if self.ponder is not None else evaluated, free_at)
+        floor = waits.move_floor(sim, person_move)
         carried = self._play(sim, totals, person_move)
         carried_end = max(begins + carried.seconds, evaluated)
         ready = carried_end if hit is not None else carried_end + ENGINE_MOVE_S
+        kind = waits.reply_kind(sim.board, reply)
+        floor += waits.move_floor(sim, reply)
         answered = self._play(sim, totals, reply)
         end = ready + answered.seconds
         before_first = _travel_to_first(sim, carried)
         drags = carried.seconds - before_first + answered.seconds
-        return Reply(hit is not None, end - commit_s, drags, 0.0, sent.way, sent.paused, piece_known_s)
+        return Reply(
+            hit is not None,
+            end - commit_s,
+            drags,
+            0.0,
+            sent.way,
+            sent.paused,
+            piece_known_s,
+            kind,
+            floor,
+            tidied.machine_s,
+            max(tidied.end_s - commit_s, 0.0),
+        )
 
     def _predicted(
         self,
@@ -419,7 +459,7 @@ class Bench:
         assert self.ponder is not None
         cpu = time.thread_time()
         for prediction in ahead.predictions:
-            plan = sim.planner.plan_move(sim.table, board, prediction.move, at=sim.writer.position)
+            plan = sim.planner.plan_reply(sim.table, board, prediction.move, at=sim.writer.position)
             if plan.relocations:
                 start = plan.relocations[0].start
                 magnet.known.append(self.ponder.Likely(prediction.move, start, prediction.probability))
@@ -486,16 +526,29 @@ class Bench:
         """The person moves the pieces; the robot answers once the move has stood for the hold."""
         final_s = commit_s - SETTLE_S + reply_hold_s(_after(board, person_move))
         hit = ahead.hit(person_move) if ahead is not None else None
+        lifted_at = commit_s - lead_s
+        tidied = self._tidy(sim, totals, lifted_at)
+        overrun = max(tidied.end_s - commit_s, 0.0)
         if ahead is None or self.ponder is None:
             ready = commit_s + EVALUATION_S + ENGINE_MOVE_S
             hand_move(sim, person_move)
+            kind, floor = waits.reply_kind(sim.board, reply), waits.move_floor(sim, reply)
             answered = self._play(sim, totals, reply)
-            end = max(ready, final_s) + answered.seconds
+            end = max(ready, final_s, tidied.end_s) + answered.seconds
             drags = answered.seconds - _travel_to_first(sim, answered)
-            return Reply(False, end - final_s, drags, final_s - commit_s)
+            return Reply(
+                False,
+                end - final_s,
+                drags,
+                final_s - commit_s,
+                kind=kind,
+                floor_s=floor,
+                tidy_s=tidied.machine_s,
+                tidy_delay_s=overrun,
+            )
         ponder = self.ponder
         magnet = Magnet(ponder, sim, totals, commit_s)
-        lifted_at = commit_s - lead_s
+        magnet.free_at = tidied.end_s
         held = ponder.moves_of_piece(board, person_move.from_square) or None
         start_known = False
         lift_seen = False
@@ -525,14 +578,32 @@ class Bench:
         totals.planning_cpu_s += time.thread_time() - cpu
         approach_from = max(commit_s if start_known else ready, magnet.free_at)
         approach_s = travel(sim, target, totals)
+        kind, floor = waits.reply_kind(sim.board, reply), waits.move_floor(sim, reply)
         answered = self._play(sim, totals, reply)
         begins = max(ready, final_s, approach_from + approach_s)
         end = begins + answered.seconds
         drags = answered.seconds - _travel_to_first(sim, answered)
-        return Reply(hit is not None, end - final_s, drags, final_s - commit_s)
+        return Reply(
+            hit is not None,
+            end - final_s,
+            drags,
+            final_s - commit_s,
+            kind=kind,
+            floor_s=floor,
+            tidy_s=tidied.machine_s,
+            tidy_delay_s=overrun,
+        )
+
+    def _tidy(self, sim: TableSimulator, totals: Totals, until_s: float) -> waits.Tidied:
+        """The tidying in the person's turn until their hand comes to the table
+        (:func:`waits.tidy_during`)."""
+        tidied = waits.tidy_during(sim, until_s, sim.plies_played)
+        totals.violations += tidied.violations
+        totals.machine_s += tidied.machine_s
+        return tidied
 
     def _play(self, sim: TableSimulator, totals: Totals, move: chess.Move) -> Any:
-        ply = sim.play(move)
+        ply = sim.play(move, tidy=False)  # (tidied on the person's time: _tidy)
         totals.violations += len(ply.violations)
         totals.machine_s += ply.seconds
         totals.planning_cpu_s += ply.planning_s
@@ -597,7 +668,7 @@ class Bench:
 
     def _robot_move(self, sims: dict[tuple[Person, Mode], TableSimulator], move: chess.Move) -> None:
         for sim in sims.values():
-            ply = sim.play(move)
+            ply = sim.play(move, tidy=False)
             if ply.violations:
                 raise AssertionError(f"twin violations in the robot's opening move {move}: {ply.violations}")
 
@@ -685,6 +756,21 @@ def figures(totals: Totals) -> dict[str, Any]:
         "hits_by_way": {name: sum(1 for r in hits if chosen(r)) for name, chosen in KINDS.items()},
         "piece_known_before_sent_s": _stats_low([r.piece_known_s for r in replies if r.piece_known_s >= 0]),
         "piece_not_known_before_sent": sum(1 for r in replies if not r.piece_known_s >= 0),
+        # issue 25: the reply by kind beside its floor, and the tidying on the person's time
+        "floor_s": _stats([r.floor_s for r in replies]),
+        "by_kind": {
+            kind: {
+                "replies": sum(1 for r in replies if r.kind == kind),
+                "latency_s": _stats([r.latency_s for r in replies if r.kind == kind]),
+                "floor_s": _stats([r.floor_s for r in replies if r.kind == kind]),
+                "latency_over_floor": _stats([r.latency_s / r.floor_s for r in replies if r.kind == kind]),
+            }
+            for kind in waits.KINDS
+        },
+        "tidy_s_per_turn_mean": statistics.fmean(r.tidy_s for r in replies) if replies else 0.0,
+        "tidy_turns": sum(1 for r in replies if r.tidy_s > 0),
+        "tidy_delayed_replies": sum(1 for r in replies if r.tidy_delay_s > 0),
+        "tidy_delay_max_s": max((r.tidy_delay_s for r in replies), default=0.0),
     }
 
 
@@ -749,6 +835,59 @@ def report(part: str, person: Person, found: dict[str, Any], before: dict[str, A
         )
 
 
+#: Issue 25's targets: the reply's 90th percentile at the board, and a promotion's (or within a tenth of
+#: its floor where the floor is higher).
+TARGET_REPLY_P90_S = 6.0
+TARGET_PROMOTION_S = 10.0
+
+
+def report_waits(
+    part: str, person: Person, found: dict[str, Any], before: dict[str, Any] | None
+) -> Iterator[str]:
+    """Issue 25: the reply a person waits for by kind, beside its floor and today's figure."""
+    latency = found["latency_s"]
+    then = (
+        f" (before issue 25: {before['latency_s'][0]:.2f}/{before['latency_s'][1]:.2f} s)" if before else ""
+    )
+    target = f"  (target p90 <= {TARGET_REPLY_P90_S:g} s)" if person == "board" else ""
+    floor = found["floor_s"]
+    yield (
+        f"{part}, {WORDS[person]}: the wait for the reply, median/p90 "
+        f"{latency[0]:.2f}/{latency[1]:.2f} s{then}; its floor {floor[0]:.2f}/{floor[1]:.2f} s{target}"
+    )
+    for kind in waits.KINDS:
+        figures_of = found["by_kind"][kind]
+        if not figures_of["replies"]:
+            continue
+        wait, floor = figures_of["latency_s"], figures_of["floor_s"]
+        was = ""
+        if before and before.get("by_kind", {}).get(kind, {}).get("replies"):
+            old = before["by_kind"][kind]["latency_s"]
+            was = f" (before issue 25: {old[0]:.2f}/{old[1]:.2f}/{old[2]:.2f} s)"
+        yield (
+            f"  {kind:<9} {figures_of['replies']:4d}: median/p90/max "
+            f"{wait[0]:.2f}/{wait[1]:.2f}/{wait[2]:.2f} s{was}; "
+            f"floor {floor[0]:.2f}/{floor[1]:.2f}/{floor[2]:.2f} s"
+        )
+    promotion = found["by_kind"]["promotion"]
+    if person == "board" and promotion["replies"]:
+        worst = promotion["latency_s"][2]
+        floor = promotion["floor_s"][2]
+        met = worst <= max(TARGET_PROMOTION_S, 1.1 * floor)
+        yield (
+            f"  promotions: longest wait {worst:.2f} s (target <= {TARGET_PROMOTION_S:g} s, or within 10 % "
+            f"of a floor above it): {'met' if met else 'NOT met'}"
+        )
+    tidy_was = ""
+    if before and "tidy_s_per_turn_mean" in before:
+        tidy_was = f" (before issue 25: {before['tidy_s_per_turn_mean']:.2f} s)"
+    yield (
+        f"  tidying while the person thinks: {found['tidy_s_per_turn_mean']:.2f} s a turn on average"
+        f"{tidy_was}, in {found['tidy_turns']} of {found['replies']} turns; a drag still running at the "
+        f"person's commit in {found['tidy_delayed_replies']} (longest {found['tidy_delay_max_s']:.2f} s)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.replies", description=__doc__)
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
@@ -775,6 +914,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.games:
         games = games[: args.games]
     before_replies: dict[str, Any] = load_before(layout.profile.step_idle_delay_ms).get("replies", {})
+    before_25: dict[str, Any] = load_before_25(layout.profile.step_idle_delay_ms).get("replies", {})
     person_engine = chess.engine.SimpleEngine.popen_uci(str(find_engine()))
     try:
         with EnginePlayer(parse_level(ROBOT_LEVEL)) as robot:
@@ -801,6 +941,13 @@ def main(argv: list[str] | None = None) -> int:
         for person in PERSONS:
             if person in persons:
                 for line in report(part, person, persons[person], before_replies.get(part, {}).get(person)):
+                    print(line)
+    print()
+    print("issue 25: the wait a player feels (from the move being final to the reply standing on the board)")
+    for part, persons in found.items():
+        for person in PERSONS:
+            if person in persons:
+                for line in report_waits(part, person, persons[person], before_25.get(part, {}).get(person)):
                     print(line)
     if args.json:
         args.json.write_text(json.dumps(found, indent=2) + "\n", encoding="utf-8")

@@ -85,7 +85,8 @@ def check(tmp_path: Path, text: str) -> tuple[int, str]:
         # the machine would quietly run on the simulator
         (
             '[grbl]\nurll = "/dev/ttyUSB0"\n',
-            "unknown key 'urll' in [grbl]; did you mean 'url'? (known: baudrate, home, url, wait_near_reply)",
+            "unknown key 'urll' in [grbl]; did you mean 'url'? (known: baudrate, home, tidy_while_thinking, "
+            "url, wait_near_reply)",
         ),
         ('[sensor]\nurl = "sim://"\n', "unknown section 'sensor'; did you mean 'sensors'?"),
         ('layuot = "table.toml"\n', "unknown key 'layuot'; did you mean 'layout'?"),

@@ -42,7 +42,7 @@ from chessatron.grbl.motion import Kinematics
 from chessatron.grbl.protocol import Status
 from chessatron.planning.gcode import comment
 from chessatron.planning.layout import Layout, MagnetConfig
-from chessatron.planning.planner import Relocation
+from chessatron.planning.planner import Plan, Relocation
 from chessatron.planning.table import Table
 from chessatron.planning.timing import Timer
 from chessatron.sim.grbl import SimFaults, SimGrbl, SimHostMagnet
@@ -81,7 +81,12 @@ def _make_game(layout: Layout) -> Game:
     lines = list(run.program_lines())
     relocations: list[tuple[Relocation, range]] = []
     at = len(run.header)
-    for chunk_lines, plan in [(p.lines, p.plan) for p in run.plies] + [(s.lines, s.plan) for s in run.setups]:
+    chunks: list[tuple[tuple[str, ...], Plan]] = []
+    for ply in run.plies:
+        chunks.append((ply.lines, ply.plan))
+        if ply.tidy is not None:  # (each move's tidying follows it in the program)
+            chunks.append((ply.tidy_lines, ply.tidy))
+    for chunk_lines, plan in chunks + [(s.lines, s.plan) for s in run.setups]:
         starts = []
         cursor = 0
         for relocation in plan.relocations:
@@ -94,7 +99,7 @@ def _make_game(layout: Layout) -> Game:
             relocations.append((relocation, range(at + start + 1, at + end + 1)))
         at += len(chunk_lines)
     assert at == len(lines)
-    predicted = run.seconds + sum(setup.seconds for setup in run.setups)
+    predicted = run.seconds + run.tidy_seconds + sum(setup.seconds for setup in run.setups)
     return Game(layout, lines, sim.start_table, sim, relocations, predicted)
 
 

@@ -197,7 +197,9 @@ def journaled_moves(path: Path) -> list[str]:
 
 def unfinished_robot_work(path: Path) -> list[str]:
     """Robot jobs the journal began and never finished (each ``robot-begin`` needs a ``robot-done`` for
-    every one of its operations before the next job; a torn last line is ignored)."""
+    every one of its operations before the next job, unless the next job starts from a table of its own:
+    a set-up made again from where the table stood gives the one cut short up; a torn last line is
+    ignored)."""
     jobs: list[tuple[int, int, set[int]]] = []
     for raw in path.read_bytes().split(b"\n"):
         try:
@@ -205,6 +207,8 @@ def unfinished_robot_work(path: Path) -> list[str]:
         except ValueError:
             continue
         if entry.get("type") == "robot-begin":
+            if "table" in entry and jobs and len(jobs[-1][2]) < jobs[-1][1]:
+                jobs.pop()
             jobs.append((entry["ply"], len(entry["operations"]), set()))
         elif entry.get("type") == "robot-done" and jobs:
             jobs[-1][2].add(entry["index"])

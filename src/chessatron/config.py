@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeAlias, get_args
 from urllib.parse import urlsplit
 
 from . import files
@@ -51,7 +51,7 @@ DEFAULT_URLS: Mapping[str, str] = {
 
 #: The keys each section takes; anything else is a typo and an error (``urll`` would leave the simulator on).
 KEYS: Mapping[str, frozenset[str]] = {
-    "grbl": frozenset({"url", "baudrate", "home", "wait_near_reply"}),
+    "grbl": frozenset({"url", "baudrate", "home", "wait_near_reply", "tidy_while_thinking"}),
     "magnet": frozenset({"url"}),
     "sensors": frozenset({"url"}),
     "leds": frozenset({"url"}),
@@ -100,6 +100,10 @@ def default_config_text() -> str:
     return (resources.files("chessatron") / "data" / "chessatron.toml").read_text(encoding="utf-8")
 
 
+TidyWhen: TypeAlias = Literal["board", "always", "never"]
+"""While whom the robot tidies the pieces its replies parked (``[grbl] tidy_while_thinking``)."""
+
+
 @dataclass(frozen=True)
 class Config:
     """Validated machine config."""
@@ -127,6 +131,11 @@ class Config:
     watcher_loss: float = 0.3
     """``[training] watcher_loss``: the winning chances a move must give away for the watcher to speak, on
     lichess's -1..+1 scale (0.3: a blunder, 0.2: a mistake)."""
+    tidy_while_thinking: TidyWhen = "board"
+    """``[grbl] tidy_while_thinking``: while whom the robot takes the pieces its replies parked beside the
+    board on to their capture zones: ``"board"``, a person at the board (a piece they lift stops it before
+    their hand is near), ``"always"``, anyone who thinks (a person who types or clicks may wait a moment
+    for a step under way), ``"never"`` (they wait for the reset after the game; a quiet gantry)."""
     wide_voices: bool = True
     """``[microphone] wide_voices``: each utterance is heard at three vocal-tract lengths, for voices far
     from the speech model's (false: once, three times quicker, for a slow computer)."""
@@ -228,6 +237,12 @@ class Config:
             )
         home = grbl.get("home", False)
         wait_near_reply = grbl.get("wait_near_reply", True)
+        tidy_while_thinking = grbl.get("tidy_while_thinking", "board")
+        if tidy_while_thinking not in get_args(TidyWhen):
+            raise ConfigError(
+                f"{source}: [grbl] tidy_while_thinking = {tidy_while_thinking!r} must be one of "
+                f"{', '.join(repr(when) for when in get_args(TidyWhen))}"
+            )
         muted = data.get("buzzer", {}).get("muted", False)
         speech_muted = data.get("speech", {}).get("muted")
         wide_voices = data.get("microphone", {}).get("wide_voices", True)
@@ -283,6 +298,7 @@ class Config:
             lichess_url.rstrip("/"),
             speech_muted,
             wait_near_reply=wait_near_reply,
+            tidy_while_thinking=tidy_while_thinking,
             wide_voices=wide_voices,
             watcher=watcher,
             watcher_loss=float(watcher_loss),

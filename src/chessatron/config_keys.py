@@ -20,8 +20,8 @@ from typing import Final, Literal
 __all__ = ["CONFIG_KEYS", "KEY_OF", "ConfigKey", "KeyKind"]
 
 #: How a key's value is written: a device URL, a file path, true/false, a whole number, a number, a web
-#: address.
-KeyKind = Literal["url", "path", "bool", "int", "number", "http"]
+#: address, one of the words its examples list.
+KeyKind = Literal["url", "path", "bool", "int", "number", "http", "choice"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,17 @@ CONFIG_KEYS: Final[tuple[ConfigKey, ...]] = (
         True,
         "While you think, the empty magnet waits where the robot's reply will most likely begin; false "
         "keeps the gantry still (and quiet). The engine thinks on your time either way.",
+    ),
+    ConfigKey(
+        "grbl",
+        "tidy_while_thinking",
+        "choice",
+        "board",
+        "While whom the robot takes the pieces its replies set down beside the board on to their capture "
+        "zones: board, while a person at the board thinks (a piece they lift stops it); always, while "
+        "anyone thinks (someone who types or clicks may wait a moment for a step under way); never, "
+        "they wait for the reset after the game (a quiet gantry).",
+        ("board", "always", "never"),
     ),
     ConfigKey(
         "magnet",

@@ -123,6 +123,9 @@ def _check_kind(key: str, value: object) -> None:
         raise SettingError(f"{KEY_OF[key].title} = {value!r} must be true or false", key)
     if kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
         raise SettingError(f"{KEY_OF[key].title} = {value!r} must be a whole number", key)
+    if kind == "choice" and value not in KEY_OF[key].examples:
+        choices = ", ".join(KEY_OF[key].examples)
+        raise SettingError(f"{KEY_OF[key].title} = {value!r} must be one of {choices}", key)
     if kind == "number" and (isinstance(value, bool) or not isinstance(value, int | float)):
         raise SettingError(f"{KEY_OF[key].title} = {value!r} must be a number, e.g. {_example(key)}", key)
     if kind in ("url", "path", "http"):

@@ -163,9 +163,11 @@ def run_demo(
             state.status = f"{number}{'.' if sim.board.turn else '...'} {san}"
             ply = sim.play(move)
             violations += len(ply.violations)
-            for relocation in ply.plan.relocations:
+            tidying = ply.tidy.relocations if ply.tidy is not None else ()
+            for relocation in (*ply.plan.relocations, *tidying):
                 animator.drag(shown, relocation)
             all_paths.extend(ply.plan.relocations)
+            all_paths.extend(tidying)
             shown = sim.table.copy()
             sans.append(san)
             progress.advance(task)

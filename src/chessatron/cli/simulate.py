@@ -39,7 +39,8 @@ from .main import main
 @click.option(
     "--gcode-out",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the whole game as one GRBL program.",
+    help="Write the whole game as one GRBL program (each move after (MOVE n uci), the tidying that "
+    "follows it after (TIDY n)).",
 )
 @click.option(
     "--reset",
@@ -99,6 +100,8 @@ def simulate(
     verdict = "ok" if not violations else f"{len(violations)} twin violations"
     console.print(f"plies: {len(run.plies)}")
     console.print(f"simulated seconds: {run.seconds:.1f}")
+    if run.tidy_seconds:
+        console.print(f"tidying while the players think: {run.tidy_seconds:.1f} simulated seconds")
     for setup in run.setups:
         pieces = count_noun(setup.pieces_moved, "piece")
         console.print(

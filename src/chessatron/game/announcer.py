@@ -31,7 +31,7 @@ from ..ports import Buzzer, DeviceUrl, StatusDisplay
 from .clock import format_clock
 from .events import move_label
 from .live import LiveState
-from .words import work_words
+from .words import countdown_words, work_words
 
 __all__ = ["Announcer", "display_lines", "open_announcer", "tunes_between"]
 
@@ -60,12 +60,17 @@ _ENDINGS: Final[dict[str, str]] = {
 
 
 def display_lines(
-    snapshot: Mapping[str, Any], *, cols: int | None = None, rows: int | None = None
+    snapshot: Mapping[str, Any],
+    *,
+    cols: int | None = None,
+    rows: int | None = None,
+    now: float | None = None,
 ) -> list[str]:
     """The lines a status display shows for a live ``snapshot``, most important first: a question the
-    board asks, the result, what the robot does, or whose move it is (and check); the last move; the
-    clocks. On a display of ``rows`` lines of ``cols`` characters the clocks and the last move share a
-    line when they fit, and the least important lines go.
+    board asks, the result, what the robot does (and for long work how long it has left at wall-clock
+    time ``now``), or whose move it is (and check); the last move; the clocks. On a display of ``rows``
+    lines of ``cols`` characters the clocks and the last move share a line when they fit, and the least
+    important lines go.
 
     >>> game = {"san": ["e4", "c5"], "uci": ["e2e4", "c7c5"], "turn": "white", "check": False,
     ...         "result": None, "start_fen": None}
@@ -74,21 +79,28 @@ def display_lines(
     ['White to move', 'W4:53 B5:00 c5']
     >>> display_lines({"game": game, "question": {"text": "Bxf3 or Bxh3?"}}, cols=16, rows=2)
     ['Which move?', 'Bxf3 or Bxh3?']
+    >>> work = {"title": "SETUP", "index": 3, "of": 25, "left_s": 160.0, "at": 50.0}
+    >>> display_lines({"game": game, "gantry": {"work": work}}, cols=16, rows=2, now=50.0)
+    ['Setting up', 'about 2:40 left']
     """
     game = snapshot.get("game")
+    work = (snapshot.get("gantry") or {}).get("work")
+    left = countdown_words(work, now)
     if not game:
+        if work and left is not None:  # a set-up between games
+            return [_work_line(work, None, cols), f"{left} left"]
         return ["chessatron", str(snapshot.get("status") or "no game")]
     lines: list[str] = []
     question = snapshot.get("question")
-    work = (snapshot.get("gantry") or {}).get("work")
     result = game.get("result")
     if question:
         lines += ["Which move?", str(question.get("text") or "")]
     elif result is not None:
         lines += _result_lines(str(result), game.get("termination"))
     elif work:
-        headline = work_words(work, game).headline
-        lines.append(headline if cols is None or len(headline) <= cols else "Robot moving")
+        lines.append(_work_line(work, game, cols))
+        if left is not None:
+            lines.append(f"{left} left")
     elif str(snapshot.get("status") or "").startswith("setting up"):
         lines.append("Setting up")  # the game is made; the robot is about to set the table up
     else:
@@ -106,6 +118,16 @@ def display_lines(
     elif room:
         lines.append(move)
     return lines[: rows if rows else None]
+
+
+def _work_line(work: Mapping[str, Any], game: Mapping[str, Any] | None, cols: int | None) -> str:
+    """What the robot does, in a line that fits: its headline, else for long work (counted down on the
+    next line) its short title ("Setting up"), else "Robot moving"."""
+    words = work_words(work, game)
+    if cols is None or len(words.headline) <= cols:
+        return words.headline
+    short = words.title[:1].upper() + words.title[1:]
+    return short if "left_s" in work and len(short) <= cols else "Robot moving"
 
 
 def _result_lines(result: str, termination: str | None) -> list[str]:
@@ -306,7 +328,10 @@ class Announcer:
             self._closing.wait(1 / UPDATES_PER_S)
 
     def _tick_s(self) -> float | None:
-        clock = (self._seen or {}).get("clock")
+        seen = self._seen or {}
+        if self.tick and countdown_words((seen.get("gantry") or {}).get("work")) is not None:
+            return 1.0  # the robot's countdown
+        clock = seen.get("clock")
         if not self.tick or not clock or clock.get("running") not in ("white", "black"):
             return None
         return 1.0 - (self._now() - self._clock_at) % 1.0 + 0.001

@@ -24,7 +24,10 @@ The snapshot's keys (a contract for the page and its tests):
     (``gantry.work`` counts those done).
 ``gantry``
     ``{"x", "y" (machine mm), "state" (GRBL state), "path": [[x, y], ...] (the drag under way, mm),
-    "work": {"title", "index", "of"}|None}``.
+    "work": {"title", "index", "of"}|None}``; long work (a set-up, a reset, a long capture) also has
+    ``"estimate_s"`` (its machine time, the planner's time model), ``"left_s"`` (seconds left, at the
+    session's speed) and ``"at"`` (the wall-clock time, Unix seconds, ``left_s`` was reckoned at), to
+    count down from.
 ``sensors``
     ``{"occupied": [[c, r], ...], "squares": ["e2", ...]}`` (the latest scan; ``None`` without sensors).
 ``leds``

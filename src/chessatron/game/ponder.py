@@ -354,6 +354,9 @@ class Ponderer:
         self._expecting = False  # a person is choosing, the engine will answer
         self._answering = False  # the engine is answering a person
         self._approached: PositionKey | None = None  # the position whose reply the magnet set off for
+        #: Whether the magnet is busy tidying on the person's time (:class:`~.tidying.Tidier`): it goes to
+        #: wait for the reply only once that is done (:meth:`wait_again`).
+        self.magnet_busy: Callable[[], bool] = lambda: False
 
     def __enter__(self) -> Ponderer:
         return self
@@ -476,6 +479,13 @@ class Ponderer:
         turn = self._turn
         if not turn.halted.is_set():
             self._watching.submit(partial(self._follow_typing, turn, text))
+
+    def wait_again(self) -> None:
+        """The magnet is free again (the tidying is done): it goes where the reply will likely begin, if
+        the person's turn goes on (in the background: this returns at once)."""
+        turn = self._turn
+        if not turn.halted.is_set():
+            self._watching.submit(partial(self._wait_near, turn))
 
     def foreseen(self, board: chess.Board) -> chess.Move | None:
         """The engine's move in ``board`` if it searched this position ahead (a ponder hit; waits for the
@@ -608,9 +618,9 @@ class Ponderer:
         try:
             scratch = table.copy()
             if move is not None:
-                planner.plan_move(scratch, position, move, at=at).apply(scratch)
+                planner.plan_move(scratch, position, move, at=at).apply(scratch)  # (by hand: to the zone)
                 position.push(move)
-            plan = planner.plan_move(scratch, position, reply, at=at)
+            plan = planner.plan_reply(scratch, position, reply, at=at)
         except ChessatronError as exc:
             LOGGER.info("reply %s not planned ahead: %s", reply.uci(), exc)
             return None
@@ -619,7 +629,7 @@ class Ponderer:
     def _wait_near(self, turn: _Turn) -> None:
         """Send the empty magnet where the expected travel to the robot's first drag is shortest, if that
         gains: over every likely move planned so far, or those the person is heading for."""
-        if self.robot is None:
+        if self.robot is None or self.magnet_busy():
             return
         started = time.thread_time()
         with self._lock:

@@ -576,8 +576,7 @@ class GameRunner:
         self.live.update(
             status=f"setting up {description}", game=None, clock=None, evaluation=None, hint=None
         )
-        plan = session.resetter.plan(session.table, board, at=session.gantry)
-        session.run_plan(plan, "RESET", None)
+        session.set_up(board, "RESET")
         self._board = board
         self.live.update(status="idle")
 
@@ -708,6 +707,9 @@ class GameRunner:
                 )
             raise IllegalMoveError(f"the {chess.piece_name(piece.piece_type)} on {square} cannot move now")
         self._picked = (len(board.move_stack), picked)
+        tidier = self.session.tidier
+        if tidier is not None:
+            tidier.hold()  # the person is making their move: no new step of tidying begins
         if ponder is not None:
             ponder.picked(picked)  # the magnet waits where that piece's likely moves begin
 

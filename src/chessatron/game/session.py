@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +50,7 @@ from .setup import GameSetup
 from .tablework import (
     encode_relocation,
 )
+from .tidying import Tidier
 
 LOGGER = logging.getLogger(__name__)
 
@@ -67,6 +68,15 @@ DRAW_EARLIEST_PLY = 40
 
 
 DRAW_WORSE_CP = -100
+#: The players on whose time the robot tidies (:mod:`.tidying`), by the config's
+#: ``tidy_while_thinking``: people at the board (a piece they lift tells that they come; a simulated hand
+#: waits for it), or people anywhere (one who types or clicks gives no warning: a step under way may hold
+#: their move up a moment); never the robot's engine or a script.
+TIDY_WHILE: dict[str, frozenset[str]] = {
+    "board": frozenset({"board", "hand"}),
+    "always": frozenset({"board", "hand", "keyboard", "web", "buttons", "voice"}),
+    "never": frozenset(),
+}
 #: A player waiting to move is told when their time falls below each of these (seconds), in a game whose
 #: clock starts with more than twice as much.
 CLOCK_WARNINGS_S = (60, 10)
@@ -137,6 +147,11 @@ class Session(GameSetup):
             # (unless the config keeps the gantry still)
             waiter = self.robot if self.config.wait_near_reply else None
             ponder = self.ponderer = stack.enter_context(Ponderer(self.planner, robot=waiter, live=self.live))
+            # the pieces the robot's replies park beside the board go on to their zones on a person's time
+            tidier = self.tidier = Tidier(lambda: self._tidy_step(journal))
+            stack.callback(self._forget_tidier, tidier)
+            ponder.magnet_busy = lambda: tidier.is_tidying
+            tidier.on_idle = ponder.wait_again
             for index in self._hand_done_unjournaled:
                 journal.robot_done(index)
             self._hand_done_unjournaled = []
@@ -145,6 +160,7 @@ class Session(GameSetup):
                 for index in range(len(self._unjournaled)):
                     journal.robot_done(index)
                 self._unjournaled = []
+            self._finish_setup(journal)  # a game with no move yet: set up from where the table stands
             if self._pending is not None and not self.has_robot:
                 self._pending = None
                 self._arrange_by_hand(board, "resume")
@@ -152,15 +168,15 @@ class Session(GameSetup):
                 move, remaining, unplanned = self._pending
                 self._pending = None
                 title = f"MOVE {len(board.move_stack)} {move.uci()} (resumed)"
-                if not board.move_stack:
-                    title = "SETUP (resumed)"  # the set-up was cut short: no move to name
+                if remaining and all(relocation.purpose == "tidy" for _, relocation in remaining):
+                    title = f"TIDY {len(board.move_stack)} (resumed)"  # a step of tidying cut short
                 self._say("robot moving", robot=True)  # not the "idle" of a state just made
                 if unplanned:
                     # journaled, but the robot had not begun: plan it now from the table as it stands
                     before = board.copy()
                     before.pop()
                     self.run_plan(
-                        self.planner.plan_move(self.table, before, move, at=self.gantry), title, journal
+                        self.planner.plan_reply(self.table, before, move, at=self.gantry), title, journal
                     )
                 elif remaining:
                     relocations = tuple(relocation for _, relocation in remaining)
@@ -176,7 +192,7 @@ class Session(GameSetup):
                 elif isinstance(mover, KeyboardMover):
                     waits = clock is not None or self.referee is not None
                     mover.expired = self._flag_fell if waits else None
-                    mover.typing = ponder.typed
+                    mover.typing = self._typing_to(ponder)
                 elif isinstance(mover, ButtonMover):
                     mover.expired = self._flag_fell
                     mover.hint = lambda: self.live.snapshot().get("hint")
@@ -195,9 +211,16 @@ class Session(GameSetup):
                 if clock is not None:
                     clock.resume()
                     self.live.update(clock=clock.to_dict())
+                self._tidy_before(board, movers[board.turn], tidier)
                 before_choice = self.table.placement()
                 ponder.before(board, self.table, movers[board.turn], movers[not board.turn])
-                choice = movers[board.turn].choose(board)
+                try:
+                    choice = movers[board.turn].choose(board)
+                except BaseException:
+                    self._stop_tidying(tidier, quietly=True)
+                    raise
+                if self._stop_tidying(tidier):
+                    before_choice = self.table.placement()  # (the person's move is not in it yet)
                 ponder.heard(board, choice, self.table)
                 if self.stop_requested.is_set():
                     raise KeyboardInterrupt
@@ -304,7 +327,8 @@ class Session(GameSetup):
                 else:
                     if any(other.hand is None for other in self._board_movers):
                         self._follow_zone_sensors()  # a person may have moved a captured piece since
-                    plan = self.planner.plan_move(self.table, board, choice, at=self.gantry)
+                    # what the person waits for: the move standing (what it parks is tidied later)
+                    plan = self.planner.plan_reply(self.table, board, choice, at=self.gantry)
                     self._say("robot moving", robot=True)
                     try:
                         self.run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
@@ -346,6 +370,51 @@ class Session(GameSetup):
             self.live.update(status=f"{outcome.result} ({outcome.termination or 'game over'})", prompt=None)
             self.emit({"event": "result", "result": outcome.result, "termination": outcome.termination})
         return record
+
+    def _tidy_before(self, board: chess.Board, mover: Mover, tidier: Tidier) -> None:
+        """A person is about to choose: the pieces parked beside the board go on to their zones meanwhile
+        (:mod:`.tidying`), in the background until their hand comes to the table; a simulated person
+        waits for it. Nothing while the robot's own engine chooses, nor without parked pieces."""
+        kind = self._specs[board.turn].kind
+        if not self.has_robot or kind not in TIDY_WHILE[self.config.tidy_while_thinking]:
+            return
+        if not self.table.parked():
+            return
+        if kind == "hand":
+            tidier.tidy_now()
+        else:
+            tidier.start(mover.events if isinstance(mover, BoardMover) else None)
+
+    def _stop_tidying(self, tidier: Tidier, *, quietly: bool = False) -> int:
+        """Stop the tidying before anything happens with the person's choice (the drag under way ends
+        first); its machine fault is raised (logged, ``quietly``). Returns how many steps ran."""
+        try:
+            return tidier.stop()
+        except ChessatronError as exc:
+            if not quietly:
+                raise
+            LOGGER.warning("tidying stopped: %s", exc)
+            return 1
+
+    @staticmethod
+    def _forget_tidier(tidier: Tidier) -> None:
+        """The game is over (or stopped): no more tidying in it."""
+        try:
+            tidier.stop()
+        except ChessatronError as exc:
+            LOGGER.warning("tidying stopped: %s", exc)
+
+    def _typing_to(self, ponder: Ponderer) -> Callable[[str], None]:
+        """What the line typed so far tells: the person's hand is at the keyboard (no tidying step begins
+        any more), and the ponderer where their move will likely begin."""
+
+        def typed(text: str) -> None:
+            tidier = self.tidier
+            if tidier is not None and text:
+                tidier.hold()
+            ponder.typed(text)
+
+        return typed
 
     def _clock_for(self, journal: Journal) -> ChessClock | None:
         """The game's clock as the journal left it (paused), None for a game without one."""

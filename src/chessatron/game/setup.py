@@ -1,5 +1,10 @@
 """A session's games begin: a new game checked and journaled with the table set up for it, or a saved
 one resumed, the physical table rebuilt from its journal and the pieces put back where it stopped.
+
+Set-ups go straight: from wherever the table stands (another game's end, a set-up that was stopped, a
+crash that lost the simulator's table) one plan reaches the game's start
+(:meth:`~chessatron.planning.reset.ResetPlanner.resume`), never the position a stopped set-up had
+reached first.
 """
 
 from __future__ import annotations
@@ -88,14 +93,7 @@ class GameSetup(Seats):
         self.live.update(status="setting up", hint=None, evaluation=None, notices=[])
         self.emit({"event": "game", "id": metadata.game_id, "fen": start.fen(), "chess960": start.chess960})
         try:
-            if not self.has_robot:
-                before = self.table.placement()
-                self._arrange_by_hand(start, "set up")
-                self._journal_by_hand(journal, before)
-                return journal
-            plan = self.resetter.plan(self.table, start, at=self.gantry)
-            self.emit({"event": "setup", "relocations": len(plan.relocations)})
-            self.run_plan(plan, "SETUP", journal)
+            self.set_up(start, "SETUP", journal)
         except BaseException:
             journal.close()  # unlocked: `play --resume` can take the game up
             raise
@@ -147,10 +145,18 @@ class GameSetup(Seats):
     def put_back(self, standing: Table) -> None:
         """After :meth:`resume` the model is the table as the game left it; when the pieces stand
         elsewhere (``standing``: the table was set up for something else since, or another game was
-        played on it), the robot puts them back there (the reset planner's arrangement). Needs the machine
-        connected before the resume; nothing to do without a robot."""
+        played on it), the robot puts them back there (the reset planner's arrangement). A game whose
+        set-up was not finished is set up from ``standing`` when it goes on, in one plan. Needs the
+        machine connected before the resume; nothing to do without a robot."""
         wanted = self.table
         if self.robot is None:
+            return
+        if self._setup_pending is not None:
+            if standing.placement() != wanted.placement():
+                target, _ = self._setup_pending
+                self._setup_pending = (target, [])  # the drags it had left start from elsewhere
+                self.table = self.robot.table = standing
+                self.live.show_table(standing, ())
             return
         plan = self.resetter.plan_arrangement(standing, wanted, self.gantry)
         if not plan.relocations:  # every piece stands where the game left it
@@ -162,23 +168,29 @@ class GameSetup(Seats):
         self.live.show_table(wanted, ())
 
     def _rebuild_table(self, state: JournalState, path: Path) -> None:
-        """The physical table as the journal says the robot left it: the set-up arrangement, then all
-        journaled robot work in order (moves, takebacks), only the finished part of the last one."""
+        """The physical table as the journal says the robot left it: the table before the set-up, then all
+        journaled robot work in order (the set-up, moves, tidying, takebacks), only the finished part of
+        the last one; work journaled with the table it started from begins there (earlier work it left
+        unfinished was given up). A game with no move yet has its set-up finished when it goes on
+        (:meth:`_finish_setup`)."""
         start = chess.Board(state.metadata.start_fen, chess960=state.metadata.chess960)
-        table = Table.from_board(self.layout, start)
         work = _robot_entries(state)
         before_setup = state.metadata.config.get("table")
-        unfinished_setup = bool(work) and work[0][0] == 0 and len(work[0][2]) < len(work[0][1])
-        if unfinished_setup and before_setup is not None and not state.moves:
-            table = decode_table(before_setup, self.layout)  # replay the set-up's finished drags
-        elif work and work[0][0] == 0 and not state.moves:
-            work = work[1:] if not unfinished_setup else []  # a finished set-up
-        elif work and work[0][0] == 0:
-            work = work[1:]  # the set-up ended in the arrangement the table starts from
+        if before_setup is not None:
+            table = decode_table(before_setup, self.layout)  # the set-up's drags start from it
+        else:
+            # (a journal that does not say: the set-up ended in the arrangement the table starts from)
+            table = Table.from_board(self.layout, start)
+            if work and work[0][0] == 0:
+                work = work[1:]
         self._pending = None
+        self._setup_pending = None
         self._unjournaled = []
         self._hand_done_unjournaled = []
+        snapshots = [progress.table for progress in state.robot_work[len(state.robot_work) - len(work) :]]
         for number, (ply, operations, done) in enumerate(work):
+            if snapshots[number] is not None:
+                table = decode_table(list(snapshots[number] or ()), self.layout)
             scratch = table.copy()
             decoded = []
             for index, text in enumerate(operations):
@@ -195,11 +207,16 @@ class GameSetup(Seats):
                     table.relocate(relocation.piece.id, relocation.goal)
             if len(done) < len(decoded):
                 if number != len(work) - 1:
+                    if snapshots[number + 1] is not None:
+                        continue  # given up: the next work starts from a table of its own
                     raise ChessatronError(
                         f"the journal's robot work for ply {ply} is incomplete; it cannot be resumed"
                     )
                 remaining = [(i, r) for i, r in decoded if i not in done]
-                self._pending = (state.moves[-1].move if state.moves else chess.Move.null(), remaining, False)
+                if state.moves:
+                    self._pending = (state.moves[-1].move, remaining, False)
+                else:
+                    self._setup_pending = (start, remaining)
         planned_through = work[-1][0] if work else 0
         if state.moves and planned_through < len(state.moves) and self._pending is None:
             if _made_by_hand(state.moves[-1].who):
@@ -213,6 +230,34 @@ class GameSetup(Seats):
                 self._unjournaled = hand_operations(self.layout, placement, table)
             else:
                 self._pending = (state.moves[-1].move, [], True)  # journaled, the robot had not begun
+        if not state.moves and self._setup_pending is None:
+            self._setup_pending = (start, [])  # finished, or never begun: the table is looked at again
         self.table = table
         if self.robot is not None:  # connected before the resume (a runner's session): it moves this one
             self.robot.table = table
+
+    def _finish_setup(self, journal: Journal) -> None:
+        """Finish the set-up of a game with no move yet from the table as it stands: the drags it had left
+        when they still fit and are no slower, else one plan made afresh (journaled with the table it
+        starts from); nothing when the table is set up already. Without a robot a set-up cut short is
+        arranged by hand again (the LEDs show it)."""
+        if self._setup_pending is None:
+            return
+        target, rest = self._setup_pending
+        self._setup_pending = None
+        if not self.has_robot:
+            if rest:
+                before = self.table.placement()
+                self._arrange_by_hand(target, "resume")
+                self._journal_by_hand(journal, before)
+            return
+        relocations = [relocation for _, relocation in rest]
+        plan = self.resetter.resume(self.table, target, relocations, at=self.gantry)
+        if not plan.relocations:
+            return
+        self._say("setting up", robot=True)
+        self.emit({"event": "setup", "relocations": len(plan.relocations)})
+        if relocations and list(plan.relocations) == relocations:
+            self.run_plan(plan, "SETUP (resumed)", journal, indices=[index for index, _ in rest])
+        else:
+            self.run_plan(plan, "SETUP (resumed)", journal, from_table=self.table)

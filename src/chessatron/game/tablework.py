@@ -31,6 +31,7 @@ from ..planning.layout import Cell, Layout, MachinePoint, Node
 from ..planning.planner import Plan, Planner, Relocation
 from ..planning.reset import ResetPlanner
 from ..planning.table import PhysicalPiece, PieceId, Table
+from ..planning.tidy import next_tidy
 from ..ports import LedStrip, Microphone, OccupancySensor
 from ..sim.hand import HandAction, perform
 from ..sim.hand_style import HandStyle
@@ -50,6 +51,7 @@ from .players import (
 from .ponder import Ponderer
 from .referee import Referee
 from .speech import SPOKEN_EVENTS, spoken_event
+from .tidying import Tidier
 
 if TYPE_CHECKING:
     from ..voice.recognizer import SpeechRecognizer
@@ -76,6 +78,12 @@ class StopRequested(KeyboardInterrupt):
     """A stop asked for from elsewhere (the page's *Stop game*, SIGTERM in ``serve``) ended the robot's
     work at a safe point: between two relocations, the magnet released, each one done journaled. Raised
     as the ``KeyboardInterrupt`` a stop is, so that the game stays journaled however it is stopped."""
+
+
+#: Robot work the time model says takes at least this long (seconds, at the session's speed) is told with
+#: its estimate and a countdown (:func:`~chessatron.game.words.countdown_words`); shorter work is over
+#: before it would help.
+LONG_WORK_S = 5.0
 
 
 def _cell(layout: Layout, node: Node) -> Cell:
@@ -209,6 +217,8 @@ class TableWork:
         self.world: SimWorld | None = None
         # after a resume: the last move, its unfinished relocations, and whether none were planned yet
         self._pending: tuple[chess.Move, list[tuple[int, Relocation]], bool] | None = None
+        # after a resume of a game with no move yet: its start, and the set-up's drags left (journaled)
+        self._setup_pending: tuple[chess.Board, list[tuple[int, Relocation]]] | None = None
         self._hints: EnginePlayer | None = None
         #: The engines of the players (an engine player, a simulated hand's brain) by colour and level.
         self._engines: dict[tuple[chess.Color, str], EnginePlayer] = {}
@@ -225,6 +235,12 @@ class TableWork:
         # after a resume: a person's finished relocations whose "done" the journal lacks
         self._hand_done_unjournaled: list[int] = []
         self._specs: dict[chess.Color, PlayerSpec] = {}
+        #: Robot work at least this long (seconds, at this session's speed) is told with its estimate and
+        #: a countdown.
+        self.long_work_s = LONG_WORK_S
+        #: Takes the pieces the robot parked during its reply on to their zones while a person thinks
+        #: (:mod:`.tidying`); the game's, while one runs.
+        self.tidier: Tidier | None = None
         #: How a simulated person (a ``hand`` player) handles the pieces, and whether it answers a
         #: question itself (by lifting the capturing piece again) or leaves it to the page.
         self.hand_style: HandStyle = HandStyle.calm()
@@ -435,30 +451,58 @@ class TableWork:
         return self._sensors
 
     def run_plan(
-        self, plan: Plan, title: str, journal: Journal | None, indices: list[int] | None = None
+        self,
+        plan: Plan,
+        title: str,
+        journal: Journal | None,
+        indices: list[int] | None = None,
+        *,
+        background: bool = False,
+        from_table: Table | None = None,
     ) -> None:
         """Execute a plan, journaling it first (unless ``indices`` says it is the rest of a journaled
-        one: then each relocation is journaled as done under its original index)."""
+        one: then each relocation is journaled as done under its original index); ``from_table``: the
+        table it starts from is journaled with it (the journal's earlier work did not leave it so).
+
+        Watchers see the work with its estimate (the planner's time model) and what is left of it as it
+        goes (``gantry.work``: ``estimate_s`` machine seconds, ``left_s`` seconds left at wall-clock time
+        ``at`` at this session's speed). ``background``: tidying on a person's time, which watchers see
+        the pieces and the magnet of but which is not the session's work (no ``work``, no status)."""
         robot = self.robot
         if robot is None:
             raise HardwareError("the robot is not connected; call connect() first")
         if journal is not None and plan.relocations and indices is None:
-            journal.robot_begin([encode_relocation(r) for r in plan.relocations])
+            snapshot = encode_table(from_table) if from_table is not None else None
+            journal.robot_begin([encode_relocation(r) for r in plan.relocations], table=snapshot)
 
         total = len(plan.relocations)
         live = self.live
+        timer = self.planner.timer
+        paths = [relocation.path for relocation in plan.relocations]
+        estimate_s = timer.relocations_s(self.gantry, paths)
+
+        def work(index: int) -> dict[str, Any] | None:
+            if background:
+                return None
+            told: dict[str, Any] = {"title": title, "index": index, "of": total}
+            if self._wall_s(estimate_s) >= self.long_work_s:
+                at = self.layout.node_mm(plan.relocations[index - 1].goal) if index else self.gantry
+                left_s = self._wall_s(timer.relocations_s(at, paths[index:]))
+                told.update(estimate_s=round(estimate_s, 1), left_s=round(left_s, 1))
+                told["at"] = round(time.time(), 3)
+            return told
 
         def step(index: int, relocation: Relocation) -> None:
             if journal is not None:
                 journal.robot_done(index if indices is None else indices[index])
-            for mover in self._board_movers:
-                mover.observe(0.25)
+            if not background:  # (a person's board is watched by its own thread meanwhile)
+                for mover in self._board_movers:
+                    mover.observe(0.25)
             live.show_table(self.table)
             following = plan.relocations[index + 1].path if index + 1 < total else ()
+            told = work(index + 1)
             live.show_gantry(
-                self.layout.node_mm(relocation.goal),
-                path=following,
-                work={"title": title, "index": index + 1, "of": total},
+                self.layout.node_mm(relocation.goal), path=following, work=False if background else told
             )
             self.emit({"event": "relocation", "index": index, "of": total, "what": str(relocation)})
 
@@ -470,7 +514,7 @@ class TableWork:
         if total:
             live.show_table(self.table, plan.relocations)
             live.show_gantry(
-                self.gantry, path=plan.relocations[0].path, work={"title": title, "index": 0, "of": total}
+                self.gantry, path=plan.relocations[0].path, work=False if background else work(0)
             )
         execution = None
         try:
@@ -480,7 +524,7 @@ class TableWork:
         finally:
             # a machine that finished is idle; one that stopped keeps the state it last reported (Alarm)
             idle = "Idle" if execution is not None and execution.ok else None
-            live.show_gantry(self.gantry, path=(), work=None, state=idle)
+            live.show_gantry(self.gantry, path=(), work=False if background else None, state=idle)
             if self.checkpoint is not None:
                 self.checkpoint(cast("Session", self))
         if execution.stopped:
@@ -489,9 +533,52 @@ class TableWork:
             problems = "; ".join(execution.problems()) or "the machine stopped"
             raise HardwareError(f"{title}: {problems}; fix it and continue with `chessatron play --resume`")
 
+    def _wall_s(self, machine_s: float) -> float:
+        """Wall-clock seconds of ``machine_s`` of machine time: a machine takes them; the simulator runs
+        at this session's speed (as fast as it can: next to no time)."""
+        if self.world is None:
+            return machine_s
+        return 0.0 if self.speed is None else machine_s / self.speed
+
     @property
     def gantry(self) -> MachinePoint:
         return self.robot.writer.position if self.robot is not None else self.layout.home_mm
+
+    def set_up(
+        self, target: chess.Board, title: str = "SETUP", journal: Journal | None = None
+    ) -> Plan | None:
+        """Set the table up for ``target`` from wherever it stands (after a game, a stopped set-up, a
+        crash): one plan, straight to the target's arrangement (its pieces on the board, the reserve
+        refilled, the rest in the zones), carried out with its estimate shown; without a robot the
+        players arrange the pieces as the LEDs show. Returns the plan (None without a robot). Raises
+        :class:`~chessatron.errors.MissingPieceError` when the table lacks pieces for it,
+        :class:`HardwareError` when the machine stops.
+
+        The entry point for anything that sets the table up (a puzzle, a position to study).
+        """
+        if not self.has_robot:
+            before = self.table.placement()
+            self._arrange_by_hand(target, "set up")
+            self._journal_by_hand(journal, before)
+            return None
+        plan = self.resetter.plan(self.table, target, at=self.gantry)
+        self.emit({"event": "setup", "relocations": len(plan.relocations)})
+        if plan.relocations:
+            self.run_plan(plan, title, journal)
+        return plan
+
+    def _tidy_step(self, journal: Journal | None) -> bool:
+        """One step of tidying (:func:`~chessatron.planning.tidy.next_tidy`) on the tidier's thread, while
+        the game's waits for a person: journaled as robot work of the current ply. False when nothing is
+        left to tidy (or the robot is gone)."""
+        if self.robot is None:
+            return False
+        plan = next_tidy(self.planner, self.table, self.gantry)
+        if plan is None:
+            return False
+        ply = len(journal.state.moves) if journal is not None else 0
+        self.run_plan(plan, f"TIDY {ply}", journal, background=True)
+        return True
 
     def _journal_by_hand(self, journal: Journal | None, before: dict[PieceId, Node]) -> None:
         """Pieces people moved (a move, a takeback, a set-up) are journaled as robot work already
@@ -511,11 +598,14 @@ class TableWork:
         sensors = self._sensors
         if sensors is None:
             return
-        seen = {cell for cell in sensors.scan() if self.layout.cell_kind(cell) != "board"}
+        # (cells a person puts pieces on: the zones and the reserve; a piece the robot parked in the free
+        # rows stays where the model has it, seen or not)
+        beside = {"board", "free"}
+        seen = {cell for cell in sensors.scan() if self.layout.cell_kind(cell) not in beside}
         model: dict[Cell, PhysicalPiece] = {}
         for piece in self.table:
             cell = self.layout.node_cell(self.table.node_of(piece.id))
-            if cell is not None and self.layout.cell_kind(cell) != "board":
+            if cell is not None and self.layout.cell_kind(cell) not in beside:
                 model[cell] = piece
         unseen = [cell for cell in model if cell not in seen]
         unexplained = [cell for cell in seen if cell not in model]

@@ -49,7 +49,7 @@ from .events import move_label, result_line
 from .keyboard import KeyboardPlayer, read_stdin_line
 from .lineinput import Prompt
 from .live import LiveState
-from .words import drag_words, work_words
+from .words import countdown_words, drag_words, work_words
 
 __all__ = ["FPS", "PlayView", "engine_view_shown", "render_view", "wants_letters"]
 
@@ -424,8 +424,8 @@ def _work(
     paths: Sequence[Relocation],
     letters: bool = False,
 ) -> list[RenderableType]:
-    """The robot's work: what it is doing ("9. Qe2"), a bar and ``index/of`` drags done, and the drag
-    under way in words."""
+    """The robot's work: what it is doing ("9. Qe2"), a bar and ``index/of`` drags done (and for long work
+    the time left, "about 2:40"), and the drag under way in words."""
     index, total = int(work.get("index") or 0), int(work.get("of") or 0)
     grid = RichTable.grid(padding=(0, 1), expand=True)
     grid.add_column(no_wrap=True, overflow="ellipsis", max_width=24)
@@ -435,7 +435,9 @@ def _work(
     bar: RenderableType = ProgressBar(total=max(total, 1), completed=done)
     if letters:  # the Pi's console font has no heavy line either
         bar = _ascii_bar(done, max(total, 1))
-    grid.add_row(Text(work_words(work, game).title, style="cyan"), bar, Text(f"{index}/{total}"))
+    left = countdown_words(work)
+    counted = f"{index}/{total}" if left is None else f"{index}/{total}  {left}"
+    grid.add_row(Text(work_words(work, game).title, style="cyan"), bar, Text(counted))
     rows: list[RenderableType] = [grid]
     drag = _current_drag(work, paths)
     if drag is not None and table is not None:
@@ -700,6 +702,8 @@ class PlayView:
         if clock is not None:
             snapshot["clock"] = clock
             self._tick_s = _until_next_tick(clock[f"{clock['running']}_ms"])
+        if countdown_words((snapshot.get("gantry") or {}).get("work")) is not None:
+            self._tick_s = min(self._tick_s or 1.0, 1.0)  # the robot's countdown ticks too
         return render_view(
             snapshot, table, paths, width=self.console.width, engine=self.engine, letters=self.letters
         )

@@ -2,10 +2,10 @@
 on e2 goes to Black's capture zone" for a drag.
 
 The session titles robot work as the G-code program does (``MOVE 17 d1e2``: the 17th ply, in UCI;
-``SETUP``, ``RESET``, ``TAKEBACK 2``, ``RESUME``, with ``(resumed)`` for work taken up after a stop); the
-live state's ``gantry.work`` carries that title. :func:`work_words` reads it against the live ``game``
-(whose move list already holds a move the robot is carrying out), :func:`drag_words` says what one drag
-does with squares, zones and piece names.
+``SETUP``, ``RESET``, ``TAKEBACK 2``, ``RESUME``, ``TIDY 17``, with ``(resumed)`` for work taken up after a
+stop); the live state's ``gantry.work`` carries that title. :func:`work_words` reads it against the live
+``game`` (whose move list already holds a move the robot is carrying out), :func:`drag_words` says what
+one drag does with squares, zones and piece names, :func:`countdown_words` how long long work has left.
 
 >>> game = {"start_fen": chess.STARTING_FEN, "san": ["e4", "e5"], "uci": ["e2e4", "e7e5"]}
 >>> work_words({"title": "MOVE 2 e7e5", "index": 0, "of": 1}, game)
@@ -16,6 +16,7 @@ WorkWords(title='1... e5', headline="Robot making Black's move")
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,7 @@ from ..planning.layout import Layout, Node
 from ..planning.planner import Relocation
 from .events import move_label
 
-__all__ = ["WorkWords", "drag_words", "place_words", "work_words"]
+__all__ = ["WorkWords", "countdown_words", "drag_words", "place_words", "work_words"]
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,32 @@ def work_words(work: Mapping[str, Any], game: Mapping[str, Any] | None) -> WorkW
         return WorkWords("taking back", f"Robot taking back {moves}")
     if kind == "RESUME":
         return WorkWords("putting back", "Robot putting the pieces back where the game stopped")
+    if kind == "TIDY":
+        return WorkWords("tidying", "Robot taking captured pieces to their zone")
     return WorkWords(title.lower() or "robot", "Robot moving")
+
+
+def countdown_words(work: Mapping[str, Any] | None, now: float | None = None) -> str | None:
+    """How long the robot's work has left, for long work (``gantry.work`` with ``left_s`` seconds left at
+    wall-clock time ``at``, as :meth:`~chessatron.game.tablework.TableWork.run_plan` tells it): "about
+    2:40", counting down with ``now`` (default: the wall clock); "almost done" once the estimate has
+    run out. None for short work (or none).
+
+    >>> countdown_words({"title": "SETUP", "left_s": 160.0, "at": 1000.0}, now=1000.4)
+    'about 2:40'
+    >>> countdown_words({"title": "SETUP", "left_s": 160.0, "at": 1000.0}, now=1165.0)
+    'almost done'
+    >>> countdown_words({"title": "MOVE 3 e2e4", "index": 0, "of": 1}) is None
+    True
+    """
+    if not work or work.get("left_s") is None:
+        return None
+    elapsed = (time.time() if now is None else now) - float(work.get("at") or 0.0)
+    left = float(work["left_s"]) - max(elapsed, 0.0)
+    if left < 1.0:
+        return "almost done"
+    seconds = round(left)
+    return f"about {seconds // 60}:{seconds % 60:02d}"
 
 
 def place_words(layout: Layout, node: Node) -> str:
@@ -114,6 +140,8 @@ def drag_words(relocation: Relocation, layout: Layout) -> str:
     purpose = relocation.purpose
     if purpose == "capture":
         return f"the captured {name} on {start} goes to {goal}"
+    if purpose == "tidy":
+        return f"the {name} waiting in {start} goes on to {goal}"
     if purpose == "promote-out":
         return f"the {name} on {start} makes room for its promotion: it goes to {goal}"
     if purpose == "promote-in":

@@ -8,6 +8,12 @@ blocker is moved aside and back, and the plan says so in its notes. A piece leav
 a promoted pawn) must come back when the table is reset after the game, so its capture cell is weighed
 with that later drag too (:attr:`Planner.reset_weight`).
 
+The robot's own move is what a person waits for (:meth:`Planner.plan_reply`): a piece leaving the board
+goes to the nearest free place off it that lets the move go on (a cell of the free rows, the edge of a
+zone, its own zone when that is as near), *parked* there; its trip on to its own capture zone comes
+later, while the person thinks (:mod:`.tidy`). What that trip and the reset will cost only breaks
+near-ties (:data:`LATER_WEIGHT`).
+
 >>> layout = Layout.default()
 >>> board, table = chess.Board(), Table.from_board(layout, chess.Board())
 >>> plan = Planner(layout).plan_move(table, board, chess.Move.from_uci("g1f3"))
@@ -19,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -43,14 +49,21 @@ Purpose = Literal[
     "back",
     "setup",
     "hand",
+    "tidy",
 ]
-"""Why a piece is dragged; ``hand``: moved by a person, journaled so that a resume knows where it is."""
+"""Why a piece is dragged; ``hand``: moved by a person, journaled so that a resume knows where it is;
+``tidy``: a parked piece on its way to its capture zone (:mod:`.tidy`)."""
 
-#: How many free capture cells, best first (:meth:`Planner._capture_cells`), the planner weighs for a
+#: How many free capture cells, best first (:meth:`Planner.zone_cells`), the planner weighs for a
 #: captured piece.
 _CELL_CHOICES = 2
 #: How many parking nodes, nearest first, the planner tries for a piece that must make way.
 _PARK_CHOICES = 8
+#: How many places off the board, best first, a reply weighs for a victim and for a promoted pawn.
+_REPLY_CELL_CHOICES = (4, 3)
+#: In a reply, how much a second of work later (the parked piece's trip to its zone, done while the
+#: person thinks, and the reset after the game) weighs against a second the person waits for now.
+LATER_WEIGHT = 0.1
 
 
 @dataclass(frozen=True)
@@ -136,9 +149,23 @@ class Planner:
         if not board.is_legal(move):
             raise IllegalMoveError(f"{move.uci()!r} is not legal in {board.fen()!r}")
         start = self.layout.home_mm if at is None else at
-        return self.solve(table, self._move_variants(table, board, move), start)
+        return self.solve(table, self._move_variants(table, board, move, park=False), start)
 
-    def _move_variants(self, table: Table, board: chess.Board, move: chess.Move) -> Iterable[list[Task]]:
+    def plan_reply(
+        self, table: Table, board: chess.Board, move: chess.Move, at: MachinePoint | None = None
+    ) -> Plan:
+        """The robot's move as a person waits for it: the fastest plan that makes ``move`` stand on the
+        board. A victim and a promoted pawn go to the nearest free places off the board that let the
+        move go on (:meth:`Table.is_parked` when that is not their zone: :mod:`.tidy` takes them on
+        later); a spare comes to the square. Raises as :meth:`plan_move`."""
+        if not board.is_legal(move):
+            raise IllegalMoveError(f"{move.uci()!r} is not legal in {board.fen()!r}")
+        start = self.layout.home_mm if at is None else at
+        return self.solve(table, self._move_variants(table, board, move, park=True), start)
+
+    def _move_variants(
+        self, table: Table, board: chess.Board, move: chess.Move, *, park: bool
+    ) -> Iterable[list[Task]]:
         layout = self.layout
         mover = _piece_on(table, layout, move.from_square)
         if board.is_castling(move):
@@ -156,12 +183,9 @@ class Planner:
         reserved: set[Cell] = set()
         if victim_square is not None:
             victim = _piece_on(table, layout, victim_square)
-            cells = self._capture_cells(table, victim, layout.square_node(victim_square), set())
-            victim_options = [
-                [Task(victim.id, layout.cell_node(c), "capture", self._reset_drag_s(victim.symbol, c))]
-                for c in cells[:_CELL_CHOICES]
-            ]
-            reserved = set(cells[:1])
+            places = self._leaving_cells(table, victim, layout.square_node(victim_square), set(), park, 0)
+            victim_options = [[Task(victim.id, layout.cell_node(c), "capture", later)] for c, later in places]
+            reserved = {places[0][0]}
         if move.promotion is None:
             for option in victim_options:
                 yield [*option, Task(mover.id, to_node, "move")]
@@ -172,18 +196,13 @@ class Planner:
         for option in victim_options:
             taken = reserved | {c for t in option for c in [layout.node_cell(t.goal)] if c is not None}
             # The pawn may take the cell the spare leaves if that is nearest: it is free once the spare moves.
-            pawn_cells = self._capture_cells(table, mover, layout.square_node(move.from_square), taken)
-            pawn_cell = pawn_cells[0]
-            yield [
-                *option,
-                Task(
-                    mover.id,
-                    layout.cell_node(pawn_cell),
-                    "promote-out",
-                    self._reset_drag_s(mover.symbol, pawn_cell),
-                ),
-                Task(spare.id, to_node, "promote-in"),
-            ]
+            from_node = layout.square_node(move.from_square)
+            for pawn_cell, later in self._leaving_cells(table, mover, from_node, taken, park, 1):
+                yield [
+                    *option,
+                    Task(mover.id, layout.cell_node(pawn_cell), "promote-out", later),
+                    Task(spare.id, to_node, "promote-in"),
+                ]
 
     def _castling_variants(self, table: Table, board: chess.Board, move: chess.Move) -> Iterable[list[Task]]:
         layout = self.layout
@@ -308,9 +327,70 @@ class Planner:
 
     # --- places ------------------------------------------------------------------------------------
 
-    def _capture_cells(self, table: Table, piece: PhysicalPiece, near: Node, taken: set[Cell]) -> list[Cell]:
-        """The free cells where ``piece``, leaving the board at ``near``, may wait, best first: the drag
-        there now plus the reset's drag back later (:meth:`_reset_drag_s`)."""
+    def _leaving_cells(
+        self, table: Table, piece: PhysicalPiece, near: Node, taken: set[Cell], park: bool, which: int
+    ) -> list[tuple[Cell, float]]:
+        """Where ``piece``, leaving the board at ``near``, may go, best first, each with what it costs
+        later (:attr:`Task.later_s`): its colour's capture cells (:meth:`zone_cells`), or in a reply
+        (``park``) every free place off the board, nearest first (``which``: 0 a victim, 1 a promoted
+        pawn, for how many to weigh)."""
+        if not park:
+            cells = self.zone_cells(table, piece, near, taken)
+            count = _CELL_CHOICES if which == 0 else 1
+            return [(c, self.reset_drag_s(piece.symbol, c)) for c in cells[:count]]
+        try:
+            proper = [c for c in table.free_capture_cells(piece.color, piece.symbol) if c not in taken]
+        except NoRoomError:
+            proper = []
+        layout, timer = self.layout, self.timer
+        scored = []
+        for cell in self._parking_cells(table, piece, taken):
+            if cell in proper:
+                later = self.reset_drag_s(piece.symbol, cell)
+            else:
+                later = self._tidy_later_s(piece.symbol, cell, proper)
+            now = timer.straight_drag_between(near, layout.cell_node(cell))
+            scored.append((now + LATER_WEIGHT * later, cell, LATER_WEIGHT * later))
+        if not scored:
+            raise NoRoomError(f"no free place off the board for {piece.id} ({piece.symbol}); clear the zones")
+        scored.sort()
+        return [(cell, later) for _, cell, later in scored[: _REPLY_CELL_CHOICES[which]]]
+
+    def _parking_cells(self, table: Table, piece: PhysicalPiece, taken: set[Cell]) -> list[Cell]:
+        """The empty cells off the board where ``piece`` may wait: every free cell and every capture cell,
+        and a reserve slot of its own letter (a spare going home). Other reserve slots hold spares."""
+        layout = self.layout
+        found = []
+        for cell in layout.cells():
+            kind = layout.cell_kind(cell)
+            if kind == "board" or cell in taken or table.piece_at(layout.cell_node(cell)) is not None:
+                continue
+            if kind == "reserve" and not any(
+                slot.cell == cell and slot.symbol == piece.symbol for slot in layout.reserve
+            ):
+                continue
+            found.append(cell)
+        return found
+
+    def _tidy_later_s(self, symbol: str, cell: Cell, proper: Sequence[Cell]) -> float:
+        """What a piece of kind ``symbol`` parked on ``cell`` costs later: its trip to the best of the
+        ``proper`` cells (straight, magnet time included) and the reset's drag from there."""
+        node = self.layout.cell_node(cell)
+        costs = [
+            self.timer.straight_drag_between(node, self.layout.cell_node(c))
+            + self.timer.magnet_s
+            + self.reset_drag_s(symbol, c)
+            for c in proper
+        ]
+        return min(costs, default=0.0)
+
+    def zone_cells(
+        self, table: Table, piece: PhysicalPiece, near: Node, taken: Collection[Cell] = ()
+    ) -> list[Cell]:
+        """The free cells where ``piece``, leaving the board (or its parking place) at ``near``, may
+        wait, best first: its colour's capture zone (:meth:`Table.free_capture_cells`) but ``taken``,
+        by the drag there now plus the reset's drag back later (:meth:`reset_drag_s`). Raises
+        :class:`NoRoomError` when none is free."""
         cells = [c for c in table.free_capture_cells(piece.color, piece.symbol) if c not in taken]
         if not cells:
             raise NoRoomError(f"{chess.COLOR_NAMES[piece.color]}'s capture zone is full")
@@ -318,11 +398,11 @@ class Planner:
         return sorted(
             cells,
             key=lambda c: (
-                timer.straight_drag_between(near, layout.cell_node(c)) + self._reset_drag_s(piece.symbol, c)
+                timer.straight_drag_between(near, layout.cell_node(c)) + self.reset_drag_s(piece.symbol, c)
             ),
         )
 
-    def _reset_drag_s(self, symbol: str, cell: Cell) -> float:
+    def reset_drag_s(self, symbol: str, cell: Cell) -> float:
         """What a piece of kind ``symbol`` waiting on ``cell`` will cost the reset after the game: the
         straight drag to the nearest square of its kind in the standard start (a Chess960 start puts
         the pieces on the same ranks), times :attr:`reset_weight`. A cell beside its home ranks costs

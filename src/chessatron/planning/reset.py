@@ -272,6 +272,26 @@ class ResetPlanner:
         start = self.layout.home_mm if at is None else at
         return self._sequence(table, self.assign(table, board), start, zones=True)
 
+    def resume(
+        self,
+        table: Table,
+        board: chess.BaseBoard,
+        rest: Sequence[Relocation] = (),
+        at: MachinePoint | None = None,
+    ) -> Plan:
+        """A set-up for ``board`` taken up again from ``table`` as it stands (after a stop, a crash, another
+        game): one plan straight to the arrangement (:meth:`plan`), never through the position the set-up
+        had reached. ``rest``: the drags the set-up cut short had left, kept instead when they still fit
+        the table (it stands where they stopped) and the time model says they are no slower."""
+        start = self.layout.home_mm if at is None else at
+        fresh = self.plan(table, board, start)
+        if not rest or not _fits(table, rest):
+            return fresh
+        seconds = self.timer.relocations_s(start, [relocation.path for relocation in rest])
+        if seconds > fresh.seconds:
+            return fresh
+        return Plan(tuple(rest), seconds, start, self.layout.node_mm(rest[-1].goal))
+
     def plan_arrangement(self, table: Table, wanted: Table, at: MachinePoint | None = None) -> Plan:
         """The relocations that make ``table`` look like ``wanted`` (the same pieces elsewhere, e.g. a game
         to go back to after the table was set up for something else): every place in ``wanted``, zones and
@@ -417,6 +437,21 @@ class ResetPlanner:
         if best is None:
             raise NoPathError("the set-up is stuck: no piece can move and no free cell is left to park one")
         return best[1]
+
+
+def _fits(table: Table, relocations: Sequence[Relocation]) -> bool:
+    """Whether ``relocations`` can run on ``table`` one after the other: each piece where its drag begins,
+    each goal free when it arrives."""
+    work = table.copy()
+    for relocation in relocations:
+        piece = work.piece_at(relocation.start)
+        if piece is None or piece.id != relocation.piece.id:
+            return False
+        occupant = work.piece_at(relocation.goal)
+        if occupant is not None and occupant.id != piece.id:
+            return False
+        work.relocate(piece.id, relocation.goal)
+    return True
 
 
 def _zone_name(colour: chess.Color) -> str:

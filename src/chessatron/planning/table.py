@@ -142,6 +142,26 @@ class Table:
             return "capture"
         return "parked"
 
+    def is_parked(self, piece_id: PieceId) -> bool:
+        """Whether a piece waits on a cell off the board where it does not belong: outside its colour's
+        capture zone and reserve (a victim or a promoted pawn the robot set down beside the board during
+        its reply, to be taken on to its zone while the person thinks: :mod:`.tidy`)."""
+        node = self.node_of(piece_id)
+        cell = self.layout.node_cell(node)
+        if cell is None:
+            return False  # between cells: a piece a stopped drag left there, for a person to put back
+        kind = self.layout.cell_kind(cell)
+        if kind == "board":
+            return False
+        piece = self._piece[piece_id]
+        if kind == "reserve":
+            return not any(s.cell == cell and s.piece.color == piece.color for s in self.layout.reserve)
+        return kind != ("capture-white" if piece.color else "capture-black")
+
+    def parked(self) -> list[PhysicalPiece]:
+        """The pieces :meth:`is_parked` says wait where they do not belong, by id."""
+        return [self._piece[pid] for pid in sorted(self._piece) if self.is_parked(pid)]
+
     def is_free_cell(self, cell: Cell) -> bool:
         """True when no piece stands within the clearance of the cell's centre."""
         centre = self.layout.cell_node(cell)

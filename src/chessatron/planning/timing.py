@@ -53,6 +53,15 @@ class Timer:
         """Travel from ``at`` to the piece, engage, drag, release."""
         return self.travel_s(at, self.layout.node_mm(path[0])) + self.magnet_s + self.drag_s(path)
 
+    def relocations_s(self, at: MachinePoint, paths: Sequence[Sequence[Node]]) -> float:
+        """Machine seconds of drags along ``paths`` one after the other from ``at``: what a plan's
+        relocations take (:meth:`relocation_s` each), for an estimate of work under way."""
+        seconds = 0.0
+        for path in paths:
+            seconds += self.relocation_s(at, path)
+            at = self.layout.node_mm(path[-1])
+        return seconds
+
     def travel_between(self, a: Node, b: Node) -> float:
         """:meth:`travel_s` from node ``a`` to node ``b``, looked up in a table of every displacement the
         table's lattice has (computed once, vectorised): for planners that weigh thousands of moves."""

@@ -1,6 +1,12 @@
 """Play games on the simulated table: plan every move, write its G-code, run it in the digital twin and
 check that the twin ends where the plan says — physically, not just in the planner's bookkeeping.
 
+Each move is planned as the robot's reply (:meth:`~chessatron.planning.planner.Planner.plan_reply`: a
+piece leaving the board is parked at the nearest free place off it) and followed by the tidying that
+takes parked pieces on to their capture zone (:mod:`chessatron.planning.tidy`), which the program shows
+after a ``(TIDY n)`` comment: a reader tells the move the person waits for from the work done while they
+think.
+
 >>> sim = TableSimulator(Layout.default(), chess.Board())
 >>> ply = sim.play(chess.Move.from_uci("e2e4"))
 >>> ply.violations
@@ -13,7 +19,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +34,7 @@ from ..planning.layout import Layout, MachinePoint
 from ..planning.planner import Plan, Planner, Relocation, straight_line_bound
 from ..planning.reset import ResetPlanner, arrangement_problems
 from ..planning.table import Table
+from ..planning.tidy import next_tidy, plan_tidy
 from .twin import Twin, Violation
 from .world import twin_pieces
 
@@ -48,6 +55,22 @@ class Ply:
     """The straight-line bound for the same relocations (see :func:`straight_line_bound`)."""
     planning_s: float
     """CPU time spent planning."""
+    violations: tuple[Violation, ...]
+    tidy: Plan | None = None
+    """The tidying after the move (parked pieces on to their zones), None when there was none."""
+    tidy_lines: tuple[str, ...] = ()
+    """Its program, after ``(TIDY n)``."""
+    tidy_seconds: float = 0.0
+    """Its machine time, measured by the twin."""
+
+
+@dataclass(frozen=True)
+class Work:
+    """A plan carried out in the twin: its program, what the twin saw and its machine time."""
+
+    plan: Plan
+    lines: tuple[str, ...]
+    seconds: float
     violations: tuple[Violation, ...]
 
 
@@ -80,7 +103,13 @@ class GameRun:
 
     @property
     def seconds(self) -> float:
+        """Machine time of the moves (what the players wait for)."""
         return sum(p.seconds for p in self.plies)
+
+    @property
+    def tidy_seconds(self) -> float:
+        """Machine time of the tidying after the moves (done while the next player thinks)."""
+        return sum(p.tidy_seconds for p in self.plies)
 
     @property
     def violations(self) -> list[Violation]:
@@ -90,6 +119,7 @@ class GameRun:
         yield from self.header
         for ply in self.plies:
             yield from ply.lines
+            yield from ply.tidy_lines
         for setup in self.setups:
             yield from setup.lines
 
@@ -147,10 +177,11 @@ class TableSimulator:
                 self.on_step(index, count, relocation)
         return lines, violations, self.twin.seconds - before
 
-    def play(self, move: chess.Move) -> Ply:
-        """Plan, write and execute one legal move; the twin's findings are in the result."""
+    def play(self, move: chess.Move, *, tidy: bool = True) -> Ply:
+        """Plan, write and execute one legal move as the robot's reply, then (``tidy``) the tidying of
+        what it parked; the twin's findings are in the result."""
         started = time.process_time()
-        plan = self.planner.plan_move(self.table, self.board, move, at=self.writer.position)
+        plan = self.planner.plan_reply(self.table, self.board, move, at=self.writer.position)
         planning_s = time.process_time() - started
         self.plies_played += 1
         uci, san = self.board.uci(move), self.board.san(move)
@@ -160,9 +191,39 @@ class TableSimulator:
         self.table.check_matches(self.board)
         violations += self.compare_twin()
         bound = straight_line_bound(plan, self.planner.timer)
-        return Ply(
+        ply = Ply(
             self.plies_played, uci, san, plan, tuple(lines), seconds, bound, planning_s, tuple(violations)
         )
+        if not tidy or not self.table.parked():
+            return ply
+        started = time.process_time()
+        tidying = plan_tidy(self.planner, self.table.copy(), self.writer.position)
+        planning_s += time.process_time() - started
+        work = self.run(tidying, f"TIDY {self.plies_played}")
+        return replace(
+            ply,
+            planning_s=planning_s,
+            violations=ply.violations + work.violations,
+            tidy=tidying,
+            tidy_lines=work.lines,
+            tidy_seconds=work.seconds,
+        )
+
+    def tidy_step(self, number: int | None = None) -> Work | None:
+        """One small step of tidying (:func:`~chessatron.planning.tidy.next_tidy`) after move ``number``
+        (default: the last one played), run in the twin; None when nothing is parked."""
+        plan = next_tidy(self.planner, self.table, self.writer.position)
+        if plan is None:
+            return None
+        return self.run(plan, f"TIDY {self.plies_played if number is None else number}")
+
+    def run(self, plan: Plan, title: str) -> Work:
+        """Write and execute any plan made for this table (a set-up cut short, a step of tidying) after
+        ``(title)``; the table follows it and the twin is compared with it."""
+        lines, violations, seconds = self._run_plan(title, plan)
+        plan.apply(self.table)
+        violations += self.compare_twin()
+        return Work(plan, tuple(lines), seconds, tuple(violations))
 
     def set_up(self, target: chess.Board, title: str = "RESET") -> Setup:
         """Reset the table to ``target``'s arrangement (reserve refilled, zones holding the rest) and

@@ -42,10 +42,14 @@ The lines (every one also has ``"time"``, an ISO 8601 UTC timestamp, and ends in
 
 ``start`` comes first and only there (``number`` is informative: the FEN decides). ``robot-begin`` names
 the ply whose position the robot is bringing the table to — the current ply, so 0 for setting up and the
-remaining ply after a take-back. A take-back reopens a finished game. ``player``: another player takes a
-side over from here on (a resumed game); the metadata's player and the config's spec for that side (its
-``white`` or ``black`` key) change. ``abandon``: nobody means to go on with the game, so ``play --resume``
-no longer offers it; any later entry (the game taken up again by its id) lifts it.
+remaining ply after a take-back; after a move it also journals the tidying (parked pieces taken on to
+their zone while the person thinks, operations ``tidy …``). A ``robot-begin`` may carry ``"table":
+[[id, symbol, i, j], ...]``, where every piece stood when it began, when that is not where the earlier
+work left them (a set-up taken up again from the table as it stands); a resume starts from it, and
+earlier work it leaves unfinished was given up. A take-back reopens a finished game. ``player``: another
+player takes a side over from here on (a resumed game); the metadata's player and the config's spec for
+that side (its ``white`` or ``black`` key) change. ``abandon``: nobody means to go on with the game, so
+``play --resume`` no longer offers it; any later entry (the game taken up again by its id) lifts it.
 """
 
 from __future__ import annotations

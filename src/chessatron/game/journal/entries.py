@@ -179,6 +179,9 @@ class RobotProgress:
     ply: int
     operations: tuple[str, ...]
     completed: tuple[int, ...] = ()
+    table: tuple[tuple[object, ...], ...] | None = None
+    """Where every piece stood when the work began (``(id, symbol, i, j)`` each), when the journal says
+    so: the table had been changed since the earlier work (a set-up taken up again from where it stands)."""
 
     @property
     def is_complete(self) -> bool:
@@ -286,7 +289,15 @@ class _Replay:
                 raise JournalError(
                     f"robot work for ply {ply!r} with {operations!r}; the game is at ply {len(state.moves)}"
                 )
-            work = RobotProgress(ply, tuple(operations))
+            table = entry.get("table")
+            if table is not None and not (
+                isinstance(table, list) and all(isinstance(row, list) and len(row) == 4 for row in table)
+            ):
+                raise JournalError(
+                    f"robot work for ply {ply!r} starts from a table that is not one: {table!r}"
+                )
+            snapshot = None if table is None else tuple(tuple(row) for row in table)
+            work = RobotProgress(ply, tuple(operations), table=snapshot)
             self.state = replace(state, robot=work, robot_work=(*state.robot_work, work))
         elif kind == "robot-done":
             ply, index, robot = _field(entry, "ply", int), _field(entry, "index", int), state.robot

@@ -177,10 +177,17 @@ class Journal:
             self._append("move", entry)
             return self.state.moves[-1]
 
-    def robot_begin(self, operations: Sequence[str]) -> RobotProgress:
-        """Journal the robot's plan to bring the table to the current position, one description each."""
+    def robot_begin(
+        self, operations: Sequence[str], *, table: Sequence[Sequence[object]] | None = None
+    ) -> RobotProgress:
+        """Journal the robot's plan to bring the table to the current position, one description each;
+        ``table``: where every piece stood when it began (``[id, symbol, i, j]`` each), when that is not
+        where the journal's earlier work left them (the table was changed since, e.g. by another game)."""
         with self._lock:
-            self._append("robot-begin", {"ply": len(self.state.moves), "operations": list(operations)})
+            fields: dict[str, object] = {"ply": len(self.state.moves), "operations": list(operations)}
+            if table is not None:
+                fields["table"] = [list(entry) for entry in table]
+            self._append("robot-begin", fields)
             assert self.state.robot is not None
             return self.state.robot
 

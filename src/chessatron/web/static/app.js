@@ -2,6 +2,7 @@
 import { liveBoard } from "./board.js";
 import {
   clockText,
+  countdownText,
   endingText,
   evaluation,
   evaluationWords,
@@ -37,6 +38,7 @@ let viewing = null; // the ply shown while stepping back through the live game (
 let positions = null; // the live game's positions, for stepping back: GET /api/v1/games/{id}
 let heard = null; // the game and ply the last sound was for
 let clockAt = 0; // when the clock part last arrived (performance.now())
+let workAt = 0; // when the gantry part (the robot's work and its time left) last arrived
 let shownGames = null; // what the saved list was loaded for (game, plies, result, job)
 let lastNotice = null; // the newest notice already shown
 let infoTimer = 0;
@@ -201,6 +203,7 @@ function render(parts) {
   if (changed.has("gantry")) renderGantry();
   if (changed.has("hint") || changed.has("prompt")) renderHint();
   if (changed.has("clock")) clockAt = performance.now();
+  if (changed.has("gantry")) workAt = performance.now();
   if (["clock", "game", "runner"].some((p) => changed.has(p))) renderPlayers();
   if (changed.has("runner") || changed.has("status")) renderBanner();
   if (["evaluation", "game"].some((p) => changed.has(p))) renderEngine();
@@ -268,7 +271,8 @@ function renderStatus() {
     robot.textContent = `Robot: stopping once it has put down what it holds (${work})`;
     robot.className = "robot paused";
   } else if (work) {
-    robot.textContent = `Robot: ${work}`;
+    const left = countdownText(state.gantry.work, (performance.now() - workAt) / 1000);
+    robot.textContent = left ? `Robot: ${work}: ${left}` : `Robot: ${work}`;
     robot.className = "robot working";
   }
   robot.hidden = !runner().paused && !work;
@@ -1016,6 +1020,11 @@ async function loadGames() {
 setInterval(() => {
   if (state && state.clock && state.clock.running) renderClock();
 }, 100);
+
+setInterval(() => {
+  // the robot's countdown for long work ("setting up the game (3 of 25): about 2:40")
+  if (state && state.gantry && state.gantry.work && state.gantry.work.left_s !== undefined) renderStatus();
+}, 1000);
 
 async function start() {
   updateStartFields();

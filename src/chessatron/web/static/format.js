@@ -83,6 +83,8 @@ export function robotWork(work, game = null) {
     words = "setting the table up";
   } else if (kind === "RESUME") {
     words = "putting the pieces back where the game stopped";
+  } else if (kind === "TIDY") {
+    words = "taking captured pieces to their zone";
   } else {
     words = work.title.toLowerCase();
   }
@@ -96,6 +98,16 @@ export function moveLabel(ply, startFen) {
   const index = ply - 1 + (fields[1] === "b" ? 1 : 0); // half-moves since White's move of the first number
   const number = (parseInt(fields[5], 10) || 1) + Math.floor(index / 2);
   return `${number}${index % 2 === 0 ? "." : "…"}`;
+}
+
+/** How long long robot work has left: "about 2:40" counting down from the work's ``left_s`` (seconds left
+ * when it arrived, ``elapsedS`` ago), "almost done" once that has run out, "" for short work. */
+export function countdownText(work, elapsedS) {
+  if (!work || work.left_s === undefined || work.left_s === null) return "";
+  const left = work.left_s - Math.max(elapsedS, 0);
+  if (left < 1) return "almost done";
+  const seconds = Math.round(left);
+  return `about ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
 /** The gantry's line: where it is and what it does, in words. */

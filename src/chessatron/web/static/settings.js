@@ -64,6 +64,15 @@ function field(key) {
       input.append(option);
     }
     input.value = key.value === null || key.value === undefined ? "" : String(key.value);
+  } else if (key.kind === "choice") {
+    input = document.createElement("select");
+    for (const [value, text] of [["", `default: ${key.default}`], ...key.examples.map((c) => [c, c])]) {
+      const option = document.createElement("option");
+      option.value = value;
+      option.textContent = text;
+      input.append(option);
+    }
+    input.value = key.value === null || key.value === undefined ? "" : String(key.value);
   } else {
     input = document.createElement("input");
     input.type = key.kind === "int" || key.kind === "number" ? "number" : "text";
@@ -90,7 +99,8 @@ function field(key) {
   input.dataset.kind = key.kind;
   const doc = document.createElement("p");
   doc.className = "note";
-  doc.textContent = key.doc + (key.examples.length ? ` For example: ${key.examples.join(", ")}.` : "");
+  const listed = key.examples.length && key.kind !== "choice";
+  doc.textContent = key.doc + (listed ? ` For example: ${key.examples.join(", ")}.` : "");
   const error = document.createElement("span");
   error.className = "error field-error";
   error.dataset.field = key.key;

@@ -1,0 +1,126 @@
+"""The tidying comes later: while a person thinks, the robot takes the pieces it parked during its reply on
+to their capture zone.
+
+The robot's reply parks a victim or a promoted pawn at the nearest free place off the board
+(:meth:`~chessatron.planning.planner.Planner.plan_reply`), so that the move the person waits for stands
+sooner. The rest of the trip is done on the person's time by a :class:`Tidier`, one small step at a time
+(:func:`~chessatron.planning.tidy.next_tidy`: a leg of a few seconds at most), each planned from the
+table as it stands, journaled and carried out like any robot work (``TIDY n`` in the program).
+
+The person always comes first. Tidying begins when the person is asked for their move and no step begins
+once their hand may be at the table: a piece lifted at the board (the recognizer's events), the first key
+typed or a piece picked up on the web page (:meth:`Tidier.hold`). The session stops it before it does
+anything with the person's move (:meth:`Tidier.stop`: the step under way ends first), so the robot's
+reply, or the person's move it carries out, never runs beside it. The magnet never drags while a hand
+may be over the zones and the reserve's sensors, and the ponderer does not send it to wait for the reply
+while tidying goes on (:attr:`Tidier.is_tidying`); once tidying is done, it does.
+
+Without a person to wait for nothing is tidied during the game (two engines): the reset after it takes
+the parked pieces home. A simulated person (a ``hand`` player) waits for the tidying, which runs before
+it moves (:meth:`Tidier.tidy_now`), so that tests see every step in the twin.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+from ..recognition import PieceLifted
+
+LOGGER = logging.getLogger(__name__)
+
+__all__ = ["Tidier"]
+
+
+class Tidier:
+    """Tidies on a person's time for one game: see the module's docs.
+
+    ``step`` carries one step of tidying out (planned from the table as it stands, journaled, run on the
+    machine) and says whether there was one to do; it raises what the machine did wrong.
+
+    >>> done = []
+    >>> tidier = Tidier(lambda: len(done) < 2 and not done.append("step"))
+    >>> tidier.tidy_now(), done
+    (2, ['step', 'step'])
+    """
+
+    def __init__(self, step: Callable[[], bool]) -> None:
+        self._step = step
+        self._held = threading.Event()
+        self._held.set()
+        self._running = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+        self._events: Sequence[object] = ()
+        self._seen = 0
+        self._done = 0
+        #: Told (on the tidier's thread) when the tidying is done with nothing left and nobody stopped
+        #: it: the magnet may go and wait for the robot's reply.
+        self.on_idle: Callable[[], None] = lambda: None
+
+    def __repr__(self) -> str:
+        return f"Tidier({'tidying' if self.is_tidying else 'idle'}, {self._done} steps done)"
+
+    @property
+    def is_tidying(self) -> bool:
+        """Whether another step may begin: started and not done, not held, and the person's hand not at
+        the table."""
+        return self._running.is_set() and not self._held.is_set() and not self._lifted()
+
+    def start(self, events: Sequence[object] | None = None) -> None:
+        """Tidy in the background until :meth:`stop` (or until nothing is left). ``events``: the
+        recognizer's events of a person at the board as they come; a piece lifted holds the tidying."""
+        self.stop()
+        self._events = events if events is not None else ()
+        self._seen = len(self._events)
+        self._done = 0
+        self._error = None
+        self._held.clear()
+        self._running.set()
+        self._thread = threading.Thread(target=self._run, name="chessatron-tidying", daemon=True)
+        self._thread.start()
+
+    def hold(self) -> None:
+        """The person's hand comes to the table (or the keyboard, or the page): no step begins any more;
+        the one under way ends."""
+        self._held.set()
+
+    def stop(self) -> int:
+        """Hold, and wait for the step under way to end. Returns how many steps ran since :meth:`start`;
+        raises what went wrong in one (a machine fault), once."""
+        self._held.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join()
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+        return self._done
+
+    def tidy_now(self) -> int:
+        """Tidy everything, here and now (a simulated person waits for it). Returns how many steps ran."""
+        self.stop()
+        done = 0
+        while self._step():
+            done += 1
+        return done
+
+    def _lifted(self) -> bool:
+        events = self._events
+        return any(isinstance(event, PieceLifted) for event in events[self._seen :])
+
+    def _run(self) -> None:
+        try:
+            while self.is_tidying:
+                if not self._step():
+                    self._running.clear()
+                    if not self._held.is_set():
+                        self.on_idle()
+                    return
+                self._done += 1
+        except BaseException as exc:  # (the session's thread raises it: see stop)
+            LOGGER.warning("tidying stopped: %s", exc)
+            self._error = exc
+        finally:
+            self._running.clear()
