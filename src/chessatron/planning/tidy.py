@@ -208,21 +208,34 @@ class _Near:
         self.others = set(others)
         self.limit = clearance * clearance - 1e-9
         self.reach = math.ceil(clearance) + 1
+        self._seen: dict[Node, list[Node]] = {}
+        self._clear: dict[tuple[Node, Node], bool] = {}
 
     def _around(self, node: Node) -> list[Node]:
-        reach = self.reach
-        return [
-            (node[0] + di, node[1] + dj)
-            for di in range(-reach, reach + 1)
-            for dj in range(-reach, reach + 1)
-            if (node[0] + di, node[1] + dj) in self.others
-        ]
+        # asked again and again for the same nodes (once a node, once for each move from it)
+        found = self._seen.get(node)
+        if found is None:
+            reach = self.reach
+            found = self._seen[node] = [
+                (node[0] + di, node[1] + dj)
+                for di in range(-reach, reach + 1)
+                for dj in range(-reach, reach + 1)
+                if (node[0] + di, node[1] + dj) in self.others
+            ]
+        return found
 
     def is_free(self, node: Node) -> bool:
         return all((o[0] - node[0]) ** 2 + (o[1] - node[1]) ** 2 >= self.limit for o in self._around(node))
 
     def is_clear(self, a: Node, b: Node) -> bool:
         """A move of at most one node pitch each way from ``a`` to ``b`` keeps the clearance."""
+        key = (a, b) if a <= b else (b, a)
+        found = self._clear.get(key)
+        if found is None:
+            found = self._clear[key] = self._is_clear(a, b)
+        return found
+
+    def _is_clear(self, a: Node, b: Node) -> bool:
         dx, dy = b[0] - a[0], b[1] - a[1]
         length = dx * dx + dy * dy
         for o in self._around(a):
