@@ -10,7 +10,7 @@ the bench's figures.
 * **Typed** (:func:`typed_clues`): the move in SAN (``Nf3``; three in four people) or UCI (``g1f3``), then
   Enter, which sends it. The keys come at the person's own pace, each interval varying about it; the prompt
   reads the line typed so far when readline takes a key in, or a tenth of a second after the last one
-  (:mod:`chessatron.game.lineinput`), and each line read is a clue.
+  (:mod:`chessatron.game.telling.lineinput`), and each line read is a clue.
 * **Clicked** (:func:`clicked_clues`): the piece is picked up by the press on it (that is the clue: the page
   tells the server at once), then dragged to its square and released (half the people), or clicked and then
   its square clicked; the move is sent on the release, or on the press on its square.

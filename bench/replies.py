@@ -14,9 +14,9 @@ move has stood for the hold, :func:`~chessatron.game.seats.reply_hold_s`: 1.5 s 
 move out, then its reply). The person who types or clicks is drawn for each game by :mod:`bench.people`
 (typing at the prompt or clicking and dragging on the web page, fast or slow, sometimes stopping to
 think), which says when the ponderer hears the line typed so far or the piece picked up, before the move
-is sent; those clues narrow where the magnet waits as :meth:`~chessatron.game.ponder.Ponderer.typed` and
-:meth:`~chessatron.game.ponder.Ponderer.picked` do. The report gives the hits by how the move was sent
-and how long before it was sent its piece was known.
+is sent; those clues narrow where the magnet waits as :meth:`~chessatron.game.ponder.ponderer.Ponderer.typed`
+and :meth:`~chessatron.game.ponder.ponderer.Ponderer.picked` do. The report gives the hits by how the move was
+sent and how long before it was sent its piece was known.
 
 **Reply latency** runs from the moment the person's move is final (at the board: the end of the hold;
 typed or clicked: when it is sent) to the robot's last release; the hold is reported on its own. **The
@@ -80,7 +80,8 @@ import chess.engine
 import chess.pgn
 
 from chessatron.errors import ChessatronError
-from chessatron.game.engine import ANALYSIS_LIMIT, DEFAULT_MOVE_TIME_S, EnginePlayer, find_engine, parse_level
+from chessatron.game.engine.player import ANALYSIS_LIMIT, EnginePlayer
+from chessatron.game.engine.settings import DEFAULT_MOVE_TIME_S, find_engine, parse_level
 from chessatron.game.seats import reply_hold_s
 from chessatron.planning.layout import Layout, Node
 from chessatron.recognition import Recognizer
@@ -155,7 +156,7 @@ class Foreseen:
     predicted_at: float
     """When the likely moves were known (seconds into the person's turn); inf: not before the commit."""
     predictions: tuple[Any, ...]
-    """:class:`~chessatron.game.ponder.Prediction` of each likely move, most likely first."""
+    """:class:`~chessatron.game.ponder.model.Prediction` of each likely move, most likely first."""
     answers: tuple[tuple[Any, float, chess.Move], ...]
     """Each likely move whose reply the engine began to search before the commit: the prediction, when
     the reply is found, the reply."""
@@ -229,7 +230,7 @@ class Magnet:
         self.commit_s = commit_s
         self.free_at = 0.0  # when the travel under way ends
         self.pending: tuple[float, Node] | None = None
-        self.known: list[Any] = []  # Likely (chessatron.game.ponder)
+        self.known: list[Any] = []  # Likely (chessatron.game.ponder.model)
 
     def wait_near(
         self,
@@ -307,7 +308,7 @@ def foreseen(
 
 def prediction_s() -> float:
     """How long the prediction of a person's likely moves searches (its limit's time)."""
-    from chessatron.game.engine import PREDICTION_LIMIT  # (from issue 16 on)
+    from chessatron.game.engine.player import PREDICTION_LIMIT  # (from issue 16 on)
 
     return PREDICTION_LIMIT.time or 0.0
 
@@ -473,7 +474,7 @@ class Bench:
         for (:meth:`Ponderer.typed`, :meth:`Ponderer.picked`): a line that fits no move, or no news,
         left out."""
         assert self.ponder is not None
-        from chessatron.game.keyboard import MoveSpellings  # (from issue 16 on)
+        from chessatron.game.players.notation import MoveSpellings  # (from issue 16 on)
 
         spellings = MoveSpellings(board)
         found: list[tuple[float, frozenset[chess.Move] | None]] = []
@@ -904,7 +905,7 @@ def main(argv: list[str] | None = None) -> int:
     ponder: ModuleType | None = None
     if not args.no_ponder:
         try:
-            from chessatron.game import ponder
+            from chessatron.game.ponder import model as ponder
         except ImportError:  # the code before issue 16: the replies as they were
             ponder = None
     layout = Layout.default()

@@ -48,8 +48,9 @@ from playwright.sync_api import expect, sync_playwright
 from websockets.sync.client import ClientConnection, connect
 
 from chessatron.config import Config
-from chessatron.game.live import LiveState
-from chessatron.game.runner import GameRequest, GameRunner
+from chessatron.game.requests import GameRequest
+from chessatron.game.runner import GameRunner
+from chessatron.game.telling.live import LiveState
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
 

@@ -13,8 +13,8 @@ import chess.pgn
 import pytest
 
 from chessatron.config import Config
-from chessatron.game.live import LiveState
 from chessatron.game.runner import GameRunner
+from chessatron.game.telling.live import LiveState
 from chessatron.planning.layout import Layout
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread

@@ -10,9 +10,9 @@ from pathlib import Path
 import chess
 
 from chessatron.config import Config
-from chessatron.game.keyboard import KeyboardPlayer
-from chessatron.game.players import PlayerSpec
-from chessatron.game.record import ClockSettings
+from chessatron.game.players.keyboard import KeyboardPlayer
+from chessatron.game.players.spec import PlayerSpec
+from chessatron.game.records.record import ClockSettings
 from chessatron.game.session import Session
 
 #: The engine's answers are the same every time: full strength, one ply deep.

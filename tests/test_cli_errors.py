@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from chessatron import logs
 from chessatron.cli import EXIT_INTERNAL, main
 from chessatron.config import Config
-from chessatron.game.store import list_games
+from chessatron.game.records.store import list_games
 
 
 def boom(path: Path | None = None) -> Config:
@@ -55,7 +55,9 @@ def test_library_records_go_to_the_log_file_and_ours_to_the_user_in_one_line(
     try:
         logging.getLogger("chess.pgn").warning("illegal san: 'Nc6' in … while parsing <Game at 0x7f>")
         logging.getLogger("chess.engine").warning("<UciProtocol (pid=1)>: stderr >> info string spam")
-        logging.getLogger("chessatron.game.store").warning("skipping a damaged saved game:\nsecond line")
+        logging.getLogger("chessatron.game.records.store").warning(
+            "skipping a damaged saved game:\nsecond line"
+        )
         logging.getLogger("chessatron.sensors").info("opened the sensors")
     finally:
         setup.close()

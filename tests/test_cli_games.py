@@ -13,8 +13,8 @@ from rich.console import Console
 
 from chessatron.cli import main
 from chessatron.cli.games import ImportView
-from chessatron.game.record import from_pgn, read_pgn_games
-from chessatron.game.store import ImportProgress, import_pgn, list_games, save_record
+from chessatron.game.records.pgn import from_pgn, read_pgn_games
+from chessatron.game.records.store import ImportProgress, import_pgn, list_games, save_record
 
 FOOLS_MATE = '[White "Ann"]\n[Black "Bob"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n'
 SCHOLARS_MATE = '[White "Cy"]\n[Black "Di"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n'

@@ -21,8 +21,8 @@ from chessatron.game.clock import (
     format_control,
     parse_clock,
 )
-from chessatron.game.journal import GameMetadata, Journal, read_journal
-from chessatron.game.record import ClockSettings
+from chessatron.game.records.journal import GameMetadata, Journal, read_journal
+from chessatron.game.records.record import ClockSettings
 
 W, B = chess.WHITE, chess.BLACK
 

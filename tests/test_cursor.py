@@ -8,8 +8,8 @@ import random
 import chess
 import pytest
 
-from chessatron.game.cursor import Answer, Ask, Cursor, NewGame, Play, Promote, Settings
-from chessatron.game.keyboard import Command
+from chessatron.game.players.base import Command, Settings
+from chessatron.game.players.cursor import Answer, Ask, Cursor, NewGame, Play, Promote
 from chessatron.ports import Button
 
 

@@ -28,8 +28,9 @@ from chessatron.errors import (
     GameOverError,
     InvalidPositionError,
 )
-from chessatron.game import engine_settings
-from chessatron.game.engine import EnginePlayer, EngineSettings, find_engine, parse_level
+from chessatron.game.engine import settings as engine_settings
+from chessatron.game.engine.player import EnginePlayer
+from chessatron.game.engine.settings import EngineSettings, find_engine, parse_level
 
 STOCKFISH = Path("/usr/games/stockfish")
 needs_stockfish = pytest.mark.skipif(not os.access(STOCKFISH, os.X_OK), reason="sudo apt install stockfish")

@@ -33,8 +33,10 @@ from hypothesis import strategies as st
 from chessatron import files
 from chessatron.cli import EXIT_INTERNAL, main
 from chessatron.config import default_config_text
-from chessatron.game.journal import GameMetadata, Journal
-from chessatron.game.record import Player, encode_compact, from_pgn
+from chessatron.game.records.compact import encode_compact
+from chessatron.game.records.journal import GameMetadata, Journal
+from chessatron.game.records.pgn import from_pgn
+from chessatron.game.records.record import Player
 from chessatron.planning.layout import Layout
 from chessatron.sensors.pinmap import PinMap
 from chessatron.sim.state import SimulatorState

@@ -14,20 +14,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chessatron.errors import GameFileError, IllegalMoveError
-from chessatron.game.record import (
+from chessatron.game.records.compact import decode_compact, encode_compact
+from chessatron.game.records.pgn import from_pgn, read_pgn_games, to_pgn
+from chessatron.game.records.record import (
     TERMINATIONS,
     ClockSettings,
     GameRecord,
     Player,
     Result,
     Termination,
-    decode_compact,
-    encode_compact,
-    from_pgn,
     numbered_start,
-    read_pgn_games,
     termination_of,
-    to_pgn,
 )
 
 from .conftest import GAMES_DIR

@@ -29,22 +29,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "src" / "chessatron"
 
-#: Circles still standing, each the modules in it (paths under src/chessatron). Issue 29's second part
-#: splits game/ into packages and removes both; then this set must be empty. Keep it exact: the test fails
-#: when a new circle appears anywhere and when one of these is gone, so that the list never hides one.
-CIRCLES_LEFT_IN_GAME = {
-    frozenset({"game/buttons.py", "game/players.py", "voice/player.py"}),
-    frozenset({"game/seats.py", "game/session.py", "game/setup.py", "game/tablework.py"}),
-}
-
 #: How long a module may be and still be read in one sitting (lines, as ``wc -l`` counts them).
 MAX_LINES = 500
 #: The comment a longer module carries near its top, before its first statement after the docstring:
 #: ``# One module on purpose (about 640 lines): why it is not split``.
 ON_PURPOSE = re.compile(r"^# One module on purpose \(about \d+ lines\): \S", re.MULTILINE)
-#: game/'s long modules that do not say why yet: issue 29's second part splits game/ and removes them; keep
-#: the set exact, as above.
-LONG_LEFT_IN_GAME = {"game/engine.py", "game/keyboard.py", "game/session.py", "game/tablework.py"}
 
 
 @dataclass(frozen=True)
@@ -166,7 +155,7 @@ def walk(circle: frozenset[str], graph: Mapping[str, Mapping[str, Import]]) -> l
 
 
 def path_of(name: str, source: Path) -> str:
-    """A module's file under ``source``, as the sets above name it (``game/buttons.py``)."""
+    """A module's file under ``source``, as messages name it (``game/players/buttons.py``)."""
     module = modules(source)[name]
     return module.path.relative_to(source).as_posix()
 
@@ -181,13 +170,7 @@ def describe(circle: frozenset[str], graph: Mapping[str, Mapping[str, Import]], 
 
 def test_no_module_imports_itself_round_a_circle() -> None:
     graph = import_graph(SOURCE)
-    found = {frozenset(path_of(name, SOURCE) for name in circle): circle for circle in circles(graph)}
-    new = [circle for paths, circle in found.items() if paths not in CIRCLES_LEFT_IN_GAME]
-    gone = [paths for paths in CIRCLES_LEFT_IN_GAME if paths not in found]
-    problems = [f"  a new import circle: {describe(circle, graph, SOURCE)}" for circle in new]
-    problems += [
-        f"  {sorted(paths)!r} is no circle any more: take it off CIRCLES_LEFT_IN_GAME" for paths in gone
-    ]
+    problems = [f"  an import circle: {describe(circle, graph, SOURCE)}" for circle in circles(graph)]
     assert not problems, (
         "import circles (break each by the direction of the layers, never by moving an import into a "
         "function or under TYPE_CHECKING):\n" + "\n".join(problems)
@@ -240,16 +223,10 @@ def too_long(source: Path) -> dict[str, int]:
 
 
 def test_no_module_is_longer_than_a_sitting_unless_it_says_why() -> None:
-    long = too_long(SOURCE)
     problems = [
         f"  {path}: {count} lines; split it by responsibility, or say why not near its top "
         "(# One module on purpose (about N lines): why)"
-        for path, count in long.items()
-        if path not in LONG_LEFT_IN_GAME
-    ]
-    problems += [
-        f"  {path} is no longer too long: take it off LONG_LEFT_IN_GAME"
-        for path in LONG_LEFT_IN_GAME - set(long)
+        for path, count in too_long(SOURCE).items()
     ]
     assert not problems, f"modules over {MAX_LINES} lines:\n" + "\n".join(problems)
 

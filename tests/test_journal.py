@@ -27,8 +27,9 @@ from chessatron.errors import (
     IllegalMoveError,
     JournalError,
 )
-from chessatron.game import store
-from chessatron.game.journal import (
+from chessatron.game.records import store
+from chessatron.game.records.compact import encode_compact
+from chessatron.game.records.journal import (
     GameMetadata,
     Journal,
     JournalState,
@@ -36,7 +37,8 @@ from chessatron.game.journal import (
     parse_journal,
     read_journal,
 )
-from chessatron.game.record import ClockSettings, GameRecord, Player, encode_compact, read_pgn_games, to_pgn
+from chessatron.game.records.pgn import read_pgn_games, to_pgn
+from chessatron.game.records.record import ClockSettings, GameRecord, Player
 
 M = chess.Move.from_uci
 START = dt.datetime(2024, 5, 12, 15, 30, 12, tzinfo=dt.UTC)

@@ -9,12 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chessatron.game.keyboard import (
-    HELP_TEXT,
+from chessatron.game.players.base import Command
+from chessatron.game.players.keyboard import HELP_TEXT, KeyboardPlayer
+from chessatron.game.players.notation import (
     MAX_INPUT_CHARS,
-    Command,
     KeyboardInput,
-    KeyboardPlayer,
     MoveSpellings,
     Rejection,
     parse_command,

@@ -155,7 +155,7 @@ def test_no_free_hint_from_the_engine_unless_asked(tmp_path: Path, asked: bool) 
 #: A prompt whose follower (lineinput.follow) writes each line it is told, as the robot's ponderer hears it.
 FOLLOWED = """
 import sys
-from chessatron.game import lineinput
+from chessatron.game.telling import lineinput
 
 told = open(sys.argv[1], "a", encoding="utf-8", buffering=1)
 lineinput.follow(lambda text: told.write(repr(text) + "\\n"))

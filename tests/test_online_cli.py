@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner
 
 from chessatron.cli import main
-from chessatron.game.journal import read_journal
-from chessatron.game.store import list_games
+from chessatron.game.records.journal import read_journal
+from chessatron.game.records.store import list_games
 from chessatron.online.token import find_token
 from chessatron.sim.world import get_world
 

@@ -16,8 +16,8 @@ import pytest
 
 from chessatron.config import Config
 from chessatron.errors import ConfigError, LoginError, OnlineGameError, ProtocolError, ServerRefusedError
-from chessatron.game.keyboard import Command
-from chessatron.game.players import PlayerSpec
+from chessatron.game.players.base import Command
+from chessatron.game.players.spec import PlayerSpec
 from chessatron.game.session import Session
 from chessatron.online.client import LichessClient
 from chessatron.online.feed import GameFeed

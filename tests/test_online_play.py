@@ -22,10 +22,10 @@ import chess.pgn
 import pytest
 
 from chessatron.config import Config
-from chessatron.game import store
-from chessatron.game.keyboard import KeyboardPlayer
-from chessatron.game.players import PlayerSpec
-from chessatron.game.record import GameRecord
+from chessatron.game.players.keyboard import KeyboardPlayer
+from chessatron.game.players.spec import PlayerSpec
+from chessatron.game.records import store
+from chessatron.game.records.record import GameRecord
 from chessatron.game.session import Session
 from chessatron.online.client import LichessClient
 from chessatron.online.model import OnlineRequest

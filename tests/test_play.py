@@ -19,9 +19,9 @@ from click.testing import CliRunner
 
 from chessatron.cli import main
 from chessatron.config import Config
-from chessatron.game.players import PlayerSpec
+from chessatron.game.players.spec import PlayerSpec
+from chessatron.game.records.store import latest_unfinished, list_games
 from chessatron.game.session import Session
-from chessatron.game.store import latest_unfinished, list_games
 
 from .conftest import GAMES_DIR
 
@@ -128,7 +128,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
     assert kills == 4
     (summary,) = list_games(tmp_path / "games")
     assert summary.is_finished
-    from chessatron.game.store import load_game
+    from chessatron.game.records.store import load_game
 
     assert [m.uci() for m in load_game(summary.game_id, tmp_path / "games").moves] == expected
 
@@ -145,7 +145,7 @@ def test_bad_players_are_refused_plainly(tmp_path: Path) -> None:
 
 
 def keyboard(lines: list[str], said: list[str]) -> Any:
-    from chessatron.game.keyboard import KeyboardPlayer
+    from chessatron.game.players.keyboard import KeyboardPlayer
 
     queue = list(lines)
 

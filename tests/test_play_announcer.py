@@ -14,11 +14,11 @@ from chessatron.cli import main
 from chessatron.config import Config
 from chessatron.feedback.buzzer import SimBuzzer
 from chessatron.feedback.display import SimDisplay
-from chessatron.game.announcer import Announcer, display_lines, open_announcer, tunes_between
-from chessatron.game.live import LiveState
-from chessatron.game.players import PlayerSpec
-from chessatron.game.record import ClockSettings
+from chessatron.game.players.spec import PlayerSpec
+from chessatron.game.records.record import ClockSettings
 from chessatron.game.session import Session
+from chessatron.game.telling.announcer import Announcer, display_lines, open_announcer, tunes_between
+from chessatron.game.telling.live import LiveState
 from chessatron.planning.layout import Layout
 
 #: A simulated table of these tests' own (the default one is every in-process test's).

@@ -12,11 +12,11 @@ from typing import Any
 import chess
 
 from chessatron.config import Config
-from chessatron.game import lineinput
-from chessatron.game.answers import QuestionPrompt
-from chessatron.game.keyboard import KeyboardPlayer
-from chessatron.game.players import PlayerSpec
+from chessatron.game.players.answers import QuestionPrompt
+from chessatron.game.players.keyboard import KeyboardPlayer
+from chessatron.game.players.spec import PlayerSpec
 from chessatron.game.session import Session
+from chessatron.game.telling import lineinput
 from chessatron.sim.hand_style import HandStyle
 
 ENGINE = "engine:20:depth=1"

@@ -26,13 +26,15 @@ from chessatron.config import Config
 from chessatron.feedback.colours import NAMED_COLOURS, hex_colour
 from chessatron.feedback.display import SimDisplay, fit_lines
 from chessatron.feedback.leds import SimLedStrip
-from chessatron.game.buttons import ButtonPanel
-from chessatron.game.cursor import Cursor, CursorView, Settings
-from chessatron.game.journal import Journal
-from chessatron.game.live import LiveState
-from chessatron.game.players import PlayerSpec
-from chessatron.game.session import QuitRequested, Session
-from chessatron.game.view import render_view
+from chessatron.game.commands import QuitRequested
+from chessatron.game.players.base import Settings
+from chessatron.game.players.buttons import ButtonPanel
+from chessatron.game.players.cursor import Cursor, CursorView
+from chessatron.game.players.spec import PlayerSpec
+from chessatron.game.records.journal import Journal
+from chessatron.game.session import Session
+from chessatron.game.telling.live import LiveState
+from chessatron.game.telling.screen import render_view
 from chessatron.planning.layout import Cell, Layout
 from chessatron.planning.table import Table
 from chessatron.ports import RGB, Button

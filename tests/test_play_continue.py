@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from chessatron.cli import main
-from chessatron.game.journal import GameMetadata, Journal, read_journal
-from chessatron.game.record import Player
-from chessatron.game.store import GameSummary, list_games
+from chessatron.game.records.journal import GameMetadata, Journal, read_journal
+from chessatron.game.records.record import Player
+from chessatron.game.records.store import GameSummary, list_games
 from chessatron.planning.layout import Layout
 from chessatron.sim.state import load_state
 

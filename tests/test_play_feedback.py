@@ -24,15 +24,15 @@ from click.testing import CliRunner
 from chessatron.cli import main
 from chessatron.config import Config
 from chessatron.errors import ConfigError, EngineMissingError
-from chessatron.game.evaluation import evaluation_after
-from chessatron.game.events import describe_event, result_line, summary_line
-from chessatron.game.journal import read_journal
-from chessatron.game.keyboard import KeyboardPlayer
-from chessatron.game.live import LiveState
-from chessatron.game.players import PlayerSpec
-from chessatron.game.record import ClockSettings
+from chessatron.game.players.keyboard import KeyboardPlayer
+from chessatron.game.players.spec import PlayerSpec
+from chessatron.game.records.journal import read_journal
+from chessatron.game.records.record import ClockSettings
+from chessatron.game.records.store import latest_unfinished, list_games
 from chessatron.game.session import Session
-from chessatron.game.store import latest_unfinished, list_games
+from chessatron.game.telling.evaluation import evaluation_after
+from chessatron.game.telling.events import describe_event, result_line, summary_line
+from chessatron.game.telling.live import LiveState
 
 ENGINE = "engine:20:depth=1"  # full strength at a fixed depth: deterministic, and quick
 

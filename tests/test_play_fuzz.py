@@ -34,9 +34,10 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from chessatron.cli import main
-from chessatron.game.journal import read_journal
-from chessatron.game.keyboard import Command, Rejection, parse_command
-from chessatron.game.store import list_games, load_game
+from chessatron.game.players.base import Command
+from chessatron.game.players.notation import Rejection, parse_command
+from chessatron.game.records.journal import read_journal
+from chessatron.game.records.store import list_games, load_game
 
 ENGINE = "engine:20:depth=1"
 #: ``friendly`` in cli/common.py: 0 when a game ended or stopped as asked (``quit``, the end of input);

@@ -10,9 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from chessatron.cli import main
-from chessatron.game.journal import GameMetadata, Journal
-from chessatron.game.record import GameRecord, Player, to_pgn
-from chessatron.game.store import save_record
+from chessatron.game.records.journal import GameMetadata, Journal
+from chessatron.game.records.pgn import to_pgn
+from chessatron.game.records.record import GameRecord, Player
+from chessatron.game.records.store import save_record
 
 
 def games(tmp_path: Path, *args: str) -> tuple[int, str]:

@@ -34,7 +34,7 @@ import pytest
 from click.testing import CliRunner
 
 from chessatron.cli import main
-from chessatron.game.journal import read_journal
+from chessatron.game.records.journal import read_journal
 from chessatron.planning.layout import Layout
 from chessatron.sim.state import load_state
 from chessatron.sim.world import get_world

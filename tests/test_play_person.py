@@ -16,7 +16,7 @@ import pytest
 
 from chessatron.config import Config
 from chessatron.feedback.speaker import SimSpeaker
-from chessatron.game.players import PlayerSpec
+from chessatron.game.players.spec import PlayerSpec
 from chessatron.game.session import Session
 from chessatron.planning.layout import Cell
 from chessatron.sim.hand import HandAction, perform

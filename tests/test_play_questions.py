@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from chessatron.config import Config
-from chessatron.game.players import PlayerSpec
+from chessatron.game.players.spec import PlayerSpec
 from chessatron.game.runner import GameRunner
 from chessatron.game.session import Session
 from chessatron.planning.layout import Cell

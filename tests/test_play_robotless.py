@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from chessatron.cli import main
 from chessatron.config import Config
-from chessatron.game.keyboard import KeyboardPlayer
-from chessatron.game.players import PlayerSpec
+from chessatron.game.players.keyboard import KeyboardPlayer
+from chessatron.game.players.spec import PlayerSpec
 from chessatron.game.session import Session
 
 ROBOTLESS = """

@@ -16,13 +16,15 @@ from rich.console import Console, RenderableType
 from rich.file_proxy import FileProxy
 from rich.style import Style
 
-from chessatron.game.keyboard import KeyboardPlayer
-from chessatron.game.lineinput import Prompt
-from chessatron.game.live import LiveState
-from chessatron.game.view import PlayView, render_view, wants_letters
+from chessatron.game.players.keyboard import KeyboardPlayer
+from chessatron.game.telling.lineinput import Prompt
+from chessatron.game.telling.live import LiveState
+from chessatron.game.telling.screen import render_view
+from chessatron.game.telling.view import PlayView
 from chessatron.planning.layout import Layout
 from chessatron.planning.planner import Planner
 from chessatron.planning.table import Table
+from chessatron.render import wants_letters
 
 #: Black's queen checks after 1. e4 d5 2. exd5 Qxd5 3. Nc3 Qe5+: a pawn of each side is captured.
 CHECK_LINE = ["e4", "d5", "exd5", "Qxd5", "Nc3", "Qe5+"]

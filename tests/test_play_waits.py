@@ -17,14 +17,14 @@ from rich.console import Console
 
 from chessatron.config import Config
 from chessatron.errors import ConfigError
-from chessatron.game.announcer import display_lines
-from chessatron.game.keyboard import KeyboardPlayer
-from chessatron.game.live import LiveState
-from chessatron.game.players import PlayerSpec
+from chessatron.game.players.keyboard import KeyboardPlayer
+from chessatron.game.players.spec import PlayerSpec
+from chessatron.game.records.store import latest_unfinished
 from chessatron.game.session import Session
-from chessatron.game.store import latest_unfinished
+from chessatron.game.telling.announcer import display_lines
+from chessatron.game.telling.live import LiveState
+from chessatron.game.telling.screen import render_view
 from chessatron.game.tidying import Tidier
-from chessatron.game.view import render_view
 from chessatron.planning.layout import Layout
 from chessatron.planning.reset import arrangement_problems
 from chessatron.planning.table import Table

@@ -13,12 +13,14 @@ import chess.engine
 import pytest
 
 from chessatron.config import Config
-from chessatron.game import lineinput
-from chessatron.game.engine import EnginePlayer, parse_level
-from chessatron.game.keyboard import KeyboardPlayer
-from chessatron.game.players import PlayerSpec
-from chessatron.game.ponder import Ponderer, likely_moves_of, waiting_spot
+from chessatron.game.engine.player import EnginePlayer
+from chessatron.game.engine.settings import parse_level
+from chessatron.game.players.keyboard import KeyboardPlayer
+from chessatron.game.players.spec import PlayerSpec
+from chessatron.game.ponder.model import likely_moves_of, waiting_spot
+from chessatron.game.ponder.ponderer import Ponderer
 from chessatron.game.session import Session
+from chessatron.game.telling import lineinput
 from chessatron.gantry.robot import Robot
 from chessatron.grbl.link import GrblLink
 from chessatron.planning.layout import Layout

@@ -8,10 +8,12 @@ from typing import Any
 import chess
 import pytest
 
-from chessatron.errors import ConfigError, GameNotFoundError, IllegalMoveError
-from chessatron.game.record import from_pgn
-from chessatron.game.runner import BusyError, CannotResumeError, GameRequest, GameRunner, NotYourTurnError
-from chessatron.game.store import list_games, load_game, save_record
+from chessatron.errors import CannotResumeError, ConfigError, GameNotFoundError, IllegalMoveError
+from chessatron.game.jobs import BusyError
+from chessatron.game.records.pgn import from_pgn
+from chessatron.game.records.store import list_games, load_game, save_record
+from chessatron.game.requests import GameRequest
+from chessatron.game.runner import GameRunner, NotYourTurnError
 
 from .conftest import wait_for as wait_live
 

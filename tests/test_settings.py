@@ -14,7 +14,8 @@ import pytest
 from chessatron.config import KEYS, TOP_KEYS, Config, default_config_text
 from chessatron.config_keys import CONFIG_KEYS, KEY_OF
 from chessatron.config_write import SettingError, save_settings, settings_in
-from chessatron.game.runner import GameRequest, GameRunner
+from chessatron.game.requests import GameRequest
+from chessatron.game.runner import GameRunner
 from chessatron.web.app import create_app
 from chessatron.web.server import start_in_thread
 

@@ -13,10 +13,10 @@ from chessatron.config import Config
 from chessatron.errors import ChessatronError, ConfigError
 from chessatron.feedback.speaker import SimSpeaker, check_speaker_url, open_speaker
 from chessatron.game.clock import ChessClock
-from chessatron.game.players import PlayerSpec
-from chessatron.game.record import ClockSettings
+from chessatron.game.players.spec import PlayerSpec
+from chessatron.game.records.record import ClockSettings
 from chessatron.game.session import Session
-from chessatron.game.speech import SPOKEN_EVENTS, spoken_event, spoken_san
+from chessatron.game.telling.speech import SPOKEN_EVENTS, spoken_event, spoken_san
 from chessatron.voice.audio import pcm_from_wav
 
 GAME = {

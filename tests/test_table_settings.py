@@ -11,9 +11,9 @@ import chess
 import pytest
 
 from chessatron.config import Config
-from chessatron.game.buttons import NewGameRequested
-from chessatron.game.cursor import Settings
-from chessatron.game.runner import GameRequest, GameRunner
+from chessatron.game.players.base import NewGameRequested, Settings
+from chessatron.game.requests import GameRequest
+from chessatron.game.runner import GameRunner
 from chessatron.voice.grammar import move_grammar, number_grammar
 from chessatron.voice.meaning import SettingHeard, number_of, understand
 from chessatron.voice.player import VoiceMover

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from chessatron.cli import main
 from chessatron.config import Config
 from chessatron.errors import PuzzleFileError
-from chessatron.game.players import PlayerSpec
+from chessatron.game.players.spec import PlayerSpec
 from chessatron.game.session import Session
 from chessatron.training.lichess import Reading, read_puzzles
 from chessatron.training.starter import STARTER, load_starter

@@ -14,9 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from chessatron.cli import main
-from chessatron.game.engine import EnginePlayer, parse_level
-from chessatron.game.record import from_pgn
-from chessatron.game.store import save_record
+from chessatron.game.engine.player import EnginePlayer
+from chessatron.game.engine.settings import parse_level
+from chessatron.game.records.pgn import from_pgn
+from chessatron.game.records.store import save_record
 from chessatron.training.analysis import analyse_game
 from chessatron.training.annotation import annotated_pgn, mistakes
 from chessatron.training.mining import mine_game, people_in

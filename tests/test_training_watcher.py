@@ -10,9 +10,10 @@ import chess
 import pytest
 
 from chessatron.config import Config
-from chessatron.game.keyboard import KeyboardPlayer
-from chessatron.game.players import PlayerSpec
-from chessatron.game.session import QuitRequested, Session
+from chessatron.game.commands import QuitRequested
+from chessatron.game.players.keyboard import KeyboardPlayer
+from chessatron.game.players.spec import PlayerSpec
+from chessatron.game.session import Session
 from chessatron.training.watcher import MoveWatcher
 
 #: White can take the queen with check; stepping aside with the king loses its own instead.

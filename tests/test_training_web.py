@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from chessatron.game.record import from_pgn
+from chessatron.game.records.pgn import from_pgn
+from chessatron.game.records.store import save_record
 from chessatron.game.runner import GameRunner
-from chessatron.game.store import save_record
 from chessatron.training.puzzle import Puzzle
 from chessatron.training.store import PuzzleStore
 from chessatron.web.server import ServerHandle

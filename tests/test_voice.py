@@ -18,7 +18,7 @@ from chessatron.cli import main
 from chessatron.config import Config
 from chessatron.errors import ConfigError
 from chessatron.feedback.espeak import EspeakVoice, synthesize
-from chessatron.game.keyboard import Command
+from chessatron.game.players.base import Command
 from chessatron.sim.voice import SimulatedVoice
 from chessatron.voice.audio import add_noise, pcm_from_wav, silence
 from chessatron.voice.grammar import move_grammar

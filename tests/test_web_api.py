@@ -29,12 +29,13 @@ from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
 from chessatron.config import Config
-from chessatron.game.engine import engine_options
-from chessatron.game.journal import GameMetadata, Journal
-from chessatron.game.live import LiveState
-from chessatron.game.record import Player, from_pgn
+from chessatron.game.engine.settings import engine_options
+from chessatron.game.records.journal import GameMetadata, Journal
+from chessatron.game.records.pgn import from_pgn
+from chessatron.game.records.record import Player
+from chessatron.game.records.store import list_games, save_record
 from chessatron.game.runner import GameRunner
-from chessatron.game.store import list_games, save_record
+from chessatron.game.telling.live import LiveState
 from chessatron.planning.planner import Planner
 from chessatron.planning.reset import ResetPlanner
 from chessatron.planning.table import Table

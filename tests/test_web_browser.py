@@ -37,11 +37,13 @@ from playwright.sync_api import (
 )
 
 from chessatron.config import Config
-from chessatron.game.cursor import Cursor
-from chessatron.game.live import LiveState
-from chessatron.game.record import GameRecord, Player, from_pgn
-from chessatron.game.runner import GameRequest, GameRunner
-from chessatron.game.store import save_record
+from chessatron.game.players.cursor import Cursor
+from chessatron.game.records.pgn import from_pgn
+from chessatron.game.records.record import GameRecord, Player
+from chessatron.game.records.store import save_record
+from chessatron.game.requests import GameRequest
+from chessatron.game.runner import GameRunner
+from chessatron.game.telling.live import LiveState
 from chessatron.planning.layout import Layout
 from chessatron.sim.hand_style import HandStyle
 from chessatron.web.app import create_app

@@ -17,8 +17,9 @@ from playwright.sync_api import Browser, Page, expect
 
 from chessatron.config import Config, default_config_text
 from chessatron.config_keys import CONFIG_KEYS
-from chessatron.game.record import ClockSettings
-from chessatron.game.runner import GameRequest, GameRunner
+from chessatron.game.records.record import ClockSettings
+from chessatron.game.requests import GameRequest
+from chessatron.game.runner import GameRunner
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from chessatron.config import Config
-from chessatron.game import store
+from chessatron.game.records import store
 from chessatron.game.runner import GameRunner
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread

@@ -26,7 +26,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from .errors import ChessatronError
-from .game.live import LiveState
+from .game.telling.live import LiveState
 from .grbl.motion import Block, PlannedBlock, plan_run
 from .planning.layout import Layout, MachinePoint, Node
 from .planning.planner import Relocation

@@ -15,8 +15,8 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from ..render import terminal_console
 
 if TYPE_CHECKING:
-    from ..game.record import Player
-    from ..game.store import GameSummary, ImportProgress
+    from ..game.records.record import Player
+    from ..game.records.store import GameSummary, ImportProgress
 from .common import READ_FILE, friendly, write_bytes
 from .main import main
 
@@ -57,7 +57,7 @@ def games(
     """List saved games; export them as PGN (games --export ID...) or compact records; import PGN or
     compact records (a game saved already is not imported again); close unfinished games nobody will
     go on with (games --abandon ID...)."""
-    from ..game import store
+    from ..game.records import store
 
     directory = store.resolve_games_dir(games_dir)
     if export and abandon:
@@ -184,7 +184,7 @@ class ImportView:
     """How far an import has come, on ``console`` (stderr): a progress bar on a terminal (gone when the
     import is over), else a line every :data:`PROGRESS_EVERY_S` seconds, so that a file that takes
     minutes (about 15 ms a game) never leaves the person looking at nothing. A quick import shows
-    nothing. Called with each :class:`~chessatron.game.store.ImportProgress`."""
+    nothing. Called with each :class:`~chessatron.game.records.store.ImportProgress`."""
 
     _STAGES: Final = {"reading": "reading", "comparing": "comparing with the saved games", "saving": "saving"}
 

@@ -21,10 +21,10 @@ from .common import config_option, fresh_option, friendly, parse_speed, sigterm_
 from .main import main
 
 if TYPE_CHECKING:
-    from ..game.cursor import Settings
-    from ..game.players import PlayerSpec
+    from ..game.players.base import Settings
+    from ..game.players.spec import PlayerSpec
+    from ..game.records.store import GameSummary
     from ..game.session import Session
-    from ..game.store import GameSummary
 
 #: ``play --resume`` without an id: the latest unfinished game.
 LATEST = "latest"
@@ -152,17 +152,21 @@ def play(
     'chessatron play --resume [ID]' continues one that was stopped."""
     import random
 
-    from ..game.announcer import open_announcer
-    from ..game.answers import QuestionPrompt
-    from ..game.buttons import NewGameRequested, players_for, start_for
     from ..game.clock import parse_clock
-    from ..game.events import describe_event, score_line, summary_line
-    from ..game.live import LiveState
-    from ..game.players import PlayerSpec
-    from ..game.record import GameRecord
-    from ..game.session import QuitRequested, Session, write_pgn
-    from ..game.store import forget_unplayed, resolve_games_dir
-    from ..game.view import PlayView, keyboard_for
+    from ..game.commands import QuitRequested
+    from ..game.players.answers import QuestionPrompt
+    from ..game.players.base import NewGameRequested
+    from ..game.players.buttons import players_for, start_for
+    from ..game.players.keyboard import keyboard_for
+    from ..game.players.spec import PlayerSpec
+    from ..game.records.pgn import write_pgn
+    from ..game.records.record import GameRecord
+    from ..game.records.store import forget_unplayed, resolve_games_dir
+    from ..game.session import Session
+    from ..game.telling.announcer import open_announcer
+    from ..game.telling.events import describe_event, score_line, summary_line
+    from ..game.telling.live import LiveState
+    from ..game.telling.view import PlayView
 
     settings = Config.load(config_path)
     directory = resolve_games_dir(games_dir)
@@ -364,7 +368,7 @@ def play(
 def _puzzles_with_buttons(session: Session) -> None:
     """The buttons' menu chose *puzzles*: ten of them, played with the buttons near the person's rating;
     the menu's *new game* (or the tenth puzzle) brings the games back."""
-    from ..game.players import PlayerSpec
+    from ..game.players.spec import PlayerSpec
     from ..training.store import PuzzleStore
     from ..training.table import PuzzleTable
 
@@ -396,7 +400,7 @@ def _game_to_resume(
     """The saved game ``play --resume [ID]`` goes on with (``resume``: its id, or :data:`LATEST`), checked
     for players ``play`` can have (``named``: those given on the command line, who take their sides
     over). Later games passed over are named (``emit``), with what to do about them."""
-    from ..game.store import latest_resumable, resumable_game, skipped_by_resume
+    from ..game.records.store import latest_resumable, resumable_game, skipped_by_resume
 
     summary = latest_resumable(directory) if resume == LATEST else resumable_game(resume, directory)
     if summary is None:

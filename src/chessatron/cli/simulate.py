@@ -218,7 +218,7 @@ def demo(
 ) -> None:
     """Watch the robot play a showcase game on the simulator, then reset the table."""
     from ..demo import run_demo
-    from ..game.live import LiveState
+    from ..game.telling.live import LiveState
 
     speed = parse_speed(speed_text)
     layout = load_layout(layout_path)

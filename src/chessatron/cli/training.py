@@ -32,7 +32,7 @@ from .common import write_file as write_text
 from .main import main
 
 if TYPE_CHECKING:
-    from ..game.session import Session
+    from ..sim.state import TableKeeper
     from ..training.store import PuzzleStore
     from ..training.table import PuzzleTable
 
@@ -106,9 +106,9 @@ def puzzles(
     or 'quit'. Each puzzle's result, its time and your rating are saved."""
     if ctx.invoked_subcommand is not None:
         return
-    from ..game.players import PlayerSpec
+    from ..game.players.spec import PlayerSpec
+    from ..game.records.store import resolve_games_dir
     from ..game.session import Session
-    from ..game.store import resolve_games_dir
     from ..sim.state import default_state_path, load_state
     from ..training.store import Filters
     from ..training.table import PuzzleTable
@@ -168,7 +168,7 @@ def _no_terminal() -> bool:
     return not sys.stdin.isatty()
 
 
-def _save_table(session: Session) -> None:
+def _save_table(session: TableKeeper) -> None:
     """The simulated table as it stands, for the next command (a puzzle is no game: no journal holds it)."""
     from ..sim.state import SimulatorState, default_state_path, save_state
 
@@ -245,8 +245,9 @@ def puzzles_mine(
 ) -> None:
     """Puzzles from your saved games (all finished ones, or ID...): Stockfish keeps the positions where
     you erred although one move clearly stood out."""
-    from ..game import store as games
-    from ..game.engine import EnginePlayer, parse_level
+    from ..game.engine.player import EnginePlayer
+    from ..game.engine.settings import parse_level
+    from ..game.records import store as games
     from ..training.mining import mine_game, people_in
 
     training = _store(store_path)
@@ -311,7 +312,7 @@ def review(
     """Review a saved game (default: the latest finished one): Stockfish marks every inaccuracy (?!),
     mistake (?) and blunder (??) by the winning chances it lost (lichess's 0.1, 0.2, 0.3) with the better
     move as a variation, and writes the annotated PGN (to stdout, or --out)."""
-    from ..game import store as games
+    from ..game.records import store as games
     from ..training.review import review_game
 
     directory = games.resolve_games_dir(games_dir)

@@ -15,7 +15,7 @@ none. Every backend honours ``muted``.
 ``none://``
     No speaker.
 
-The words come from :func:`chessatron.game.speech.spoken_event`.
+The words come from :func:`chessatron.game.telling.speech.spoken_event`.
 
 >>> speaker = open_speaker("sim://", clock=lambda: 3.5)
 >>> speaker.say("knight f3")

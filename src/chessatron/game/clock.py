@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING, Any
 import chess
 
 from ..errors import ClockError, ConfigError
-from .record import ClockSettings, Result, Termination
+from .records.record import ClockSettings, Result, Termination
 
 if TYPE_CHECKING:
-    from .journal import JournalState
+    from .records.journal import JournalState
 
 #: The longest time for the game a clock takes, and the largest increment, in seconds.
 MAX_INITIAL_S = 24 * 3600

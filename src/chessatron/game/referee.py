@@ -17,14 +17,13 @@ from typing import Protocol
 
 import chess
 
-from .keyboard import Command
-from .players import RemoteMover
+from .players.base import Command, Mover
 
 
 class Referee(Protocol):
     """The keeper of a game played elsewhere too (an online game's server)."""
 
-    def mover(self, colour: chess.Color) -> RemoteMover:
+    def mover(self, colour: chess.Color) -> Mover:
         """The player of ``colour`` whose moves come from the server."""
         ...
 

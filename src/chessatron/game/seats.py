@@ -18,24 +18,21 @@ from ..planning.planner import castling_squares
 from ..recognition import Ambiguous
 from ..sim.hand import SimulatedHand
 from ..voice.player import Prompt, VoiceMover
-from .buttons import ButtonMover, settings_for
-from .engine import EnginePlayer, find_engine, parse_level
-from .journal import Journal
-from .live import colour_name
-from .players import (
-    BoardMover,
-    EngineMover,
-    InboxMover,
-    KeyboardMover,
-    Mover,
-    PlayerSpec,
-    Revision,
-    ScriptMover,
-    engine_level,
-)
+from .engine.player import EnginePlayer
+from .engine.settings import find_engine, parse_level
+from .players.base import Mover, Revision
+from .players.board import BoardMover
+from .players.buttons import ButtonMover, settings_for
+from .players.engine import EngineMover
+from .players.keyboard import KeyboardMover
+from .players.script import ScriptMover
+from .players.spec import PlayerSpec, engine_level
+from .players.web import InboxMover
+from .records.journal import Journal
 from .tablework import (
     TableWork,
 )
+from .telling.live import colour_name
 
 #: The robot answers a person's move once it has stood untouched this long: a slide paused on a square,
 #: or a piece set down on the wrong one, mostly goes on within a second or so. (On the recognition bench's

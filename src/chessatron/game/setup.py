@@ -17,25 +17,29 @@ from typing import Any
 import chess
 import chess.engine
 
-from ..errors import ChessatronError
+from ..errors import ChessatronError, ConfigError
 from ..planning.table import Table
-from .journal import GameMetadata, Journal, JournalState, read_journal
-from .live import colour_name
-from .players import (
-    PlayerSpec,
-)
-from .record import ClockSettings, Player
+from .players.spec import PlayerSpec
+from .records.journal import GameMetadata, Journal, JournalState, read_journal
+from .records.record import ClockSettings, Player
 from .seats import Seats
 from .tablework import (
-    _made_by_hand,
     _robot_entries,
     decode_relocation,
     decode_table,
     encode_table,
     hand_operations,
 )
+from .telling.live import colour_name
 
 LOGGER = logging.getLogger(__name__)
+
+
+def _made_by_hand(who: str) -> bool:
+    try:
+        return PlayerSpec.parse(who).moves_pieces
+    except ConfigError:
+        return False
 
 
 class GameSetup(Seats):

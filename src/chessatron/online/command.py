@@ -18,15 +18,16 @@ import click
 
 from ..config import Config
 from ..errors import ChessatronError, LoginError, OnlineGameError
-from ..game.announcer import open_announcer
-from ..game.answers import QuestionPrompt
-from ..game.events import describe_event, summary_line
-from ..game.keyboard import read_stdin_line
-from ..game.live import LiveState
-from ..game.players import PlayerSpec
-from ..game.session import Session, write_pgn
-from ..game.store import resolve_games_dir
-from ..game.view import PlayView, keyboard_for
+from ..game.players.answers import QuestionPrompt
+from ..game.players.keyboard import keyboard_for, read_stdin_line
+from ..game.players.spec import PlayerSpec
+from ..game.records.pgn import write_pgn
+from ..game.records.store import resolve_games_dir
+from ..game.session import Session
+from ..game.telling.announcer import open_announcer
+from ..game.telling.events import describe_event, summary_line
+from ..game.telling.live import LiveState
+from ..game.telling.view import PlayView
 from ..render import terminal_console
 from ..sim.state import SimulatorState, default_state_path, load_state, save_after_robot_work, save_state
 from .client import LichessClient

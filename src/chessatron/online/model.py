@@ -29,7 +29,7 @@ from typing import Any, Literal
 import chess
 
 from ..errors import ConfigError, OnlineGameError, ProtocolError
-from ..game.record import ClockSettings, Result, Termination
+from ..game.records.record import ClockSettings, Result, Termination
 
 #: The statuses of a game still being played (GameStatusName in the API's specification).
 PLAYING = ("created", "started")

@@ -19,9 +19,9 @@ from typing import Any
 import chess
 
 from ..errors import OnlineError, ServerRefusedError
-from ..game.journal import Journal
-from ..game.keyboard import Command
-from ..game.live import colour_name
+from ..game.players.base import Command
+from ..game.records.journal import Journal
+from ..game.telling.live import colour_name
 from .client import LichessClient
 from .feed import GameFeed
 from .model import GameInfo, ServerState, board_after, common_plies

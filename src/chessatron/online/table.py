@@ -28,12 +28,12 @@ from urllib.parse import urlsplit
 import chess
 
 from ..errors import ChessatronError, ConfigError, OnlineError, OnlineGameError
-from ..game.journal import Journal, read_journal
-from ..game.live import colour_name
-from ..game.players import PlayerSpec
-from ..game.record import GameRecord, Player
+from ..game.players.spec import PlayerSpec
+from ..game.records.journal import Journal, read_journal
+from ..game.records.record import GameRecord, Player
+from ..game.records.store import list_games
 from ..game.session import Session
-from ..game.store import list_games
+from ..game.telling.live import colour_name
 from ..planning.table import Table
 from .client import LichessClient
 from .feed import EventFeed, GameFeed, OpponentGone

@@ -45,8 +45,9 @@ opponent's reply, and lets any number of quick replies share one window (:mod:`.
   piece matters for what may follow (a queen gives check where a rook may not);
 * failing all that: takebacks (when enabled); after a finished game, the start arrangement starts a new
   one; anything else is an illegal action, and :class:`Illegal` says which squares are missing or extra,
-  paired, until the board matches the position again. A player thinking with one of their own pieces in
-  hand is never told off (its destinations are lit), nor one halfway through a move for a while.
+  paired (:mod:`.guidance`), until the board matches the position again. A player thinking with one of
+  their own pieces in hand is never told off (its destinations are lit), nor one halfway through a move
+  for a while.
 
 The recognizer is pure: it never sleeps or reads a clock; time comes with each snapshot, so a recorded
 trace replays exactly and fast.

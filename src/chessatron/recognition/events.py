@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import chess
 
-from ..game.guidance import Guidance
+from .guidance import Guidance
 
 
 @dataclass(frozen=True)

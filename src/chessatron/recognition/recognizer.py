@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import chess
 
 from ..errors import IllegalMoveError
-from ..game.guidance import guidance
 from ..planning.layout import Cell, Layout
 from .events import (
     Ambiguous,
@@ -27,6 +26,7 @@ from .events import (
     SquareEvent,
     TookBack,
 )
+from .guidance import guidance
 from .model import HumanModel
 from .search import MAX_PLIES, SEARCH_BUDGET, Explanation, Search
 from .shapes import is_under_way, king_target, occupancy_after, sans_of

@@ -12,7 +12,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import chess
 
@@ -20,9 +20,6 @@ from .. import files
 from ..errors import ConfigError, StateError
 from ..planning.layout import Layout, MachinePoint
 from ..planning.table import PhysicalPiece, Table
-
-if TYPE_CHECKING:
-    from ..game.session import Session
 
 FORMAT = "chessatron-simulator/1"
 
@@ -112,7 +109,20 @@ def save_state(path: Path, state: SimulatorState) -> None:
         raise ConfigError(f"cannot save the simulator state to {str(path)!r}: {exc.strerror or exc}") from exc
 
 
-def save_after_robot_work(session: Session) -> None:
+class TableKeeper(Protocol):
+    """What a checkpoint reads of a session (:class:`~chessatron.game.devices.TableDevices`): the table
+    as it stands, where the magnet is, and the position of the game under way (None between games)."""
+
+    @property
+    def table(self) -> Table: ...
+
+    @property
+    def gantry(self) -> MachinePoint: ...
+
+    def current_board(self) -> chess.Board | None: ...
+
+
+def save_after_robot_work(session: TableKeeper) -> None:
     """A session's checkpoint on the simulator (``play``, ``online``): after every robot job the table is
     saved to :func:`default_state_path` when it stands as the game's position, so that a killed process
     loses nothing."""

@@ -21,7 +21,7 @@ from typing import Literal
 import chess
 
 from ..feedback.espeak import EspeakVoice
-from ..game.keyboard import Command
+from ..game.players.base import Command
 from ..voice.microphone import SimMicrophone
 from ..voice.player import Prompt
 from ..voice.words import FILE_WORDS, PIECE_WORDS, RANK_WORDS

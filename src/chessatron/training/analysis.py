@@ -20,7 +20,7 @@ from typing import Final
 import chess
 import chess.engine
 
-from ..game.engine import EnginePlayer
+from ..game.engine.player import EnginePlayer
 from .judgement import Judgement, chances, judge, loss
 
 LOGGER = logging.getLogger(__name__)

@@ -19,7 +19,8 @@ import chess
 import chess.engine
 import chess.pgn
 
-from ..game.record import GameRecord, to_pgn
+from ..game.records.pgn import to_pgn
+from ..game.records.record import GameRecord
 from .analysis import GameAnalysis, MoveAnalysis, Position
 from .judgement import GLYPHS, NAGS, Judgement, chances
 

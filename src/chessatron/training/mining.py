@@ -29,8 +29,8 @@ from typing import Final
 import chess
 import chess.engine
 
-from ..game.engine import EnginePlayer
-from ..game.record import GameRecord, PlayerKind
+from ..game.engine.player import EnginePlayer
+from ..game.records.record import GameRecord, PlayerKind
 from .analysis import REVIEW_LIMIT, GameAnalysis, MoveAnalysis, Position, analyse_game, search_position
 from .puzzle import CHESS960_THEME, Puzzle
 

@@ -13,8 +13,9 @@ from typing import Any
 
 import chess.engine
 
-from ..game import store as games
-from ..game.engine import EnginePlayer, parse_level
+from ..game.engine.player import EnginePlayer
+from ..game.engine.settings import parse_level
+from ..game.records import store as games
 from .analysis import REVIEW_LIMIT, Progress, analyse_game, describe_limit
 from .annotation import annotated_pgn, review_json
 from .store import PuzzleStore

@@ -29,8 +29,9 @@ from typing import Final
 import chess.engine
 
 from ..errors import ChessatronError, PuzzleFileError
-from ..game.engine import EnginePlayer, parse_level
-from ..game.record import read_pgn_games
+from ..game.engine.player import EnginePlayer
+from ..game.engine.settings import parse_level
+from ..game.records.pgn import read_pgn_games
 from .lichess import COLUMNS, parse_row, puzzle_row
 from .mining import Criterion, mine_game
 from .puzzle import Puzzle

@@ -46,13 +46,16 @@ import chess
 
 from ..errors import ChessatronError, ConfigError
 from ..feedback.signals import LedSignals
-from ..game.board_mover import BoardMover, Revision
-from ..game.buttons import ButtonMover, NewGameRequested
-from ..game.engine import EnginePlayer
-from ..game.keyboard import Command
-from ..game.players import InboxMover, KeyboardMover, Mover, PlayerSpec
+from ..game.commands import QuitRequested
+from ..game.engine.player import EnginePlayer
+from ..game.players.base import Command, Mover, NewGameRequested, Revision
+from ..game.players.board import BoardMover
+from ..game.players.buttons import ButtonMover
+from ..game.players.keyboard import KeyboardMover
+from ..game.players.spec import PlayerSpec
+from ..game.players.web import InboxMover
 from ..game.seats import reply_hold_s
-from ..game.session import QuitRequested, Session
+from ..game.session import Session
 from ..planning.reset import require_pieces
 from ..voice.player import VoiceMover
 from .puzzle import Puzzle
@@ -155,7 +158,7 @@ class PuzzleTable:
 
     def play(self, count: int | None = None) -> list[Outcome]:
         """Play ``count`` puzzles (None: until stopped), each chosen near the person's rating. Stops
-        early on ``quit`` (:class:`~chessatron.game.session.QuitRequested`), Ctrl-C or :meth:`request`
+        early on ``quit`` (:class:`~chessatron.game.commands.QuitRequested`), Ctrl-C or :meth:`request`
         ``stop``; the puzzles finished are saved either way."""
         self.check()
         played = 0

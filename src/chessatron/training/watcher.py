@@ -2,11 +2,11 @@
 ``[training] watcher_loss`` of winning chances (lichess's scale, 0.3 a blunder), the table says so before
 the engine answers, names the better move, and offers to take the move back: the robot puts it back.
 
-The engine's view is the game's own adviser's (the engine that gives hints): a short search of the
-position before the move and after it (:data:`~chessatron.game.engine.ANALYSIS_LIMIT`, a few tenths of a
-second). A person at the keyboard answers the offer at the prompt; anyone else (at the board, on the
-page, by voice) has it said and shown, and the game goes on after :data:`ANSWER_S` unless they answer
-through :meth:`MoveWatcher.answer` (the web page's button).
+The engine's view is the game's own adviser's (the engine that gives hints): a short search of the position
+before the move and after it (:data:`~chessatron.game.engine.player.ANALYSIS_LIMIT`, a few tenths of a
+second). A person at the keyboard answers the offer at the prompt; anyone else (at the board, on the page, by
+voice) has it said and shown, and the game goes on after :data:`ANSWER_S` unless they answer through
+:meth:`MoveWatcher.answer` (the web page's button).
 """
 
 from __future__ import annotations
@@ -19,8 +19,11 @@ import chess
 import chess.engine
 
 from ..errors import ChessatronError
-from ..game.engine import ANALYSIS_LIMIT
-from ..game.players import EngineMover, KeyboardMover, Mover, ScriptMover
+from ..game.engine.player import ANALYSIS_LIMIT
+from ..game.players.base import Mover
+from ..game.players.engine import EngineMover
+from ..game.players.keyboard import KeyboardMover
+from ..game.players.script import ScriptMover
 from ..game.session import Session
 from .judgement import chances, describe_loss
 

@@ -22,7 +22,7 @@ from typing import Final, Literal, TypeAlias
 
 import chess
 
-from ..game.keyboard import Command
+from ..game.players.base import Command
 from .words import (
     CAPTURE_WORDS,
     CASTLE_WORDS,

@@ -11,7 +11,7 @@ What is acted on without a read-back (a yes or no, a hint, help) must fit the so
 The next game's settings are said as the buttons' menu sets them (:attr:`VoiceMover.settings`): "level
 five" sets the engine's level, "standard chess" or "chess nine sixty" (then its number, or random) the
 start, and "new game", read back and confirmed, stops the game under way (saved) and begins the next one
-(:class:`~chessatron.game.buttons.NewGameRequested`, as the menu's *new game* does).
+(:class:`~chessatron.game.players.base.NewGameRequested`, as the menu's *new game* does).
 
 Every question goes to :attr:`VoiceMover.on_prompt` as a :class:`Prompt` (the session says it and shows
 it; on the simulator a simulated person hears it and answers).
@@ -28,10 +28,8 @@ from typing import Literal
 
 import chess
 
-from ..game.buttons import NewGameRequested
-from ..game.cursor import Settings
-from ..game.keyboard import Command
-from ..game.speech import confirm_words, help_words, spoken_move, which_words
+from ..game.players.base import Command, NewGameRequested, Settings
+from ..game.telling.speech import confirm_words, help_words, spoken_move, which_words
 from ..ports import Microphone
 from .grammar import Grammar, answer_grammar, move_grammar, number_grammar, which_grammar
 from .meaning import (

@@ -15,7 +15,7 @@ from typing import Final, Literal
 
 import chess
 
-from ..game.keyboard import Command
+from ..game.players.base import Command
 
 __all__ = [
     "ACCENTS",

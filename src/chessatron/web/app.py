@@ -5,8 +5,8 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
 =======================================  ===========================================================
 ``GET  /api/v1``                         what this server allows: ``{"api", "watch_only", ...}``, and
                                          the table's ``layout`` (the page draws the table from it)
-``GET  /api/v1/state``                   the live snapshot (see :mod:`chessatron.game.live`) with what the
-                                         runner is doing (``"runner"``, see :mod:`.feed`)
+``GET  /api/v1/state``                   the live snapshot (:mod:`chessatron.game.telling.live`) with
+                                         what the runner is doing (``"runner"``, see :mod:`.feed`)
 ``GET  /api/v1/board.svg``               the board (``?orientation=black`` turns it round)
 ``GET  /api/v1/table.svg``               the whole table, the gantry and the drags under way
 ``WS   /api/v1/live``                    the snapshot, then its changes (see :mod:`.feed`)
@@ -75,6 +75,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..config_keys import CONFIG_KEYS
 from ..errors import (
+    CannotResumeError,
     ChessatronError,
     ConfigError,
     GameFileError,
@@ -85,17 +86,12 @@ from ..errors import (
     OnlineError,
     ServerUnavailableError,
 )
-from ..game.live import LiveState
-from ..game.players import PlayerSpec
-from ..game.runner import (
-    COMMANDS,
-    REMOTE_PLAYERS,
-    BusyError,
-    CannotResumeError,
-    GameRunner,
-    NotYourTurnError,
-)
+from ..game.jobs import BusyError
+from ..game.players.spec import PlayerSpec
+from ..game.requests import COMMANDS, REMOTE_PLAYERS
+from ..game.runner import GameRunner, NotYourTurnError
 from ..game.session import Session
+from ..game.telling.live import LiveState
 from ..planning.layout import Layout
 from . import validate
 from .feed import Feed, Snapshots

@@ -1,4 +1,4 @@
-"""The live feed: snapshots of the :class:`~chessatron.game.live.LiveState` pushed to every open page.
+"""The live feed: snapshots of the :class:`~chessatron.game.telling.live.LiveState` pushed to every open page.
 
 The game thread only schedules a wake-up on the server's event loop (``call_soon_threadsafe``, at most one
 outstanding per page), so a page that is slow, or gone, never holds it up. Each page then gets the newest
@@ -11,10 +11,11 @@ path), to be merged into the page's copy of that part::
 
 A change that leaves everything the page holds as it was sends nothing.
 
-Besides the live state's parts (see :mod:`chessatron.game.live`) a snapshot has ``"runner"``: what the runner
-is doing (``{"job", "paused", "stopping", "leds"}``, see :meth:`~chessatron.game.runner.GameRunner.report`;
-None on a page that only watches). A page's first message carries the chess clock as it reads at that
-moment; later ones carry it when it changes (the page counts the running side down itself).
+Besides the live state's parts (see :mod:`chessatron.game.telling.live`) a snapshot has ``"runner"``: what the
+runner is doing (``{"job", "paused", "stopping", "leds"}``, see
+:meth:`~chessatron.game.runner.GameRunner.report`; None on a page that only watches). A page's first message
+carries the chess clock as it reads at that moment; later ones carry it when it changes (the page counts the
+running side down itself).
 
 Bursts (the gantry reports its position many times a second) are coalesced: a page gets at most one
 message every :data:`MIN_INTERVAL_S`, always the latest state. A page that does not take a message within
@@ -46,7 +47,7 @@ from typing import Any, Final
 import chess
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..game.live import LiveState
+from ..game.telling.live import LiveState
 
 LOGGER = logging.getLogger(__name__)
 

@@ -26,8 +26,8 @@ import chess
 import chess.svg
 import segno
 
-from ..game.live import LiveState
-from ..game.record import GameRecord
+from ..game.records.record import GameRecord
+from ..game.telling.live import LiveState
 from ..planning.layout import Layout
 from ..render import table_svg
 from .validate import Orientation
@@ -83,7 +83,7 @@ def saved_board_svg(record: GameRecord, ply: int, orientation: Orientation) -> s
     """The board of a saved game after its first ``ply`` half-moves (0: the start), the last of them
     marked and a king in check ringed; ``data-fen`` as on the live board, ``data-ply`` the ply shown.
 
-    >>> from chessatron.game.record import from_pgn
+    >>> from chessatron.game.records.pgn import from_pgn
     >>> record = from_pgn("1. f3 e5 2. g4 Qh4# 0-1")
     >>> svg = saved_board_svg(record, 2, "white")
     >>> 'data-fen="rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR"' in svg, 'data-ply="2"' in svg

@@ -32,9 +32,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..errors import GameNotFoundError
-from ..game import store
-from ..game.record import GameRecord, Player, Termination, termination_of, to_pgn
-from ..game.store import GameSummary
+from ..game.records import store
+from ..game.records.pgn import to_pgn
+from ..game.records.record import GameRecord, Player, Termination, termination_of
+from ..game.records.store import GameSummary
 from . import validate
 from .pictures import SVG_POLICY, SVG_TYPE, saved_board_svg
 

@@ -29,10 +29,10 @@ from starlette.types import ASGIApp
 
 from ..config import Config
 from ..errors import ChessatronError, ConfigError
-from ..game.announcer import open_announcer
-from ..game.live import LiveState
+from ..game.records.store import resolve_games_dir
 from ..game.runner import GameRunner
-from ..game.store import resolve_games_dir
+from ..game.telling.announcer import open_announcer
+from ..game.telling.live import LiveState
 from ..sim.state import default_state_path
 from ..termination import raising_on_sigterm
 from .app import create_app, missing_widget

@@ -34,9 +34,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ..errors import ChessatronError, ConfigError, GameNotFoundError
-from ..game import store as games
-from ..game.players import PlayerSpec
-from ..game.runner import BusyError, GameRequest, GameRunner, NotYourTurnError
+from ..game.jobs import BusyError
+from ..game.players.spec import PlayerSpec
+from ..game.records import store as games
+from ..game.requests import GameRequest
+from ..game.runner import GameRunner, NotYourTurnError
 from ..game.session import Session
 from ..training.review import kept_review, review_game
 from ..training.store import Filters, PuzzleStore

@@ -35,8 +35,8 @@ from typing import Any, Final, Literal
 
 from ..errors import ChessatronError, ConfigError
 from ..game.clock import parse_clock
-from ..game.players import PlayerSpec
-from ..game.runner import COMMANDS, REMOTE_PLAYERS, GameRequest
+from ..game.players.spec import PlayerSpec
+from ..game.requests import COMMANDS, REMOTE_PLAYERS, GameRequest
 from ..online.model import OnlineRequest
 from ..planning.reset import parse_target, position_flaws, require_pieces
 

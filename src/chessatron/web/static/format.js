@@ -59,7 +59,7 @@ const GANTRY_STATES = {
 };
 
 /** What the robot is doing, from the gantry part of the state and the live game (for the move's SAN, as
- * the terminal says it: chessatron.game.words.work_words): "making White's move 1. e4 (1 of 2)", or ""
+ * the terminal says it: chessatron.game.telling.words.work_words): "making White's move 1. e4 (1 of 2)", or ""
  * when it has no work. */
 export function robotWork(work, game = null) {
   if (!work) return "";
@@ -193,7 +193,7 @@ export function plyText(san, startFen, ply) {
   return `after ${moveLabel(ply, startFen)} ${san[ply - 1]}`;
 }
 
-/** A player of the live game as the saved games name it (chessatron.game.players.PlayerSpec.player):
+/** A player of the live game as the saved games name it (chessatron.game.players.spec.PlayerSpec.player):
  * {name, kind, level, spec} from its spec ("web", "engine:5", "hand:3", "board"). */
 export function playerFromSpec(spec) {
   const text = spec || "";

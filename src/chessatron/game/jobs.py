@@ -1,0 +1,310 @@
+"""One machine, one job at a time, in a thread of its own: the base of the runner the web page drives
+(:mod:`.runner`).
+
+A :class:`JobRunner` owns one :class:`~.session.Session` (one machine, connected and homed once) and runs
+one job at a time in a background thread: a game, a resumed game, a table reset, an online game, puzzles.
+Another job is refused while one runs (:class:`BusyError`); from any thread the machine is held and
+resumed (a feed hold), and the job under way stopped at its next safe point. A job that fails leaves its
+reason on the live state, never a traceback; on the simulator the table is saved after every job.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal, Self
+
+import chess
+
+from ..config import Config
+from ..errors import ChessatronError
+from ..sim.state import SimulatorState, default_state_path, load_state, save_state
+from .devices import PAUSED, STOPPING
+from .players.base import Command
+from .players.spec import PlayerSpec
+from .records.record import ClockSettings
+from .records.store import open_game
+from .session import Session
+from .telling.live import LiveState
+
+__all__ = ["BUSY_BECAUSE", "BusyError", "Job", "JobRunner"]
+
+LOGGER = logging.getLogger(__name__)
+
+Job = Literal["game", "resume", "reset", "online", "training"]
+#: Why the table cannot take a new job, by the job under way.
+BUSY_BECAUSE: dict[str, str] = {
+    "game": "a game is being played on the table; stop it first (Stop game) or wait for its end",
+    "resume": "a game is being played on the table; stop it first (Stop game) or wait for its end",
+    "reset": "the robot is setting the table up; wait until it has finished",
+    "online": "an online game is being played on the table; stop it first (Stop game) or wait for its end",
+    "training": "puzzles are being played on the table; stop them first (Stop) or wait for their end",
+}
+
+
+class BusyError(ChessatronError, RuntimeError):
+    """The machine is already busy with a game or a reset."""
+
+
+class JobRunner:
+    """One machine, one job at a time, in a background thread.
+
+    ``speed`` is the simulator's speed (None: as fast as the host allows). The table's state on the
+    simulator is kept where ``chessatron play`` keeps it, so both see the same pieces; ``fresh`` forgets
+    it and starts from a table set up as delivered.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        games_dir: Path,
+        speed: float | None = 1.0,
+        engine_path: str = "stockfish",
+        live: LiveState | None = None,
+        state_path: Path | None = None,
+        fresh: bool = False,
+    ) -> None:
+        self.config = config
+        self.games_dir = games_dir
+        self.live = live if live is not None else LiveState(config.layout)
+        self.simulated = config.urls["grbl"].startswith("sim")
+        self.state_path = state_path if state_path is not None else default_state_path()
+        state = load_state(self.state_path, config.layout, fresh=fresh) if self.simulated else None
+        self.session = Session(
+            config,
+            games_dir=games_dir,
+            speed=speed,
+            engine_path=engine_path,
+            table=state.table if state else None,
+            live=self.live,
+        )
+        self.last_error: str | None = None
+        self.last_game: str | None = None
+        self._board = state.board if state else chess.Board()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._job: Job | None = None
+        self._connected = False
+        self._paused = False
+        self._stopping = False
+        self._forget_set_up = True
+        self._status_before_pause: str | None = None
+        #: The piece a page player picked: (the ply it was picked at, its square).
+        self._picked: tuple[int, chess.Square] | None = None
+        self._guiding = False
+        #: The players and clock of the game under way (a new one chosen at the table keeps them).
+        self._players: tuple[PlayerSpec, PlayerSpec, ClockSettings | None] = (
+            PlayerSpec("web"),
+            PlayerSpec("engine"),
+            None,
+        )
+        #: A config saved since (the web page's settings), taken up when the next job begins.
+        self._next_config: Config | None = None
+        self.live.show_table(self.session.table, ())
+
+    # --- lifecycle ------------------------------------------------------------------------------------------
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def busy(self) -> bool:
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
+    def report(self) -> dict[str, Any]:
+        """What the runner is doing, for pages: ``{"job": "game"|"resume"|"reset"|"online"|None,
+        "paused": bool, "stopping": bool, "leds": bool}`` (``stopping``: a stop was asked for and the job
+        has not reached its next safe point yet; ``leds``: the LED guide lights the table for this game).
+        Every change of it also changes the live state's version."""
+        return {"job": self._job, "paused": self._paused, "stopping": self._stopping, "leds": self._guiding}
+
+    def clock_now(self) -> dict[str, Any] | None:
+        """The game's chess clock as it reads now (the live state holds its reading from when it last
+        changed), None without one."""
+        clock = self.session.clock
+        return clock.to_dict() if clock is not None and self._job is not None else None
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Wait for the job under way to end; True when none is running."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout_s)
+        return not self.busy
+
+    def close(self) -> None:
+        """Stop the job at its next safe point (a game stays saved, one cut short in its set-up too, so
+        that it can be finished) and close the machine."""
+        self.stop(forget_set_up=False)
+        self.wait(30.0)
+        self.session.close()
+
+    def use_config(self, config: Config) -> bool:
+        """Play the next game (or set-up) with ``config`` (saved from the web page's settings): the
+        devices are opened again from it when the next job begins, the table's pieces kept as they stand.
+        A new layout waits for the next start of the server (the pieces are placed by the layout they
+        were set up on); returns whether ``config`` names one."""
+        with self._lock:
+            self._next_config = config
+        return config.layout != self.config.layout
+
+    # --- the machine ----------------------------------------------------------------------------------------
+
+    def stop(self, *, forget_set_up: bool = True) -> None:
+        """Stop the job under way at its next safe point: a game at its next move, or while the robot works
+        (a move, a set-up, a takeback) between two of its relocations, the magnet released and the table
+        journaled. Until then the live status says :data:`~.devices.STOPPING` (and :meth:`report`
+        ``stopping``); then what was kept: a game with a move stays saved, one without is not kept, and
+        with ``forget_set_up`` (a player's stop: they did not want that game) neither is one cut short
+        in its set-up (otherwise, as for a shutdown, it is kept for its set-up to be finished)."""
+        self._forget_set_up = forget_set_up
+        self.session.stop_requested.set()
+        for inbox in list(self.session.inboxes.values()):
+            inbox.inbox.put(Command.QUIT)
+        if self.busy and not self._stopping:
+            with self.session.status_lock:
+                self._stopping = True
+                self.live.update(status=STOPPING, prompt=None)
+        if self._paused:
+            self.resume_machine()  # a held machine could not reach its next safe point
+
+    def pause(self) -> None:
+        """Feed hold: the gantry decelerates to a stop and waits (the magnet keeps its piece)."""
+        robot = self.session.robot
+        if robot is None:
+            raise ChessatronError("the machine is not connected yet")
+        with self.session.status_lock:  # the game thread does not say "robot moving" meanwhile
+            robot.link.feed_hold()
+            status = self.live.snapshot()["status"]
+            if not self._paused:
+                self._status_before_pause = status
+            self._paused = True
+            self.live.update(status=PAUSED)
+
+    def resume_machine(self) -> None:
+        """Cycle start: the gantry goes on where it was held."""
+        robot = self.session.robot
+        if robot is None:
+            raise ChessatronError("the machine is not connected yet")
+        with self.session.status_lock:
+            robot.link.resume()
+            self._paused = False
+            status = self.live.snapshot()["status"]
+            if status == PAUSED:  # nothing else happened meanwhile: say again what was going on
+                status = self._status_before_pause or ("robot moving" if self.busy else "idle")
+            self.live.update(status=status)
+
+    # --- a job at a time ------------------------------------------------------------------------------------
+
+    def _take_up_config(self) -> None:
+        """Between jobs: a config saved since replaces the session's (see :meth:`use_config`)."""
+        config, self._next_config = self._next_config, None
+        if config is None:
+            return
+        config = dataclasses.replace(config, layout=self.config.layout)
+        old = self.session
+        session = Session(
+            config,
+            games_dir=self.games_dir,
+            speed=old.speed,
+            engine_path=old.engine_path,
+            table=old.table,
+            live=self.live,
+        )
+        session.hand_style, session.hand_answers = old.hand_style, old.hand_answers
+        session.watcher = old.watcher
+        old.close()
+        self.session, self.config = session, config
+        self.simulated = config.urls["grbl"].startswith("sim")
+        self._connected = False  # the next job connects the devices the config names
+        LOGGER.info("the next job plays with the config saved from the page")
+
+    def _spawn(self, name: Job, job: Callable[[], None]) -> None:
+        with self._lock:
+            if self.busy:
+                raise BusyError(BUSY_BECAUSE[self._job or name])
+            self._take_up_config()
+            self.session.stop_requested.clear()
+            self._stopping = False
+            self.last_error = None
+            self._picked = None
+            self._job = name
+            self.live.update(notices=[])  # the last job's notices are not this one's
+            thread = threading.Thread(
+                target=self._guarded, args=(job,), name=f"chessatron-{name}", daemon=True
+            )
+            self._thread = thread
+            thread.start()
+
+    def _guarded(self, job: Callable[[], None]) -> None:
+        try:
+            if not self._connected:
+                self.live.update(status="connecting")
+                self.session.connect()
+                self._connected = True
+            job()
+        except KeyboardInterrupt:
+            self.live.update(status=self._kept(), prompt=None)
+        except ChessatronError as exc:
+            self.last_error = str(exc)
+            self.live.notice(str(exc), "error")
+            self.live.update(status=f"stopped: {exc}", prompt=None)
+        except Exception as exc:  # never a traceback in front of a player: the log has it
+            LOGGER.exception("the game thread failed")
+            self.last_error = f"internal error: {exc!r}"
+            self.live.notice(self.last_error, "error")
+            self.live.update(status="stopped by an internal error (see the log)", prompt=None)
+        finally:
+            self._save()
+            with self._lock:
+                self._job = None
+                self._stopping = False
+            self._stop_clock()
+
+    def _kept(self) -> str:
+        """What a stopped job left, in words, as the saved games show it (the status after a stop)."""
+        if self._job == "reset":
+            return "stopped setting the table up; the pieces stand where the robot left them"
+        game = self.live.snapshot()["game"]
+        if game is None:
+            return "stopped before the first move: no game was kept (a game is saved from its first move)"
+        try:
+            summary, _ = open_game(game["id"], self.games_dir)
+        except ChessatronError:
+            return "stopped; the game was not kept"
+        if not summary.in_progress:
+            return f"stopped; the game is saved ({summary.result})"
+        moves = f"{summary.plies} half-move{'s' if summary.plies != 1 else ''}"
+        more = "; the robot first finishes the move it was making" if summary.robot_pending else ""
+        return f"stopped after {moves}; the game is saved: Resume continues it{more}"
+
+    def _stop_clock(self) -> None:
+        """The job is over: a clock the game left running stops (the journal has its times). Always
+        changes the live state, so that watchers see the job end."""
+        clock = self.session.clock
+        shown = self.live.snapshot()["clock"]
+        if clock is not None and shown is not None:
+            clock.pause()
+            shown = clock.to_dict()
+        self.live.update(clock=shown)
+
+    def _save(self) -> None:
+        if not self.simulated:
+            return
+        table = self.session.table
+        board = self._board
+        if table.board_fen() != board.board_fen():
+            # cut short (a fault in the middle of robot work): keep what the table shows
+            board = chess.Board(None)
+            board.set_board_fen(table.board_fen())
+        try:
+            save_state(self.state_path, SimulatorState(table, board, self.session.gantry))
+        except ChessatronError as exc:
+            self.live.notice(f"the simulator's table was not saved: {exc}", "warning")

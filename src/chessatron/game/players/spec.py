@@ -1,0 +1,89 @@
+"""Who plays a side, as written on the command line (``play --white keyboard --black engine:5``) and kept
+in the journal: a :class:`PlayerSpec`, and the :class:`~chessatron.game.records.record.Player` the saved
+game names.
+
+>>> PlayerSpec.parse("engine:5").player()
+Player(name='Stockfish', kind='engine', level='5')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ...errors import ConfigError
+from ..engine.settings import parse_level
+from ..records.record import Player
+
+__all__ = ["PlayerSpec", "engine_level"]
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A player from the command line: ``engine[:LEVEL]``, ``keyboard``, ``buttons`` (a d-pad and the
+    LEDs), ``board`` (a person at the table), ``voice`` (moves said into the microphone), ``script:FILE``,
+    ``web`` (the web page) or on the simulator ``hand[:LEVEL]``; ``online`` is the opponent of an online
+    game (``chessatron online`` makes it; a journal names it)."""
+
+    kind: Literal["engine", "keyboard", "buttons", "script", "board", "hand", "web", "online", "voice"]
+    level: str | None = None
+    path: Path | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> PlayerSpec:
+        text = text.strip()
+        if text in ("keyboard", "buttons", "board", "web", "online", "voice"):
+            return cls(text)  # type: ignore[arg-type]
+        if text == "hand" or text.startswith("hand:"):
+            # a simulated person at the simulated table, choosing with an engine of that level
+            level = text[len("hand:") :] or None
+            parse_level(f"engine:{level}" if level else "engine")
+            return cls("hand", level=level)
+        if text.startswith("script:") and len(text) > len("script:"):
+            return cls("script", path=Path(text[len("script:") :]))
+        if text == "engine" or text.startswith("engine:"):
+            parse_level(text)  # validate now, with the level grammar's own message
+            return cls("engine", level=text[len("engine:") :] or None)
+        raise ConfigError(
+            f"unknown player {text!r}; use engine[:LEVEL] (e.g. engine:5, engine:1500elo), keyboard, "
+            "buttons, board, voice (moves said into the microphone), script:FILE.pgn, web (moves clicked on "
+            "the web page), or on the simulator hand[:LEVEL]"
+        )
+
+    @property
+    def spec(self) -> str:
+        if self.kind in ("engine", "hand"):
+            return f"{self.kind}:{self.level}" if self.level else self.kind
+        if self.kind == "script":
+            return f"script:{self.path}"
+        return self.kind
+
+    def player(self) -> Player:
+        names = {
+            "engine": "Stockfish",
+            "keyboard": "keyboard",
+            "buttons": "buttons",
+            "script": f"script {self.path}",
+            "board": "board",
+            "web": "web page",
+            "online": "online opponent",
+            "voice": "voice",
+        }
+        if self.kind == "hand":
+            return Player(name="simulated hand", kind="board")
+        return Player(name=names[self.kind], kind=self.kind, level=self.level)
+
+    @property
+    def moves_pieces(self) -> bool:
+        """A person moving the pieces on the table (the robot must not)."""
+        return self.kind in ("board", "hand")
+
+
+def engine_level(spec: PlayerSpec) -> str | None:
+    """The engine level a player needs running: an engine player's own, a simulated hand's brain."""
+    if spec.kind == "engine":
+        return spec.spec
+    if spec.kind == "hand":
+        return f"engine:{spec.level}" if spec.level else "engine"
+    return None

@@ -1,0 +1,48 @@
+"""The ``web`` player: moves and commands clicked on the web page, arriving through the runner
+(:meth:`~chessatron.game.runner.GameRunner.move`) into an inbox."""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable
+
+import chess
+
+from ..telling.live import LiveState, colour_name
+from .base import Command
+
+__all__ = ["InboxMover"]
+
+
+class InboxMover:
+    """A player whose moves and commands arrive from elsewhere (the web page): ``choose`` shows the legal
+    moves on the live state and waits for the next item in the ``inbox``."""
+
+    def __init__(self, colour: chess.Color, live: LiveState) -> None:
+        self.colour = colour
+        self.live = live
+        self.inbox: queue.Queue[chess.Move | Command] = queue.Queue()
+        #: Whether the player's time is up (the session sets it when a clock runs).
+        self.expired: Callable[[], bool] = lambda: False
+
+    def choose(self, board: chess.Board) -> chess.Move | Command | None:
+        legal: dict[str, list[str]] = {}
+        for move in board.legal_moves:
+            targets = legal.setdefault(chess.square_name(move.from_square), [])
+            if chess.square_name(move.to_square) not in targets:
+                targets.append(chess.square_name(move.to_square))
+        while not self.inbox.empty():  # sent against an earlier prompt (a double click, a second page)
+            self.inbox.get_nowait()
+        self.live.update(prompt={"colour": colour_name(self.colour), "legal": legal})
+        try:
+            while True:
+                try:
+                    item = self.inbox.get(timeout=0.05)
+                    if isinstance(item, chess.Move) and item not in board.legal_moves:
+                        continue  # stale: checked against a position that is gone
+                    return item
+                except queue.Empty:
+                    if self.expired():
+                        return None  # the flag fell while the player thought
+        finally:
+            self.live.update(prompt=None)

@@ -1,0 +1,175 @@
+"""What pondering reckons with, free of threads and I/O: how likely each of the person's moves is
+(:func:`likely_moves_of`), what their clues say of the move they are making (a piece lifted or picked:
+:func:`moves_of_piece`; a line typed so far: :func:`typed_heading`), and where the empty magnet waits best
+for the robot's first drag after it (:func:`starts_to_wait_for`, :func:`waiting_spot`). The
+:class:`~.ponderer.Ponderer` runs them on its threads; ``bench/replies.py`` runs them on simulated time.
+
+>>> [round(p.probability, 2) for p in likely_moves_of([
+...     (chess.Move.from_uci("e7e5"), chess.engine.PovScore(chess.engine.Cp(-30), chess.BLACK)),
+...     (chess.Move.from_uci("a7a6"), chess.engine.PovScore(chess.engine.Cp(-130), chess.BLACK))])]
+[0.47, 0.28]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import chess
+import chess.engine
+
+from ...planning.layout import MachinePoint, Node
+from ...planning.planner import castling_squares
+from ...planning.timing import Timer
+from ..players.notation import MoveSpellings
+
+#: How many of the person's likely moves the engine answers ahead of time, most likely first.
+CANDIDATES = 4
+#: How sharply the likelihood of a move falls with what it gives away (centipawns for a factor e) and
+#: the share of moves outside the engine's lines: fitted (maximum likelihood) to the 874 moves of the
+#: first ten shared engine games, where the players chose the first line 37 % of the time, the second
+#: 17 %, the third 11 %, the fourth 10 % and another move 24 %.
+TEMPERATURE_CP = 200.0
+UNFORESEEN_SHARE = 0.25
+#: The magnet moves only when the expected empty travel shrinks by at least this much (seconds).
+MIN_GAIN_S = 0.05
+#: How long pondering lets the session ask the person for their move first (seconds).
+START_DELAY_S = 0.05
+#: A mate counts as this many centipawns when moves are weighed.
+MATE_CP = 10_000
+#: The most moves planned on the spot when the person heads for moves the engine did not foresee (a
+#: queen's every move; a clue that fits more says too little to be worth the planning).
+UNFORESEEN_PLANS = 32
+
+PositionKey = tuple[str, tuple[str, ...]]
+
+
+def position_key(board: chess.Board) -> PositionKey:
+    """A position with the moves that led to it (the engine sees those too: repetitions)."""
+    return board.fen(), tuple(move.uci() for move in board.move_stack)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A move the person may make, and how likely it is."""
+
+    move: chess.Move
+    probability: float
+
+
+def likely_moves_of(lines: Sequence[tuple[chess.Move, chess.engine.PovScore]]) -> list[Prediction]:
+    """The moves of an engine's lines (best first, as :meth:`EnginePlayer.likely_moves` gives them)
+    with a likelihood each: falling by a factor e for every :data:`TEMPERATURE_CP` centipawns a move is
+    worse than the best one, the lot summing to ``1 - UNFORESEEN_SHARE`` (a person may play anything)."""
+    if not lines:
+        return []
+    turn = lines[0][1].turn
+    values = [score.pov(turn).score(mate_score=MATE_CP) for _, score in lines]
+    known = [value for value in values if value is not None]
+    best = max(known) if known else 0
+    # (a mate against the mover counts as a loss of MATE_CP: its weight is nil, never an overflow)
+    weights = [math.exp(-(best - (best if value is None else value)) / TEMPERATURE_CP) for value in values]
+    share = (1.0 - UNFORESEEN_SHARE) / sum(weights)
+    return [Prediction(move, share * weight) for (move, _), weight in zip(lines, weights, strict=True)]
+
+
+def waiting_spot(timer: Timer, starts: Sequence[tuple[Node, float]]) -> tuple[Node, float]:
+    """Where the empty magnet should wait: the node with the least expected travel to the first drag of
+    the reply, over the replies ``starts`` (each reply's first node, and how likely it is). Returns the
+    node and its expected travel in seconds (weights need not sum to one: only their ratio counts).
+
+    >>> from chessatron.planning.layout import Layout
+    >>> timer = Timer(Layout.default())
+    >>> waiting_spot(timer, [((9, 9), 0.6), ((13, 9), 0.3)])[0]
+    (9, 9)
+    """
+    total = sum(weight for _, weight in starts)
+    if not starts or total <= 0.0:
+        raise ValueError("a waiting spot needs at least one likely start with a positive weight")
+    width, height = timer.layout.node_extent
+    best: tuple[float, Node] | None = None
+    for i in range(width):
+        for j in range(height):
+            expected = sum(weight * timer.travel_between((i, j), start) for start, weight in starts)
+            if best is None or expected < best[0] - 1e-12:
+                best = (expected, (i, j))
+    assert best is not None
+    return best[1], best[0] / total
+
+
+def first_lifts(board: chess.Board, move: chess.Move) -> frozenset[chess.Square]:
+    """The squares a person may lift first to make ``move`` on ``board``: the piece that moves, and for
+    castling the king or the rook.
+
+    >>> sorted(chess.square_name(s) for s in first_lifts(chess.Board("4k3/8/8/8/8/8/8/4K2R w K - 0 1"),
+    ...                                                  chess.Move.from_uci("e1g1")))
+    ['e1', 'h1']
+    """
+    if board.is_castling(move):
+        king_from, _, rook_from, _ = castling_squares(board, move)
+        return frozenset((king_from, rook_from))
+    return frozenset((move.from_square,))
+
+
+def moves_of_piece(board: chess.Board, square: chess.Square) -> frozenset[chess.Move]:
+    """The legal moves on ``board`` that a person begins by taking up the piece on ``square``.
+
+    >>> sorted(move.uci() for move in moves_of_piece(chess.Board(), chess.G1))
+    ['g1f3', 'g1h3']
+    """
+    return frozenset(move for move in board.legal_moves if square in first_lifts(board, move))
+
+
+@dataclass(frozen=True)
+class Likely:
+    """A move the person may make whose first drag after it is planned: the reply's (at the board) or the
+    move's own (the robot carries it out)."""
+
+    move: chess.Move
+    start: Node
+    """Where that drag begins."""
+    probability: float
+
+
+def typed_heading(
+    spellings: MoveSpellings, text: str, heading: frozenset[chess.Move] | None
+) -> frozenset[chess.Move] | None:
+    """The moves a person is heading for once they have typed ``text`` so far, ``heading`` before: those
+    the text may become; None (no clue) when it tells no move from another (nothing typed, or erased);
+    ``heading`` unchanged when it fits no move (a typo, a command).
+
+    >>> spellings = MoveSpellings(chess.Board())
+    >>> sorted(move.uci() for move in typed_heading(spellings, "Nf", None))
+    ['g1f3']
+    >>> typed_heading(spellings, "", frozenset()), typed_heading(spellings, "resign", None)
+    (None, None)
+    """
+    fitting = spellings.fitting(text)
+    if not fitting:
+        return heading
+    return None if fitting == spellings.moves else fitting
+
+
+def starts_to_wait_for(
+    known: Sequence[Likely],
+    heading: frozenset[chess.Move] | None,
+    unforeseen: Callable[[frozenset[chess.Move]], list[tuple[Node, float]]] | None = None,
+) -> list[tuple[Node, float]]:
+    """Where the drags to wait for begin, and how likely each is: those after the likely moves the person
+    is heading for (``heading``: the moves of the piece they hold, or those that fit what they typed;
+    None: no clue). When none of them was foreseen: where ``unforeseen`` plans those moves begin (the
+    robot carries a typed or clicked move out, foreseen or not), or else after every likely move."""
+    fitting = [likely for likely in known if heading is None or likely.move in heading]
+    if not fitting and heading is not None and unforeseen is not None:
+        planned = unforeseen(heading)
+        if planned:
+            return planned
+    return [(likely.start, likely.probability) for likely in fitting or known]
+
+
+def expected_travel(timer: Timer, at: MachinePoint, starts: Sequence[tuple[Node, float]]) -> float:
+    """The expected empty travel (seconds) from ``at`` to the reply's first drag."""
+    total = sum(weight for _, weight in starts)
+    layout = timer.layout
+    return sum(weight * timer.travel_s(at, layout.node_mm(start)) for start, weight in starts) / total
