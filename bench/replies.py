@@ -9,13 +9,14 @@ of tests/data/games (ten games; ``--every 1`` takes all thirty, in four times as
   among the eight best lines of a short search, worse ones less often; the first 60 plies).
 
 Each person's move is made twice: at the board (the person moves the pieces; the robot answers once the
-move has stood for the hold, :func:`~chessatron.game.seats.reply_hold_s`: 1.5 s after the last touch,
-8 s for a king or rook move that could be half a castling) and typed or clicked (the robot carries the
-move out, then its reply). The person who types or clicks is drawn for each game by :mod:`bench.people`
-(typing at the prompt or clicking and dragging on the web page, fast or slow, sometimes stopping to
-think), which says when the ponderer hears the line typed so far or the piece picked up, before the move
-is sent; those clues narrow where the magnet waits as :meth:`~chessatron.game.ponder.ponderer.Ponderer.typed`
-and :meth:`~chessatron.game.ponder.ponderer.Ponderer.picked` do. The report gives the hits by how the move was
+move has stood for the hold, :func:`~chessatron.game.seats.reply_hold_s`: 1.5 s after the last touch, 5 s
+for a king or rook set down on its own castling square, where it could be half a castling) and typed or
+clicked (the robot carries the move out, then its reply). The person who types or clicks is drawn for each
+game by :mod:`bench.people` (typing at the prompt or clicking and dragging on the web page, fast or slow,
+sometimes stopping to think), which says when the ponderer hears the line typed so far or the piece picked
+up, before the move is sent; those clues narrow where the magnet waits as
+:meth:`~chessatron.game.ponder.ponderer.Ponderer.typed` and
+:meth:`~chessatron.game.ponder.ponderer.Ponderer.picked` do. The report gives the hits by how the move was
 sent and how long before it was sent its piece was known.
 
 **Reply latency** runs from the moment the person's move is final (at the board: the end of the hold;
