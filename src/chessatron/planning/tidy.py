@@ -22,10 +22,14 @@ need it (beside the ranks its kind starts on) is moved along the zone too, when 
 >>> plan = plan_tidy(Planner(layout), table)
 >>> for relocation in plan.relocations:
 ...     print(relocation.describe(layout))
-bQ1 cell(2, 9)-cell(4, 9) (tidy)
-bQ1 cell(4, 9)-cell(6, 9) (tidy)
-bQ1 cell(6, 9)-cell(8, 9) (tidy)
-bQ1 cell(8, 9)-cell(10, 9) (tidy)
+bQ1 cell(2, 9)-cell(3, 9) (tidy)
+bQ1 cell(3, 9)-cell(4, 9) (tidy)
+bQ1 cell(4, 9)-cell(5, 9) (tidy)
+bQ1 cell(5, 9)-cell(6, 9) (tidy)
+bQ1 cell(6, 9)-cell(7, 9) (tidy)
+bQ1 cell(7, 9)-cell(8, 9) (tidy)
+bQ1 cell(8, 9)-cell(9, 9) (tidy)
+bQ1 cell(9, 9)-cell(10, 9) (tidy)
 >>> table.is_parked(queen.id)
 False
 """
@@ -45,9 +49,11 @@ from .table import PhysicalPiece, Table
 
 __all__ = ["BETTER_CELL_S", "LEG_S", "next_tidy", "off_board_route", "plan_tidy"]
 
-#: The longest one step of tidying drags (machine seconds, the drag alone; two squares on the classic
-#: table): a person who comes to the table meanwhile waits for at most this much of it.
-LEG_S = 2.5
+#: The longest one step of tidying drags (machine seconds, the drag alone; one square, straight or
+#: diagonal, on the classic table): a person who comes to the table meanwhile waits for at most this much
+#: of it. Two squares (2.5 s) left a drag running at the person's commit in 55 % of the turns with
+#: tidying (40 % with one), and the median reply at the board 0.3 s longer (``python -m bench.replies``).
+LEG_S = 1.5
 #: How many zone cells, best first, are tried for a piece.
 _CELL_CHOICES = 3
 #: A piece in its own zone moves to a better cell of it when the reset's drag (machine seconds, straight,
