@@ -4,6 +4,7 @@ too), and a game runner (with its web page) on the simulator."""
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,15 @@ from chessatron.game.telling.live import LiveState
 from chessatron.planning.layout import Layout
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The tests press Ctrl-C at the programs they start (SIGINT, as a terminal sends it). A suite started
+    with SIGINT ignored (a background job of a non-interactive shell, ``nohup``) would hand that on to
+    every program it starts, which would then never hear the Ctrl-C: give them the terminal's default."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 #: Thirty games Stockfish played itself at weak skill levels (fifteen standard, fifteen Chess960): weak play
 #: captures, promotes and castles often, in every geometry. ``bench`` reads the same files.

@@ -415,10 +415,19 @@ def test_ctrl_c_at_a_random_moment_stops_the_game_saved(tmp_path: Path, seed: in
                 break
         time.sleep(rng.uniform(0.0, 0.4))
         os.killpg(process.pid, signal.SIGINT)
-        out = process.stdout.read().decode(errors="replace")
-        code = process.wait(timeout=60)
+        stdout = process.stdout
+        outs: list[bytes] = []
+        out_reader = threading.Thread(target=lambda: outs.append(stdout.read()))
+        out_reader.start()
+        try:
+            code = process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            pytest.fail("the game did not stop within 60 s of Ctrl-C")
+        out_reader.join(timeout=60)
         reader.join(timeout=60)
         process.stdin.close()
+        out = b"".join(outs).decode(errors="replace")
     err = b"".join(errors).decode(errors="replace")
     assert "Traceback" not in out + err, err[-3000:]
     assert code == EXIT_STOPPED and "interrupted" in err, (code, err[-2000:])
