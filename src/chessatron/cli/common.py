@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from .. import logs
 from ..errors import ChessatronError
 from ..planning.layout import Layout
-from ..termination import raising_on_sigterm
+from ..termination import ctrl_c_at_a_safe_moment, raising_on_sigterm
 
 P = ParamSpec("P")
 
@@ -73,11 +73,13 @@ def friendly(func: Callable[P, R]) -> Callable[P, R]:
 
 def sigterm_interrupts(func: Callable[P, R]) -> Callable[P, R]:
     """SIGTERM (a service stopped, a shutdown) stops the command as Ctrl-C does, at a safe point (a game
-    stays saved, the magnet is released), instead of killing it in the middle of robot work."""
+    stays saved, the magnet is released), instead of killing it in the middle of robot work; neither is
+    raised inside threading's lock code, where it could leave a lock taken for good
+    (:mod:`chessatron.termination`)."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        with raising_on_sigterm(KeyboardInterrupt):
+        with raising_on_sigterm(KeyboardInterrupt), ctrl_c_at_a_safe_moment():
             return func(*args, **kwargs)
 
     return wrapper

@@ -13,6 +13,7 @@ import concurrent.futures
 import logging
 import os
 import subprocess
+import threading
 from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Final, TypeVar
@@ -118,6 +119,8 @@ class EnginePlayer:
         # One worker runs every engine call so that the caller can stop waiting for a hung engine:
         # SimpleEngine itself has no timeout for depth- or node-limited searches.
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
+        # close and an engine started for a caller that stopped waiting (adopted) take turns
+        self._adopting = threading.Lock()
         try:
             self._engine = self._start()
         except _ENGINE_FAILURES as exc:
@@ -304,23 +307,34 @@ class EnginePlayer:
 
         Another thread may call it to stop a search; the search then raises :class:`EngineClosedError`.
         """
-        if self._closed:
-            return
-        self._closed = True
+        with self._adopting:
+            if self._closed:
+                return
+            self._closed = True
         self._kill()
-        self._worker.shutdown(wait=True, cancel_futures=True)
+        self._worker.shutdown(wait=True, cancel_futures=True)  # (an engine starting then is killed)
 
     # --- the process ----------------------------------------------------------------------------
 
     def _start(self) -> chess.engine.SimpleEngine:
         # What an engine writes to stderr is for its developers: passed on, a chatty one floods the
         # terminal (one wrote 273,507 lines in a 16-ply game); kept, python-chess logs every line.
-        engine = chess.engine.SimpleEngine.popen_uci(
-            str(self.path), timeout=self._startup_timeout_s, stderr=subprocess.DEVNULL
+        # Started on the worker, so that a caller who stops waiting (Ctrl-C) leaves an engine that close
+        # still kills (_adopt): left running, it would keep the program from ending.
+        starting = self._worker.submit(
+            chess.engine.SimpleEngine.popen_uci,
+            str(self.path),
+            timeout=self._startup_timeout_s,
+            stderr=subprocess.DEVNULL,
         )
+        starting.add_done_callback(self._adopt)
+        engine = self._engine = starting.result()
+        if self._closed:
+            # closed from another thread while this one started it (after a crash, say)
+            self._kill()
+            raise EngineClosedError(f"{self!r} was closed while the engine started")
         # The watchdog in _call owns hang detection from here on, for every kind of limit alike.
         engine.timeout = None
-        self._engine = engine
         try:
             available = engine.options
             self._plays_chess960 = "UCI_Chess960" in available
@@ -333,6 +347,18 @@ class EnginePlayer:
             "engine %s started (pid %d) at %s", self.path, engine.transport.get_pid(), self.settings.spec()
         )
         return engine
+
+    def _adopt(self, starting: concurrent.futures.Future[chess.engine.SimpleEngine]) -> None:
+        """An engine started: it is this player's to kill, unless the player is closed (then now)."""
+        if starting.cancelled() or starting.exception() is not None:
+            return
+        engine = starting.result()
+        with self._adopting:
+            closed = self._closed
+            if not closed:
+                self._engine = engine
+        if closed:
+            engine.close()
 
     def _checked_options(self, available: Mapping[str, chess.engine.Option]) -> dict[str, int | bool]:
         return checked_options(self.settings, available, self.path)
