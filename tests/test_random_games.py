@@ -9,6 +9,7 @@ import os
 import random
 
 import chess
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -49,10 +50,15 @@ def random_move(rng: random.Random, sim: TableSimulator) -> chess.Move | None:
     return None
 
 
-@settings(max_examples=GAMES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: The games are played in this many shares, so that the suite's workers share them out.
+SHARES = 4
+
+
+@pytest.mark.parametrize("share", range(SHARES))
+@settings(max_examples=GAMES // SHARES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), chess960=st.booleans(), plies=st.integers(20, 160))
-def test_random_games_run_clean(seed: int, chess960: bool, plies: int) -> None:
-    rng = random.Random(seed)
+def test_random_games_run_clean(share: int, seed: int, chess960: bool, plies: int) -> None:
+    rng = random.Random(seed * SHARES + share)  # (each share its own games, even when derandomized)
     board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
     sim = TableSimulator(LAYOUT, board)
     start_inventory = sim.table.inventory()
