@@ -77,17 +77,25 @@ class SignalRaiser:
 
 
 @contextlib.contextmanager
+def _raising(signum: signal.Signals, exception: type[BaseException]) -> Iterator[None]:
+    """While the block runs, ``signum`` raises ``exception`` (:class:`SignalRaiser`); the handler before it
+    comes back afterwards."""
+    previous = signal.signal(signum, SignalRaiser(exception))
+    try:
+        yield
+    finally:
+        signal.signal(signum, previous)
+
+
+@contextlib.contextmanager
 def raising_on_sigterm(exception: type[BaseException]) -> Iterator[None]:
     """While the block runs, SIGTERM raises ``exception`` in the main thread; the handler before it comes
     back afterwards. Off the main thread (which alone may set handlers) nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, SignalRaiser(exception))
-    try:
+    with _raising(signal.SIGTERM, exception):
         yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager
@@ -101,8 +109,5 @@ def ctrl_c_at_a_safe_moment() -> Iterator[None]:
     ):
         yield
         return
-    previous = signal.signal(signal.SIGINT, SignalRaiser(KeyboardInterrupt))
-    try:
+    with _raising(signal.SIGINT, KeyboardInterrupt):
         yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
