@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import TypeAlias
 
@@ -29,6 +31,9 @@ FloatArray: TypeAlias = npt.NDArray[np.float64]
 
 #: Slack in squared node pitches: a centre exactly one clearance away is allowed.
 _EPS = 1e-9
+#: How many paths a finder remembers: a plan tries every order of its drags and every place off the board,
+#: and asks again and again for the same drag among the same pieces.
+_REMEMBERED = 4096
 #: Cost of a corner in node pitches: small enough never to beat a real difference in length,
 #: large enough to prefer one straight segment over collinear pieces and fewer corners among equals.
 _CORNER_COST = 1e-4
@@ -84,6 +89,8 @@ class PathFinder:
         grid = np.array([(i, j) for i in range(width) for j in range(height)], dtype=np.float64)
         self.coords: FloatArray = grid
         self.clearance_sq = layout.clearance_nodes**2
+        self._remembering = threading.Lock()  # (the ponderer plans on a thread of its own)
+        self._found: OrderedDict[tuple[Node, Node, frozenset[Node], float], Path | None] = OrderedDict()
 
     def index(self, node: Node) -> int:
         return node[0] * self.height + node[1]
@@ -130,12 +137,23 @@ class PathFinder:
             return None
         if start == goal:
             return (start,)
-        obs = self._obstacles(obstacles)
+        key = (start, goal, frozenset(obstacles), corner_cost)
+        with self._remembering:
+            if key in self._found:
+                self._found.move_to_end(key)
+                return self._found[key]
+        found: Path | None
         if not self.is_free(goal, obstacles):
-            return None
-        if self.is_clear(start, goal, obstacles):
-            return (start, goal)
-        return self._search(start, goal, obs, corner_cost)
+            found = None
+        elif self.is_clear(start, goal, obstacles):
+            found = (start, goal)
+        else:
+            found = self._search(start, goal, self._obstacles(obstacles), corner_cost)
+        with self._remembering:
+            self._found[key] = found
+            if len(self._found) > _REMEMBERED:
+                self._found.popitem(last=False)
+        return found
 
     def _search(self, start: Node, goal: Node, obs: FloatArray, corner_cost: float) -> Path | None:
         coords = self.coords

@@ -126,12 +126,13 @@ class Planner:
         self.layout = layout
         self.finder = PathFinder(layout)
         self.timer = Timer(layout)
-        self.corner_pitches = corner_pitches(self.timer)
+        self.corner_pitches = self.timer.corner_pitches()
         #: How much a second of the reset after the game weighs against a second of this move, when
         #: choosing where a piece leaving the board waits: 1 (a person waits through both); 0 takes the
         #: cell nearest the square it leaves.
         self.reset_weight = 1.0
         self._homes: dict[str, list[Node]] = {}
+        self._reset_drags: dict[tuple[str, Cell], float] = {}  # (unweighted: reset_weight may change)
         for square, kind in chess.Board().piece_map().items():
             self._homes.setdefault(kind.symbol(), []).append(layout.square_node(square))
 
@@ -410,8 +411,10 @@ class Planner:
         homes = self._homes.get(symbol)
         if not self.reset_weight or not homes:
             return 0.0
-        node = self.layout.cell_node(cell)
-        return self.reset_weight * min(self.timer.straight_drag_between(node, home) for home in homes)
+        if (symbol, cell) not in self._reset_drags:
+            node = self.layout.cell_node(cell)
+            self._reset_drags[symbol, cell] = min(self.timer.straight_drag_between(node, h) for h in homes)
+        return self.reset_weight * self._reset_drags[symbol, cell]
 
     def _parking_nodes(self, table: Table, near: Node, exclude: Sequence[Node]) -> list[Node]:
         """Free nodes close to ``near`` where a piece can wait for a moment, nearest first."""
@@ -450,14 +453,6 @@ def castling_squares(
     else:
         rook_from = chess.square(7 if kingside else 0, rank)
     return move.from_square, king_to, rook_from, rook_to
-
-
-def corner_pitches(timer: Timer) -> float:
-    """What a right-angle corner costs a drag, in node pitches of straight drag at full carry speed: the
-    machine slows to nearly a stop at it (GRBL's junction deviation) and speeds up again."""
-    corner = timer.drag_s(((0, 0), (4, 0), (4, 4))) - timer.drag_s(((0, 0), (8, 0)))
-    per_pitch = timer.drag_s(((0, 0), (8, 0))) - timer.drag_s(((0, 0), (7, 0)))
-    return max(corner / per_pitch, 0.0)
 
 
 def straight_line_bound(plan: Plan, timer: Timer) -> float:

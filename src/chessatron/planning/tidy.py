@@ -38,6 +38,9 @@ from __future__ import annotations
 
 import heapq
 import math
+import threading
+import weakref
+from collections import OrderedDict
 
 import chess
 
@@ -62,6 +65,12 @@ BETTER_CELL_S = 0.5
 #: What a route pays (node pitches) for each node it passes that is no cell's centre: among routes of one
 #: length, the one through cell centres has places to stop between legs.
 _OFF_CENTRE = 0.05
+#: Searches from a goal (:meth:`_Ways._towards`) kept for each planner, the newest.
+_TOWARDS_KEPT = 64
+_TOWARDS: weakref.WeakKeyDictionary[Planner, OrderedDict[tuple[Node, frozenset[Node]], dict[Node, float]]] = (
+    weakref.WeakKeyDictionary()
+)
+_TOWARDS_LOCK = threading.Lock()
 _NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
 
 
@@ -165,6 +174,21 @@ class _Ways:
                     heapq.heappush(queue, (through, step))
         return cost, parent
 
+    def _towards(self, goal: Node) -> dict[Node, float]:
+        """How far each node is from ``goal`` (:meth:`_search` from it): the same for every step of one
+        piece's trip, the other pieces standing still, so searched once for them all."""
+        key = (goal, frozenset(self.others))
+        with _TOWARDS_LOCK:
+            found = _TOWARDS.setdefault(self.planner, OrderedDict()).get(key)
+        if found is None:
+            found = self._search(goal)[0]
+            with _TOWARDS_LOCK:
+                known = _TOWARDS[self.planner]
+                known[key] = found
+                if len(known) > _TOWARDS_KEPT:
+                    known.popitem(last=False)
+        return found
+
     def route(self, goal: Node) -> tuple[Node, ...] | None:
         """Node by node from where the piece stands to ``goal`` (None: no way there)."""
         if goal not in self.cost or (goal != self.start and not self.is_free(goal)):
@@ -186,7 +210,7 @@ class _Ways:
         whole = merge_collinear(route)
         if timer.drag_s(whole) <= LEG_S:
             return whole
-        towards, _ = self._search(goal)
+        towards = self._towards(goal)
         left = towards.get(self.start, math.inf)
         stops = []
         for cell in self.layout.cells():

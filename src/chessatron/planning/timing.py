@@ -49,6 +49,13 @@ class Timer:
         """The bound for one relocation: a single straight segment at the carry feed."""
         return self.drag_s((a, b)) if a != b else 0.0
 
+    def corner_pitches(self) -> float:
+        """What a right-angle corner costs a drag, in node pitches of straight drag at full carry speed:
+        the machine slows to nearly a stop at it (GRBL's junction deviation) and speeds up again."""
+        corner = self.drag_s(((0, 0), (4, 0), (4, 4))) - self.drag_s(((0, 0), (8, 0)))
+        per_pitch = self.drag_s(((0, 0), (8, 0))) - self.drag_s(((0, 0), (7, 0)))
+        return max(corner / per_pitch, 0.0)
+
     def relocation_s(self, at: MachinePoint, path: Sequence[Node]) -> float:
         """Travel from ``at`` to the piece, engage, drag, release."""
         return self.travel_s(at, self.layout.node_mm(path[0])) + self.magnet_s + self.drag_s(path)
