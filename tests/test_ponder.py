@@ -125,6 +125,10 @@ def test_an_evaluation_made_ahead_is_the_one_the_session_gets(engine: EnginePlay
     ahead = engine.analyse_ahead(board).result()
     assert ahead is not None
     assert engine.analyse(board) == ahead[1]  # the same search, not a second one
+    assert engine.analysed(board.copy()) == ahead[1]  # (what the session shows at once on a hit)
+    other = board.copy()
+    other.push_uci("b8c6")
+    assert engine.analysed(other) is None  # not analysed: no search starts for it
 
 
 # --- the magnet -----------------------------------------------------------------------------------
@@ -471,3 +475,32 @@ def test_a_typed_move_is_carried_out_while_the_watchers_evaluation_runs(
         assert session.live.snapshot()["evaluation"] is not None
     assert seen_dragging == [True]
     assert moves == [take, engine_reply(LIKELY, moves)]
+
+
+def test_a_move_made_at_the_board_is_answered_without_a_search_of_its_own_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person waits for the engine's answer: the position after their move is not searched for the
+    watchers before it (the answer's own search is the engine's view); the watchers still see the view
+    after each move of the engine's."""
+    searched_first: list[str] = []
+    analyse = EnginePlayer.analyse
+    game_thread: list[threading.Thread] = []
+
+    def watched(self: EnginePlayer, board: chess.Board, *args: object, **kwargs: object) -> object:
+        if threading.current_thread() in game_thread:
+            searched_first.append(board.fen())
+        return analyse(self, board, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(EnginePlayer, "analyse", watched)
+    events: list[dict[str, object]] = []
+    hand, engine = PlayerSpec.parse("hand:20:depth=1"), PlayerSpec.parse("engine:20:depth=2")
+    with Session(Config.default(), games_dir=tmp_path, speed=None, emit=events.append) as session:
+        session.connect()
+        game_thread.append(threading.current_thread())
+        with session.new_game(hand, engine, chess.Board()) as journal:
+            record = session.play(journal, hand, engine, max_plies=6)
+        shown = session.live.snapshot()["evaluation"]
+    assert len(record.moves) == 6
+    assert searched_first == []
+    assert shown is not None and shown["fen"] == record.board().fen()  # the engine's view of its last move

@@ -166,6 +166,7 @@ class Session(GameCommands):
                 elif isinstance(mover, EngineMover):
                     mover.budget = self._thinking_budget
                     mover.foreseen = ponder.foreseen
+                    mover.heading = lambda board, move, info: ponder.searching(board, move, info, self.table)
             plies = 0
             # the person whose move on the board the robot is about to answer (it must stand first)
             person: BoardMover | None = None
@@ -279,7 +280,10 @@ class Session(GameCommands):
                         )
                         evaluating.start()
                     else:
-                        self._show_evaluation(board, choice, engine)
+                        # the engine's view of the person's move: not searched before an engine answers it
+                        # (the person waits for that answer; its search is the engine's view of the game)
+                        answered = isinstance(movers[not board.turn], EngineMover) and self.watcher is None
+                        self._show_evaluation(board, choice, engine, search=not answered)
                 if not self.has_robot and not isinstance(mover, BoardMover):
                     self._move_by_hand(board, choice, stack)
                     self._journal_by_hand(journal, before_choice)
@@ -427,18 +431,23 @@ class Session(GameCommands):
             if before >= seconds > left > 0 and clock.settings.initial_s > 2 * seconds:
                 self.emit({"event": "clock", "colour": colour_name(colour), "seconds": seconds})
 
-    def _show_evaluation(self, board: chess.Board, move: chess.Move, engine: EnginePlayer | None) -> None:
+    def _show_evaluation(
+        self, board: chess.Board, move: chess.Move, engine: EnginePlayer | None, *, search: bool = True
+    ) -> None:
         """The engine's view of the position after ``move``: what the ``engine`` that played it saw in its
         search (:func:`evaluation_after`); when it played another move than its search's first (a weaker
         level) or a player made the move, a short search at full strength by this game's engine (none
-        runs: nothing). Nothing once the game is over. Runs on the game's thread, or beside the robot
-        carrying a move out (what goes wrong is logged: the game goes on without the engine's view)."""
+        runs: nothing), or without ``search`` only what the engine found ahead (pondering). Nothing once
+        the game is over. Runs on the game's thread, or beside the robot carrying a move out (what goes
+        wrong is logged: the game goes on without the engine's view)."""
         try:
             evaluation = evaluation_after(board, move, engine.last_info) if engine is not None else None
-            after = board.copy(stack=False)
+            after = board.copy()
             after.push(move)
             if evaluation is None and self._engines and not after.is_game_over():
-                evaluation = evaluation_of(after, self._adviser().analyse(after))
+                adviser = self._adviser()
+                info = adviser.analyse(after) if search else adviser.analysed(after)
+                evaluation = None if info is None else evaluation_of(after, info)
         except ChessatronError as exc:
             LOGGER.warning("no evaluation after %s: %s", move.uci(), exc)
             evaluation = None

@@ -209,6 +209,20 @@ class EnginePlayer:
         info = self._run("analysing", lambda engine: engine.analyse(position, limit, options=options), limit)
         return dict(info)
 
+    def analysed(
+        self, board: chess.Board, limit: chess.engine.Limit = ANALYSIS_LIMIT
+    ) -> dict[str, object] | None:
+        """What :meth:`analyse` would say of the position when it can say it without searching or waiting
+        (analysed ahead, and done); None otherwise."""
+        key = _analysis_key(board, limit)
+        ahead = self._analysing.get(key)
+        if ahead is not None and ahead.is_done:
+            found = ahead.result()
+            if found is not None and found[1]:
+                return dict(found[1])
+        known = self._analysed.get(key)
+        return None if known is None else dict(known)
+
     def likely_moves(
         self, board: chess.Board, count: int = 4, limit: chess.engine.Limit = PREDICTION_LIMIT
     ) -> list[tuple[chess.Move, chess.engine.PovScore]]:
