@@ -26,9 +26,10 @@ drags' own time** is the machine's from its first magnet engage after the move t
 The machine's part is measured by the twin on the very G-code (pre-positioning travels included); the
 engine's is modelled as on a Raspberry Pi, where searches run to their time caps: the engine's move 1 s
 (the session's default level), the prediction of the person's likely moves 0.25 s and the evaluation for
-the watchers 0.3 s (their limits), in the order the session runs them (the evaluation of the position
-after a person's move comes before the robot answers; a typed move the robot carries out meanwhile, and
-without pondering, as before issue 16, after it). The bench's own searches are node- or
+the watchers 0.3 s (their limits), in the order the session runs them (a move made at the board: the
+robot's answer is not held up by the evaluation, which is shown when found ahead, from issue 25 on; a
+typed move: evaluated while the robot carries it out, the answer searched after that; without
+pondering, as before issue 16: the evaluation first, then the answer). The bench's own searches are node- or
 depth-limited, but for the prediction's, which stops at its time limit when its depth takes longer (on a
 busy machine a run may then see a hit or two more or fewer). The
 person thinks for a log-normal time (median 8 s; 2.5 s to 25 s for four moves in five), seeded by the
@@ -64,6 +65,7 @@ board <= 6 s, a promotion <= 10 s (or within 10 % of its floor where that is hig
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 import random
@@ -106,6 +108,8 @@ THINK_MEDIAN_S = 8.0
 THINK_SIGMA = 0.9
 TARGET_HIT_OVERHEAD_S = 0.3
 
+Searched = tuple[tuple[float, chess.Move], ...]
+"""What a search after a miss headed for on the way: (seconds into it, move)."""
 Person = Literal["typed", "board"]
 PERSONS: tuple[Person, ...] = ("typed", "board")
 Mode = Literal["before", "now"]
@@ -207,6 +211,23 @@ def travel(sim: TableSimulator, node: Node, totals: Totals) -> float:
     totals.violations += len(report.violations)
     totals.machine_s += report.seconds
     return report.seconds
+
+
+def follow(sim: TableSimulator, totals: Totals, asked: Sequence[tuple[float, Node]], free_s: float) -> float:
+    """The empty magnet's travels ``asked`` for (when, where to), one at a time from ``free_s`` on, as
+    :class:`~chessatron.game.ponder.magnet.Magnet` runs them (a travel asked for replaces one not yet
+    begun; one begun runs to its end): when the last has run."""
+    index = 0
+    while index < len(asked):
+        at_s, node = asked[index]
+        begins = max(at_s, free_s)
+        newest = max(i for i, (when, _) in enumerate(asked) if when <= begins)
+        if newest > index:
+            index = newest  # replaced before it began
+            continue
+        free_s = begins + travel(sim, node, totals)
+        index += 1
+    return free_s
 
 
 def first_start(sim: TableSimulator, board: chess.Board, move: chess.Move | None, reply: chess.Move) -> Node:
@@ -367,18 +388,43 @@ class Bench:
         ahead = None
         if self.ponder is not None:
             ahead = foreseen(self.ponder, self.robot, board, think_s, person_move, reply)
-        if reply is None:
-            hit = ahead.hit(person_move) if ahead is not None else None
-            reply = hit[2] if hit is not None else self.robot.best_move(_after(board, person_move))
+        hit = ahead.hit(person_move) if ahead is not None else None
+        searched: Searched = ()
+        if hit is None:
+            found_move, searched = self._search(_after(board, person_move))
+            reply = reply or found_move
+        elif reply is None:
+            reply = hit[2]
         for (person, mode), sim in sims.items():
             totals = self._totals(part, person, mode)
             pondering = ahead if mode == "now" else None
             if person == "typed":
                 found = self._typed(sim, totals, board, pondering, think_s, sent, person_move, reply)
             else:
-                found = self._board(sim, totals, board, pondering, think_s, lead_s, person_move, reply)
+                found = self._board(
+                    sim, totals, board, pondering, think_s, lead_s, person_move, reply, searched
+                )
             totals.replies.append(found)
         return reply
+
+    def _search(self, board: chess.Board) -> tuple[chess.Move, Searched]:
+        """The robot's move in ``board`` (a miss: searched after the commit) with the moves its search
+        headed for on the way, each with when it did (seconds into the engine's move time: the share of
+        its nodes searched by then), once settled (:class:`~chessatron.game.ponder.model.Heading`)."""
+        ponder = self.ponder
+        heading = ponder.Heading() if ponder is not None and hasattr(ponder, "Heading") else None
+        nodes = self.robot.settings.limit().nodes
+        lines: list[tuple[float, chess.Move]] = []
+
+        def heard(move: chess.Move, info: Any) -> None:
+            said, depth = info.get("nodes"), info.get("depth")
+            if heading is None or not nodes or not isinstance(said, int) or not isinstance(depth, int):
+                return
+            if heading.hear(move, depth) is not None:
+                lines.append((min(said / nodes, 1.0) * ENGINE_MOVE_S, move))
+
+        move = self.robot.best_move(board, heading=heard)
+        return move, tuple(lines)
 
     def _typed(
         self,
@@ -524,8 +570,10 @@ class Bench:
         lead_s: float,
         person_move: chess.Move,
         reply: chess.Move,
+        searched: Searched = (),
     ) -> Reply:
-        """The person moves the pieces; the robot answers once the move has stood for the hold."""
+        """The person moves the pieces; the robot answers once the move has stood for the hold (on a miss,
+        the magnet sets off for what the engine's search heads for, ``searched``, as it goes)."""
         final_s = commit_s - SETTLE_S + reply_hold_s(_after(board, person_move))
         hit = ahead.hit(person_move) if ahead is not None else None
         lifted_at = commit_s - lead_s
@@ -569,17 +617,23 @@ class Bench:
         if not lift_seen and lifted_at < commit_s:
             magnet.wait_near(max(lifted_at, 0.0), held)
         magnet.flush(commit_s)
-        if hit is not None:
-            ready = evaluation_ready(ahead, person_move, commit_s)
-        else:
-            ready = commit_s + EVALUATION_S + ENGINE_MOVE_S
+        # from issue 25 on the engine's answer is not held up by its view of the position for the watchers
+        # (shown when found ahead; else the answer's own search is the engine's view)
+        ready = max(commit_s, hit[1]) if hit is not None else commit_s + ENGINE_MOVE_S
         # at the commit on a hit the magnet sets off for the reply's first drag, else once the engine has it
         hand_move(sim, person_move)
         cpu = time.thread_time()
         target = first_start(sim, sim.board, None, reply)
         totals.planning_cpu_s += time.thread_time() - cpu
-        approach_from = max(commit_s if start_known else ready, magnet.free_at)
-        approach_s = travel(sim, target, totals)
+        if hit is None and searched:
+            # on a miss the magnet follows the search (Ponderer.searching): each travel asked for replaces
+            # one not begun; the last, at the answer, goes to where its first drag begins
+            asked = [(commit_s + at_s, first_start(sim, sim.board, None, move)) for at_s, move in searched]
+            magnet.free_at = follow(sim, totals, [*asked, (ready, target)], magnet.free_at)
+            approach_from, approach_s = magnet.free_at, 0.0
+        else:
+            approach_from = max(commit_s if start_known else ready, magnet.free_at)
+            approach_s = travel(sim, target, totals)
         kind, floor = waits.reply_kind(sim.board, reply), waits.move_floor(sim, reply)
         answered = self._play(sim, totals, reply)
         begins = max(ready, final_s, approach_from + approach_s)
@@ -890,6 +944,32 @@ def report_waits(
     )
 
 
+def write_replies(path: Path, totals: dict[tuple[str, Person, Mode], Totals]) -> None:
+    """Every reply as a CSV row, to see which replies make a percentile."""
+    with path.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(
+            [
+                "part",
+                "person",
+                "mode",
+                "kind",
+                "hit",
+                "wait_s",
+                "floor_s",
+                "drags_s",
+                "hold_s",
+                "tidy_delay_s",
+            ]
+        )
+        for (part, person, mode), found in totals.items():
+            for r in found.replies:
+                writer.writerow(
+                    [part, person, mode, r.kind, int(r.hit)]
+                    + [f"{v:.3f}" for v in (r.latency_s, r.floor_s, r.drags_s, r.hold_s, r.tidy_delay_s)]
+                )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.replies", description=__doc__)
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
@@ -897,6 +977,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=3, help="every Nth game of tests/data/games (default 3)")
     parser.add_argument("--part", choices=("shared", "played", "both"), default="both")
     parser.add_argument("--no-ponder", action="store_true", help="only the replies without pondering")
+    parser.add_argument(
+        "--replies-csv",
+        type=Path,
+        help="also write every reply (part, person, mode, kind, hit, wait, floor, drags, hold, tidying) here",
+    )
     parser.add_argument(
         "--step-idle-delay-ms",
         type=int,
@@ -953,6 +1038,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(line)
     if args.json:
         args.json.write_text(json.dumps(found, indent=2) + "\n", encoding="utf-8")
+    if args.replies_csv:
+        write_replies(args.replies_csv, bench.totals)
     return 1 if any(v["twin_violations"] for persons in found.values() for v in persons.values()) else 0
 
 

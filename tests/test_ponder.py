@@ -280,6 +280,47 @@ def test_a_move_no_one_foresaw_is_searched_as_ever(robot: Robot, engine: EngineP
     assert (ponder.stats.hits, ponder.stats.misses) == (0, 1)
 
 
+def test_the_engine_heading_for_a_move_plays_the_move_it_plays_without_listening() -> None:
+    board = SICILIAN.copy()
+    heard: list[tuple[chess.Move, object]] = []
+    with EnginePlayer(parse_level("engine:20:depth=12")) as deep:
+        played = deep.best_move(board, heading=lambda move, info: heard.append((move, info["depth"])))
+        assert played == deep.best_move(board)  # the same search, listened to or not
+    assert heard and heard[-1][0] == played  # the line it ended on is the move it plays
+    depths = [depth for _, depth in heard]
+    assert all(isinstance(depth, int) for depth in depths) and depths == sorted(depths)  # type: ignore[type-var]
+    assert depths[-1] == 12
+
+
+def test_on_a_miss_at_the_board_the_magnet_sets_off_for_the_move_the_search_heads_for(robot: Robot) -> None:
+    """Nobody foresaw the person's move: while the engine searches its answer, the magnet goes under a
+    piece of the move the search is heading for, before the engine has answered."""
+    with (
+        EnginePlayer(parse_level("engine:20:depth=14")) as deep,
+        Ponderer(Planner(LAYOUT), robot=robot, candidates=1) as ponder,
+    ):
+        ponder.expect(SICILIAN, robot.table, deep, events=[])
+        wait_until(lambda: len(ponder.replies_ready()) == 1, "the reply to the likeliest move")
+        wait_until(lambda: not ponder.is_pondering, "the magnet waiting")
+        move = chess.Move.from_uci("a2a3")  # no one's likely move
+        assert move not in ponder.replies_ready()
+        ponder.heard(SICILIAN, move, robot.table)
+        after = SICILIAN.copy()
+        after.push(move)
+        assert ponder.foreseen(after) is None  # a miss: the engine searches now
+        table = robot.table.copy()
+        Planner(LAYOUT).plan_move(table, SICILIAN, move).apply(table)  # (the person's hand moved it)
+        reply = deep.best_move(after, heading=lambda m, info: ponder.searching(after, m, info, table))
+        wait_until(lambda: not ponder.is_pondering, "the magnet's travel")
+        assert ponder.stats.headings >= 1
+        under = {
+            LAYOUT.node_mm(LAYOUT.square_node(square)) for square in (reply.from_square, reply.to_square)
+        }
+        assert robot.writer.position in under  # there before the answer was heard
+        ponder.heard(after, reply, table)
+    assert (ponder.stats.hits, ponder.stats.misses) == (0, 1)
+
+
 # --- in a game ------------------------------------------------------------------------------------
 
 

@@ -63,6 +63,12 @@ KILL_WAIT_S: Final = 5.0
 MAX_ATTEMPTS: Final = 3
 
 
+def _playing(engine: chess.engine.SimpleEngine) -> dict[str, int | bool]:
+    """The options that make an analysis the search :meth:`EnginePlayer.best_move` plays: it plays with
+    ``UCI_AnalyseMode`` off, which an analysis turns on unless told otherwise."""
+    return {"UCI_AnalyseMode": False} if "UCI_AnalyseMode" in engine.options else {}
+
+
 def _move_of(result: chess.engine.PlayResult) -> chess.engine.PlayResult:
     """``result`` if it holds a move; else :class:`_NoMoveError` (the game is not over: checked before)."""
     if not result.move:  # None, or the null move 0000
@@ -150,11 +156,20 @@ class EnginePlayer:
         """The process id of the running engine, None between a crash and its restart."""
         return None if self._engine is None else self._engine.transport.get_pid()
 
-    def best_move(self, board: chess.Board, *, max_time_s: float | None = None) -> chess.Move:
+    def best_move(
+        self,
+        board: chess.Board,
+        *,
+        max_time_s: float | None = None,
+        heading: Callable[[chess.Move, Mapping[str, object]], None] | None = None,
+    ) -> chess.Move:
         """The engine's move at its level; castling is king-onto-rook on Chess960 boards.
 
         ``max_time_s`` caps the time it thinks (a chess clock running low): the level's time per move,
-        or its depth or nodes, whichever comes first.
+        or its depth or nodes, whichever comes first. ``heading`` hears, for each line the engine reports
+        while it searches, the first move of its best line with what it said then (``depth``, ``nodes``,
+        ``time``): the move it is heading for (at a weaker level it may play another). It is called on
+        the engine's thread and must return at once.
 
         Raises :class:`GameOverError`, :class:`InvalidPositionError`, :class:`EngineFailedError`.
         """
@@ -169,7 +184,18 @@ class EnginePlayer:
         info = chess.engine.INFO_SCORE | chess.engine.INFO_PV
 
         def play(engine: chess.engine.SimpleEngine) -> chess.engine.PlayResult:
-            return _move_of(engine.play(position, limit, info=info, game=game))
+            if heading is None:
+                return _move_of(engine.play(position, limit, info=info, game=game))
+            # the very search play makes, its lines heard as they come
+            with engine.analysis(position, limit, game=game, info=info, options=_playing(engine)) as search:
+                for line in search:
+                    if pv := line.get("pv"):
+                        try:
+                            heading(pv[0], dict(line))
+                        except Exception:  # a listener's fault: the search goes on without it
+                            LOGGER.exception("heading for %s", pv[0].uci())
+                best = search.wait()
+                return _move_of(chess.engine.PlayResult(best.move, best.ponder, search.info))
 
         result = self._run("choosing a move", play, limit)
         assert result.move is not None
@@ -258,11 +284,7 @@ class EnginePlayer:
         if max_time_s is not None and (limit.time is None or limit.time > max_time_s):
             limit = chess.engine.Limit(time=max_time_s, depth=limit.depth, nodes=limit.nodes)
 
-        def options(engine: chess.engine.SimpleEngine) -> dict[str, int | bool]:
-            # best_move plays (UCI_AnalyseMode off); an analysis turns it on unless told otherwise
-            return {"UCI_AnalyseMode": False} if "UCI_AnalyseMode" in engine.options else {}
-
-        return self._ahead(board, limit, game, options, None)
+        return self._ahead(board, limit, game, _playing, None)
 
     def analyse_ahead(self, board: chess.Board, limit: chess.engine.Limit = ANALYSIS_LIMIT) -> Foresight:
         """Start, in the background, the analysis :meth:`analyse` would make of ``board``; once it is done

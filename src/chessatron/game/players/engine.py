@@ -4,7 +4,7 @@ thought (:mod:`chessatron.game.ponder`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import chess
 
@@ -21,9 +21,14 @@ class EngineMover:
         self.budget: Callable[[chess.Board], float | None] = lambda board: None
         #: The move the engine found for this position while the opponent thought (pondering), if any.
         self.foreseen: Callable[[chess.Board], chess.Move | None] = lambda board: None
+        #: Told, as a search of a position not foreseen goes on, the move the engine is heading for
+        #: (:meth:`EnginePlayer.best_move`): the magnet sets off for it. None: nobody listens.
+        self.heading: Callable[[chess.Board, chess.Move, Mapping[str, object]], None] | None = None
 
     def choose(self, board: chess.Board) -> chess.Move | Command:
         foreseen = self.foreseen(board)
         if foreseen is not None:
             return foreseen
-        return self.engine.best_move(board, max_time_s=self.budget(board))
+        heard = self.heading
+        told = None if heard is None else lambda move, info: heard(board, move, info)
+        return self.engine.best_move(board, max_time_s=self.budget(board), heading=told)

@@ -38,6 +38,12 @@ MIN_GAIN_S = 0.05
 START_DELAY_S = 0.05
 #: A mate counts as this many centipawns when moves are weighed.
 MATE_CP = 10_000
+#: On a miss, the magnet sets off for the first drag of the move the engine's search is heading for
+#: (:class:`Heading`) once its line has reached this depth and kept its first move for
+#: :data:`HEADING_LINES` lines on end: shallower lines change their mind too often to be worth a travel
+#: (one begun runs to its end).
+HEADING_DEPTH = 8
+HEADING_LINES = 3
 #: The most moves planned on the spot when the person heads for moves the engine did not foresee (a
 #: queen's every move; a clue that fits more says too little to be worth the planning).
 UNFORESEEN_PLANS = 32
@@ -173,3 +179,29 @@ def expected_travel(timer: Timer, at: MachinePoint, starts: Sequence[tuple[Node,
     total = sum(weight for _, weight in starts)
     layout = timer.layout
     return sum(weight * timer.travel_s(at, layout.node_mm(start)) for start, weight in starts) / total
+
+
+class Heading:
+    """Where a search's lines are heading, settled (:data:`HEADING_DEPTH`, :data:`HEADING_LINES`).
+
+    >>> heading, e5, c5 = Heading(), chess.Move.from_uci("e7e5"), chess.Move.from_uci("c7c5")
+    >>> [heading.hear(move, depth) for move, depth in [(e5, 7), (e5, 8), (c5, 9), (c5, 10), (c5, 11)]]
+    [None, None, None, None, Move.from_uci('c7c5')]
+    >>> heading.hear(c5, 12) is None  # (said once)
+    True
+    """
+
+    def __init__(self) -> None:
+        self.move: chess.Move | None = None
+        self.lines = 0
+        self.said: chess.Move | None = None
+
+    def hear(self, move: chess.Move, depth: int) -> chess.Move | None:
+        """The search's line at ``depth`` begins with ``move``: the move to set off for now, if it has
+        just settled on one (None: not settled, or no news)."""
+        self.lines = self.lines + 1 if move == self.move else 1
+        self.move = move
+        if depth < HEADING_DEPTH or self.lines < HEADING_LINES or move == self.said:
+            return None
+        self.said = move
+        return move

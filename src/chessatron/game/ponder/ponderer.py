@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from types import TracebackType
@@ -31,6 +31,7 @@ from .model import (
     MIN_GAIN_S,
     START_DELAY_S,
     UNFORESEEN_PLANS,
+    Heading,
     Likely,
     PositionKey,
     expected_travel,
@@ -41,6 +42,7 @@ from .model import (
     typed_heading,
     waiting_spot,
 )
+from .stats import PonderStats
 from .worker import Worker
 
 __all__ = ["WATCH_S", "PonderStats", "Ponderer"]
@@ -49,23 +51,6 @@ LOGGER = logging.getLogger(__name__)
 
 #: How often the sensors' events are looked at for a lifted piece (seconds).
 WATCH_S = 0.05
-
-
-@dataclass
-class PonderStats:
-    """What pondering achieved in a session: for the bench and the log."""
-
-    hits: int = 0
-    misses: int = 0
-    travels: int = 0
-    lifts: int = 0
-    """Pieces seen lifted that narrowed where to wait."""
-    clues: int = 0
-    """Times a piece picked on the web page or a line typed so far changed the moves to wait for."""
-    planning_s: float = 0.0
-    """CPU seconds spent planning the replies foreseen and choosing where to wait."""
-    searched: list[int] = field(default_factory=list)
-    """For every person's move, how many replies had been searched (or were being searched) by then."""
 
 
 @dataclass
@@ -133,6 +118,8 @@ class Ponderer:
         self.candidates = candidates
         self.stats = PonderStats()
         self._lock = threading.Lock()
+        self._heading = threading.Lock()  # the engine's answer heard, or a travel for what it heads for
+        self._headed = Heading()  # where the engine's search after a miss is heading
         # threads of their own, started here: a thread started while the person waits for the prompt
         # would cost the session the interpreter for milliseconds, work handed to one costs nothing
         self._pondering = Worker("ponder")
@@ -242,7 +229,8 @@ class Ponderer:
             if move is None:
                 self._expecting = False
         elif self._answering and move is not None:
-            self._answering = False
+            with self._heading:
+                self._answering = False  # (no travel for what the search was heading for after this)
             # (on a hit the magnet is on its way already)
             if self._turn.by_hand and self._approached != position_key(board):
                 started = time.thread_time()
@@ -252,6 +240,30 @@ class Ponderer:
                     self._magnet.approach(start)
             # the robot's plan, made next, starts where the magnet goes, not where it was
             self._magnet.settle()
+
+    def searching(
+        self, board: chess.Board, move: chess.Move, info: Mapping[str, object], table: Table
+    ) -> None:
+        """The engine, answering a person at the board on a miss, is heading for ``move`` on ``board``
+        (``info``: what it said, its ``depth``; ``table``, copied, shows the person's move): once the
+        search has settled on a move (:class:`~.model.Heading`), the magnet sets off for its first drag
+        while the search goes on (in the background: this returns at once)."""
+        depth = info.get("depth")
+        if not self._answering or not self._turn.by_hand or self.robot is None or not isinstance(depth, int):
+            return
+        if self._headed.hear(move, depth) is not None:
+            self._watching.submit(partial(self._approach, table.copy(), board.copy(), move))
+
+    def _approach(self, table: Table, board: chess.Board, move: chess.Move) -> None:
+        with self._heading:
+            if not self._answering:
+                return  # the engine has answered meanwhile: heard takes the magnet to its answer
+            started = time.thread_time()
+            start = self._first_start(table, board, None, move)
+            self.stats.planning_s += time.thread_time() - started
+            if start is not None:
+                self._magnet.approach(start)
+                self.stats.headings += 1
 
     def picked(self, square: chess.Square | None) -> None:
         """The person picked up the piece on ``square`` on the web page (None: put it down again): as a
@@ -286,7 +298,7 @@ class Ponderer:
             self._turn.halt(kept)
             search = self._turn.searches.get(kept)
         expecting, self._expecting = self._expecting, False
-        self._answering = expecting
+        self._answering, self._headed = expecting, Heading()
         found = search.result() if search is not None else None
         if found is None or not board.is_legal(found[0]):
             if expecting:
