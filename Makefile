@@ -42,8 +42,10 @@ typecheck: $(BIN)/chessatron
 docs: $(BIN)/chessatron
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
+# Three workers on two cores: many tests wait (a browser, a program killed and resumed, a robot at real
+# speed), and a third worker fills those waits (pytest took 524 s with three, 585 s with two).
 unit: $(BIN)/chessatron
-	$(BIN)/pytest -n 2
+	$(BIN)/pytest -n 3
 
 # Issue figures: robot moves and resets, how long a person waits for the robot's reply, streaming to the
 # simulated GRBL, recognition of human traces, how soon the web page hears of a change, moves said aloud
