@@ -44,7 +44,9 @@ game; at the board they lift the piece a hand's lift, carry and place before the
   the replies to the lifted piece's moves once it is lifted; the move's own when typed or clicked,
   narrowed to the moves that fit the line typed so far or the piece picked up). On a hit the
   reply is ready at once and, at the board, the magnet sets off for its first drag at the commit, during
-  the hold; on a miss the engine searches as before.
+  the hold; on a miss the engine searches as before and, at the board, the magnet sets off for what the
+  search settles on as it goes (:class:`~chessatron.game.ponder.model.Heading`; the search's moves timed
+  by the share of its nodes searched, of the engine's 1 s).
 
 Targets: on ponder hits, latency within 0.3 s of the drags' own time; planning CPU under 1 % of machine
 time; zero twin violations, pre-positioning included.

@@ -22,7 +22,11 @@ begins when the engine foresaw none of them; a line that fits no move changes no
 When the person's move is one of those searched (a ponder hit) the engine answers at once, and at the
 board the magnet sets off for the reply's first drag at the commit, while the move must still stand
 (the hold, :func:`~chessatron.game.seats.reply_hold_s`, is kept: the person may still correct it);
-otherwise (a miss) the engine searches as it always did, and nothing is lost but idle travel.
+otherwise (a miss) the engine searches as it always did, and at the board the magnet sets off for the first
+drag of the move the search has settled on (:class:`~.model.Heading`: a line that keeps its first move for a
+few depths on end, :meth:`~.ponderer.Ponderer.searching`) while the search goes on; a search that changes
+its mind later costs the travel begun. Nothing waits for the engine's view of the position after a move made
+at the board: what was evaluated ahead is shown, else the answer's own search is the engine's view.
 
 Only the empty magnet moves, in one ``G0`` between the robot's plans, only where it was last sent
 (:mod:`.magnet`). Moving the empty magnet under a person's hand is safe: it is under the board, and off;
