@@ -261,9 +261,13 @@ class Magnet:
         at_s: float,
         heading: frozenset[chess.Move] | None,
         unforeseen: Callable[[frozenset[chess.Move]], list[tuple[Node, float]]] | None = None,
+        *,
+        lifted: bool = False,
     ) -> None:
         """As :meth:`Ponderer._wait_near` at ``at_s``, the person heading for the moves ``heading`` (None:
-        no clue); ``unforeseen`` plans where moves the engine did not foresee begin (typed or clicked)."""
+        no clue); ``unforeseen`` plans where moves the engine did not foresee begin (typed or clicked);
+        ``lifted``: a person at the board holds a piece (their move comes soon: from issue 25 on, the
+        magnet goes only as far as pays by then, :func:`~chessatron.game.ponder.model.soon_spot`)."""
         self.flush(at_s)
         timer = self.sim.planner.timer
         cpu = time.thread_time()
@@ -271,12 +275,15 @@ class Magnet:
         if not starts:
             self.totals.planning_cpu_s += time.thread_time() - cpu
             return
-        spot, expected = self.ponder.waiting_spot(timer, starts)
         where = self.pending[1] if self.pending is not None else None
         at = self.sim.layout.node_mm(where) if where is not None else self.sim.writer.position
-        gain = self.ponder.expected_travel(timer, at, starts) - expected
+        if lifted and hasattr(self.ponder, "soon_spot"):
+            spot, gain = self.ponder.soon_spot(timer, at, starts)
+        else:
+            spot, expected = self.ponder.waiting_spot(timer, starts)
+            gain = self.ponder.expected_travel(timer, at, starts) - expected
         self.totals.planning_cpu_s += time.thread_time() - cpu
-        if gain >= self.ponder.MIN_GAIN_S:
+        if spot is not None and gain >= self.ponder.MIN_GAIN_S:
             self.pending = (at_s, spot)
             self.flush(at_s)
 
@@ -608,16 +615,16 @@ class Bench:
             if found_at > commit_s:
                 continue
             if not lift_seen and lifted_at <= found_at:
-                magnet.wait_near(max(lifted_at, 0.0), held)
+                magnet.wait_near(max(lifted_at, 0.0), held, lifted=True)
                 lift_seen = True
             cpu = time.thread_time()
             start = first_start(sim, board, prediction.move, answer)
             totals.planning_cpu_s += time.thread_time() - cpu
             magnet.known.append(ponder.Likely(prediction.move, start, prediction.probability))
             start_known = start_known or prediction.move == person_move
-            magnet.wait_near(found_at, held if lift_seen else None)
+            magnet.wait_near(found_at, held if lift_seen else None, lifted=lift_seen)
         if not lift_seen and lifted_at < commit_s:
-            magnet.wait_near(max(lifted_at, 0.0), held)
+            magnet.wait_near(max(lifted_at, 0.0), held, lifted=True)
         magnet.flush(commit_s)
         # from issue 25 on the engine's answer is not held up by its view of the position for the watchers
         # (shown when found ahead; else the answer's own search is the engine's view)

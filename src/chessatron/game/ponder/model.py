@@ -104,6 +104,72 @@ def waiting_spot(timer: Timer, starts: Sequence[tuple[Node, float]]) -> tuple[No
     return best[1], best[0] / total
 
 
+#: A person at the board who has lifted a piece sets it down about this long after (a hand's lift, carry
+#: and place, :class:`~chessatron.sim.hand_style.HandStyle`, and the recognizer's settling), and the robot's
+#: first drag comes no sooner than the hold after that (``REPLY_HOLD_S`` of :mod:`chessatron.game.seats`
+#: less the settling): once a piece is lifted, where the magnet waits (:func:`soon_spot`) weighs what it
+#: can travel in that time.
+SOON_S = 1.0
+HOLD_S = 1.2
+#: What a second of arriving sooner is worth (against a second of the wait) once the magnet would be there
+#: before the hold ends: a hand may be quicker than :data:`SOON_S`.
+SOON_EARLY = 0.25
+
+
+def soon_spot(
+    timer: Timer,
+    at: MachinePoint,
+    starts: Sequence[tuple[Node, float]],
+    soon_s: float = SOON_S,
+    hold_s: float = HOLD_S,
+) -> tuple[Node | None, float]:
+    """Where the empty magnet, at ``at``, should go when the person's move comes in about ``soon_s`` (a
+    piece lifted): the node from which it reaches the reply's first drag soonest on average over
+    ``starts``, knowing that a travel begun runs to its end before the magnet can turn to the drag, and
+    that no drag begins before the hold (``hold_s`` after the move) ends. Returns the node and the seconds
+    it saves on average against staying put; None and 0 when staying is as good.
+
+    >>> from chessatron.planning.layout import Layout
+    >>> layout = Layout.default()
+    >>> timer = Timer(layout)
+    >>> between = layout.node_mm((9, 9))  # halfway between two replies as likely: either is reached in time
+    >>> soon_spot(timer, between, [((9, 3), 1.0), ((9, 15), 1.0)])
+    (None, 0.0)
+    >>> spot, saved = soon_spot(timer, layout.node_mm((1, 1)), [((23, 19), 1.0)])
+    >>> spot, round(saved, 2) > 0  # far across the table: it sets off at once
+    ((23, 19), True)
+    """
+    total = sum(weight for _, weight in starts)
+    if not starts or total <= 0.0:
+        raise ValueError("a waiting spot needs at least one likely start with a positive weight")
+    layout = timer.layout
+    ready = soon_s + hold_s
+
+    def arrival(setting_off: float, seconds: Sequence[float]) -> float:
+        # (arriving before the hold ends gains nothing if the move comes as expected, and a little against
+        # a hand quicker than that)
+        return (
+            sum(
+                w * (max(setting_off + t, ready) + SOON_EARLY * (setting_off + t))
+                for (_, w), t in zip(starts, seconds, strict=True)
+            )
+            / total
+        )
+
+    staying = arrival(soon_s, [timer.travel_s(at, layout.node_mm(start)) for start, _ in starts])
+    width, height = layout.node_extent
+    best: tuple[float, Node | None] = (staying, None)
+    for i in range(width):
+        for j in range(height):
+            there = max(timer.travel_s(at, layout.node_mm((i, j))), soon_s)
+            if there >= best[0]:
+                continue
+            cost = arrival(there, [timer.travel_between((i, j), start) for start, _ in starts])
+            if cost < best[0] - 1e-9:
+                best = (cost, (i, j))
+    return best[1], staying - best[0]
+
+
 def first_lifts(board: chess.Board, move: chess.Move) -> frozenset[chess.Square]:
     """The squares a person may lift first to make ``move`` on ``board``: the piece that moves, and for
     castling the king or the rook.

@@ -38,6 +38,7 @@ from .model import (
     likely_moves_of,
     moves_of_piece,
     position_key,
+    soon_spot,
     starts_to_wait_for,
     typed_heading,
     waiting_spot,
@@ -248,10 +249,8 @@ class Ponderer:
         (``info``: what it said, its ``depth``; ``table``, copied, shows the person's move): once the
         search has settled on a move (:class:`~.model.Heading`), the magnet sets off for its first drag
         while the search goes on (in the background: this returns at once)."""
-        depth = info.get("depth")
-        if not self._answering or not self._turn.by_hand or self.robot is None or not isinstance(depth, int):
-            return
-        if self._headed.hear(move, depth) is not None:
+        depth, listens = info.get("depth"), self._answering and self._turn.by_hand and self.robot is not None
+        if listens and isinstance(depth, int) and self._headed.hear(move, depth) is not None:
             self._watching.submit(partial(self._approach, table.copy(), board.copy(), move))
 
     def _approach(self, table: Table, board: chess.Board, move: chess.Move) -> None:
@@ -441,12 +440,15 @@ class Ponderer:
         starts = starts_to_wait_for(known, heading, unforeseen)
         if not starts:
             return
-        timer = self.planner.timer
-        spot, expected = waiting_spot(timer, starts)
-        gain = expected_travel(timer, self._magnet.destination(), starts) - expected
+        timer, at = self.planner.timer, self._magnet.destination()
+        if turn.by_hand and turn.lifted is not None:  # the move comes soon: what can be reached by then
+            found, gain = soon_spot(timer, at, starts)
+        else:
+            found, expected = waiting_spot(timer, starts)
+            gain = expected_travel(timer, at, starts) - expected
         self.stats.planning_s += time.thread_time() - started
-        if gain >= MIN_GAIN_S and not turn.halted.is_set():
-            self._magnet.send(spot, turn.halted.is_set)
+        if found is not None and gain >= MIN_GAIN_S and not turn.halted.is_set():
+            self._magnet.send(found, turn.halted.is_set)
 
     def _unforeseen_starts(self, turn: _Turn, heading: frozenset[chess.Move]) -> list[tuple[Node, float]]:
         """Where the moves ``heading`` begin (the robot's first drag of each, equally likely), planned
