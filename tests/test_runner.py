@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 from chessatron.errors import CannotResumeError, ConfigError, GameNotFoundError, IllegalMoveError
 from chessatron.game.jobs import BusyError
+from chessatron.game.ponder.ponderer import Ponderer
 from chessatron.game.records.pgn import from_pgn
 from chessatron.game.records.store import list_games, load_game, save_record
 from chessatron.game.requests import GameRequest
@@ -73,6 +75,30 @@ def test_watchers_are_told_what_the_table_is_doing_for_a_hint_and_a_takeback(run
     said = list(dict.fromkeys(statuses))  # each status once, in the order first seen
     assert said.index("finding a hint for white") < said.index("taking back the last 2 moves")
     assert said.index("robot moving") < said.index("finding a hint for white")
+
+
+def test_after_a_hint_the_page_may_take_back_at_once(
+    runner: GameRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hint leaves the player to move: a takeback clicked the moment the hint shows is taken, however long
+    the game takes to ask again (here half a second more than usual)."""
+    before = Ponderer.before
+
+    def slow(self: Ponderer, *args: Any, **kwargs: Any) -> None:
+        time.sleep(0.5)
+        before(self, *args, **kwargs)
+
+    monkeypatch.setattr(Ponderer, "before", slow)
+    runner.start_game(GameRequest(white="web", black=ENGINE))
+    wait_for(runner, my_turn(0))
+    runner.move("e4")
+    wait_for(runner, my_turn(2))
+    runner.command("hint")
+    wait_for(runner, lambda s: s["hint"] is not None)
+    runner.command("takeback")  # (refused as out of turn while the game asked again)
+    wait_for(runner, my_turn(0))
+    runner.stop()
+    assert runner.wait(30)
 
 
 def test_commands_out_of_turn_or_while_busy_are_refused(runner: GameRunner) -> None:

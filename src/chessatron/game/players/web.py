@@ -24,6 +24,8 @@ class InboxMover:
         self.inbox: queue.Queue[chess.Move | Command] = queue.Queue()
         #: Whether the player's time is up (the session sets it when a clock runs).
         self.expired: Callable[[], bool] = lambda: False
+        # the prompt stays open after a hint (the player is still to move): what they send meanwhile counts
+        self._still_prompted = False
 
     def choose(self, board: chess.Board) -> chess.Move | Command | None:
         legal: dict[str, list[str]] = {}
@@ -31,9 +33,10 @@ class InboxMover:
             targets = legal.setdefault(chess.square_name(move.from_square), [])
             if chess.square_name(move.to_square) not in targets:
                 targets.append(chess.square_name(move.to_square))
-        while not self.inbox.empty():  # sent against an earlier prompt (a double click, a second page)
-            self.inbox.get_nowait()
+        while not self._still_prompted and not self.inbox.empty():
+            self.inbox.get_nowait()  # sent against an earlier prompt (a double click, a second page)
         self.live.update(prompt={"colour": colour_name(self.colour), "legal": legal})
+        item: chess.Move | Command | None = None
         try:
             while True:
                 try:
@@ -45,4 +48,6 @@ class InboxMover:
                     if self.expired():
                         return None  # the flag fell while the player thought
         finally:
-            self.live.update(prompt=None)
+            self._still_prompted = item is Command.HINT
+            if not self._still_prompted:
+                self.live.update(prompt=None)
