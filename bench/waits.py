@@ -116,12 +116,17 @@ class Tidied:
 
 def tidy_during(sim: TableSimulator, until_s: float, number: int) -> Tidied:
     """Tidy parked pieces from the start of the person's turn, a drag at a time, while the next would
-    begin before ``until_s`` (the person's hand comes to the table); the drag under way ends first. Before
-    issue 25 nothing was ever parked: nothing to do."""
+    begin before ``until_s`` (the person's hand comes to the table) and before the turn's limit
+    (:data:`~chessatron.game.tidying.TURN_S`); the drag under way ends first. Before issue 25 nothing was
+    ever parked: nothing to do."""
     step = getattr(sim, "tidy_step", None)
+    try:
+        from chessatron.game.tidying import TURN_S as turn_s  # (a turn's limit, from issue 25 on)
+    except ImportError:
+        turn_s = math.inf
     t = machine = 0.0
     drags = violations = 0
-    while step is not None and t < until_s:
+    while step is not None and t < until_s and t < turn_s:
         done = step(number)
         if done is None:
             break

@@ -279,3 +279,22 @@ def test_tidying_with_nothing_left_frees_the_magnet_for_the_ponderer() -> None:
     tidier.on_idle = lambda: idle.append(True)
     tidier.start()
     assert tidier.stop() == 0 and idle == [True] and not tidier.is_tidying
+
+
+def test_a_turn_s_tidying_stops_at_its_limit_and_frees_the_magnet() -> None:
+    """Steps begin only in the turn's first seconds (a person's hand comes the likelier the longer they
+    think): once the limit has passed, no other begins, and the magnet is free to wait for the reply."""
+    steps: list[int] = []
+    idle = threading.Event()
+
+    def step() -> bool:
+        steps.append(len(steps))
+        time.sleep(0.05)
+        return True  # (always more to tidy)
+
+    tidier = Tidier(step, turn_s=0.2)
+    tidier.on_idle = idle.set
+    tidier.start()
+    assert idle.wait(5)
+    done = tidier.stop()
+    assert 3 <= done <= 5 and len(steps) == done  # 0.2 s of 0.05 s steps, not more
