@@ -59,9 +59,8 @@ def test_a_web_player_moves_takes_back_asks_for_a_hint_and_resigns(runner: GameR
     assert summary.result == "0-1"
 
 
-def test_watchers_are_told_what_the_table_is_doing_for_a_hint_and_a_takeback(runner: GameRunner) -> None:
-    statuses: list[str] = []
-    runner.live.listen(lambda version: statuses.append(runner.live.snapshot()["status"]))
+def hint_then_takeback(runner: GameRunner) -> None:
+    """White on the page plays e4, asks for a hint, and takes the moves back the moment the hint shows."""
     runner.start_game(GameRequest(white="web", black=ENGINE))
     wait_for(runner, my_turn(0))
     runner.move("e4")
@@ -72,6 +71,12 @@ def test_watchers_are_told_what_the_table_is_doing_for_a_hint_and_a_takeback(run
     wait_for(runner, my_turn(0))
     runner.stop()
     assert runner.wait(30)
+
+
+def test_watchers_are_told_what_the_table_is_doing_for_a_hint_and_a_takeback(runner: GameRunner) -> None:
+    statuses: list[str] = []
+    runner.live.listen(lambda version: statuses.append(runner.live.snapshot()["status"]))
+    hint_then_takeback(runner)
     said = list(dict.fromkeys(statuses))  # each status once, in the order first seen
     assert said.index("finding a hint for white") < said.index("taking back the last 2 moves")
     assert said.index("robot moving") < said.index("finding a hint for white")
@@ -80,8 +85,8 @@ def test_watchers_are_told_what_the_table_is_doing_for_a_hint_and_a_takeback(run
 def test_after_a_hint_the_page_may_take_back_at_once(
     runner: GameRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A hint leaves the player to move: a takeback clicked the moment the hint shows is taken, however long
-    the game takes to ask again (here half a second more than usual)."""
+    """A hint leaves the player to move: a takeback clicked the moment the hint shows is taken (it was
+    refused as out of turn), however long the game takes to ask again (here half a second more)."""
     before = Ponderer.before
 
     def slow(self: Ponderer, *args: Any, **kwargs: Any) -> None:
@@ -89,16 +94,7 @@ def test_after_a_hint_the_page_may_take_back_at_once(
         before(self, *args, **kwargs)
 
     monkeypatch.setattr(Ponderer, "before", slow)
-    runner.start_game(GameRequest(white="web", black=ENGINE))
-    wait_for(runner, my_turn(0))
-    runner.move("e4")
-    wait_for(runner, my_turn(2))
-    runner.command("hint")
-    wait_for(runner, lambda s: s["hint"] is not None)
-    runner.command("takeback")  # (refused as out of turn while the game asked again)
-    wait_for(runner, my_turn(0))
-    runner.stop()
-    assert runner.wait(30)
+    hint_then_takeback(runner)
 
 
 def test_commands_out_of_turn_or_while_busy_are_refused(runner: GameRunner) -> None:
