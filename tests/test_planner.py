@@ -202,3 +202,20 @@ def test_captured_pieces_use_their_zone_not_a_spares_slot(layout: Layout) -> Non
     (capture,) = [r for r in ply.plan.relocations if r.purpose == "capture"]
     assert layout.cell_kind(layout.node_cell(capture.goal) or (0, 0)) != "reserve"
     assert layout.node_cell(sim.table.node_of(capture.piece.id)) in layout.capture_cells[chess.WHITE]
+
+
+def test_a_capture_with_its_zone_full_parks_the_victim_beside_the_board(layout: Layout) -> None:
+    """Black pieces the robot parked in White's zone have filled it: a white piece captured (by a person's
+    hand: no reply's parking) still has a place beside the board instead of stopping the game."""
+    board = chess.Board("4r2k/8/8/8/8/8/8/4R1K1 b - - 0 1")
+    table = Table.from_board(layout, board)
+    black_off_board = [p for p in table if p.color == chess.BLACK and table.place_of(p.id) == "capture"]
+    for cell in layout.capture_cells[chess.WHITE]:
+        if table.piece_at(layout.cell_node(cell)) is None:
+            table.relocate(black_off_board.pop().id, layout.cell_node(cell))
+    rook = table.piece_at(layout.square_node(chess.E1))
+    assert rook is not None
+    plan = Planner(layout).plan_move(table, board, chess.Move.from_uci("e8e1"))
+    plan.apply(table)
+    where = layout.node_cell(table.node_of(rook.id))
+    assert where is not None and layout.cell_kind(where) != "board" and table.is_parked(rook.id)

@@ -333,10 +333,13 @@ class Planner:
     ) -> list[tuple[Cell, float]]:
         """Where ``piece``, leaving the board at ``near``, may go, best first, each with what it costs
         later (:attr:`Task.later_s`): its colour's capture cells (:meth:`zone_cells`), or in a reply
-        (``park``) every free place off the board, nearest first (``which``: 0 a victim, 1 a promoted
-        pawn, for how many to weigh)."""
+        (``park``) and when those are full every free place off the board, nearest first (``which``: 0 a
+        victim, 1 a promoted pawn, for how many to weigh)."""
         if not park:
-            cells = self.zone_cells(table, piece, near, taken)
+            try:
+                cells = self.zone_cells(table, piece, near, taken)
+            except NoRoomError:  # the zone full (pieces parked in it): parked, like a reply's victim
+                return self._leaving_cells(table, piece, near, taken, True, which)
             count = _CELL_CHOICES if which == 0 else 1
             return [(c, self.reset_drag_s(piece.symbol, c)) for c in cells[:count]]
         try:
