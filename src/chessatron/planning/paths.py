@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import TypeAlias
 
@@ -23,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .layout import Layout, Node
+from .memo import Memo
 
 Path: TypeAlias = tuple[Node, ...]
 """A polyline through nodes, start first; consecutive segments are never collinear."""
@@ -89,8 +88,7 @@ class PathFinder:
         grid = np.array([(i, j) for i in range(width) for j in range(height)], dtype=np.float64)
         self.coords: FloatArray = grid
         self.clearance_sq = layout.clearance_nodes**2
-        self._remembering = threading.Lock()  # (the ponderer plans on a thread of its own)
-        self._found: OrderedDict[tuple[Node, Node, frozenset[Node], float], Path | None] = OrderedDict()
+        self._found: Memo[tuple[Node, Node, frozenset[Node], float], Path | None] = Memo(_REMEMBERED)
 
     def index(self, node: Node) -> int:
         return node[0] * self.height + node[1]
@@ -138,22 +136,14 @@ class PathFinder:
         if start == goal:
             return (start,)
         key = (start, goal, frozenset(obstacles), corner_cost)
-        with self._remembering:
-            if key in self._found:
-                self._found.move_to_end(key)
-                return self._found[key]
-        found: Path | None
+        return self._found.recall(key, lambda: self._find(start, goal, obstacles, corner_cost))
+
+    def _find(self, start: Node, goal: Node, obstacles: Collection[Node], corner_cost: float) -> Path | None:
         if not self.is_free(goal, obstacles):
-            found = None
-        elif self.is_clear(start, goal, obstacles):
-            found = (start, goal)
-        else:
-            found = self._search(start, goal, self._obstacles(obstacles), corner_cost)
-        with self._remembering:
-            self._found[key] = found
-            if len(self._found) > _REMEMBERED:
-                self._found.popitem(last=False)
-        return found
+            return None
+        if self.is_clear(start, goal, obstacles):
+            return (start, goal)
+        return self._search(start, goal, self._obstacles(obstacles), corner_cost)
 
     def _search(self, start: Node, goal: Node, obs: FloatArray, corner_cost: float) -> Path | None:
         coords = self.coords

@@ -40,12 +40,12 @@ import heapq
 import math
 import threading
 import weakref
-from collections import OrderedDict
 
 import chess
 
 from ..errors import NoRoomError
 from .layout import Cell, Layout, MachinePoint, Node
+from .memo import Memo
 from .paths import Path, merge_collinear
 from .planner import Plan, Planner, Relocation
 from .table import PhysicalPiece, Table
@@ -67,7 +67,7 @@ BETTER_CELL_S = 0.5
 _OFF_CENTRE = 0.05
 #: Searches from a goal (:meth:`_Ways._towards`) kept for each planner, the newest.
 _TOWARDS_KEPT = 64
-_TOWARDS: weakref.WeakKeyDictionary[Planner, OrderedDict[tuple[Node, frozenset[Node]], dict[Node, float]]] = (
+_TOWARDS: weakref.WeakKeyDictionary[Planner, Memo[tuple[Node, frozenset[Node]], dict[Node, float]]] = (
     weakref.WeakKeyDictionary()
 )
 _TOWARDS_LOCK = threading.Lock()
@@ -177,17 +177,9 @@ class _Ways:
     def _towards(self, goal: Node) -> dict[Node, float]:
         """How far each node is from ``goal`` (:meth:`_search` from it): the same for every step of one
         piece's trip, the other pieces standing still, so searched once for them all."""
-        key = (goal, frozenset(self.others))
         with _TOWARDS_LOCK:
-            found = _TOWARDS.setdefault(self.planner, OrderedDict()).get(key)
-        if found is None:
-            found = self._search(goal)[0]
-            with _TOWARDS_LOCK:
-                known = _TOWARDS[self.planner]
-                known[key] = found
-                if len(known) > _TOWARDS_KEPT:
-                    known.popitem(last=False)
-        return found
+            known = _TOWARDS.setdefault(self.planner, Memo(_TOWARDS_KEPT))
+        return known.recall((goal, frozenset(self.others)), lambda: self._search(goal)[0])
 
     def route(self, goal: Node) -> tuple[Node, ...] | None:
         """Node by node from where the piece stands to ``goal`` (None: no way there)."""
