@@ -234,11 +234,7 @@ class Ponderer:
                 self._answering = False  # (no travel for what the search was heading for after this)
             # (on a hit the magnet is on its way already)
             if self._turn.by_hand and self._approached != position_key(board):
-                started = time.thread_time()
-                start = self._first_start(table, board, None, move)
-                self.stats.planning_s += time.thread_time() - started
-                if start is not None:
-                    self._magnet.approach(start)
+                self._set_off(table, board, move)
             # the robot's plan, made next, starts where the magnet goes, not where it was
             self._magnet.settle()
 
@@ -254,15 +250,18 @@ class Ponderer:
             self._watching.submit(partial(self._approach, table.copy(), board.copy(), move))
 
     def _approach(self, table: Table, board: chess.Board, move: chess.Move) -> None:
-        with self._heading:
-            if not self._answering:
-                return  # the engine has answered meanwhile: heard takes the magnet to its answer
-            started = time.thread_time()
-            start = self._first_start(table, board, None, move)
-            self.stats.planning_s += time.thread_time() - started
-            if start is not None:
-                self._magnet.approach(start)
+        with self._heading:  # (once the engine has answered, heard takes the magnet to its answer)
+            if self._answering and self._set_off(table, board, move):
                 self.stats.headings += 1
+
+    def _set_off(self, table: Table, board: chess.Board, move: chess.Move) -> bool:
+        """The magnet sets off for the first drag of the robot's ``move`` (False: it cannot be planned)."""
+        started = time.thread_time()
+        start = self._first_start(table, board, None, move)
+        self.stats.planning_s += time.thread_time() - started
+        if found := start is not None:
+            self._magnet.approach(start)
+        return found
 
     def picked(self, square: chess.Square | None) -> None:
         """The person picked up the piece on ``square`` on the web page (None: put it down again): as a
