@@ -277,8 +277,8 @@ class Magnet:
             return
         where = self.pending[1] if self.pending is not None else None
         at = self.sim.layout.node_mm(where) if where is not None else self.sim.writer.position
-        if lifted and hasattr(self.ponder, "soon_spot"):
-            spot, gain = self.ponder.soon_spot(timer, at, starts)
+        if hasattr(self.ponder, "spot_to_wait"):  # (as the ponderer decides, from issue 25 on)
+            spot, gain = self.ponder.spot_to_wait(timer, at, starts, soon=lifted)
         else:
             spot, expected = self.ponder.waiting_spot(timer, starts)
             gain = self.ponder.expected_travel(timer, at, starts) - expected

@@ -170,6 +170,18 @@ def soon_spot(
     return best[1], staying - best[0]
 
 
+def spot_to_wait(
+    timer: Timer, at: MachinePoint, starts: Sequence[tuple[Node, float]], *, soon: bool
+) -> tuple[Node | None, float]:
+    """Where the empty magnet, at ``at``, should wait for the reply's first drag over ``starts``, and the
+    seconds of travel that saves on average: :func:`soon_spot` when the person's move comes soon (a piece
+    lifted at the board), else :func:`waiting_spot`."""
+    if soon:
+        return soon_spot(timer, at, starts)
+    spot, expected = waiting_spot(timer, starts)
+    return spot, expected_travel(timer, at, starts) - expected
+
+
 def first_lifts(board: chess.Board, move: chess.Move) -> frozenset[chess.Square]:
     """The squares a person may lift first to make ``move`` on ``board``: the piece that moves, and for
     castling the king or the rook.

@@ -34,14 +34,12 @@ from .model import (
     Heading,
     Likely,
     PositionKey,
-    expected_travel,
     likely_moves_of,
     moves_of_piece,
     position_key,
-    soon_spot,
+    spot_to_wait,
     starts_to_wait_for,
     typed_heading,
-    waiting_spot,
 )
 from .stats import PonderStats
 from .worker import Worker
@@ -439,12 +437,8 @@ class Ponderer:
         starts = starts_to_wait_for(known, heading, unforeseen)
         if not starts:
             return
-        timer, at = self.planner.timer, self._magnet.destination()
-        if turn.by_hand and turn.lifted is not None:  # the move comes soon: what can be reached by then
-            found, gain = soon_spot(timer, at, starts)
-        else:
-            found, expected = waiting_spot(timer, starts)
-            gain = expected_travel(timer, at, starts) - expected
+        soon = turn.by_hand and turn.lifted is not None  # the move comes soon: what can be reached by then
+        found, gain = spot_to_wait(self.planner.timer, self._magnet.destination(), starts, soon=soon)
         self.stats.planning_s += time.thread_time() - started
         if found is not None and gain >= MIN_GAIN_S and not turn.halted.is_set():
             self._magnet.send(found, turn.halted.is_set)
