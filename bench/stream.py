@@ -4,7 +4,8 @@ Each game's program goes through :class:`chessatron.grbl.link.GrblLink` (charact
 buffer) to :class:`chessatron.sim.grbl.SimGrbl` in virtual time (``speed=None``), whose clock runs
 GRBL's planner model over the blocks exactly as they reach its 15-block planner. If the streamer let the
 planner starve between short moves, the simulated machine would slow down to stop where the plan flows
-on, and the streamed time would exceed the planner's prediction (the sum of ``ply.plan.seconds``).
+on, and the streamed time would exceed the planner's prediction (the sum of ``ply.plan.seconds``, and
+of the tidying's after each move).
 Target: median ratio <= 1.02.
 
 GRBL's step idle delay (``$1``) holds the machine at every stop; both the planner's time model and the
@@ -45,7 +46,10 @@ def stream_game(
     board, moves = game_moves(game)
     _, run = simulate_game(layout, board, moves)
     lines = list(run.program_lines())
-    predicted = sum(ply.plan.seconds for ply in run.plies)
+    # the program holds each move and, from issue 25 on, the tidying after it: both predicted
+    predicted = sum(
+        ply.plan.seconds + (ply.tidy.seconds if ply.tidy is not None else 0.0) for ply in run.plies
+    )
     world = SimWorld(layout, Table.from_board(layout, board), name=f"bench {name}")
     with (
         SimGrbl(world, speed=None, homing=False, step_idle_delay_ms=firmware_idle_ms) as grbl,
