@@ -313,10 +313,16 @@ def issue25_report(figures: dict[str, Any], before: dict[str, Any]) -> list[str]
         )
     worst = figures["setup_stopped_over_unstopped_max"]
     lines.append(
-        f"  a set-up from a stopped set-up over the same set-up without a stop: median "
-        f"x{figures['setup_stopped_over_unstopped_median']:.3f}"
+        f"  a set-up from a stopped set-up over the same set-up without a stop, the magnet starting where "
+        f"the stop left it: median x{figures['setup_stopped_over_unstopped_median']:.3f}, "
+        f"worst x{worst:.3f}  (target <= 1)"
+    )
+    lines.append(
+        f"    the set-up without a stop begun where the game left the magnet instead: median "
+        f"x{figures['setup_stopped_over_unstopped_elsewhere_median']:.3f}"
         f"{was('setup_stopped_over_unstopped_median', 3)}, "
-        f"worst x{worst:.3f}{was('setup_stopped_over_unstopped_max', 3)}  (target <= 1)"
+        f"worst x{figures['setup_stopped_over_unstopped_elsewhere_max']:.3f}"
+        f"{was('setup_stopped_over_unstopped_max', 3)}"
     )
     lines.append(f"  twin violations {figures['twin_violations']}{was('twin_violations', 0)}")
     return lines

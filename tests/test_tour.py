@@ -122,6 +122,24 @@ def test_the_reset_tour_is_never_longer_than_the_greedy_one(name: str) -> None:
     assert setup.seconds == pytest.approx(setup.plan.seconds, rel=1e-6)
 
 
+@pytest.mark.parametrize("name", CASES)
+def test_the_restarted_search_never_sets_up_slower_and_plans_a_table_one_way(name: str) -> None:
+    """The kicks of the iterated search weigh their tours on the table's real paths: the reset is never
+    slower than the first descent's, and one table gets one plan (the kicks are counted, not timed)."""
+    table, _, target = case(name)
+    planner = Planner(LAYOUT)
+    at = LAYOUT.node_mm(LAYOUT.square_node(chess.D5))
+    once = ResetPlanner(planner)
+    once.tour_kicks = 0
+    kicked = ResetPlanner(planner)
+    kicked.tour_budget_s = 30.0  # the kicks end by their count, not the clock, on a loaded machine too
+    planned = kicked.plan(table, target, at=at)
+    assert planned.seconds <= once.plan(table, target, at=at).seconds + 1e-9
+    again = ResetPlanner(Planner(LAYOUT))
+    again.tour_budget_s = 30.0
+    assert again.plan(table, target, at=at).relocations == planned.relocations
+
+
 @st.composite
 def shuffles(draw: st.DrawFn) -> tuple[list[Drag], Point]:
     """Pieces of a few kinds on random cells, each to go to another piece's cell or a free one: chains

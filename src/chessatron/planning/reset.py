@@ -33,7 +33,7 @@ from ..errors import ConfigError, MissingPieceError, NoPathError, NoRoomError
 from .layout import Layout, MachinePoint, Node
 from .planner import Plan, Planner, Relocation
 from .table import PieceId, Table
-from .tour import DEFAULT_BUDGET_S, Drag, plan_tour
+from .tour import DEFAULT_BUDGET_S, KICKS, Drag, plan_tour
 
 #: Assignment bonuses: a board square must be filled before a reserve slot, a reserve slot before time
 #: is saved. Large against any drag time in seconds.
@@ -213,6 +213,8 @@ class ResetPlanner:
         self.timer = planner.timer
         #: CPU seconds the tour's local search may spend on one set-up (0: the greedy tour as it is).
         self.tour_budget_s = DEFAULT_BUDGET_S
+        #: restarts of the tour's iterated local search (0: one descent from the greedy tour)
+        self.tour_kicks = KICKS
 
     def assign(self, table: Table, board: chess.BaseBoard) -> dict[PieceId, Node]:
         """Where each piece goes for ``board``: an optimal assignment on drag time per colour.
@@ -356,20 +358,36 @@ class ResetPlanner:
             if node not in targets and work.piece_at(node) is None
         ]
         tour = plan_tour(
-            drags, at, timer, free_cells=free_cells, park_cells=parks, budget_s=self.tour_budget_s
+            drags,
+            at,
+            timer,
+            free_cells=free_cells,
+            park_cells=parks,
+            budget_s=self.tour_budget_s,
+            kicks=self.tour_kicks,
         )
         plan = self._realise(table, tour.drags, targets, at)
-        if tour.greedy != tour.drags:
-            # the search weighs straight drags; the paths around pieces may still favour the greedy tour
-            greedy = self._realise(table, tour.greedy, targets, at)
-            if greedy.seconds < plan.seconds:
-                plan = greedy
+        assert plan is not None  # no limit was given
+        # the search weighs straight drags; the paths around pieces may still favour another tour
+        for other in (tour.greedy, *tour.alternatives):
+            if other != tour.drags:
+                candidate = self._realise(table, other, targets, at, within_s=plan.seconds)
+                if candidate is not None and candidate.seconds < plan.seconds:
+                    plan = candidate
         return plan
 
-    def _realise(self, table: Table, drags: Sequence[Drag], targets: set[Node], at: MachinePoint) -> Plan:
+    def _realise(
+        self,
+        table: Table,
+        drags: Sequence[Drag],
+        targets: set[Node],
+        at: MachinePoint,
+        within_s: float = math.inf,
+    ) -> Plan | None:
         """The relocations of a tour: each drag in turn with its path on the table as it stands then (a
         drag that cannot go yet waits for the next that can; a ring of pieces waiting on each other that
-        the tour did not break is broken here, by parking one)."""
+        the tour did not break is broken here, by parking one). None once the drags take ``within_s``
+        seconds or more (a candidate that cannot beat the plan in hand)."""
         planner, timer, layout = self.planner, self.timer, self.layout
         work = table.copy()
         order = list(drags)
@@ -403,6 +421,8 @@ class ResetPlanner:
                 position = layout.node_mm(step.goal)
                 work.relocate(step.piece.id, step.goal)
                 relocations.append(step)
+            if seconds >= within_s:
+                return None
         return Plan(tuple(relocations), seconds, at, position, tuple(notes))
 
     def _is_vacant(self, work: Table, goal: Node, mover: PieceId) -> bool:

@@ -74,6 +74,10 @@ class Timer:
         table's lattice has (computed once, vectorised): for planners that weigh thousands of moves."""
         return self._table(None)[b[0] - a[0]][b[1] - a[1]]
 
+    def rapid_table(self) -> list[list[float]]:
+        """The table :meth:`travel_between` reads, indexed ``[di][dj]`` by the displacement in nodes."""
+        return self._table(None)
+
     def straight_drag_between(self, a: Node, b: Node) -> float:
         """:meth:`straight_drag_s` from a table, as :meth:`travel_between` (no magnet time)."""
         return self._table(self.layout.carry_feed_mm_min)[b[0] - a[0]][b[1] - a[1]]

@@ -25,6 +25,7 @@ Two pawns, each dragged far to its goal, trade goals and both go a short way:
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -36,11 +37,16 @@ from .timing import Timer
 __all__ = ["Drag", "Tour", "plan_tour", "tour_seconds"]
 
 #: CPU seconds the local search may spend; a Raspberry Pi 4 is three to five times slower than a desktop.
-DEFAULT_BUDGET_S = 0.15
+DEFAULT_BUDGET_S = 0.4
 #: Improvements smaller than this (seconds) are noise in the time model.
 _EPS = 1e-6
 #: The longest run of drags Or-opt moves at once.
 _OR_OPT_RUN = 3
+#: Kicks of the iterated local search: each shuffles three runs of the best tour found and descends
+#: again. A fixed count with a fixed seed, so that one table gets one plan on any machine.
+KICKS = 40
+#: How many of the best tours found (the best first) the caller may weigh on the table's real paths.
+ALTERNATIVES = 4
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,9 @@ class Tour:
     """How many local-search moves helped."""
     greedy: tuple[Drag, ...]
     """The greedy tour the search started from (the same drags, in its order and with its goals)."""
+    alternatives: tuple[tuple[Drag, ...], ...] = ()
+    """Other local optima: the first descent's (before any kick), then the best the kicks found (each
+    differs from ``drags``)."""
 
     @property
     def seconds(self) -> float:
@@ -115,19 +124,21 @@ def plan_tour(
     free_cells: Mapping[str, Sequence[Node]] | None = None,
     park_cells: Sequence[Node] = (),
     budget_s: float = DEFAULT_BUDGET_S,
+    kicks: int = KICKS,
 ) -> Tour:
     """Order ``drags`` (and trade their goals) for the least machine time from ``at``.
 
     ``free_cells`` lists, by zone name, the empty cells no drag aims at where a piece bound for that zone
     may go instead; ``park_cells`` free cells where a piece may wait to break a cycle of pieces waiting
     on each other (a cycle with no such cell is left to the caller). ``budget_s`` caps the CPU time of
-    the local search.
+    the local search, ``kicks`` the restarts of the iterated search (:meth:`_Search.kick`).
     """
     search = _Search(list(drags), at, timer, free_cells or {}, budget_s)
     search.break_cycles(list(park_cells))
     search.construct()
     greedy = tuple(search.drags[k] for k in search.order)
     search.improve()
+    search.kick(kicks)
     return search.result(greedy)
 
 
@@ -151,6 +162,11 @@ class _Search:
         self.order: list[int] = []
         self.improvements = 0
         self._from_at: dict[Node, float] = {}
+        #: :meth:`Timer.travel_between`'s table, read directly: the search asks it millions of times
+        self._rapid = timer.rapid_table()
+        #: local optima found by :meth:`kick`, by their estimated seconds
+        self.optima: dict[tuple[Drag, ...], float] = {}
+        self.kicks_cut = False
 
     # --- costs --------------------------------------------------------------------------------------
 
@@ -162,7 +178,8 @@ class _Search:
             if cached is None:
                 cached = self._from_at[start] = self.timer.travel_s(self.at, self.layout.node_mm(start))
             return cached
-        return self.timer.travel_between(self.drags[a].goal, start)
+        goal = self.drags[a].goal
+        return self._rapid[start[0] - goal[0]][start[1] - goal[1]]
 
     def drag(self, item: Drag, goal: Node | None = None) -> float:
         return self.timer.straight_drag_between(item.start, item.goal if goal is None else goal)
@@ -269,6 +286,38 @@ class _Search:
             improved = (
                 self._or_opt() or self._two_opt() or self._exchange_goals() or self._move_to_free_cell()
             )
+
+    def kick(self, kicks: int = KICKS) -> None:
+        """Iterated local search: from the best tour found, three runs swap places (A B C D becomes
+        A C B D, the order's precedence kept) and the search descends again; a better tour is kept.
+        Each local optimum found is remembered for the caller to weigh on the real paths."""
+        if len(self.order) < 4 or not self.is_feasible(self.order, self._before):
+            return
+        rng = random.Random(len(self.order))
+        best = (self.cost(self.order), list(self.order), list(self.drags), _copy_free(self.free))
+        self.optima[self._tour()] = best[0]
+        for _ in range(kicks):
+            if time.thread_time() > self.deadline:
+                self.kicks_cut = True
+                break
+            cuts = sorted(rng.sample(range(1, len(best[1]) + 1), 3))
+            a, b, c = cuts
+            order = best[1][:a] + best[1][b:c] + best[1][a:b] + best[1][c:]
+            self.drags, self.free = list(best[2]), _copy_free(best[3])
+            self._before = self.predecessors()
+            if not self.is_feasible(order, self._before):
+                continue
+            self.order = order
+            self.improve()
+            cost = self.cost(self.order)
+            self.optima.setdefault(self._tour(), cost)
+            if cost < best[0] - _EPS:
+                best = (cost, list(self.order), list(self.drags), _copy_free(self.free))
+        self.order, self.drags, self.free = best[1], best[2], best[3]
+        self._before = self.predecessors()
+
+    def _tour(self) -> tuple[Drag, ...]:
+        return tuple(self.drags[k] for k in self.order)
 
     def _accept(self, order: list[int]) -> bool:
         if not self.is_feasible(order, self._before):
@@ -393,6 +442,16 @@ class _Search:
         return False
 
     def result(self, greedy: tuple[Drag, ...]) -> Tour:
-        drags = tuple(self.drags[k] for k in self.order)
+        drags = self._tour()
         travel, drag = tour_seconds(drags, self.at, self.timer)
-        return Tour(drags, travel, drag, self.improvements, greedy)
+        tours = list(self.optima)  # the first: the descent before any kick
+        others = sorted(
+            (cost, k) for k, (tour, cost) in enumerate(self.optima.items()) if k and tour != drags
+        )
+        picked = ([0] if tours and tours[0] != drags else []) + [k for _, k in others]
+        alternatives = tuple(tours[k] for k in picked[: ALTERNATIVES - 1])
+        return Tour(drags, travel, drag, self.improvements, greedy, alternatives)
+
+
+def _copy_free(free: Mapping[str, Sequence[Node]]) -> dict[str, list[Node]]:
+    return {zone: list(cells) for zone, cells in free.items()}
