@@ -33,13 +33,17 @@ from ..errors import ConfigError, MissingPieceError, NoPathError, NoRoomError
 from .layout import Layout, MachinePoint, Node
 from .planner import Plan, Planner, Relocation
 from .table import PieceId, Table
-from .tour import DEFAULT_BUDGET_S, KICKS, Drag, plan_tour
+from .tour import DEFAULT_BUDGET_S, KICKS, Drag, plan_tour, tour_seconds
 
 #: Assignment bonuses: a board square must be filled before a reserve slot, a reserve slot before time
 #: is saved. Large against any drag time in seconds.
 _BOARD_BONUS = 1e7
 _RESERVE_BONUS = 1e4
 _FORBIDDEN = 1e12
+#: A tour the search found is laid out on the table's paths (to see whether it beats the best) only when
+#: the time model has it at most this much longer: the paths round the pieces change a tour's seconds by
+#: a second or two, and laying one out costs about as much as the whole search.
+_WEIGHED_WITHIN_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -370,7 +374,10 @@ class ResetPlanner:
         assert plan is not None  # no limit was given
         # the search weighs straight drags; the paths around pieces may still favour another tour
         for other in (tour.greedy, *tour.alternatives):
-            if other != tour.drags:
+            if (
+                other != tour.drags
+                and sum(tour_seconds(other, at, timer)) <= tour.seconds + _WEIGHED_WITHIN_S
+            ):
                 candidate = self._realise(table, other, targets, at, within_s=plan.seconds)
                 if candidate is not None and candidate.seconds < plan.seconds:
                     plan = candidate
