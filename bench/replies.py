@@ -154,6 +154,8 @@ class Totals:
     violations: int = 0
     planning_cpu_s: float = 0.0
     machine_s: float = 0.0
+    resets: list[tuple[int, float]] = field(default_factory=list)
+    """After each game at the board: the pieces left parked, and the reset's seconds from the table so."""
 
 
 @dataclass(frozen=True)
@@ -749,7 +751,11 @@ class Bench:
 
     def _finish(self, part: str, sims: dict[tuple[Person, Mode], TableSimulator]) -> None:
         for (person, mode), sim in sims.items():
-            self._totals(part, person, mode).violations += len(sim.compare_twin())
+            totals = self._totals(part, person, mode)
+            totals.violations += len(sim.compare_twin())
+            if person == "board":  # what the tidying left for the reset after the game
+                reset = sim.resetter.plan(sim.table.copy(), chess.Board(), at=sim.writer.position)
+                totals.resets.append((len(sim.table.parked()), reset.seconds))
 
 
 def _travel_to_first(sim: TableSimulator, ply: Any) -> float:
@@ -837,6 +843,8 @@ def figures(totals: Totals) -> dict[str, Any]:
             for r in replies
             if r.kind == "promotion" and r.latency_s <= max(TARGET_PROMOTION_S, 1.1 * r.floor_s)
         ),
+        "reset_after_s_median": statistics.median(s for _, s in totals.resets) if totals.resets else 0.0,
+        "parked_at_end_mean": statistics.fmean(n for n, _ in totals.resets) if totals.resets else 0.0,
         "tidy_s_per_turn_mean": statistics.fmean(r.tidy_s for r in replies) if replies else 0.0,
         "tidy_turns": sum(1 for r in replies if r.tidy_s > 0),
         "tidy_delayed_replies": sum(1 for r in replies if r.tidy_delay_s > 0),
@@ -955,6 +963,12 @@ def report_waits(
         f"{tidy_was}, in {found['tidy_turns']} of {found['replies']} turns; a drag still running at the "
         f"person's commit in {found['tidy_delayed_replies']} (longest {found['tidy_delay_max_s']:.2f} s)"
     )
+    if person == "board" and found.get("reset_after_s_median"):
+        yield (
+            f"  the reset after the game, from the table as the turns left it: median "
+            f"{found['reset_after_s_median']:.1f} s, {found['parked_at_end_mean']:.1f} pieces left parked "
+            "on average"
+        )
 
 
 def write_replies(path: Path, totals: dict[tuple[str, Person, Mode], Totals]) -> None:

@@ -116,20 +116,21 @@ class Tidied:
 
 def tidy_during(sim: TableSimulator, until_s: float, number: int) -> Tidied:
     """Tidy parked pieces from the start of the person's turn, a drag at a time, while the next would
-    begin before ``until_s`` (the person's hand comes to the table) and before the turn's limit
+    begin before ``until_s`` (the person's hand comes to the table) and end within the turn's limit
     (:data:`~chessatron.game.tidying.TURN_S`); the drag under way ends first. Before issue 25 nothing was
     ever parked: nothing to do."""
-    step = getattr(sim, "tidy_step", None)
-    try:
-        from chessatron.game.tidying import TURN_S as turn_s  # (a turn's limit, from issue 25 on)
-    except ImportError:
-        turn_s = math.inf
+    if not hasattr(sim, "tidy_step"):
+        return Tidied(0.0, 0.0, 0, 0)
+    from chessatron.game.tidying import TURN_S as turn_s  # (a turn's limit, from issue 25 on)
+    from chessatron.planning.tidy import next_tidy
+
     t = machine = 0.0
     drags = violations = 0
-    while step is not None and t < until_s and t < turn_s:
-        done = step(number)
-        if done is None:
+    while t < until_s:
+        plan = next_tidy(sim.planner, sim.table, sim.writer.position)
+        if plan is None or t + plan.seconds > turn_s:
             break
+        done = sim.run(plan, f"TIDY {number}")
         t += done.seconds
         machine += done.seconds
         drags += len(done.plan.relocations)

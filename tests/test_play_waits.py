@@ -245,7 +245,7 @@ def test_a_lifted_piece_holds_the_tidying_and_the_step_under_way_ends_first() ->
     under_way = threading.Event()
     go_on = threading.Event()
 
-    def step() -> bool:
+    def step(within_s: float) -> bool:
         steps.append(len(steps))
         under_way.set()
         go_on.wait(5)
@@ -261,7 +261,7 @@ def test_a_lifted_piece_holds_the_tidying_and_the_step_under_way_ends_first() ->
 
 
 def test_a_fault_while_tidying_is_raised_where_the_game_goes_on() -> None:
-    def step() -> bool:
+    def step(within_s: float) -> bool:
         raise Crash
 
     tidier = Tidier(step)
@@ -275,7 +275,7 @@ def test_a_fault_while_tidying_is_raised_where_the_game_goes_on() -> None:
 
 def test_tidying_with_nothing_left_frees_the_magnet_for_the_ponderer() -> None:
     idle: list[bool] = []
-    tidier = Tidier(lambda: False)
+    tidier = Tidier(lambda within_s: False)
     tidier.on_idle = lambda: idle.append(True)
     tidier.start()
     assert tidier.stop() == 0 and idle == [True] and not tidier.is_tidying
@@ -287,7 +287,7 @@ def test_a_turn_s_tidying_stops_at_its_limit_and_frees_the_magnet() -> None:
     steps: list[int] = []
     idle = threading.Event()
 
-    def step() -> bool:
+    def step(within_s: float) -> bool:
         steps.append(len(steps))
         time.sleep(0.05)
         return True  # (always more to tidy)
@@ -298,3 +298,23 @@ def test_a_turn_s_tidying_stops_at_its_limit_and_frees_the_magnet() -> None:
     assert idle.wait(5)
     done = tidier.stop()
     assert 3 <= done <= 5 and len(steps) == done  # 0.2 s of 0.05 s steps, not more
+
+
+def test_a_step_that_would_run_past_the_turns_limit_is_left_for_later() -> None:
+    """A step begins only if it ends within the turn's first seconds: one of 0.3 s fits a limit of 0.5 s
+    once, and the second, with 0.2 s left, waits (for the next turn, or the reset)."""
+    begun: list[float] = []
+
+    def step(within_s: float) -> bool:
+        if within_s < 0.3:
+            return False  # (the session's step: the time model says it would not end in time)
+        begun.append(within_s)
+        time.sleep(0.3)
+        return True
+
+    tidier = Tidier(step, turn_s=0.5)
+    idle = threading.Event()
+    tidier.on_idle = idle.set
+    tidier.start()
+    assert idle.wait(5)
+    assert tidier.stop() == 1 and len(begun) == 1 and begun[0] > 0.4

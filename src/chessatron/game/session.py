@@ -115,7 +115,7 @@ class Session(GameCommands):
             waiter = self.robot if self.config.wait_near_reply else None
             ponder = self.ponderer = stack.enter_context(Ponderer(self.planner, robot=waiter, live=self.live))
             # the pieces the robot's replies park beside the board go on to their zones on a person's time
-            tidier = self.tidier = Tidier(lambda: self._tidy_step(journal))
+            tidier = self.tidier = Tidier(lambda within_s: self._tidy_step(journal, within_s))
             stack.callback(self._forget_tidier, tidier)
             ponder.magnet_busy = lambda: tidier.is_tidying
             tidier.on_idle = ponder.wait_again

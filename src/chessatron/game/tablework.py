@@ -240,14 +240,15 @@ class TableWork(TableDevices):
             return machine_s
         return 0.0 if self.speed is None else machine_s / self.speed
 
-    def _tidy_step(self, journal: Journal | None) -> bool:
+    def _tidy_step(self, journal: Journal | None, within_s: float = math.inf) -> bool:
         """One step of tidying (:func:`~chessatron.planning.tidy.next_tidy`) on the tidier's thread, while
         the game's waits for a person: journaled as robot work of the current ply. False when nothing is
-        left to tidy (or the robot is gone)."""
+        left to tidy (or the robot is gone), or the next step would take longer than ``within_s`` (wall
+        seconds)."""
         if self.robot is None:
             return False
         plan = next_tidy(self.planner, self.table, self.gantry)
-        if plan is None:
+        if plan is None or self._wall_s(plan.seconds) > within_s:
             return False
         ply = len(journal.state.moves) if journal is not None else 0
         self.run_plan(plan, f"TIDY {ply}", journal, background=True)

@@ -8,8 +8,8 @@ sooner. The rest of the trip is done on the person's time by a :class:`Tidier`, 
 table as it stands, journaled and carried out like any robot work (``TIDY n`` in the program).
 
 The person always comes first. Tidying begins when the person is asked for their move, and begins no step
-once it has run :data:`TURN_S` in the turn (what is left waits for the next turn, or the reset) or once
-their hand may be at the table: a piece lifted at the board (the recognizer's events), the first key
+that would still run :data:`TURN_S` into the turn (what is left waits for the next turn, or the reset) or
+once their hand may be at the table: a piece lifted at the board (the recognizer's events), the first key
 typed or a piece picked up on the web page (:meth:`Tidier.hold`). The session stops it before it does
 anything with the person's move (:meth:`Tidier.stop`: the step under way ends first), so the robot's
 reply, or the person's move it carries out, never runs beside it. The magnet never drags while a hand
@@ -24,6 +24,7 @@ it moves (:meth:`Tidier.tidy_now`), so that tests see every step in the twin.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -34,26 +35,30 @@ LOGGER = logging.getLogger(__name__)
 
 __all__ = ["TURN_S", "Tidier"]
 
-#: Tidying begins no step once it has run this long in one person's turn (seconds). Few people move within
-#: the first seconds after the robot's reply, many within the next few, and a step under way when their
-#: hand comes holds the reply up: over the engine games as played at the board, the median wait for the
-#: reply was 3.28 s with no limit, 3.07 s with this one (``python -m bench.replies``).
-TURN_S = 2.5
+#: Tidying begins no step that would still run this long into one person's turn (seconds, by the time
+#: model). Few people move within the first seconds after the robot's reply, many within the next few,
+#: and a step under way when their hand comes holds the reply up. Over the engine games at the board
+#: (``python -m bench.replies``) the wait for the reply, median and 90th percentile, was 3.07 s and 8.56 s
+#: (as played), 3.56 s and 9.27 s (against the engine) when a step merely had to begin within 2.5 s; with
+#: each step ending within 3.5 s it is 2.89 s and 8.15 s, 3.48 s and 8.86 s. Ending within 2.5 s, 3 s or
+#: 4 s was no better, and 2.5 s left almost nothing tidied.
+TURN_S = 3.5
 
 
 class Tidier:
     """Tidies on a person's time for one game: see the module's docs.
 
     ``step`` carries one step of tidying out (planned from the table as it stands, journaled, run on the
-    machine) and says whether there was one to do; it raises what the machine did wrong.
+    machine) if it ends within the seconds it is given, and says whether it did; it raises what the
+    machine did wrong.
 
     >>> done = []
-    >>> tidier = Tidier(lambda: len(done) < 2 and not done.append("step"))
+    >>> tidier = Tidier(lambda within_s: len(done) < 2 and not done.append("step"))
     >>> tidier.tidy_now(), done
     (2, ['step', 'step'])
     """
 
-    def __init__(self, step: Callable[[], bool], turn_s: float = TURN_S) -> None:
+    def __init__(self, step: Callable[[float], bool], turn_s: float = TURN_S) -> None:
         self._step = step
         self.turn_s = turn_s
         self._began = 0.0
@@ -113,7 +118,7 @@ class Tidier:
         """Tidy everything, here and now (a simulated person waits for it). Returns how many steps ran."""
         self.stop()
         done = 0
-        while self._step():
+        while self._step(math.inf):
             done += 1
         return done
 
@@ -124,7 +129,8 @@ class Tidier:
     def _run(self) -> None:
         try:
             while self.is_tidying:
-                if time.monotonic() - self._began >= self.turn_s or not self._step():
+                left_s = self.turn_s - (time.monotonic() - self._began)
+                if left_s <= 0 or not self._step(left_s):
                     self._running.clear()  # (done, or done for this turn)
                     if not self._held.is_set():
                         self.on_idle()
