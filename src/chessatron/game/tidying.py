@@ -40,8 +40,8 @@ __all__ = ["TURN_S", "Tidier"]
 #: and a step under way when their hand comes holds the reply up. Over the engine games at the board
 #: (``python -m bench.replies``) the wait for the reply, median and 90th percentile, was 3.07 s and 8.56 s
 #: (as played), 3.56 s and 9.27 s (against the engine) when a step merely had to begin within 2.5 s; with
-#: each step ending within 3.5 s it is 2.89 s and 8.15 s, 3.48 s and 8.86 s. Ending within 2.5 s, 3 s or
-#: 4 s was no better, and 2.5 s left almost nothing tidied.
+#: each step ending within 3.5 s it is 2.89 s and 8.22 s, 3.48 s and 8.86 s. Ending within 3 s or 4 s
+#: was no better; within 2.5 s the waits were as short, but almost nothing got tidied.
 TURN_S = 3.5
 
 
