@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from chessatron.errors import ConfigError, MissingPieceError
 from chessatron.planning.layout import Layout
-from chessatron.planning.reset import arrangement_problems, parse_target
+from chessatron.planning.reset import arrangement_problems
 from chessatron.planning.table import Table
+from chessatron.planning.targets import parse_target
 from chessatron.sim.simulate import TableSimulator, game_moves
 
 from .conftest import shared_games

@@ -14,7 +14,7 @@ import click
 
 from ..config import Config
 from ..errors import ChessatronError
-from ..planning.reset import parse_target
+from ..planning.targets import parse_target
 from ..render import terminal_console
 from ..sim.state import SimulatorState, default_state_path, load_state, save_after_robot_work, save_state
 from .common import config_option, fresh_option, friendly, parse_speed, sigterm_interrupts, speed_option

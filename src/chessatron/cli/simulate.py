@@ -11,7 +11,7 @@ import chess
 import click
 
 from ..planning.gcode import program_text
-from ..planning.reset import SetupTarget, chess960_target, parse_target
+from ..planning.targets import SetupTarget, chess960_target, parse_target
 from ..render import terminal_console
 from ..sim.simulate import TableSimulator, game_moves, layout_document, read_game, simulate_game
 from ..sim.state import SimulatorState, default_state_path, load_state, save_state

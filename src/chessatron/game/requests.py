@@ -13,7 +13,7 @@ from typing import Literal
 import chess
 
 from ..errors import ConfigError, IllegalMoveError
-from ..planning.reset import parse_target
+from ..planning.targets import parse_target
 from .players.base import Command
 from .players.notation import Rejection, parse_command
 from .players.spec import PlayerSpec

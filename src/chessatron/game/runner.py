@@ -29,7 +29,7 @@ import chess
 
 from ..errors import ChessatronError, ConfigError, EngineError, IllegalMoveError
 from ..feedback.signals import LedSignals
-from ..planning.reset import parse_target, position_flaws, require_pieces
+from ..planning.targets import parse_target, position_flaws, require_pieces
 from .clock import parse_clock
 from .engine.settings import checked_options, engine_options, find_engine, parse_level
 from .jobs import JobRunner

@@ -56,7 +56,7 @@ from ..game.players.spec import PlayerSpec
 from ..game.players.web import InboxMover
 from ..game.seats import reply_hold_s
 from ..game.session import Session
-from ..planning.reset import require_pieces
+from ..planning.targets import require_pieces
 from ..voice.player import VoiceMover
 from .puzzle import Puzzle
 from .rating import Rating

@@ -38,7 +38,7 @@ from ..game.clock import parse_clock
 from ..game.players.spec import PlayerSpec
 from ..game.requests import COMMANDS, REMOTE_PLAYERS, GameRequest
 from ..online.model import OnlineRequest
-from ..planning.reset import parse_target, position_flaws, require_pieces
+from ..planning.targets import parse_target, position_flaws, require_pieces
 
 #: The largest request body accepted, in bytes; every valid one is far smaller.
 MAX_BODY_BYTES: Final = 4096
