@@ -234,14 +234,28 @@ def follow(sim: TableSimulator, totals: Totals, asked: Sequence[tuple[float, Nod
     return free_s
 
 
-def first_start(sim: TableSimulator, board: chess.Board, move: chess.Move | None, reply: chess.Move) -> Node:
-    """Where the robot's first drag of ``reply`` begins after the person's ``move`` (None: made already)."""
+def first_start(
+    sim: TableSimulator,
+    board: chess.Board,
+    move: chess.Move | None,
+    reply: chess.Move,
+    free_s: float = 0.0,
+) -> Node:
+    """Where the robot's first drag of ``reply`` begins after the person's ``move`` (None: made already),
+    the travel there free for ``free_s`` (issue 25 on: planned ahead, or in the hold)."""
     table, position = sim.table.copy(), board.copy()
     if move is not None:
         sim.planner.plan_move(table, position, move, at=sim.writer.position).apply(table)  # by hand
         position.push(move)
-    plan = sim.planner.plan_reply(table, position, reply, at=sim.writer.position)
+    free = {"free_s": free_s} if free_s else {}
+    plan = sim.planner.plan_reply(table, position, reply, at=sim.writer.position, **free)
     return plan.relocations[0].start
+
+
+def _ahead_free_s(ponder: ModuleType) -> float:
+    """The travel planned ahead takes for free (:data:`~chessatron.game.ponder.model.AHEAD_FREE_S`, issue
+    25 on; before it, none)."""
+    return float(getattr(ponder, "AHEAD_FREE_S", 0.0))
 
 
 class Magnet:
@@ -554,7 +568,7 @@ class Bench:
         """Where moves the engine did not foresee begin, planned when the person heads for them
         (:meth:`Ponderer._unforeseen_starts`)."""
         assert self.ponder is not None
-        limit = self.ponder.UNFORESEEN_PLANS
+        limit, ahead = self.ponder.UNFORESEEN_PLANS, _ahead_free_s(self.ponder)
         planned: dict[chess.Move, Node | None] = {}
 
         def starts(heading: frozenset[chess.Move]) -> list[tuple[Node, float]]:
@@ -563,7 +577,7 @@ class Bench:
             cpu = time.thread_time()
             for move in heading - planned.keys():
                 try:
-                    planned[move] = first_start(sim, board, None, move)
+                    planned[move] = first_start(sim, board, None, move, ahead)
                 except ChessatronError:
                     planned[move] = None
             totals.planning_cpu_s += time.thread_time() - cpu
@@ -620,7 +634,7 @@ class Bench:
                 magnet.wait_near(max(lifted_at, 0.0), held, lifted=True)
                 lift_seen = True
             cpu = time.thread_time()
-            start = first_start(sim, board, prediction.move, answer)
+            start = first_start(sim, board, prediction.move, answer, _ahead_free_s(ponder))
             totals.planning_cpu_s += time.thread_time() - cpu
             magnet.known.append(ponder.Likely(prediction.move, start, prediction.probability))
             start_known = start_known or prediction.move == person_move
@@ -634,7 +648,10 @@ class Bench:
         # at the commit on a hit the magnet sets off for the reply's first drag, else once the engine has it
         hand_move(sim, person_move)
         cpu = time.thread_time()
-        target = first_start(sim, sim.board, None, reply)
+        # (on a hit the reply is planned again at the commit, from where the magnet is: only the hold is
+        # left for the travel; on a miss, at the answer, the travel is all in the wait)
+        held_s = ponder.HOLD_S if hit is not None and _ahead_free_s(ponder) else 0.0
+        target = first_start(sim, sim.board, None, reply, held_s)
         totals.planning_cpu_s += time.thread_time() - cpu
         if hit is None and searched:
             # on a miss the magnet follows the search (Ponderer.searching): each travel asked for replaces

@@ -6,6 +6,7 @@ import chess
 import pytest
 
 from chessatron.errors import IllegalMoveError, NoSparePieceError
+from chessatron.game.ponder.model import AHEAD_FREE_S
 from chessatron.planning.layout import Layout
 from chessatron.planning.planner import Planner, castling_squares
 from chessatron.planning.table import PhysicalPiece, Table
@@ -86,6 +87,25 @@ def test_capture_promotion_clears_the_square_before_the_spare_arrives(layout: La
     _, (ply,) = play(layout, "3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "e7d8q")
     order = purposes(ply)
     assert order.index("capture") < order.index("promote-in")
+
+
+def test_a_promotion_planned_while_the_person_thinks_is_the_shorter_one_to_wait_for(layout: Layout) -> None:
+    """The spare far away in its reserve, the pawn on h7: coming in first, the spare lets the pawn go
+    straight out past it, more than a second sooner than the other way round. Planned from the pawn
+    with no time to travel, the reply starts there; planned ahead (the magnet goes to the spare while
+    the person thinks) it starts at the spare, and from there it is the same plan, and shorter."""
+    board = chess.Board("1k6/7P/8/8/8/8/8/K7 w - - 0 1")
+    table, move, planner = Table.from_board(layout, board), chess.Move.from_uci("h7h8q"), Planner(layout)
+    at_pawn = layout.node_mm(layout.square_node(chess.H7))
+    now = planner.plan_reply(table, board, move, at=at_pawn)
+    ahead = planner.plan_reply(table, board, move, at=at_pawn, free_s=AHEAD_FREE_S)
+    assert [r.purpose for r in now.relocations] == ["promote-out", "promote-in"]
+    assert [r.purpose for r in ahead.relocations] == ["promote-in", "promote-out"]
+    assert now.seconds < ahead.seconds  # from the pawn, with no time to travel, the pawn goes first
+    at_spare = layout.node_mm(ahead.relocations[0].start)
+    there = planner.plan_reply(table, board, move, at=at_spare)
+    assert there.relocations == ahead.relocations
+    assert there.seconds < now.seconds - 1.0
 
 
 def test_reserve_used_up_takes_a_captured_piece(layout: Layout) -> None:

@@ -153,16 +153,26 @@ class Planner:
         return self.solve(table, self._move_variants(table, board, move, park=False), start)
 
     def plan_reply(
-        self, table: Table, board: chess.Board, move: chess.Move, at: MachinePoint | None = None
+        self,
+        table: Table,
+        board: chess.Board,
+        move: chess.Move,
+        at: MachinePoint | None = None,
+        *,
+        free_s: float = 0.0,
     ) -> Plan:
         """The robot's move as a person waits for it: the fastest plan that makes ``move`` stand on the
         board. A victim and a promoted pawn go to the nearest free places off the board that let the
         move go on (:meth:`Table.is_parked` when that is not their zone: :mod:`.tidy` takes them on
-        later); a spare comes to the square. Raises as :meth:`plan_move`."""
+        later); a spare comes to the square. ``free_s``: seconds of the empty travel to the first drag
+        that cost the person nothing (made while they think, or while their move must still stand): a
+        promotion whose spare comes in first and whose pawn goes out after it may be a second shorter
+        than the other way round, though its first drag begins farther from the magnet. Raises as
+        :meth:`plan_move`."""
         if not board.is_legal(move):
             raise IllegalMoveError(f"{move.uci()!r} is not legal in {board.fen()!r}")
         start = self.layout.home_mm if at is None else at
-        return self.solve(table, self._move_variants(table, board, move, park=True), start)
+        return self.solve(table, self._move_variants(table, board, move, park=True), start, free_s)
 
     def _move_variants(
         self, table: Table, board: chess.Board, move: chess.Move, *, park: bool
@@ -230,19 +240,28 @@ class Planner:
 
     # --- the solver --------------------------------------------------------------------------------
 
-    def solve(self, table: Table, variants: Iterable[Sequence[Task]], at: MachinePoint) -> Plan:
+    def solve(
+        self, table: Table, variants: Iterable[Sequence[Task]], at: MachinePoint, free_s: float = 0.0
+    ) -> Plan:
         """The fastest feasible plan among the variants, each tried in every order of its tasks (a
         task whose goal is still occupied cannot run yet), counting the seconds its goals cost later
-        (:attr:`Task.later_s`). Raises :class:`NoPathError` if none works."""
+        (:attr:`Task.later_s`) and the empty travel from ``at`` to the first drag but its first
+        ``free_s``. Raises :class:`NoPathError` if none works."""
         best: Plan | None = None
         best_cost = math.inf
         for tasks in variants:
             later = sum(task.later_s for task in tasks)
             orders = [tasks] if any(t.purpose == "park" for t in tasks) else itertools.permutations(tasks)
             for order in orders:
-                plan = self._try(table, order, at, None if best is None else best_cost - later)
-                if plan is not None and plan.seconds + later < best_cost - 1e-9:
-                    best, best_cost = plan, plan.seconds + later
+                plan = self._try(table, order, at, None if best is None else best_cost - later + free_s)
+                if plan is None:
+                    continue
+                cost = plan.seconds + later
+                if free_s and plan.relocations:
+                    approach = self.timer.travel_s(at, self.layout.node_mm(plan.relocations[0].start))
+                    cost -= min(approach, free_s)
+                if cost < best_cost - 1e-9:
+                    best, best_cost = plan, cost
         if best is None:
             raise NoPathError("no sequence of drags can make this move without breaking the clearance rule")
         return best
@@ -456,24 +475,6 @@ def castling_squares(
     else:
         rook_from = chess.square(7 if kingside else 0, rank)
     return move.from_square, king_to, rook_from, rook_to
-
-
-def straight_line_bound(plan: Plan, timer: Timer) -> float:
-    """The time the move would take if each piece the plan moves went once, in a straight line, from
-    where it starts to where it ends (in the plan's order), with straight empty travel between."""
-    spans: dict[PieceId, list[Node]] = {}
-    for relocation in plan.relocations:
-        span = spans.setdefault(relocation.piece.id, [relocation.start, relocation.goal])
-        span[1] = relocation.goal
-    seconds = 0.0
-    position = plan.start_mm
-    for start, goal in spans.values():
-        if start == goal:
-            continue
-        seconds += timer.travel_s(position, timer.layout.node_mm(start)) + timer.magnet_s
-        seconds += timer.straight_drag_s(start, goal)
-        position = timer.layout.node_mm(goal)
-    return seconds
 
 
 def _piece_on(table: Table, layout: Layout, square: chess.Square) -> PhysicalPiece:

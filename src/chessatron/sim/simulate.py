@@ -30,11 +30,12 @@ from .. import files
 from ..errors import GameFileError
 from ..pgn import read_games
 from ..planning.gcode import ProgramWriter, comment
-from ..planning.layout import Layout, MachinePoint
-from ..planning.planner import Plan, Planner, Relocation, straight_line_bound
+from ..planning.layout import Layout, MachinePoint, Node
+from ..planning.planner import Plan, Planner, Relocation
 from ..planning.reset import ResetPlanner, arrangement_problems
-from ..planning.table import Table
+from ..planning.table import PieceId, Table
 from ..planning.tidy import next_tidy, plan_tidy
+from ..planning.timing import Timer
 from .twin import Twin, Violation
 from .world import twin_pieces
 
@@ -323,3 +324,21 @@ def simulate_game(
     for move in moves:
         run.plies.append(sim.play(move))
     return sim, run
+
+
+def straight_line_bound(plan: Plan, timer: Timer) -> float:
+    """The time the move would take if each piece the plan moves went once, in a straight line, from
+    where it starts to where it ends (in the plan's order), with straight empty travel between."""
+    spans: dict[PieceId, list[Node]] = {}
+    for relocation in plan.relocations:
+        span = spans.setdefault(relocation.piece.id, [relocation.start, relocation.goal])
+        span[1] = relocation.goal
+    seconds = 0.0
+    position = plan.start_mm
+    for start, goal in spans.values():
+        if start == goal:
+            continue
+        seconds += timer.travel_s(position, timer.layout.node_mm(start)) + timer.magnet_s
+        seconds += timer.straight_drag_s(start, goal)
+        position = timer.layout.node_mm(goal)
+    return seconds

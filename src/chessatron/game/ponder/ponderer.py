@@ -27,13 +27,16 @@ from ..players.notation import MoveSpellings
 from ..telling.live import LiveState
 from .magnet import Magnet
 from .model import (
+    AHEAD_FREE_S,
     CANDIDATES,
+    HOLD_S,
     MIN_GAIN_S,
     START_DELAY_S,
     UNFORESEEN_PLANS,
     Heading,
     Likely,
     PositionKey,
+    first_reply_start,
     likely_moves_of,
     moves_of_piece,
     position_key,
@@ -222,6 +225,12 @@ class Ponderer:
                 turn.halt(keep)
                 self.stats.searched.append(len(turn.searches))
                 start = turn.starts.get(keep) if keep is not None else None
+                reply = turn.ready.get(move) if move is not None and turn.by_hand else None
+            if start is not None and reply is not None and move is not None:
+                # planned again from where the magnet is: only the hold is left for the travel
+                started = time.thread_time()
+                start = self._first_start(table, board, move, reply, HOLD_S) or start
+                self.stats.planning_s += time.thread_time() - started
             if start is not None:
                 self._magnet.approach(start)
                 self._approached = keep
@@ -255,7 +264,7 @@ class Ponderer:
     def _set_off(self, table: Table, board: chess.Board, move: chess.Move) -> bool:
         """The magnet sets off for the first drag of the robot's ``move`` (False: it cannot be planned)."""
         started = time.thread_time()
-        start = self._first_start(table, board, None, move)
+        start = self._first_start(table, board, None, move, free_s=0.0)  # the travel is in the wait
         self.stats.planning_s += time.thread_time() - started
         if found := start is not None:
             self._magnet.approach(start)
@@ -406,23 +415,18 @@ class Ponderer:
             return search
 
     def _first_start(
-        self, table: Table, board: chess.Board, move: chess.Move | None, reply: chess.Move
+        self,
+        table: Table,
+        board: chess.Board,
+        move: chess.Move | None,
+        reply: chess.Move,
+        free_s: float = AHEAD_FREE_S,
     ) -> Node | None:
         """Where the robot's first drag of ``reply`` begins, after the person's ``move`` (None: made
-        already, ``table`` shows it)."""
-        planner = self.planner
+        already, ``table`` shows it), the travel there free for ``free_s`` (planned ahead: the person
+        thinks meanwhile)."""
         at = self._magnet.destination()
-        position = board.copy()
-        try:
-            scratch = table.copy()
-            if move is not None:
-                planner.plan_move(scratch, position, move, at=at).apply(scratch)  # (by hand: to the zone)
-                position.push(move)
-            plan = planner.plan_reply(scratch, position, reply, at=at)
-        except ChessatronError as exc:
-            LOGGER.info("reply %s not planned ahead: %s", reply.uci(), exc)
-            return None
-        return plan.relocations[0].start if plan.relocations else None
+        return first_reply_start(self.planner, at, table, board, move, reply, free_s)
 
     def _wait_near(self, turn: _Turn) -> None:
         """Send the empty magnet where the expected travel to the robot's first drag is shortest, if that
