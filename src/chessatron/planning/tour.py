@@ -157,7 +157,7 @@ class _Search:
         self.at = at
         self.timer = timer
         self.layout: Layout = timer.layout
-        self.free = {zone: list(cells) for zone, cells in free_cells.items()}
+        self.free = _copy_free(free_cells)
         self.deadline = time.thread_time() + budget_s
         self.order: list[int] = []
         self.improvements = 0
@@ -166,7 +166,6 @@ class _Search:
         self._rapid = timer.rapid_table()
         #: local optima found by :meth:`kick`, by their estimated seconds
         self.optima: dict[tuple[Drag, ...], float] = {}
-        self.kicks_cut = False
 
     # --- costs --------------------------------------------------------------------------------------
 
@@ -298,7 +297,6 @@ class _Search:
         self.optima[self._tour()] = best[0]
         for _ in range(kicks):
             if time.thread_time() > self.deadline:
-                self.kicks_cut = True
                 break
             cuts = sorted(rng.sample(range(1, len(best[1]) + 1), 3))
             a, b, c = cuts
