@@ -402,6 +402,21 @@ def test_replies_that_never_leave_the_board_still_are_seen_one_by_one() -> None:
     assert s.moves() == ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]
 
 
+def test_replies_between_captures_by_displacement_are_seen_one_by_one() -> None:
+    # the rook takes pawn after pawn by pushing it off (only its lift is seen), each answered at once by a
+    # king move: every capture but the latest has the game go on after it, so the board commits them as
+    # it goes, and never holds more plies than it can explain (it had stalled on a board fit only to be
+    # called illegal)
+    s = script("k7/3ppppp/8/8/8/8/8/K6R w - - 0 1")
+    for k, rook in enumerate(["h1", "h7", "g7", "f7", "e7"]):
+        s.lift(rook, 0.6)  # and it lands on the pawn's square, pushing the pawn off
+        s.move(*(("a8", "b8") if k % 2 == 0 else ("b8", "a8")), 0.6)
+    assert len(s.committed) >= 4  # while the board was still busy
+    s.settle(HumanModel().held_s + 0.5)
+    assert s.moves() == ["h1h7", "a8b8", "h7g7", "b8a8", "g7f7", "a8b8", "f7e7", "b8a8", "e7d7", "a8b8"]
+    assert not s.of(Ambiguous) and not s.of(Illegal)
+
+
 def test_the_opponent_lifting_the_piece_just_moved_does_not_revise_it() -> None:
     # Nd4 is committed; white takes the knight victim first and pauses the bishop's slide on e3: until
     # the bishop lands, that must not read as the knight having taken on f4 by displacement

@@ -435,8 +435,12 @@ class Recognizer:
             # from where the pieces stand; let the still board decide
             return []
         chosen = next(e for e, _ in near if e.moves[:length] == common[:length])
-        if self._displaces(chosen, length):
-            return []  # a piece that may only be held: wait for the board to be still (the model's held_s)
+        while length > kept and self._displaces(chosen, length):
+            # a piece that may only be held: commit what came before it, and for it wait for the board to
+            # be still (the model's held_s) or for the game to go on
+            length -= 1
+        if length <= kept:
+            return []
         return self._adopt(t, Explanation(chosen.plies[:length], best), prefix=True)
 
     def _displaces(self, explanation: Explanation, commits: int | None = None) -> bool:
