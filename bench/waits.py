@@ -116,19 +116,25 @@ class Tidied:
 
 def tidy_during(sim: TableSimulator, until_s: float, number: int) -> Tidied:
     """Tidy parked pieces from the start of the person's turn, a drag at a time, while the next would
-    begin before ``until_s`` (the person's hand comes to the table) and end within the turn's limit
+    begin before ``until_s`` (the person's hand comes to the table) and end, with the magnet's travel back
+    to where the turn began (:func:`~chessatron.planning.tidy.turn_share_s`), within the turn's limit
     (:data:`~chessatron.game.tidying.TURN_S`); the drag under way ends first. Before issue 25 nothing was
     ever parked: nothing to do."""
     if not hasattr(sim, "tidy_step"):
         return Tidied(0.0, 0.0, 0, 0)
     from chessatron.game.tidying import TURN_S as turn_s  # (a turn's limit, from issue 25 on)
-    from chessatron.planning.tidy import next_tidy
+    from chessatron.planning import tidy
 
+    home = sim.writer.position
     t = machine = 0.0
     drags = violations = 0
     while t < until_s:
-        plan = next_tidy(sim.planner, sim.table, sim.writer.position)
-        if plan is None or t + plan.seconds > turn_s:
+        plan = tidy.next_tidy(sim.planner, sim.table, sim.writer.position)
+        if plan is None:
+            break
+        # (the step and the travel back to where the turn began must fit, when the code has that rule)
+        share_s = tidy.turn_share_s(sim.planner, plan, home) if hasattr(tidy, "turn_share_s") else 0.0
+        if t + max(plan.seconds, share_s) > turn_s:
             break
         done = sim.run(plan, f"TIDY {number}")
         t += done.seconds

@@ -28,7 +28,9 @@ from chessatron.game.tidying import Tidier
 from chessatron.planning.layout import Layout
 from chessatron.planning.reset import arrangement_problems
 from chessatron.planning.table import Table
+from chessatron.planning.tidy import next_tidy, turn_share_s
 from chessatron.recognition import PieceLifted
+from chessatron.sim.twin import TwinPiece
 
 # Black's queen takes the pawn on h4: White's zone lies beyond the a-file, so the reply parks it beside the
 # h-file and the tidying takes it round the board while White thinks about the next move.
@@ -318,3 +320,31 @@ def test_a_step_that_would_run_past_the_turns_limit_is_left_for_later() -> None:
     tidier.start()
     assert idle.wait(5)
     assert tidier.stop() == 1 and len(begun) == 1 and begun[0] > 0.4
+
+
+def test_tidying_begins_no_step_the_magnet_could_not_come_back_from_within_the_turn(tmp_path: Path) -> None:
+    """Tidying carries the magnet to the zones at the table's sides; the robot's next reply may begin
+    across the table. A step counts with the travel back to where the turn began: the same step is
+    begun when the magnet comes back from it in time, and left for later when it could not."""
+    speed = 50.0
+    with Session(Config.from_dict({"grbl": {"url": "sim://"}}), games_dir=tmp_path, speed=speed) as session:
+        session.connect()
+        layout, table = session.layout, session.table
+        queen = table.piece_at(layout.square_node(chess.D8))
+        assert queen is not None
+        table.relocate(queen.id, layout.cell_node((2, 9)))  # parked above the board, far from its zone
+        assert session.world is not None
+        session.world.twin.lift(queen.id)
+        session.world.twin.place(TwinPiece(queen.id, queen.symbol, *layout.node_mm(layout.cell_node((2, 9)))))
+        step = next_tidy(session.planner, table, session.gantry)
+        assert step is not None
+        far = layout.node_mm(layout.square_node(chess.A1))
+        share = turn_share_s(session.planner, step, far)
+        assert share > step.seconds + 1.0  # a1 is well across the table from where the step ends
+        within_s = (step.seconds + share) / 2 / speed
+        session.tidy_home = far
+        assert not session._tidy_step(None, within_s)
+        assert table.node_of(queen.id) == layout.cell_node((2, 9))  # left for later
+        session.tidy_home = step.end_mm
+        assert session._tidy_step(None, within_s)
+        assert table.node_of(queen.id) != layout.cell_node((2, 9))

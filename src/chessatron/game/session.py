@@ -354,6 +354,7 @@ class Session(GameCommands):
         if kind == "hand":
             tidier.tidy_now()
         else:
+            self.tidy_home = self.gantry
             tidier.start(mover.events if isinstance(mover, BoardMover) else None)
 
     def _stop_tidying(self, tidier: Tidier, *, quietly: bool = False) -> int:

@@ -19,10 +19,10 @@ import chess.engine
 from ..errors import ChessatronError, HardwareError
 from ..feedback.signals import LedSignals
 from ..grbl.charcount import StreamProgress
-from ..planning.layout import Cell, Layout, Node
+from ..planning.layout import Cell, Layout, MachinePoint, Node
 from ..planning.planner import Plan, Relocation
 from ..planning.table import PhysicalPiece, PieceId, Table
-from ..planning.tidy import next_tidy
+from ..planning.tidy import next_tidy, turn_share_s
 from ..sim.hand import HandAction, perform
 from .devices import TableDevices
 from .records.journal import Journal, JournalState
@@ -126,6 +126,8 @@ class TableWork(TableDevices):
     #: Robot work at least this long (seconds, at this session's speed) is told with its estimate and a
     #: countdown.
     long_work_s: float = LONG_WORK_S
+    #: Where the magnet stood when the person's turn, and its tidying, began (None: where it stands).
+    tidy_home: MachinePoint | None = None
 
     def set_up(
         self, target: chess.Board, title: str = "SETUP", journal: Journal | None = None
@@ -243,13 +245,18 @@ class TableWork(TableDevices):
     def _tidy_step(self, journal: Journal | None, within_s: float = math.inf) -> bool:
         """One step of tidying (:func:`~chessatron.planning.tidy.next_tidy`) on the tidier's thread, while
         the game's waits for a person: journaled as robot work of the current ply. False when nothing is
-        left to tidy (or the robot is gone), or the next step would take longer than ``within_s`` (wall
+        left to tidy (or the robot is gone), or the next step, with the travel back to where the turn
+        began (:func:`~chessatron.planning.tidy.turn_share_s`), would take longer than ``within_s`` (wall
         seconds)."""
         if self.robot is None:
             return False
         plan = next_tidy(self.planner, self.table, self.gantry)
-        if plan is None or self._wall_s(plan.seconds) > within_s:
+        if plan is None:
             return False
+        if within_s < math.inf:
+            home = self.tidy_home if self.tidy_home is not None else self.gantry
+            if self._wall_s(turn_share_s(self.planner, plan, home)) > within_s:
+                return False
         ply = len(journal.state.moves) if journal is not None else 0
         self.run_plan(plan, f"TIDY {ply}", journal, background=True)
         return True

@@ -8,7 +8,9 @@ sooner. The rest of the trip is done on the person's time by a :class:`Tidier`, 
 table as it stands, journaled and carried out like any robot work (``TIDY n`` in the program).
 
 The person always comes first. Tidying begins when the person is asked for their move, and begins no step
-that would still run :data:`TURN_S` into the turn (what is left waits for the next turn, or the reset) or
+that would still run :data:`TURN_S` into the turn, counting the magnet's travel back to where the turn
+began (:func:`~chessatron.planning.tidy.turn_share_s`: the robot's reply may begin across the table from
+the zones; what is left waits for the next turn, or the reset) or
 once their hand may be at the table: a piece lifted at the board (the recognizer's events), the first key
 typed or a piece picked up on the web page (:meth:`Tidier.hold`). The session stops it before it does
 anything with the person's move (:meth:`Tidier.stop`: the step under way ends first), so the robot's
@@ -41,7 +43,11 @@ __all__ = ["TURN_S", "Tidier"]
 #: (``python -m bench.replies``) the wait for the reply, median and 90th percentile, was 3.07 s and 8.56 s
 #: (as played), 3.56 s and 9.27 s (against the engine) when a step merely had to begin within 2.5 s; with
 #: each step ending within 3.5 s it is 2.89 s and 8.22 s, 3.48 s and 8.86 s. Ending within 3 s or 4 s
-#: was no better; within 2.5 s the waits were as short, but almost nothing got tidied.
+#: was no better; within 2.5 s the waits were as short, but almost nothing got tidied. Counting the
+#: magnet's travel back to where the turn began in the step (:func:`~chessatron.planning.tidy.turn_share_s`)
+#: the waits are 2.89 s and 8.28 s, 3.36 s and 8.86 s, both promotions of those games within target
+#: (one before), and on ponder hits the wait beyond the drags' own 0.13 s and 0.05 s at p90 (0.32 s):
+#: a step no longer leaves the magnet at a zone when the reply begins across the table.
 TURN_S = 3.5
 
 

@@ -50,7 +50,7 @@ from .paths import Path, merge_collinear
 from .planner import Plan, Planner, Relocation
 from .table import PhysicalPiece, Table
 
-__all__ = ["BETTER_CELL_S", "LEG_S", "next_tidy", "off_board_route", "plan_tidy"]
+__all__ = ["BETTER_CELL_S", "LEG_S", "next_tidy", "off_board_route", "plan_tidy", "turn_share_s"]
 
 #: The longest one step of tidying drags (machine seconds, the drag alone; one square, straight or
 #: diagonal, on the classic table): a person who comes to the table meanwhile waits for at most this much
@@ -93,6 +93,15 @@ def next_tidy(planner: Planner, table: Table, at: MachinePoint | None = None) ->
                 seconds = timer.relocation_s(start, leg)
                 return Plan((Relocation(piece, leg, "tidy"),), seconds, start, layout.node_mm(leg[-1]))
     return None
+
+
+def turn_share_s(planner: Planner, step: Plan, home: MachinePoint) -> float:
+    """What a step of tidying takes of a person's turn (machine seconds): the step, and the empty travel
+    from where it ends back to ``home``, where the magnet stood when the turn began. Tidying carries the
+    magnet to the zones at the table's sides, and the robot's next reply, or the spare of a promotion,
+    may be across the table from them: a step counts as done only once the magnet could be back, as
+    near to the reply as tidying found it."""
+    return step.seconds + planner.timer.travel_s(step.end_mm, home)
 
 
 def plan_tidy(planner: Planner, table: Table, at: MachinePoint | None = None) -> Plan:
