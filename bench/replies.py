@@ -240,15 +240,18 @@ def first_start(
     move: chess.Move | None,
     reply: chess.Move,
     free_s: float = 0.0,
+    at: Node | None = None,
 ) -> Node:
     """Where the robot's first drag of ``reply`` begins after the person's ``move`` (None: made already),
-    the travel there free for ``free_s`` (issue 25 on: planned ahead, or in the hold)."""
+    the travel there free for ``free_s`` (issue 25 on: planned ahead, or in the hold), the magnet where it
+    is or, once a travel asked for has run, at ``at``."""
     table, position = sim.table.copy(), board.copy()
+    magnet = sim.writer.position if at is None else sim.layout.node_mm(at)
     if move is not None:
-        sim.planner.plan_move(table, position, move, at=sim.writer.position).apply(table)  # by hand
+        sim.planner.plan_move(table, position, move, at=magnet).apply(table)  # by hand
         position.push(move)
     free = {"free_s": free_s} if free_s else {}
-    plan = sim.planner.plan_reply(table, position, reply, at=sim.writer.position, **free)
+    plan = sim.planner.plan_reply(table, position, reply, at=magnet, **free)
     return plan.relocations[0].start
 
 
@@ -655,8 +658,14 @@ class Bench:
         totals.planning_cpu_s += time.thread_time() - cpu
         if hit is None and searched:
             # on a miss the magnet follows the search (Ponderer.searching): each travel asked for replaces
-            # one not begun; the last, at the answer, goes to where its first drag begins
-            asked = [(commit_s + at_s, first_start(sim, sim.board, None, move)) for at_s, move in searched]
+            # one not begun; the last, at the answer, goes to where its first drag begins. Each is planned
+            # from where the travel asked for before it goes (Magnet.destination), as the ponderer does.
+            asked: list[tuple[float, Node]] = []
+            for at_s, move in searched:
+                going = asked[-1][1] if asked else None
+                asked.append((commit_s + at_s, first_start(sim, sim.board, None, move, at=going)))
+            if asked:
+                target = first_start(sim, sim.board, None, reply, at=asked[-1][1])
             magnet.free_at = follow(sim, totals, [*asked, (ready, target)], magnet.free_at)
             approach_from, approach_s = magnet.free_at, 0.0
         else:
