@@ -93,6 +93,21 @@ def test_a_nudged_piece_does_not_become_a_capture() -> None:
     assert s.moves() == ["f3g5"]
 
 
+@pytest.mark.parametrize("when", ["after the landing", "in flight"])
+def test_a_victim_taken_off_first_is_not_a_piece_held_across_the_lift(when: str) -> None:
+    # the knight on f3 can take on e5 or d4; the player takes e5 off, lifts the knight, sets it on e5 and
+    # straightens d4 (after the knight landed, or with the other hand while it is in the air). Nxd4 would
+    # fit the squares only with e5 held off its square across the knight's lift and d4 taken
+    s = script(TWO_TARGETS).lift("e5", 1.0).lift("f3", 0.6)
+    if when == "after the landing":
+        s.place("e5", 1.0).lift("d4", 0.1).place("d4")
+    else:
+        s.lift("d4", 0.1).place("d4", 0.3).place("e5")
+    s.settle(HumanModel().held_s + 3.0)
+    assert s.moves() == ["f3e5"] and s.committed == ["f3e5"]
+    assert not s.of(Ambiguous)
+
+
 def test_capture_by_displacement() -> None:
     # the victim is pushed off as the mover arrives: its square never reads empty. Until the board has
     # been still for long, that looks exactly like a piece held in the air: no move yet.

@@ -33,6 +33,12 @@ class HumanModel:
     straightened while the mover is in hand and one straightened after it landed leave the same events
     when the straightened piece is one the mover could have taken, so pricing either lower would make
     the board guess."""
+    nudge_across_lift: float = 3.5
+    """The same, begun before the moving piece left and ended while it was in the air: an adjustment still
+    in one hand as the other lifts the mover. Rarer than one before the move or one made with the mover
+    in hand; and a piece the mover could take that empties before it leaves and fills while it is in the
+    air is that capture's victim taken off and the mover landing, not a piece held across the lift while
+    the mover took another (priced as a nudge, that reading would make the board ask)."""
     stopover_off_path: float = 3.0
     """The moving piece set down on a square that is not on its way, then lifted and moved on (set on the
     wrong square and corrected). A stop on its way is a paused slide, and costs nothing."""
@@ -84,6 +90,7 @@ class HumanModel:
         *,
         nudges: int = 0,
         nudges_in_flight: int = 0,
+        nudges_across_lift: int = 0,
         stopovers: int = 0,
         displaced: int = 0,
         revisions: int = 0,
@@ -95,6 +102,7 @@ class HumanModel:
             self.stray * strays
             + self.nudge * nudges
             + self.nudge_in_flight * nudges_in_flight
+            + self.nudge_across_lift * nudges_across_lift
             + self.stopover_off_path * stopovers
             + self.displacement * displaced
             + self.revision * revisions

@@ -32,6 +32,8 @@ class Shape:
     target: chess.Square | None = None
     """A quiet move's target, which must be filled after the mover left."""
     castling: bool = False
+    stays: int = 0
+    """Castling pieces already on their target: a hand may lift and put them back as part of the move."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class Fit:
     """Pieces lifted and put back before the move began or after it ended."""
     nudges_in_flight: int = 0
     """Pieces lifted and put back while the moving piece was in the air."""
+    nudges_across_lift: int = 0
+    """Pieces lifted before the moving piece left and put back while it was in the air."""
     stopovers: int = 0
     """Squares off its way where the moving piece was set down, then lifted again."""
     flight_s: float = 0.0
@@ -56,6 +60,7 @@ class Fit:
         return model.cost(
             nudges=self.nudges,
             nudges_in_flight=self.nudges_in_flight,
+            nudges_across_lift=self.nudges_across_lift,
             stopovers=self.stopovers,
             displaced=self.displaced,
             flight_s=self.flight_s,
@@ -76,14 +81,16 @@ def shape_of(board: chess.Board, move: chess.Move) -> Shape:
     bb = chess.BB_SQUARES
     if board.is_castling(move):
         king_from, king_to, rook_from, rook_to = castling_squares(board, move)
-        departs = arrives = 0
+        departs = arrives = stays = 0
         for origin, goal in ((king_from, king_to), (rook_from, rook_to)):
             if origin != goal:
                 departs |= bb[origin]
                 arrives |= bb[goal]
+            else:
+                stays |= bb[origin]
         diff = (bb[king_from] | bb[rook_from]) ^ (bb[king_to] | bb[rook_to])
         path = chess.between(king_from, king_to) | chess.between(rook_from, rook_to)
-        return Shape(move, diff, departs, arrives, path, king_from, castling=True)
+        return Shape(move, diff, departs, arrives, path, king_from, castling=True, stays=stays)
     origin, target = move.from_square, move.to_square
     path = chess.between(origin, target)
     if board.is_en_passant(move):
@@ -215,7 +222,7 @@ def fit_segment(
         if shape.castling and flight_to < j:
             landing = flight_to
     explained = explained_squares(shape)
-    nudges, in_flight, stopovers, strays = nudges_on_victim, 0, 0, 0
+    nudges, in_flight, across, stopovers, strays = nudges_on_victim, 0, 0, 0, 0
     if landing is not None and not shape.castling and shape.move.promotion is None:
         # the piece lifted off its target again after it landed and set down once more: adjusted, or
         # another piece's place taken and given back (a pawn exchanged on promotion is no adjustment)
@@ -229,9 +236,15 @@ def fit_segment(
             spans.setdefault(square, [index, index])[1] = index
     for square, (first, last) in spans.items():
         if before & chess.BB_SQUARES[square]:
-            # a piece lifted and put back: with the other hand if the mover was in the air meanwhile
+            # a piece lifted and put back: with the other hand if the mover was in the air meanwhile,
+            # still in it as the mover left if off its square then (a castling piece on its target is
+            # the move's own)
             if last < flight_from or first > flight_to:
                 nudges += 1
+            elif (
+                _is_off(square, lifts, places, i, flight_from) and not shape.stays & chess.BB_SQUARES[square]
+            ):
+                across += 1
             else:
                 in_flight += 1
         elif not (flight_from < first and last < flight_to):
@@ -239,7 +252,20 @@ def fit_segment(
         elif not shape.path & chess.BB_SQUARES[square]:
             stopovers += 1  # the mover set down off its way, then moved on
     flight_s = 0.0 if landing is None else events[landing].t - events[flight_from].t
-    return Fit(displaced, nudges, in_flight, stopovers, max(0.0, flight_s), strays)
+    return Fit(displaced, nudges, in_flight, across, stopovers, max(0.0, flight_s), strays)
+
+
+def _is_off(
+    square: chess.Square,
+    lifts: dict[chess.Square, list[int]],
+    places: dict[chess.Square, list[int]],
+    i: int,
+    k: int,
+) -> bool:
+    """Whether ``square``'s piece, there at event ``i``, is off it just before event ``k``."""
+    lifted = last_index(lifts.get(square), i, k)
+    placed = last_index(places.get(square), i, k)
+    return lifted is not None and (placed is None or placed < lifted)
 
 
 def sans_of(board: chess.Board, moves: Sequence[chess.Move]) -> list[str]:
