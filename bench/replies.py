@@ -650,22 +650,23 @@ class Bench:
         ready = max(commit_s, hit[1]) if hit is not None else commit_s + ENGINE_MOVE_S
         # at the commit on a hit the magnet sets off for the reply's first drag, else once the engine has it
         hand_move(sim, person_move)
-        cpu = time.thread_time()
-        # (on a hit the reply is planned again at the commit, from where the magnet is: only the hold is
-        # left for the travel; on a miss, at the answer, the travel is all in the wait)
-        held_s = ponder.HOLD_S if hit is not None and _ahead_free_s(ponder) else 0.0
-        target = first_start(sim, sim.board, None, reply, held_s)
-        totals.planning_cpu_s += time.thread_time() - cpu
-        if hit is None and searched:
+        asked: list[tuple[float, Node]] = []
+        if hit is None:
             # on a miss the magnet follows the search (Ponderer.searching): each travel asked for replaces
-            # one not begun; the last, at the answer, goes to where its first drag begins. Each is planned
-            # from where the travel asked for before it goes (Magnet.destination), as the ponderer does.
-            asked: list[tuple[float, Node]] = []
+            # one not begun, and is planned from where the travel asked for before it goes
+            # (Magnet.destination), as the ponderer plans it
             for at_s, move in searched:
                 going = asked[-1][1] if asked else None
                 asked.append((commit_s + at_s, first_start(sim, sim.board, None, move, at=going)))
-            if asked:
-                target = first_start(sim, sim.board, None, reply, at=asked[-1][1])
+        cpu = time.thread_time()
+        # (on a hit the reply is planned again at the commit, from where the magnet is: only the hold is
+        # left for the travel; on a miss, at the answer, from where the search sent it: the travel is all
+        # in the wait)
+        held_s = ponder.HOLD_S if hit is not None and _ahead_free_s(ponder) else 0.0
+        target = first_start(sim, sim.board, None, reply, held_s, at=asked[-1][1] if asked else None)
+        totals.planning_cpu_s += time.thread_time() - cpu
+        if asked:
+            # the last travel, at the answer, goes to where its first drag begins
             magnet.free_at = follow(sim, totals, [*asked, (ready, target)], magnet.free_at)
             approach_from, approach_s = magnet.free_at, 0.0
         else:
