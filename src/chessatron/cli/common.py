@@ -54,7 +54,12 @@ def friendly(func: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:
             click.echo("chessatron: interrupted", err=True)
             sys.exit(EXIT_STOPPED)
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+        except click.exceptions.Abort as exc:
+            if isinstance(exc.__context__, KeyboardInterrupt):  # Ctrl-C at one of click's own prompts
+                click.echo("\nchessatron: interrupted", err=True)
+                sys.exit(EXIT_STOPPED)
+            raise  # the end of input at click's prompt: click's own "Aborted!"
+        except (click.ClickException, click.exceptions.Exit):
             raise  # click's own: usage errors it words itself
         except BrokenPipeError:
             # whoever read our output left (`| head`): nothing to say, and nowhere to say it

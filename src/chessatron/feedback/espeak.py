@@ -100,6 +100,8 @@ def _run(extra: list[str], text: str, voice: EspeakVoice) -> bytes:
             capture_output=True,
             timeout=SPEAK_TIMEOUT_S,
             check=False,
+            # out of the terminal's process group: Ctrl-C is the program's, which stops at a safe point
+            start_new_session=True,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise OutputDeviceError(f"espeak-ng could not say {text!r}: {exc}") from exc

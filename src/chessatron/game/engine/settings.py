@@ -323,7 +323,8 @@ def engine_options(engine: str | os.PathLike[str] = DEFAULT_ENGINE) -> Mapping[s
 @functools.lru_cache(maxsize=4)
 def _options_of(path: Path, mtime_ns: int) -> Mapping[str, chess.engine.Option]:
     try:
-        engine = chess.engine.SimpleEngine.popen_uci(str(path), timeout=STARTUP_TIMEOUT_S)
+        # a process group of its own: a terminal's Ctrl-C is chessatron's to handle, not the engine's
+        engine = chess.engine.SimpleEngine.popen_uci(str(path), timeout=STARTUP_TIMEOUT_S, setpgrp=True)
     except _ENGINE_FAILURES as exc:
         raise EngineFailedError(
             f"the chess engine {str(path)!r} did not start ({_describe(exc)}); {INSTALL_HINT}"

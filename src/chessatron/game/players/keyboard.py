@@ -70,13 +70,16 @@ class KeyboardPlayer:
         self._reading = threading.RLock()
 
     def confirm(self, question: str) -> bool:
-        """A yes/no question (``"Another game?"``): True for y/yes; no, anything else, the end of input
-        or Ctrl-C is False."""
+        """A yes/no question (``"Another game?"``): True for y/yes; no, anything else or the end of input
+        is False. Ctrl-C goes on up as the ``KeyboardInterrupt`` it is: the command stops, as at any prompt."""
         lineinput.offer(["yes", "no"])
         try:
             line = self._read(f"{question} [y/N] ", None)
-        except (KeyboardInterrupt, EOFError):
+        except EOFError:
             line = None
+        except KeyboardInterrupt:
+            self._write("")  # end the prompt's line
+            raise
         if line is None or line is _GAVE_UP:
             self._write("")
             return False

@@ -26,11 +26,12 @@ import contextlib
 import io
 import logging
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
-from typing import Any
+from typing import Any, Final
 
 __all__ = ["Prompt", "follow", "offer", "read_line", "tell"]
 
@@ -41,6 +42,9 @@ _words: tuple[str, ...] = ()
 _following: Callable[[str], None] | None = None
 _readline: ModuleType | None = None
 _set_up = False
+#: How soon a Ctrl-C that reached the input hook is sent again, for readline to hear (seconds): the hook
+#: has returned by then.
+_AGAIN_S = 0.01
 #: The terminal's settings before readline took it over, while a line is being read (None otherwise).
 _terminal_before: list[Any] | None = None
 
@@ -221,9 +225,20 @@ def _hooked(prompt: str, readline: ModuleType) -> Iterator[None]:
         yield  # no input hook: the prompt stays as first shown, and nobody hears of the typing
         return
     told = [""]
+    before = hook.value
+    held = _HeldSignals()
 
     def tick() -> int:
         # readline's own thread, between keys: the one place where its display may be changed
+        if held.signum is not None:
+            # Ctrl-C (or SIGTERM) came while the line was read. Raised in here, it would go to ctypes,
+            # which only prints it, and the line would go on being read. Take the hook away (readline
+            # then waits for keys with no timeout, and no Python runs between a signal and readline's own
+            # check of it), give the signal its handler back and send it again: readline hears it, ends
+            # the line, and input() raises what the handler raises, as it does without a hook.
+            hook.value = before
+            held.send_again(_AGAIN_S)
+            return 0
         if redraw is not None:
             try:
                 redraw()
@@ -240,13 +255,59 @@ def _hooked(prompt: str, readline: ModuleType) -> Iterator[None]:
         return 0
 
     callback: Any = ctypes.CFUNCTYPE(ctypes.c_int)(tick)
-    before = hook.value
+    held.hold()
     hook.value = ctypes.cast(callback, ctypes.c_void_p).value
     try:
         yield
     finally:
         hook.value = before
         del callback
+        held.send_again(0.0)  # a signal noted as the line ended is raised here, not lost
+
+
+#: The signals a command turns into an exception: Ctrl-C, and SIGTERM (:mod:`chessatron.termination`).
+_STOPPING: Final = (signal.SIGINT, signal.SIGTERM)
+
+
+class _HeldSignals:
+    """While the input hook is in place, Ctrl-C and SIGTERM are noted instead of raised: Python runs a
+    signal's handler at the next Python code of the main thread, and while a line is read that is the
+    hook, called by readline through ctypes, which swallows an exception (it prints ``Exception ignored on
+    calling ctypes callback function`` and the line goes on being read). The hook then hands the signal
+    back (:meth:`send_again`). Only the main thread may set handlers; elsewhere nothing is held (signals
+    are handled on the main thread anyway)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._handlers: dict[int, Any] = {}
+
+    def hold(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in _STOPPING:
+            handler = signal.getsignal(signum)
+            if callable(handler):  # an ignored or default signal stays as it is
+                self._handlers[signum] = signal.signal(signum, self._note)
+
+    def _note(self, signum: int, frame: object) -> None:
+        if self.signum is None:
+            self.signum = signum
+
+    def send_again(self, delay_s: float) -> None:
+        """Give the signals their handlers back and send the one noted again, after ``delay_s`` (from a
+        timer thread, so that the hook has returned) or at once (0)."""
+        for signum, handler in self._handlers.items():
+            signal.signal(signum, handler)
+        self._handlers.clear()
+        signum, self.signum = self.signum, None
+        if signum is None:
+            return
+        if delay_s <= 0:
+            os.kill(os.getpid(), signum)
+            return
+        again = threading.Timer(delay_s, os.kill, (os.getpid(), signum))
+        again.daemon = True
+        again.start()
 
 
 def read_line(prompt: str) -> str | None:
