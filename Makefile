@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 SPEED ?= 8
 # the web page's board widget (chessground), from npm as package-lock.json pins it: scripts/web-vendor
 VENDOR := src/chessatron/web/static/vendor/chessground/chessground.min.js
+# the manual's search from the file system: the iframe-worker shim, from npm by the same script
+DOCS_VENDOR := docs/vendor/iframe-worker/shim.js
 # `make demo WEB=1` also opens the web page beside the terminal view
 WEB ?=
 
@@ -17,7 +19,7 @@ $(BIN)/chessatron: pyproject.toml | $(VENDOR)
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-$(VENDOR): package.json package-lock.json scripts/web-vendor
+$(VENDOR) $(DOCS_VENDOR) &: package.json package-lock.json scripts/web-vendor
 	scripts/web-vendor
 
 demo: system $(BIN)/chessatron
@@ -39,7 +41,7 @@ typecheck: $(BIN)/chessatron
 # The manual, strict (mkdocs.yml): a broken link or anchor, a page missing from the nav or a warning of the
 # reference pages made from the code (scripts/mkdocs_hooks.py) fails it. Material's notice about its own
 # future is not a warning of ours.
-docs: $(BIN)/chessatron
+docs: $(BIN)/chessatron $(DOCS_VENDOR)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # Three workers on two cores: many tests wait (a browser, a program killed and resumed, a robot at real
