@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -105,24 +106,42 @@ class Terminal:
             codec_errors="replace",
             timeout=None,
         )
+        # A reader of its own: a program whose output nobody reads stops when the terminal's buffer is
+        # full (a live view redraws several times a second), as it would not in a terminal window.
+        self._lock = threading.Lock()
+        self._ended = threading.Event()
+        self._reader = threading.Thread(target=self._read_all, name="journey-terminal", daemon=True)
+        self._reader.start()
 
     # -- what the person sees -----------------------------------------------------------------------
 
     @property
     def text(self) -> str:
         """Everything shown so far, escapes removed."""
-        return _ESCAPES.sub("", self.raw).replace("\r", "")
+        with self._lock:
+            raw = self.raw
+        return _ESCAPES.sub("", raw).replace("\r", "")
 
-    def _read(self, timeout_s: float) -> None:
-        try:
-            chunk = self.child.read_nonblocking(65536, timeout=timeout_s)
-        except pexpect.TIMEOUT:
-            return
-        except pexpect.EOF:
-            time.sleep(min(timeout_s, 0.05))
-            return
-        self.raw += chunk
-        self._stream.feed(chunk)
+    def _read_all(self) -> None:
+        while True:
+            try:
+                chunk = self.child.read_nonblocking(65536, timeout=0.05)
+            except pexpect.TIMEOUT:
+                continue
+            except (pexpect.EOF, OSError, ValueError):
+                self._ended.set()
+                return
+            with self._lock:
+                self.raw += chunk
+                try:
+                    self._stream.feed(chunk)
+                except (TypeError, ValueError, IndexError, KeyError):
+                    # pyte does not know every sequence a terminal does (readline's cursor moves with
+                    # several parameters): the screen may be off by a line until the next redraw
+                    self._stream = pyte.Stream(self._screen)
+
+    def _wait(self, timeout_s: float) -> None:
+        self._ended.wait(timeout_s)
 
     def mark(self) -> None:
         """From now on :meth:`expect` looks only at what is shown after this moment."""
@@ -148,19 +167,35 @@ class Terminal:
                     f"the program ended ({self.child.exitstatus}, signal {self.child.signalstatus}) "
                     f"without showing {pattern!r}:\n{self.text[-3000:]}"
                 )
-            self._read(0.05)
+            self._wait(0.05)
 
     def _drain(self) -> None:
+        """Let what the program has written reach the screen (until it is quiet for a moment)."""
         for _ in range(100):
             before = len(self.raw)
-            self._read(0.02)
+            self._wait(0.03)
             if len(self.raw) == before:
                 return
 
     def screen(self) -> str:
         """The screen as the terminal draws it now, one line per row, trailing blanks removed."""
         self._drain()
-        return "\n".join(line.rstrip() for line in self._screen.display).rstrip("\n")
+        with self._lock:
+            display = list(self._screen.display)
+        return "\n".join(line.rstrip() for line in display).rstrip("\n")
+
+    def expect_screen(self, pattern: str, *, timeout_s: float = 60.0) -> re.Match[str]:
+        """Wait until the screen as drawn (:meth:`screen`) matches ``pattern``: for what a live view
+        redraws in place, which the stream of text shows many times over."""
+        compiled = re.compile(pattern)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            found = compiled.search(self.screen())
+            if found is not None:
+                return found
+            if time.monotonic() > deadline or not self.child.isalive():
+                raise AssertionError(f"no {pattern!r} on the screen:\n{self.screen()}")
+            self._wait(0.1)
 
     def lines(self) -> Iterator[str]:
         yield from self.screen().splitlines()
@@ -188,8 +223,9 @@ class Terminal:
         while self.child.isalive():
             if time.monotonic() > deadline:
                 raise AssertionError(f"the program did not end in {timeout_s} s:\n{self.text[-3000:]}")
-            self._read(0.05)
-        self._drain()
+            self._wait(0.05)
+        self._ended.wait(5)
+        self._reader.join(5)
         self.child.close()
         if self.child.signalstatus is not None:
             return 128 + int(self.child.signalstatus)
@@ -199,6 +235,7 @@ class Terminal:
         """End the program if it still runs (its whole process group, as closing the window does)."""
         if self.child.isalive():
             self.child.kill(9)
+        self._ended.wait(5)
         self.child.close(force=True)
 
     def assert_clean(self) -> None:

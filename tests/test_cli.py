@@ -216,17 +216,6 @@ def test_setup_refuses_bad_targets_and_damaged_state(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
 
 
-def test_demo_plays_the_showcase_and_draws_the_table(tmp_path: Path) -> None:
-    picture = tmp_path / "demo.svg"
-    result = CliRunner().invoke(main, ["demo", "--speed", "max", "--picture", str(picture)])
-    assert result.exit_code == 0, result.output
-    assert "no twin violations" in result.output
-    assert "reset:" in result.output
-    svg = picture.read_text()
-    assert svg.startswith("<svg") and svg.count('class="path"') > 50
-    assert picture.with_suffix(".html").exists()
-
-
 def test_demo_rejects_a_bad_speed() -> None:
     result = CliRunner().invoke(main, ["demo", "--speed", "fast"])
     assert result.exit_code != 0 and "--speed" in result.output

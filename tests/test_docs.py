@@ -457,7 +457,7 @@ def sections(page: str) -> dict[str, str]:
 
 
 def test_the_command_reference_lists_every_command_and_option(site: Path) -> None:
-    by_id = sections((site / "cli" / "index.html").read_text(encoding="utf-8"))
+    by_id = sections((site / "cli.html").read_text(encoding="utf-8"))
     for path, command in commands():
         anchor = "-".join(path)
         assert anchor in by_id, f"the command reference has no section for {' '.join(path)}"
@@ -466,11 +466,11 @@ def test_the_command_reference_lists_every_command_and_option(site: Path) -> Non
 
 
 def test_the_config_and_layout_references_list_every_key(site: Path) -> None:
-    config = sections((site / "configuration" / "index.html").read_text(encoding="utf-8"))
+    config = sections((site / "configuration.html").read_text(encoding="utf-8"))
     for section, keys in KEYS.items():
         text = config[section]
         assert all(key in text for key in keys), f"[{section}] lacks keys in the reference"
-    layout = sections((site / "layout" / "index.html").read_text(encoding="utf-8"))
+    layout = sections((site / "layout.html").read_text(encoding="utf-8"))
     for section, keys in {**SECTIONS, **ARRAYS}.items():
         text = layout[section]
         assert all(key in text for key in keys), f"[{section}] lacks keys in the layout reference"
@@ -478,5 +478,5 @@ def test_the_config_and_layout_references_list_every_key(site: Path) -> None:
 
 def test_every_page_is_in_the_manual(site: Path) -> None:
     for path in DOCS.glob("*.md"):
-        built = site / ("" if path.stem == "index" else path.stem) / "index.html"
+        built = site / f"{path.stem}.html"  # page.html: the manual opens from the file system
         assert built.is_file(), f"{path.name} was not built"

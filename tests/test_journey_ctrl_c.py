@@ -34,7 +34,7 @@ def test_ctrl_c_at_the_move_prompt_stops_saved_and_the_game_goes_on_with_its_eng
     with Terminal(["play", "--resume"], tmp_path) as resumed:
         resumed.expect(rf"game {game_id}")
         resumed.expect(r"White to move: ")
-        assert "1. e4" in resumed.screen()  # the move typed before Ctrl-C was kept
+        resumed.expect_screen(r"1\. e4")  # the move typed before Ctrl-C was kept
         resumed.line("d4")
         resumed.expect(r"2\.\.\. \S+ +engine:1")  # the engine answers: it was not killed by the Ctrl-C
         resumed.expect(r"White to move: ")

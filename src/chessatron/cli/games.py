@@ -24,7 +24,7 @@ from .main import main
 PROGRESS_EVERY_S = 5.0
 
 
-@main.command()
+@main.command(short_help="List, export, import and abandon saved games.")
 @click.argument("game_ids", nargs=-1, metavar="[ID]...")
 @click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
 @click.option("--export", is_flag=True, help="Print the games ID... as PGN, one after another.")
@@ -106,7 +106,7 @@ def games(
     if not summaries:
         click.echo(f"no saved games in {directory}")
         return
-    for line in _games_table(summaries):
+    for line in _games_table(summaries[::-1]):  # the newest first, as the web page lists them
         click.echo(line)
     resumable = [summary for summary in summaries if summary.is_open]
     if len(resumable) == 1:

@@ -126,7 +126,7 @@ def run(
         sys.exit(1)
 
 
-@main.group()
+@main.group(short_help="Walk through the hardware, device by device (hw test).")
 def hw() -> None:
     """Hardware tools."""
 

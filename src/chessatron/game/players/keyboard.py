@@ -71,7 +71,8 @@ class KeyboardPlayer:
 
     def confirm(self, question: str) -> bool:
         """A yes/no question (``"Another game?"``): True for y/yes; no, anything else or the end of input
-        is False. Ctrl-C goes on up as the ``KeyboardInterrupt`` it is: the command stops, as at any prompt."""
+        is False. Ctrl-C goes on up as the ``KeyboardInterrupt`` it is: the command stops, as at any
+        prompt."""
         lineinput.offer(["yes", "no"])
         try:
             line = self._read(f"{question} [y/N] ", None)

@@ -299,13 +299,13 @@ class _HeldSignals:
         for signum, handler in self._handlers.items():
             signal.signal(signum, handler)
         self._handlers.clear()
-        signum, self.signum = self.signum, None
-        if signum is None:
+        noted, self.signum = self.signum, None
+        if noted is None:
             return
         if delay_s <= 0:
-            os.kill(os.getpid(), signum)
+            os.kill(os.getpid(), noted)
             return
-        again = threading.Timer(delay_s, os.kill, (os.getpid(), signum))
+        again = threading.Timer(delay_s, os.kill, (os.getpid(), noted))
         again.daemon = True
         again.start()
 
