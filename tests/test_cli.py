@@ -221,10 +221,17 @@ def test_demo_rejects_a_bad_speed() -> None:
     assert result.exit_code != 0 and "--speed" in result.output
 
 
-@pytest.mark.parametrize("command", [["play"], ["online"]])
-def test_the_help_says_the_simulated_robot_runs_at_full_speed_unless_asked(command: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("command", "default"),
+    [(["play"], "max"), (["online"], "max"), (["puzzles"], "max"), (["serve"], "1"), (["demo"], "8")],
+)
+def test_every_speed_option_says_the_same_and_gives_its_default_with_its_reason(
+    command: list[str], default: str
+) -> None:
     result = CliRunner().invoke(main, [*command, "--help"], terminal_width=200)
     assert result.exit_code == 0, result.output
     speed = " ".join(result.output.split()).split("--speed FACTOR|max ", 1)[1]
-    assert speed.startswith("How fast the simulated robot moves: 1 is a real robot's pace")
-    assert "the default, max, as fast as this computer allows" in speed and "--speed 1 to watch" in speed
+    assert speed.startswith("How fast the simulated robot moves: 1 is a real robot's pace, 2 twice as fast,")
+    assert f"[default: {default}]" in speed
+    if default == "max":
+        assert "before they can be watched (--speed 1 to watch them)" in speed

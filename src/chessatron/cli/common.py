@@ -144,16 +144,37 @@ def parse_speed(text: str) -> float | None:
     return factor
 
 
+#: What ``--speed`` is, in the same words on every command that has it.
 SPEED_HELP = (
-    "How fast the simulated robot moves: 1 is a real robot's pace, 2 twice as fast; the default, max, "
-    "as fast as this computer allows, so its moves are over before they can be watched (--speed 1 to "
-    "watch them; a real machine always moves at its own pace)."
+    "How fast the simulated robot moves: 1 is a real robot's pace, 2 twice as fast, max as fast as this "
+    "computer allows (a real machine always moves at its own pace). The default {because}."
 )
 
-#: ``--speed`` of the commands that play games (``play``, ``online``).
-speed_option = click.option(
-    "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help=SPEED_HELP
-)
+#: Why each kind of command has the default it has.
+SPEED_DEFAULTS: dict[str, tuple[str, str]] = {
+    # a game or a puzzle: what matters is the chess, not the robot's pace
+    "play": ("max", "finishes the robot's moves before they can be watched (--speed 1 to watch them)"),
+    # a page people watch the robot on, a sender that expects the machine's own timing
+    "watch": ("1", "is the real machine's pace, as people watching it expect"),
+    "sender": ("1", "is the real machine's timing, as a GRBL sender expects"),
+    # the showcase: watchable, and over in minutes
+    "demo": ("8", "shows the showcase in minutes"),
+}
+
+
+def speed_option(kind: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """``--speed FACTOR|max``, worded the same everywhere; ``kind`` (a key of :data:`SPEED_DEFAULTS`)
+    says which default and why."""
+    default, because = SPEED_DEFAULTS[kind]
+    return click.option(
+        "--speed",
+        "speed_text",
+        metavar="FACTOR|max",
+        default=default,
+        show_default=True,
+        help=SPEED_HELP.format(because=because),
+    )
+
 
 config_option = click.option(
     "--config",

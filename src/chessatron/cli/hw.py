@@ -10,15 +10,23 @@ import click
 
 from ..config import Config
 from ..render import terminal_console
-from .common import EXIT_STOPPED, READ_FILE, config_option, friendly, layout_option, load_layout, parse_speed
+from .common import (
+    EXIT_STOPPED,
+    READ_FILE,
+    SPEED_HELP,
+    config_option,
+    friendly,
+    layout_option,
+    load_layout,
+    parse_speed,
+    speed_option,
+)
 from .main import main
 
 
 @main.command("sim-grbl")
 @click.option("--pty", "use_pty", is_flag=True, required=True, help="Serve on a pseudo-terminal (required).")
-@click.option(
-    "--speed", "speed_text", metavar="FACTOR|max", default="1", show_default=True, help="Machine time factor."
-)
+@speed_option("sender")
 @click.option("--world", default="default", show_default=True, help="Name of the simulated table.")
 @click.option("--no-homing", is_flag=True, help="Start unlocked, as GRBL with homing disabled ($22=0).")
 @layout_option
@@ -51,8 +59,7 @@ def sim_grbl(use_pty: bool, speed_text: str, world: str, no_homing: bool, layout
     "speed_text",
     metavar="FACTOR|max",
     default=None,
-    help="On the simulator: run this many times faster than real time, or 'max' (default: real time, "
-    "or the sim:// URL's speed=).",
+    help=SPEED_HELP.format(because="is the sim:// URL's speed=, or else 1: the real machine's timing"),
 )
 @config_option
 @layout_option

@@ -45,7 +45,7 @@ ONLINE_PLAYER_HELP = (
 @click.option(
     "--clock", "clock_text", metavar="MIN+INC", help="A clock for --ai or --challenge (default: none)."
 )
-@speed_option
+@speed_option("play")
 @click.option(
     "--pgn-out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the finished game here."
 )

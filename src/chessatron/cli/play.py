@@ -78,7 +78,7 @@ PLAYER_HELP = (
     help="Continue a stopped game (after a crash or a power cut, too): the latest unfinished one, or game "
     "ID ('chessatron games' lists them). --white or --black given too hand that side to another player.",
 )
-@speed_option
+@speed_option("play")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print machine-readable events, one JSON object a line."
 )

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..config import Config, default_config_path
-from .common import config_option, fresh_option, friendly, parse_speed, web_server
+from .common import config_option, fresh_option, friendly, parse_speed, speed_option, web_server
 from .main import main
 
 
@@ -20,14 +20,7 @@ from .main import main
     help="Address to listen on; any but the loopback one requires a token (printed in the link).",
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=8960, show_default=True, help="Port.")
-@click.option(
-    "--speed",
-    "speed_text",
-    metavar="FACTOR|max",
-    default="1",
-    show_default=True,
-    help="Simulator speed (1: real time, so people can watch).",
-)
+@speed_option("watch")
 @click.option(
     "--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine name or path."
 )

@@ -23,6 +23,7 @@ from .common import (
     load_layout,
     parse_speed,
     progress_bar,
+    speed_option,
     web_server,
     write_file,
 )
@@ -180,14 +181,7 @@ def setup(
 
 
 @main.command()
-@click.option(
-    "--speed",
-    "speed_text",
-    metavar="FACTOR|max",
-    default="8",
-    show_default=True,
-    help="Machine time runs this many times faster (or 'max').",
-)
+@speed_option("demo")
 @click.option(
     "--picture",
     type=click.Path(path_type=Path, dir_okay=False),

@@ -27,6 +27,7 @@ from .common import (
     parse_speed,
     progress_bar,
     sigterm_interrupts,
+    speed_option,
 )
 from .common import write_file as write_text
 from .main import main
@@ -72,9 +73,7 @@ def _store(path: Path | None, *, starter: bool = True) -> PuzzleStore:
 @click.option(
     "--opening", default=None, metavar="OPENING", help="Only puzzles from an opening: Sicilian_Defense..."
 )
-@click.option(
-    "--speed", "speed_text", metavar="FACTOR|max", default="max", show_default=True, help="Simulator speed."
-)
+@speed_option("play")
 @click.option("--seed", type=int, default=None, help="Choose the puzzles reproducibly.")
 @click.option("--json", "as_json", is_flag=True, help="Print events, one JSON object a line.")
 @click.option(
