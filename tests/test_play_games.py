@@ -41,7 +41,7 @@ def test_the_list_is_a_table_with_players_levels_moves_and_how_games_ended(tmp_p
         journal.record_move(chess.Move.from_uci("e2e4"), "hand")
     code, out = games(tmp_path)
     assert code == 0
-    heading, first, second, hint = out.splitlines()
+    heading, second, first, hint = out.splitlines()  # the newest first
     assert heading.split() == ["id", "date", "white", "black", "variant", "moves", "result"]
     assert first.split()[2:] == ["keyboard", "engine:3", "standard", "2", "0-1", "checkmate"]
     assert second.split()[3:] == ["simulated", "hand", "engine:1", "chess960", "1", "in", "progress"]

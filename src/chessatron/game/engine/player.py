@@ -362,9 +362,7 @@ class EnginePlayer:
             str(self.path),
             timeout=self._startup_timeout_s,
             stderr=subprocess.DEVNULL,
-            # A process group of its own: a terminal sends Ctrl-C to its whole foreground group, and an
-            # engine that heard it would die under a game that goes on (or stops saved) without it.
-            # The program stops the engine itself, at a safe point (close, _kill).
+            # its own process group: the terminal's Ctrl-C is the program's, which closes the engine itself
             setpgrp=True,
         )
         starting.add_done_callback(self._adopt)
