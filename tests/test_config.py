@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -285,3 +286,68 @@ def test_checking_device_urls_imports_no_vendor_library(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+# --- config check as a program (issue 36) ------------------------------------------------------------------
+
+
+def config_check(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """``chessatron config check ARGS`` run as a person runs it, with a home of its own."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("CHESSATRON_")}
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / "config"), "NO_COLOR": "1"})
+    return subprocess.run(
+        [sys.executable, "-m", "chessatron.cli", "config", "check", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=home,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_config_check_takes_config_and_tells_every_problem_in_a_maker_s_words(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    path = tmp_path / "my.toml"
+    path.write_text(
+        '[player]\nname = "Ann"\n[grbl]\nbaudrate = "12abc"\nurl = "/dev/ttyUSB0"\n'
+        "[training]\nwatcher_loss = 5\n[lichess]\nurl = 'lichess.org'\n",
+        encoding="utf-8",
+    )
+    bad = config_check("--config", str(path), home=home)
+    assert bad.returncode == 2 and bad.stdout == "", bad
+    assert bad.stderr.splitlines() == [
+        f"chessatron: 3 problems in {path}:",
+        "  [grbl] baudrate = '12abc' must be a whole number from 1 to 4000000 (GRBL 1.1 talks at 115200)",
+        "  [training] watcher_loss = 5 must be a number above 0 and at most 2 (a drop in winning chances, "
+        "which run from -1, lost, to +1, won; 0.3: a blunder, 0.2: a mistake)",
+        "  [lichess] url = 'lichess.org' must be an http:// or https:// address, e.g. 'https://lichess.org'",
+    ]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(
+        text.replace('"12abc"', "57600")
+        .replace("5\n", "0.2\n")
+        .replace("'lichess.org'", "'https://lichess.org'")
+    )
+    good = CliRunner().invoke(main, ["config", "check", str(path)])  # the path as an argument, as before
+    assert good.exit_code == 0 and good.stderr == "", good.output
+    assert good.stdout.splitlines()[:4] == [
+        f"config ok: {str(path)!r}",
+        "  layout: 12 × 10 squares of 50.8 mm, board a1 at (137, 86.2) mm, spindle magnet, corexy kinematics",
+        "  player: Ann; the engine at full strength when a game names none; brown board; sound on",
+        "  grbl: /dev/ttyUSB0 at 57600 baud",
+    ]
+    assert "Layout(" not in good.stdout
+    # one problem: one line; the file read by default, once at its end, from the home folder
+    mine = home / "config" / "chessatron" / "chessatron.toml"
+    mine.parent.mkdir(parents=True)
+    mine.write_text('[player]\nboard = "pink"\n', encoding="utf-8")
+    one = CliRunner(
+        env={"CHESSATRON_CONFIG": None, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "config")}
+    )
+    said = one.invoke(main, ["config", "check"])
+    assert said.exit_code == 2 and said.stderr == (
+        "chessatron: [player] board = 'pink' must be one of 'brown', 'blue', 'green', 'grey' "
+        "(in ~/config/chessatron/chessatron.toml)\n"
+    )

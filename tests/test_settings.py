@@ -4,20 +4,29 @@ kept and the previous one kept beside it, behind the page's token, and used from
 
 from __future__ import annotations
 
+import io
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import chess.pgn
 import httpx
 import pytest
+import tomlkit
+from click.testing import CliRunner
 
+from chessatron.cli import main
 from chessatron.config import KEYS, TOP_KEYS, Config, default_config_text
 from chessatron.config_keys import CONFIG_KEYS, KEY_OF
-from chessatron.config_write import SettingError, save_settings, settings_in
+from chessatron.config_problems import ConfigProblems
+from chessatron.config_write import SettingError, problems_in, save_settings, settings_in
+from chessatron.game.records.store import export_pgn, list_games
 from chessatron.game.requests import GameRequest
 from chessatron.game.runner import GameRunner
 from chessatron.web.app import create_app
 from chessatron.web.server import start_in_thread
+
+from .journeys import Terminal
 
 TOKEN = "settings-token-for-tests"
 
@@ -125,7 +134,9 @@ def test_the_settings_are_behind_the_token_and_used_from_the_next_game(
 
     refused = client.post("/api/v1/settings", json={"values": {"grbl.baudrate": -5}}, headers=auth)
     assert refused.status_code == 422 and refused.json()["field"] == "grbl.baudrate"
-    assert "must be a whole number from 1" in refused.json()["error"]
+    assert refused.json()["error"] == "1 setting needs fixing: [grbl] baudrate; nothing was saved"
+    [problem] = refused.json()["errors"]
+    assert problem["field"] == "grbl.baudrate" and "must be a whole number from 1" in problem["error"]
 
     saved = client.post("/api/v1/settings", json={"values": {"grbl.wait_near_reply": False}}, headers=auth)
     assert saved.status_code == 200, saved.text
@@ -141,3 +152,145 @@ def test_the_settings_are_behind_the_token_and_used_from_the_next_game(
         assert runner.wait(30)
     assert runner.last_error is None
     assert client.get("/api/v1/settings", headers=auth).json()["previous"] == str(path) + ".bak"
+
+
+# --- one checker: every key's wrong values refused, naming the key, all at once (issue 36) -----------------
+
+#: A wrong value for every key of the config, and what its refusal says.
+WRONG: dict[str, tuple[object, str]] = {
+    "layout": ("no-such-table.toml", "no such file"),
+    "player.name": ("Ann\nExample", "control character"),
+    "player.level": ("25", "outside 0 to 20"),
+    "player.board": ("pink", "must be one of 'brown', 'blue', 'green', 'grey'"),
+    "player.sound": ("yes", "true or false"),
+    "grbl.url": ("ftp://table", "unknown scheme 'ftp'"),
+    "grbl.baudrate": ("12abc", "must be a whole number from 1 to 4000000"),
+    "grbl.home": (1, "true or false"),
+    "grbl.wait_near_reply": ("no", "true or false"),
+    "grbl.tidy_while_thinking": ("sometimes", "must be one of 'board', 'always', 'never'"),
+    "magnet.url": ("servo://17", "the layout switches the magnet in the G-code"),
+    "sensors.url": ("sim://?flicker=2", "not between 0 and 1"),
+    "leds.url": ("ws281x://18?brightness=3", "brightness=3.0 is not between 0 and 1"),
+    "display.url": ("lcd://1?cols=100", "cols=100"),
+    "buzzer.url": ("buzzer://twelve", "pin number"),
+    "buzzer.muted": ("yes", "true or false"),
+    "buttons.url": ("buttons://?up=x", "up"),
+    "speech.url": ("espeak://?sped=160", "did you mean 'speed'?"),
+    "speech.muted": (2, "true or false"),
+    "microphone.url": ("mic://?rat=48000", "did you mean 'rate'?"),
+    "microphone.wide_voices": ("true", "true or false"),
+    "training.watcher": ("on", "true or false"),
+    "training.watcher_loss": (5, "above 0 and at most 2"),
+    "lichess.url": ("lichess.org", "http:// or https://"),
+}
+
+
+def _data(values: dict[str, object]) -> dict[str, object]:
+    """``{"grbl.url": …}`` as parsed TOML: ``{"grbl": {"url": …}}``."""
+    data: dict[str, object] = {}
+    for dotted, value in values.items():
+        section, _, name = dotted.rpartition(".")
+        if section:
+            data.setdefault(section, {})[name] = value  # type: ignore[index]
+        else:
+            data[name] = value
+    return data
+
+
+def test_every_key_has_a_wrong_value_here() -> None:
+    assert set(WRONG) == {key.key for key in CONFIG_KEYS}
+
+
+@pytest.mark.parametrize("key", list(WRONG))
+def test_a_wrong_value_of_any_key_is_refused_naming_the_key(key: str) -> None:
+    value, words = WRONG[key]
+    with pytest.raises(ConfigProblems) as refused:
+        Config.from_dict(_data({key: value}))
+    [problem] = refused.value.problems
+    assert problem.key == key and words in problem.message, problem
+    assert problem.message.startswith(f"{KEY_OF[key].title} = {value!r}"), problem
+
+
+def test_every_wrong_value_is_told_at_once_the_file_once_at_the_end(tmp_path: Path) -> None:
+    wrong = {key: value for key, (value, _) in WRONG.items() if key != "layout"}  # (a layout hides some)
+    path = tmp_path / "chessatron.toml"
+    path.write_text(tomlkit.dumps(_data(wrong)), encoding="utf-8")
+    with pytest.raises(ConfigProblems) as refused:
+        Config.load(path)
+    # each told once, in the file's order
+    assert [problem.key for problem in refused.value.problems] == list(wrong)
+    said = str(refused.value)
+    assert not said.startswith(("'", str(tmp_path))) and said.count(str(path)) == 1
+    assert said.endswith(f"({len(wrong)} problems in {path})")
+
+
+def test_12abc_is_no_baudrate_anywhere(tmp_path: Path) -> None:
+    """Typed into the file (as a text: unquoted it is no TOML), sent by a page, or saved: never read as 12."""
+    path = tmp_path / "chessatron.toml"
+    path.write_text('[grbl]\nbaudrate = "12abc"\n', encoding="utf-8")
+    with pytest.raises(ConfigProblems, match=r"^\[grbl\] baudrate = '12abc' must be a whole number"):
+        Config.load(path)
+    path.write_text("[grbl]\nbaudrate = 12abc\n", encoding="utf-8")
+    with pytest.raises(ConfigProblems, match=r"^the file is not valid TOML .*\(in "):
+        Config.load(path)
+    path.write_text(default_config_text(), encoding="utf-8")
+    with pytest.raises(SettingError, match="'12abc' is not a whole number; write digits only"):
+        save_settings(path, {"grbl.baudrate": "12abc"})
+    assert path.read_text(encoding="utf-8") == default_config_text()
+
+
+def test_two_wrong_values_saved_are_both_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    path = tmp_path / "chessatron.toml"
+    path.write_text(default_config_text(), encoding="utf-8")
+    with pytest.raises(SettingError) as refused:
+        save_settings(path, {"training.watcher_loss": 5, "grbl.baudrate": 0, "player.name": "Ann"})
+    assert [p.key for p in refused.value.problems] == ["grbl.baudrate", "training.watcher_loss"]  # page order
+    assert str(tmp_path) not in str(refused.value)
+    assert path.read_text(encoding="utf-8") == default_config_text()
+    # a file mended by hand badly is told too, each problem with its key, for the page to show
+    path.write_text(default_config_text().replace("baudrate = 115200", "baudrate = 0"), encoding="utf-8")
+    assert [p.key for p in problems_in(path)] == ["grbl.baudrate"]
+    assert settings_in(path)["grbl.baudrate"] == 0
+
+
+def test_the_player_s_settings_and_the_config_check_summary(tmp_path: Path) -> None:
+    path = tmp_path / "chessatron.toml"
+    saved = save_settings(
+        path,
+        {"player.name": " Ann Example ", "player.level": "5", "player.board": "blue", "player.sound": False},
+    )
+    player = saved.config.player
+    assert (player.name, player.level, player.board, player.sound) == ("Ann Example", "5", "blue", False)
+    assert saved.config.muted  # no sound: the buzzer too
+    assert saved.config.summary()[:2] == [
+        "layout: 12 × 10 squares of 50.8 mm, board a1 at (137, 86.2) mm, spindle magnet, corexy kinematics",
+        "player: Ann Example; engine level 5 when a game names none; blue board; sound off",
+    ]
+
+
+def test_a_game_played_after_the_name_is_set_names_the_player_in_its_pgn(tmp_path: Path) -> None:
+    """A person sets their name (and the engine's level) as the page does, plays at the terminal's keyboard
+    against the engine named without a level, stops after a move each; the saved game's PGN names them."""
+    home = tmp_path / "home"
+    config = home / "config" / "chessatron" / "chessatron.toml"
+    save_settings(config, {"player.name": "Ann Example", "player.level": "20:depth=1"})
+    games = tmp_path / "games"
+    with Terminal(["play", "--games-dir", str(games), "--max-plies", "2"], home) as terminal:
+        terminal.expect(r"White to move")
+        terminal.line("e4")
+        assert terminal.exit_status() == 0
+        terminal.assert_clean()
+    [game] = list_games(games)
+    pgn = chess.pgn.read_game(io.StringIO(export_pgn([game.game_id], games)))
+    assert pgn is not None
+    assert pgn.headers["White"] == "Ann Example" and pgn.headers["WhiteKind"] == "keyboard"
+    assert (
+        pgn.headers["Black"] == "Stockfish" and pgn.headers["BlackLevel"] == "20:depth=1"
+    )  # the default level
+    assert len(list(pgn.mainline_moves())) == 2
+
+
+def test_play_name_is_checked_as_the_config_s_name(tmp_path: Path) -> None:
+    said = CliRunner().invoke(main, ["play", "--games-dir", str(tmp_path), "--name", "Ann\tExample"])
+    assert said.exit_code == 2 and "Invalid value for --name" in said.output
+    assert "control character" in said.output and not list(tmp_path.iterdir())  # no game begun

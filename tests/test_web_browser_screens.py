@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 import chess
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from chessatron.config import Config, default_config_text
@@ -220,41 +221,114 @@ def test_the_first_screen_shows_the_table_as_it_stands_without_a_score(
     assert watched.errors == []
 
 
-def test_the_machine_s_settings_are_changed_from_the_page(
+#: What the page's server says (in the console) of a save it refused: the refusal itself is the page's.
+REFUSED = "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
+
+
+@pytest.mark.parametrize("screen", ["phone", "desktop"])
+def test_the_settings_tell_the_truth_and_take_the_player_s_name(
     browser: Browser,  # noqa: F811
     artifacts: Path,  # noqa: F811
     tmp_path: Path,
+    screen: str,
 ) -> None:
+    """Issue 36: the player's settings first; letters in a number field refused where they are typed; two
+    wrong values each told beside its field and both at the button, no "Saved", nothing written; mended,
+    saved with the comments kept; the name then beside the board in the next game."""
     path = tmp_path / "chessatron.toml"
     path.write_text(default_config_text(), encoding="utf-8")
+    touch = screen == "phone"
     with GameRunner(
         Config.load(path), games_dir=tmp_path / "g", speed=None, state_path=tmp_path / "s.json"
     ) as runner:
         app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir, config_path=path)
         with start_in_thread(app) as server:
-            watched = open_page(browser, server.url, *DESKTOP)
+            watched = open_page(browser, server.url, *(PHONE if touch else DESKTOP), touch=touch)
             page = watched.page
-            page.click("#settings summary")
+            press = page.tap if touch else page.click
+            posts: list[str] = []
+            page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+            save = "#settings-form button[type=submit]"
+            note, summary = page.locator("#settings-note"), page.locator("#settings-error")
+            press("#settings summary")
             expect(page.locator("#settings-list .setting")).to_have_count(len(CONFIG_KEYS))
-            leds = page.locator("#settings-list .setting", has=page.locator("[name='leds.url']"))
-            expect(leds).to_contain_text("brightness")
-            # a value the config's checker refuses: said beside its field, nothing written
-            page.fill("[name='grbl.baudrate']", "0")
-            page.click("#settings-form button[type=submit]")
-            expect(page.locator(".field-error[data-field='grbl.baudrate']")).to_contain_text(
-                "must be a whole number from 1"
+            # yours first, above the machine's
+            legends = page.locator("#settings-list legend")
+            expect(legends).to_have_text(["You", "The machine"])
+            first = page.locator("#settings-list .setting").first
+            expect(first.locator("input")).to_have_attribute("name", "player.name")
+
+            # the name and the board's colours: saved, and the board turns blue at once
+            page.fill("[name='player.name']", "Ann Example")
+            page.fill("[name='player.level']", "20:depth=1")
+            page.select_option("[name='player.board']", "blue")
+            press(save)
+            expect(note).to_contain_text(f"Saved to {path}.")
+            expect(page.locator("body")).to_have_attribute("data-board", "blue")
+            background = page.evaluate(
+                "getComputedStyle(document.querySelector('#board cg-board')).backgroundImage"
             )
-            assert path.read_text(encoding="utf-8") == default_config_text()
-            page.fill("[name='grbl.baudrate']", "57600")
-            page.fill("[name='leds.url']", "ws281x://18?count=64&brightness=0.5")
-            page.click("#settings-form button[type=submit]")
-            expect(page.locator("#settings-note")).to_contain_text(f"Saved to {path}.")
-            expect(page.locator("#settings-note")).to_contain_text(f"kept as {path}.bak")
-            expect(page.locator("#settings-note")).to_contain_text("from the next game on")
+            assert "conic-gradient" in background, background
+            named = path.read_text(encoding="utf-8")
+            assert 'name = "Ann Example"' in named and 'board = "blue"' in named
+
+            # letters typed into a number field: kept as typed, refused beside it, nothing sent
+            baudrate = page.locator("[name='grbl.baudrate']")
+            baudrate.fill("")
+            baudrate.press_sequentially("12abc")
+            expect(baudrate).to_have_value("12abc")  # never quietly 12
+            beside = page.locator(".field-error[data-field='grbl.baudrate']")
+            expect(beside).to_have_text(
+                '[grbl] baudrate = "12abc" is not a whole number: digits only, e.g. 115200'
+            )
+            expect(baudrate).to_have_attribute("aria-invalid", "true")
+            expect(baudrate).to_have_attribute("inputmode", "numeric")
+            sent = len(posts)
+            press(save)
+            expect(summary).to_have_text("1 setting needs fixing: [grbl] baudrate; nothing was sent.")
+            expect(note).to_be_empty()  # the save before is not this one's
+            assert len(posts) == sent
+
+            # two values the config's checker refuses: both beside their fields, both at the button
+            baudrate.fill("0")
+            page.fill("[name='training.watcher_loss']", "5")
+            press(save)
+            expect(summary).to_have_text(
+                "2 settings need fixing: [grbl] baudrate, [training] watcher_loss; nothing was saved."
+            )
+            expect(beside).to_have_text(
+                "[grbl] baudrate = 0 must be a whole number from 1 to 4000000 (GRBL 1.1 talks at 115200)"
+            )
+            expect(page.locator(".field-error[data-field='training.watcher_loss']")).to_contain_text(
+                "[training] watcher_loss = 5 must be a number above 0 and at most 2"
+            )
+            expect(note).not_to_contain_text("Saved")
+            expect(baudrate).to_be_focused()  # the first, brought into view
+            assert in_view(page, "[name='grbl.baudrate']")
+            assert str(path) not in (summary.text_content() or "") + (beside.text_content() or "")
+            assert path.read_text(encoding="utf-8") == named  # nothing written
+            assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]  # type: ignore[index]
+            screenshot(page, artifacts, f"{screen}-settings-refused", full_page=False)
+
+            # mended: saved, the file changed with its comments kept
+            baudrate.fill("57600")
+            expect(beside).to_be_empty()  # a field being mended loses its error
+            page.fill("[name='training.watcher_loss']", "0.2")
+            press(save)
+            expect(note).to_contain_text(f"Saved to {path}.")
+            expect(note).to_contain_text(f"kept as {path}.bak")
+            expect(summary).to_be_empty()
             saved = Config.load(path)
-            assert saved.baudrate == 57600 and saved.urls["leds"].endswith("brightness=0.5")
-            assert (tmp_path / "chessatron.toml.bak").read_text(encoding="utf-8") == default_config_text()
-            screenshot(page, artifacts, "desktop-settings")
-            assert watched.errors == [
-                "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
-            ]
+            assert (saved.baudrate, saved.watcher_loss, saved.player.name) == (57600, 0.2, "Ann Example")
+            assert "# online games (chessatron online)" in path.read_text(encoding="utf-8")
+            assert (tmp_path / "chessatron.toml.bak").read_text(encoding="utf-8") == named
+
+            # the next game names the player beside the board, as its record does; its engine, named
+            # without a level, plays at the player's
+            runner.start_game(GameRequest(white="web", black="engine"))
+            expect(page.locator("#name-bottom")).to_have_text("White: Ann Example (you)")
+            expect(page.locator("#name-top")).to_have_text(f"Black: Stockfish ({ENGINE})")
+            runner.stop()
+            assert runner.wait(30)
+            assert runner.last_error is None
+            assert set(watched.errors) <= {REFUSED}, watched.errors

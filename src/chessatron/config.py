@@ -2,21 +2,28 @@
 simulated), and the table layout it uses.
 
 Found at ``--config FILE``, else ``$CHESSATRON_CONFIG``, else ``~/.config/chessatron/chessatron.toml``;
-when none exists every device is the simulator. ``chessatron config check`` validates a file and names the
-first problem plainly; ``chessatron config init`` writes the commented default.
+when none exists every device is the simulator. One checker (:meth:`Config.from_dict`) reads it for every
+command, ``chessatron config check`` and the web page's settings: it finds every problem before telling
+any, each naming its key (:mod:`chessatron.config_problems`). ``chessatron config init`` writes the
+commented default. The player's own settings (``[player]``) are :mod:`chessatron.config_player`'s.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, get_args
+from typing import Any, Final, Literal, TypeAlias, get_args
 from urllib.parse import urlsplit
 
+import chess
+
 from . import files
+from .config_keys import CONFIG_KEYS
+from .config_player import PlayerSettings, player_settings
+from .config_problems import ConfigProblems, Problem, Problems, shown_path
 from .errors import ConfigError
 from .keys import unknown
 from .planning.layout import Layout
@@ -51,6 +58,7 @@ DEFAULT_URLS: Mapping[str, str] = {
 
 #: The keys each section takes; anything else is a typo and an error (``urll`` would leave the simulator on).
 KEYS: Mapping[str, frozenset[str]] = {
+    "player": frozenset({"name", "level", "board", "sound"}),
     "grbl": frozenset({"url", "baudrate", "home", "wait_near_reply", "tidy_while_thinking"}),
     "magnet": frozenset({"url"}),
     "sensors": frozenset({"url"}),
@@ -69,6 +77,10 @@ TOP_KEYS = frozenset({"layout"})
 
 #: Baud rates beyond this are no serial line's (GRBL runs at 115200).
 MAX_BAUDRATE = 4_000_000
+
+#: ``[training] watcher_loss`` is a drop in winning chances, which run from -1 (lost) to +1 (won): a move
+#: can give away at most 2 (a won game thrown away), and a threshold of 0 would speak after every move.
+MAX_WATCHER_LOSS = 2.0
 
 
 #: Where online games are played unless ``[lichess] url`` (or ``online --url``) names another server.
@@ -115,6 +127,7 @@ class Config:
     home: bool = False
     """Home the machine (``$H``) before each game."""
     muted: bool = False
+    """The buzzer is silent: ``[buzzer] muted``, or ``[player] sound = false``."""
     source: str = "the built-in defaults"
     lichess_url: str = DEFAULT_LICHESS_URL
     """The server online games are played on (``[lichess] url``): lichess.org, or any server that speaks
@@ -129,8 +142,9 @@ class Config:
     """``[training] watcher``: after a person's move that throws the game away, the table says so before
     the engine answers and offers to take it back (:mod:`chessatron.training.watcher`)."""
     watcher_loss: float = 0.3
-    """``[training] watcher_loss``: the winning chances a move must give away for the watcher to speak, on
-    lichess's -1..+1 scale (0.3: a blunder, 0.2: a mistake)."""
+    """``[training] watcher_loss``: the winning chances a move must give away for the watcher to speak,
+    above 0 and at most 2 (the chances run from -1, lost, to +1, won, on lichess's scale; 0.3: a blunder,
+    0.2: a mistake)."""
     tidy_while_thinking: TidyWhen = "board"
     """``[grbl] tidy_while_thinking``: while whom the robot takes the pieces its replies parked beside the
     board on to their capture zones: ``"board"``, a person at the board (a piece they lift stops it before
@@ -139,6 +153,8 @@ class Config:
     wide_voices: bool = True
     """``[microphone] wide_voices``: each utterance is heard at three vocal-tract lengths, for voices far
     from the speech model's (false: once, three times quicker, for a slow computer)."""
+    player: PlayerSettings = field(default_factory=PlayerSettings)
+    """``[player]``: the person's name, the engine's default level, the page's board, sound."""
 
     def speaks(self, *, voice_player: bool = False) -> bool:
         """Whether the speaker talks: as ``[speech] muted`` says when it is set; otherwise when there is no
@@ -165,7 +181,8 @@ class Config:
     @classmethod
     def load(cls, path: Path | None = None) -> Config:
         """The config at ``path`` (or the default location); the defaults when no file exists there
-        and no path was given explicitly. Raises :class:`ConfigError` naming the file and the problem."""
+        and no path was given explicitly. Raises :class:`~chessatron.config_problems.ConfigProblems`
+        naming every problem (the file's path at the end), :class:`ConfigError` for a missing file."""
         explicit = path is not None or "CHESSATRON_CONFIG" in os.environ
         target = path or default_config_path()
         if files.is_missing(target):
@@ -178,137 +195,232 @@ class Config:
     def from_text(cls, text: str, path: Path) -> Config:
         """The config a file at ``path`` holding ``text`` is: what :meth:`load` (and so ``chessatron
         config check``) makes of it, checked the same way, so that a file about to be written (the web
-        page's settings) can be checked before it replaces the one there. Raises :class:`ConfigError`
-        naming ``path`` and the problem."""
+        page's settings) can be checked before it replaces the one there. Raises
+        :class:`~chessatron.config_problems.ConfigProblems` naming every problem, ``path`` at the end."""
+        where = shown_path(path)
         try:
             data = files.parse_toml(text)
         except ValueError as exc:
-            raise files.CONFIG.fail(path, str(exc)) from exc
-        return cls.from_dict(data, source=repr(str(path)), base=path.parent)
+            reason = str(exc).removeprefix("it ")
+            raise ConfigProblems([Problem(None, f"the file {reason}")], where) from exc
+        return cls.from_dict(data, source=repr(str(path)), base=path.parent, where=where)
 
     @classmethod
     def from_dict(
-        cls, data: Mapping[str, Any], *, source: str = "the config", base: Path | None = None
+        cls,
+        data: Mapping[str, Any],
+        *,
+        source: str = "the config",
+        base: Path | None = None,
+        where: str | None = None,
     ) -> Config:
         """Validate parsed TOML: every section and key known, every device URL one its backend accepts
-        (checked by the backend's own parsing, nothing opened), the layout loaded and checked."""
-        for key, value in data.items():
-            if key in KEYS:
-                if not isinstance(value, Mapping):
-                    raise ConfigError(f'{source}: [{key}] must be a table, as in [{key}] url = "…"')
-                for inner in value:
-                    if inner not in KEYS[key]:
-                        raise ConfigError(f"{source}: {unknown('key', inner, KEYS[key], where=f'[{key}]')}")
-            elif key not in TOP_KEYS:
-                what = "section" if isinstance(value, Mapping) else "key"
-                raise ConfigError(f"{source}: {unknown(what, key, set(KEYS) | TOP_KEYS)}")
-        layout_value = data.get("layout")
-        if layout_value is None:
-            layout = Layout.default()
-        elif isinstance(layout_value, str) and layout_value.strip():
-            layout_path = Path(layout_value)
-            if base is not None and not layout_path.is_absolute():
-                layout_path = base / layout_path
-            layout = Layout.from_toml(layout_path)
-        else:
-            raise ConfigError(f"{source}: layout = {layout_value!r} must be the path of a layout TOML file")
+        (checked by the backend's own parsing, nothing opened), the layout loaded and checked, the
+        player's settings. Every problem is found before any is told: raises
+        :class:`~chessatron.config_problems.ConfigProblems` with all of them, each naming its key (and
+        ``where``, the file, once at the end)."""
+        problems = Problems()
+        sections = _known_sections(data, problems)
+        layout = _layout(data.get("layout"), base, problems)
+        player = player_settings(sections["player"], problems)
         urls: dict[str, str] = {}
         for kind, schemes in SCHEMES.items():
-            url = data.get(kind, {}).get("url", DEFAULT_URLS[kind])
-            if not isinstance(url, str):
-                raise ConfigError(f"{source}: [{kind}] url = {url!r} must be a string")
-            parsed = DeviceUrl.parse(url)
-            if parsed.scheme.partition("+")[0] not in schemes:
-                raise ConfigError(
-                    f"{source}: [{kind}] url = {url!r} has the unknown scheme {parsed.scheme!r}; "
-                    f"use one of {', '.join(sorted(s + '://' for s in schemes))}"
-                )
-            try:
-                check_device_url(kind, url, layout)
-            except ConfigError as exc:
-                raise type(exc)(f"{source}: [{kind}] url = {url!r}: {exc}") from exc
-            urls[kind] = url
-        grbl = data.get("grbl", {})
+            urls[kind] = _device_url(
+                kind, schemes, sections[kind].get("url", DEFAULT_URLS[kind]), layout, problems
+            )
+        grbl = sections["grbl"]
         baudrate = grbl.get("baudrate", 115200)
         if not isinstance(baudrate, int) or isinstance(baudrate, bool) or not 0 < baudrate <= MAX_BAUDRATE:
-            raise ConfigError(
-                f"{source}: [grbl] baudrate = {baudrate!r} must be a whole number from 1 to {MAX_BAUDRATE} "
-                "(GRBL 1.1 talks at 115200)"
+            problems.add(
+                "grbl.baudrate",
+                f"[grbl] baudrate = {baudrate!r} must be a whole number from 1 to {MAX_BAUDRATE} "
+                "(GRBL 1.1 talks at 115200)",
             )
-        home = grbl.get("home", False)
-        wait_near_reply = grbl.get("wait_near_reply", True)
+            baudrate = 115200
         tidy_while_thinking = grbl.get("tidy_while_thinking", "board")
         if tidy_while_thinking not in get_args(TidyWhen):
-            raise ConfigError(
-                f"{source}: [grbl] tidy_while_thinking = {tidy_while_thinking!r} must be one of "
-                f"{', '.join(repr(when) for when in get_args(TidyWhen))}"
+            problems.add(
+                "grbl.tidy_while_thinking",
+                f"[grbl] tidy_while_thinking = {tidy_while_thinking!r} must be one of "
+                f"{', '.join(repr(when) for when in get_args(TidyWhen))}",
             )
-        muted = data.get("buzzer", {}).get("muted", False)
-        speech_muted = data.get("speech", {}).get("muted")
-        wide_voices = data.get("microphone", {}).get("wide_voices", True)
-        for name, value in (
-            ("[grbl] home", home),
-            ("[grbl] wait_near_reply", wait_near_reply),
-            ("[buzzer] muted", muted),
-            ("[speech] muted", speech_muted),
-            ("[microphone] wide_voices", wide_voices),
-        ):
-            if value is not None and not isinstance(value, bool):
-                raise ConfigError(f"{source}: {name} = {value!r} must be true or false")
-        magnet = DeviceUrl.parse(urls["magnet"]).scheme
-        method = layout.magnet.method
-        if method == "servo" and magnet == "grbl":
-            raise ConfigError(
-                f"{source}: the layout's magnet method is 'servo' (switched by the host) but [magnet] url is "
-                f"{urls['magnet']!r}; set it to servo://PIN (or sim:// on the simulator)"
+            tidy_while_thinking = "board"
+        flags = {
+            key: _flag(sections, key, default, problems)
+            for key, default in (
+                ("grbl.home", False),
+                ("grbl.wait_near_reply", True),
+                ("buzzer.muted", False),
+                ("speech.muted", None),
+                ("microphone.wide_voices", True),
+                ("training.watcher", False),
             )
-        if method != "servo" and magnet in ("servo", "gpio"):
-            raise ConfigError(
-                f"{source}: the layout switches the magnet in the G-code ({method!r}) but [magnet] url is "
-                f'{urls["magnet"]!r}; set method = "servo" in the layout\'s [magnet] or use url = "grbl://"'
-            )
-        training = data.get("training", {})
-        watcher = training.get("watcher", False)
-        watcher_loss = training.get("watcher_loss", 0.3)
-        if not isinstance(watcher, bool):
-            raise ConfigError(f"{source}: [training] watcher = {watcher!r} must be true or false")
+        }
+        _check_magnet(urls, layout, problems)
+        watcher_loss = sections["training"].get("watcher_loss", 0.3)
         if (
             isinstance(watcher_loss, bool)
             or not isinstance(watcher_loss, int | float)
-            or not 0 < watcher_loss <= 2
+            or not 0 < watcher_loss <= MAX_WATCHER_LOSS
         ):
-            raise ConfigError(
-                f"{source}: [training] watcher_loss = {watcher_loss!r} must be a number of winning chances "
-                "above 0 and at most 2 (0.3: a blunder, 0.2: a mistake)"
+            problems.add(
+                "training.watcher_loss",
+                f"[training] watcher_loss = {watcher_loss!r} must be a number above 0 and at most "
+                f"{MAX_WATCHER_LOSS:g} (a drop in winning chances, which run from -1, lost, to +1, won; "
+                "0.3: a blunder, 0.2: a mistake)",
             )
-        lichess = data.get("lichess", {})
-        lichess_url = lichess.get("url", DEFAULT_LICHESS_URL)
+            watcher_loss = 0.3
+        lichess_url = sections["lichess"].get("url", DEFAULT_LICHESS_URL)
         if not isinstance(lichess_url, str) or not _is_http_url(lichess_url):
-            raise ConfigError(
-                f"{source}: [lichess] url = {lichess_url!r} must be an http:// or https:// address, "
-                f"e.g. {DEFAULT_LICHESS_URL!r}"
+            problems.add(
+                "lichess.url",
+                f"[lichess] url = {lichess_url!r} must be an http:// or https:// address, "
+                f"e.g. {DEFAULT_LICHESS_URL!r}",
             )
+            lichess_url = DEFAULT_LICHESS_URL
+        problems.found.sort(key=in_file_order)
+        problems.check(where)
         return cls(
-            layout,
+            layout or Layout.default(),
             urls,
             baudrate,
-            home,
-            muted,
+            bool(flags["grbl.home"]),
+            bool(flags["buzzer.muted"]) or not player.sound,
             source,
             lichess_url.rstrip("/"),
-            speech_muted,
-            wait_near_reply=wait_near_reply,
+            flags["speech.muted"],
+            wait_near_reply=bool(flags["grbl.wait_near_reply"]),
             tidy_while_thinking=tidy_while_thinking,
-            wide_voices=wide_voices,
-            watcher=watcher,
+            wide_voices=bool(flags["microphone.wide_voices"]),
+            watcher=bool(flags["training.watcher"]),
             watcher_loss=float(watcher_loss),
+            player=player,
         )
 
     def summary(self) -> list[str]:
-        lines = [f"layout: {self.layout!r}"]
-        lines += [f"{kind}: {url}" for kind, url in self.urls.items()]
+        """What the config makes of the machine, a line a part, in a maker's words (``config check``)."""
+        layout = self.layout
+        a1 = layout.node_mm(layout.square_node(chess.A1))
+        lines = [
+            f"layout: {layout.columns} × {layout.rows} squares of {layout.square_mm:g} mm, board a1 at "
+            f"({a1[0]:g}, {a1[1]:g}) mm, {layout.magnet.method} magnet, {layout.profile.kinematics} "
+            "kinematics"
+        ]
+        player = self.player
+        level = f"engine level {player.level}" if player.level else "the engine at full strength"
+        name = player.name or "no name (the games name the way you play)"
+        sound = "on" if player.sound else "off"
+        lines.append(f"player: {name}; {level} when a game names none; {player.board} board; sound {sound}")
+        for kind, url in self.urls.items():
+            line = f"{kind}: {url}"
+            if kind == "grbl" and self.device("grbl").scheme not in ("sim", "none"):
+                line += f" at {self.baudrate} baud"
+            lines.append(line)
         lines.append(f"lichess: {self.lichess_url}")
         return lines
+
+
+_ORDER: Final = {key.key: index for index, key in enumerate(CONFIG_KEYS)}
+
+
+def in_file_order(problem: Problem) -> int:
+    """Where a problem's key stands in the commented default file (and on the page's settings): problems
+    are told in that order, those about the file as a whole first, unknown keys last."""
+    if problem.key is None:
+        return -1
+    return _ORDER.get(problem.key, len(_ORDER))
+
+
+def _known_sections(data: Mapping[str, Any], problems: Problems) -> dict[str, Mapping[str, Any]]:
+    """Each known section of ``data`` (empty when absent); an unknown section or key, or a section that
+    is not a table, is a problem."""
+    sections: dict[str, Mapping[str, Any]] = {name: {} for name in KEYS}
+    for key, value in data.items():
+        if key in KEYS:
+            if not isinstance(value, Mapping):
+                problems.add(key, f'[{key}] must be a table, as in [{key}] url = "…"')
+                continue
+            sections[key] = value
+            for inner in value:
+                if inner not in KEYS[key]:
+                    problems.add(f"{key}.{inner}", unknown("key", inner, KEYS[key], where=f"[{key}]"))
+        elif key not in TOP_KEYS:
+            what = "section" if isinstance(value, Mapping) else "key"
+            problems.add(key, unknown(what, key, set(KEYS) | TOP_KEYS))
+    return sections
+
+
+def _layout(value: object, base: Path | None, problems: Problems) -> Layout | None:
+    """The layout ``layout = …`` names (the default when unset); None when it is wrong (a problem)."""
+    if value is None:
+        return Layout.default()
+    if not isinstance(value, str) or not value.strip():
+        problems.add("layout", f"layout = {value!r} must be the path of a layout TOML file")
+        return None
+    path = Path(value)
+    if base is not None and not path.is_absolute():
+        path = base / path
+    try:
+        return Layout.from_toml(path)
+    except ConfigError as exc:
+        problems.add("layout", f"layout = {value!r}: {exc}")
+        return None
+
+
+def _device_url(
+    kind: str, schemes: frozenset[str], url: object, layout: Layout | None, problems: Problems
+) -> str:
+    """``[kind] url`` checked by its backend's parsing; a wrong one is a problem and the default used."""
+    key = f"{kind}.url"
+    if not isinstance(url, str):
+        problems.add(key, f"[{kind}] url = {url!r} must be a string")
+        return DEFAULT_URLS[kind]
+    parsed = DeviceUrl.parse(url)
+    if parsed.scheme.partition("+")[0] not in schemes:
+        problems.add(
+            key,
+            f"[{kind}] url = {url!r} has the unknown scheme {parsed.scheme!r}; "
+            f"use one of {', '.join(sorted(s + '://' for s in schemes))}",
+        )
+        return DEFAULT_URLS[kind]
+    if layout is None and kind in ("sensors", "leds"):
+        return url  # checked against the layout, which is wrong itself: told once, as the layout's problem
+    with problems.about(key, f"[{kind}] url = {url!r}: "):
+        check_device_url(kind, url, layout or Layout.default())
+    return DEFAULT_URLS[kind] if problems.has(key) else url
+
+
+def _flag(
+    sections: Mapping[str, Mapping[str, Any]], key: str, default: bool | None, problems: Problems
+) -> bool | None:
+    """A true/false key (``"grbl.home"``); anything else is a problem and the default is used."""
+    section, _, name = key.partition(".")
+    value = sections[section].get(name, default)
+    if value is not None and not isinstance(value, bool):
+        problems.add(key, f"[{section}] {name} = {value!r} must be true or false")
+        return default
+    return value
+
+
+def _check_magnet(urls: Mapping[str, str], layout: Layout | None, problems: Problems) -> None:
+    """The magnet's URL and the layout's magnet method must say the same switch."""
+    if layout is None or problems.has("magnet.url"):
+        return
+    url = urls["magnet"]
+    magnet = DeviceUrl.parse(url).scheme
+    method = layout.magnet.method
+    if method == "servo" and magnet == "grbl":
+        problems.add(
+            "magnet.url",
+            f"[magnet] url = {url!r}: the layout's magnet method is 'servo' (switched by the host); set "
+            "the url to servo://PIN (or sim:// on the simulator)",
+        )
+    if method != "servo" and magnet in ("servo", "gpio"):
+        problems.add(
+            "magnet.url",
+            f"[magnet] url = {url!r}: the layout switches the magnet in the G-code ({method!r}); set "
+            'method = "servo" in the layout\'s [magnet] or use url = "grbl://"',
+        )
 
 
 def check_device_url(kind: str, url: str, layout: Layout) -> None:

@@ -17,11 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from .config_player import BOARD_LOOKS
+
 __all__ = ["CONFIG_KEYS", "KEY_OF", "ConfigKey", "KeyKind"]
 
 #: How a key's value is written: a device URL, a file path, true/false, a whole number, a number, a web
-#: address, one of the words its examples list.
-KeyKind = Literal["url", "path", "bool", "int", "number", "http", "choice"]
+#: address, one of the words its examples list, a line of text (a name), an engine level.
+KeyKind = Literal["url", "path", "bool", "int", "number", "http", "choice", "text", "level"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,45 @@ CONFIG_KEYS: Final[tuple[ConfigKey, ...]] = (
         "machine (a path relative to this file, or absolute). Unset: the classic 12 x 10 table. The "
         "table's pieces follow the layout, so a new one applies when `chessatron serve` starts again.",
         ("table.toml",),
+    ),
+    ConfigKey(
+        "player",
+        "name",
+        "text",
+        None,
+        "Your name, as the games give it: in the saved games' PGN (White or Black) and beside the board "
+        "on the page, for the side played by a person here (at the keyboard, the board, the page, the "
+        "buttons or by voice) when the other side is not a person too. Unset: the way you play is "
+        "named (keyboard, web page). `chessatron play --name` gives another for one game.",
+        ("Ann",),
+    ),
+    ConfigKey(
+        "player",
+        "level",
+        "level",
+        None,
+        "The engine's level when a game names none (play --black engine, or the page's level left "
+        "empty): a skill 0 to 20, an Elo like 1500elo, options such as 8:depth=12. Unset: its full "
+        "strength.",
+        ("5", "1500elo"),
+    ),
+    ConfigKey(
+        "player",
+        "board",
+        "choice",
+        "brown",
+        "The colours of the web page's boards: brown (chessground's own), blue, green or grey. The pieces "
+        "are chessground's cburnett set, the one it ships.",
+        BOARD_LOOKS,
+    ),
+    ConfigKey(
+        "player",
+        "sound",
+        "bool",
+        True,
+        "False: the web page makes no sound and the buzzer is silent (a browser whose Sound button was "
+        "pressed keeps its own choice; saving this from a page sets that page's too). The speech has its "
+        "own [speech] muted: a player who cannot see a display needs it.",
     ),
     ConfigKey(
         "grbl",
@@ -207,8 +248,9 @@ CONFIG_KEYS: Final[tuple[ConfigKey, ...]] = (
         "watcher_loss",
         "number",
         0.3,
-        "How much a move must give away for the watcher to speak, in lichess's winning chances (-1 to "
-        "+1): 0.3 a blunder, 0.2 a mistake, 0.1 an inaccuracy.",
+        "How much a move must give away for the watcher to speak: a drop in winning chances, above 0 "
+        "and at most 2 (the chances run from -1, lost, to +1, won, on lichess's scale): 0.3 a blunder, "
+        "0.2 a mistake, 0.1 an inaccuracy.",
         ("0.3", "0.2"),
     ),
     ConfigKey(

@@ -5,9 +5,10 @@ that nothing is ever half-written or lost.
 :func:`save_settings` edits the TOML document with tomlkit (which keeps the file's comments, the order of
 its keys and its blank lines), checks the whole new text with :meth:`Config.from_text
 <chessatron.config.Config.from_text>` (the checker ``chessatron config check`` uses) before anything is
-written, and then replaces the file atomically: the new text goes to a temporary file beside it, flushed
-to the disk, the previous file is kept as ``chessatron.toml.bak`` (one step back), and the new one is
-renamed into place. A power cut at any moment leaves either the old file or the new one.
+written, refusing every wrong value at once (:class:`SettingError`, each problem naming its key), and
+then replaces the file atomically: the new text goes to a temporary file beside it, flushed to the disk,
+the previous file is kept as ``chessatron.toml.bak`` (one step back), and the new one is renamed into
+place. A power cut at any moment leaves either the old file or the new one.
 
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as folder:
@@ -29,11 +30,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from . import files
-from .config import Config, default_config_text
+from .config import Config, default_config_text, in_file_order
 from .config_keys import KEY_OF, ConfigKey
+from .config_problems import ConfigProblems, Problem, Problems
 from .errors import ChessatronError, ConfigError, MissingLibraryError
 
-__all__ = ["BACKUP_SUFFIX", "SavedConfig", "SettingError", "save_settings", "settings_in"]
+__all__ = ["BACKUP_SUFFIX", "SavedConfig", "SettingError", "problems_in", "save_settings", "settings_in"]
 
 LOGGER = logging.getLogger(__name__)
 
@@ -41,12 +43,9 @@ LOGGER = logging.getLogger(__name__)
 BACKUP_SUFFIX: Final = ".bak"
 
 
-class SettingError(ConfigError):
-    """A value for one key of the config that cannot be: ``key`` names it (``"grbl.url"``)."""
-
-    def __init__(self, message: str, key: str | None) -> None:
-        super().__init__(message)
-        self.key = key
+class SettingError(ConfigProblems):
+    """Values for keys of the config that cannot be, all of them (:attr:`problems`, each naming its
+    key: ``"grbl.url"``; None for the file as a whole); :attr:`key` is the first one's."""
 
 
 @dataclass(frozen=True)
@@ -60,12 +59,12 @@ class SavedConfig:
 
 
 def settings_in(path: Path) -> dict[str, Any]:
-    """The keys the config file at ``path`` sets, by ``section.name`` (``{}`` when there is no file);
-    the file is checked as ``config check`` checks it. Raises :class:`ConfigError`."""
+    """The keys the config file at ``path`` sets, by ``section.name`` (``{}`` when there is no file),
+    whether or not their values are right (:func:`problems_in` says). Raises :class:`ConfigError` for a
+    file that cannot be read or is not TOML."""
     if files.is_missing(path):
         return {}
     data = files.load_toml(path, files.CONFIG)
-    Config.from_dict(data, source=repr(str(path)), base=path.parent)
     found: dict[str, Any] = {}
     for name, value in data.items():
         if isinstance(value, Mapping):
@@ -75,38 +74,58 @@ def settings_in(path: Path) -> dict[str, Any]:
     return found
 
 
+def problems_in(path: Path) -> tuple[Problem, ...]:
+    """Everything the config's checker finds wrong with the file at ``path`` (none without a file)."""
+    if files.is_missing(path):
+        return ()
+    try:
+        Config.from_text(files.read_text(path, files.CONFIG), path)
+    except ConfigProblems as exc:
+        return exc.problems
+    return ()
+
+
 def save_settings(path: Path, changes: Mapping[str, object]) -> SavedConfig:
     """Write ``changes`` (values by ``section.name``; None removes a key, so that its default holds)
     into the config file at ``path`` (made from the commented default when there is none), check the
     result as ``chessatron config check`` does, and replace the file atomically, the previous one kept
     as ``path`` + :data:`BACKUP_SUFFIX`. Nothing is written when a value is wrong.
 
-    Raises :class:`SettingError` naming the key a value is wrong for (None when the file as a whole is
-    wrong, e.g. it was damaged by hand), :class:`MissingLibraryError` without tomlkit (the ``web``
-    extra), :class:`~chessatron.errors.ChessatronError` when the file cannot be written."""
+    Raises :class:`SettingError` naming every wrong value with its key (a value of the wrong kind, and
+    whatever the config's checker finds in the file as it would be), :class:`MissingLibraryError`
+    without tomlkit (the ``web`` extra), :class:`~chessatron.errors.ChessatronError` when the file cannot
+    be written."""
     try:
         import tomlkit
     except ImportError as exc:
         raise MissingLibraryError(
             "changing the config from the page needs tomlkit: pip install 'chessatron[web]'"
         ) from exc
+    problems = Problems()
     for key, value in changes.items():
-        _check_kind(key, value)
+        with problems.about(key):
+            _check_kind(key, value)
     exists = not files.is_missing(path)
     before = files.read_text(path, files.CONFIG) if exists else default_config_text()
     try:
         document = tomlkit.parse(before)
     except Exception as exc:  # tomlkit's own errors: the file was damaged by hand
         raise SettingError(
-            f"the config {str(path)!r} is not valid TOML ({exc}); fix it by hand first", None
+            [Problem(None, f"the config file is not valid TOML ({exc}); fix it by hand first")]
         ) from exc
     for key, value in changes.items():
-        _apply(document, KEY_OF[key], value, tomlkit)
+        if not problems.has(key):
+            _apply(document, KEY_OF[key], value, tomlkit)
     text = tomlkit.dumps(document)
+    config: Config | None = None
     try:
         config = Config.from_text(text, path)
-    except ConfigError as exc:
-        raise SettingError(str(exc), _key_named(str(exc), changes)) from exc
+    except ConfigProblems as exc:
+        # a key whose value was refused already keeps the file's value, which the checker may refuse too
+        problems.found.extend(p for p in exc.problems if p.key is None or not problems.has(p.key))
+    if problems.found:
+        raise SettingError(sorted(problems.found, key=in_file_order))
+    assert config is not None
     previous = _replace(path, text, keep=exists)
     LOGGER.info("settings saved to %s (%s)", path, ", ".join(sorted(changes)) or "no change")
     return SavedConfig(path, previous, config)
@@ -115,24 +134,28 @@ def save_settings(path: Path, changes: Mapping[str, object]) -> SavedConfig:
 def _check_kind(key: str, value: object) -> None:
     """A value of the kind its key takes (the config's checker says whether it is one that works)."""
     if key not in KEY_OF:
-        raise SettingError(f"the config has no key {key!r}; the settings list those it has", key)
+        raise ConfigError(f"the config has no key {key!r}; the settings list those it has")
     if value is None:
         return
-    kind = KEY_OF[key].kind
+    entry = KEY_OF[key]
+    kind = entry.kind
     if kind == "bool" and not isinstance(value, bool):
-        raise SettingError(f"{KEY_OF[key].title} = {value!r} must be true or false", key)
+        raise ConfigError(f"{entry.title} = {value!r} must be true or false")
     if kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
-        raise SettingError(f"{KEY_OF[key].title} = {value!r} must be a whole number", key)
-    if kind == "choice" and value not in KEY_OF[key].examples:
-        choices = ", ".join(KEY_OF[key].examples)
-        raise SettingError(f"{KEY_OF[key].title} = {value!r} must be one of {choices}", key)
+        raise ConfigError(
+            f"{entry.title} = {value!r} is not a whole number; write digits only, e.g. {_example(key)}"
+        )
+    if kind == "choice" and value not in entry.examples:
+        raise ConfigError(f"{entry.title} = {value!r} must be one of {', '.join(entry.examples)}")
     if kind == "number" and (isinstance(value, bool) or not isinstance(value, int | float)):
-        raise SettingError(f"{KEY_OF[key].title} = {value!r} must be a number, e.g. {_example(key)}", key)
-    if kind in ("url", "path", "http"):
+        raise ConfigError(f"{entry.title} = {value!r} is not a number; write e.g. {_example(key)}")
+    if kind == "level" and (isinstance(value, bool) or not isinstance(value, int | str)):
+        raise ConfigError(f"{entry.title} = {value!r} must be a level, e.g. {_example(key)}")
+    if kind in ("url", "path", "http", "text"):
         if not isinstance(value, str) or not value.strip():
-            raise SettingError(f"{KEY_OF[key].title} = {value!r} must be a text, e.g. {_example(key)}", key)
+            raise ConfigError(f"{entry.title} = {value!r} must be a text, e.g. {_example(key)}")
         if any(ord(char) < 32 for char in value):
-            raise SettingError(f"{KEY_OF[key].title} = {value!r} holds a control character", key)
+            raise ConfigError(f"{entry.title} = {value!r} holds a control character")
 
 
 def _example(key: str) -> str:
@@ -152,19 +175,6 @@ def _apply(document: Any, key: ConfigKey, value: object, tomlkit: Any) -> None:
         table = tomlkit.table()
         document.add(key.section, table)
     table[key.name] = value
-
-
-def _key_named(message: str, changes: Mapping[str, object]) -> str | None:
-    """The changed key the checker's ``message`` is about: one it names as the file writes it
-    (``[grbl] url = ...``), else the one changed in the section it names, else the layout when that
-    changed (a layout file's own errors name the file); None when it names none of them."""
-    for key in changes:
-        if f"{KEY_OF[key].title} =" in message:
-            return key
-    for key in changes:
-        if KEY_OF[key].section and f"[{KEY_OF[key].section}]" in message:
-            return key
-    return "layout" if "layout" in changes else None
 
 
 def _replace(path: Path, text: str, *, keep: bool) -> Path | None:

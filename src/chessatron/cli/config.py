@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from ..config import Config, default_config_path, default_config_text
+from ..config_problems import ConfigProblems
 from ..errors import ChessatronError
-from .common import READ_FILE, friendly, layout_option, load_layout, write_file
+from .common import EXIT_USAGE, READ_FILE, config_option, friendly, layout_option, load_layout, write_file
 from .main import main
 
 
@@ -19,10 +21,27 @@ def config() -> None:
 
 @config.command("check")
 @click.argument("path", type=READ_FILE, required=False)
+@config_option
 @friendly
-def config_check(path: Path | None) -> None:
-    """Validate a config file (and its layout); name the first problem plainly."""
-    loaded = Config.load(path)
+def config_check(path: Path | None, config_path: Path | None) -> None:
+    """Validate a config file (and its layout): every problem in it at once, each naming its key; or
+    what it makes of the machine, in a maker's words. The file: PATH or --config, else the one every
+    command reads."""
+    if path is not None and config_path is not None and path != config_path:
+        raise click.UsageError(
+            f"two configs to check: {str(path)!r} and --config {str(config_path)!r}; give one"
+        )
+    try:
+        loaded = Config.load(path or config_path)
+    except ConfigProblems as exc:
+        if len(exc.problems) == 1:
+            raise
+        # one problem a line, so that a long list reads as one; the file once, at the top
+        where = f" in {exc.where}" if exc.where else ""
+        click.echo(f"chessatron: {len(exc.problems)} problems{where}:", err=True)
+        for problem in exc.problems:
+            click.echo(f"  {problem.message}", err=True)
+        sys.exit(EXIT_USAGE)
     click.echo(f"config ok: {loaded.source}")
     for line in loaded.summary():
         click.echo(f"  {line}")

@@ -122,6 +122,14 @@ PLAYER_HELP = (
     help="Draw pieces as letters (K, q...) instead of chess symbols; by default letters on the Linux "
     "console (TERM=linux: its fonts have no chess symbols) or when the terminal is not UTF-8.",
 )
+@click.option(
+    "--name",
+    "person_name",
+    metavar="NAME",
+    default=None,
+    help="Your name in the saved game (PGN White or Black) for the side a person plays here, when the "
+    "other is not a person too; default: the config's [player] name, else the way you play (keyboard).",
+)
 @fresh_option
 @config_option
 @friendly
@@ -143,6 +151,7 @@ def play(
     letters: bool | None,
     fresh: bool,
     config_path: Path | None,
+    person_name: str | None,
 ) -> None:
     """Play a game at the table: typed moves, a person at the board or the engine; the robot moves the
     pieces (on the simulator unless the config names a machine).
@@ -158,7 +167,7 @@ def play(
     from ..game.players.base import NewGameRequested
     from ..game.players.buttons import players_for, start_for
     from ..game.players.keyboard import keyboard_for
-    from ..game.players.spec import PlayerSpec
+    from ..game.players.spec import PlayerSpec, with_level
     from ..game.records.pgn import write_pgn
     from ..game.records.record import GameRecord
     from ..game.records.store import forget_unplayed, resolve_games_dir
@@ -169,6 +178,8 @@ def play(
     from ..game.telling.view import PlayView
 
     settings = Config.load(config_path)
+    if person_name is not None:
+        settings = _named(settings, person_name)
     directory = resolve_games_dir(games_dir)
     time_control = parse_clock(clock_text) if clock_text is not None else None
     speed = parse_speed(speed_text)
@@ -227,7 +238,9 @@ def play(
             start.chess960 = True
             return start
 
-        white, black = PlayerSpec.parse(white_text), PlayerSpec.parse(black_text)
+        # an engine named without a level plays at the config's ([player] level)
+        white = with_level(PlayerSpec.parse(white_text), settings.player.level)
+        black = with_level(PlayerSpec.parse(black_text), settings.player.level)
         # on --resume, a player named on the command line takes that side over
         context = click.get_current_context()
         named = {
@@ -363,6 +376,20 @@ def play(
             break
         if len(finished) > 1 and not as_json:
             (view.print if show else click.echo)(score_line(finished, (white.spec, black.spec)))
+
+
+def _named(settings: Config, name: str) -> Config:
+    """``settings`` with the person's name ``play --name`` gives, checked as ``[player] name`` is."""
+    import dataclasses
+
+    from ..config_player import check_name
+    from ..errors import ConfigError
+
+    try:
+        checked = check_name(name)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--name") from exc
+    return dataclasses.replace(settings, player=dataclasses.replace(settings.player, name=checked))
 
 
 def _puzzles_with_buttons(session: Session) -> None:

@@ -35,7 +35,7 @@ from .engine.settings import checked_options, engine_options, find_engine, parse
 from .jobs import JobRunner
 from .players.base import NewGameRequested
 from .players.buttons import players_for, start_for
-from .players.spec import PlayerSpec, engine_level
+from .players.spec import PlayerSpec, engine_level, with_level
 from .players.web import InboxMover
 from .records.journal import Journal
 from .records.record import ClockSettings
@@ -201,6 +201,9 @@ class GameRunner(JobRunner):
         self, white: PlayerSpec, black: PlayerSpec, start: chess.Board, clock: ClockSettings | None
     ) -> None:
         self.live.update(clock=None)  # the session shows the new game's clock, if it has one
+        # an engine named without a level plays at the config's ([player] level), as saved when the game began
+        level = self.session.config.player.level
+        white, black = with_level(white, level), with_level(black, level)
         try:
             journal = self.session.new_game(white, black, start, clock)
         except BaseException:

@@ -19,7 +19,7 @@ import chess.engine
 
 from ..errors import ChessatronError, ConfigError
 from ..planning.table import Table
-from .players.spec import PlayerSpec
+from .players.spec import PlayerSpec, recorded
 from .records.journal import GameMetadata, Journal, JournalState, read_journal
 from .records.record import ClockSettings, Player
 from .seats import Seats
@@ -70,9 +70,11 @@ class GameSetup(Seats):
         config: dict[str, Any] = {"white": white.spec, "black": black.spec, "table": encode_table(self.table)}
         if online is not None:
             config["online"] = dict(online)
+        # the person here by their name ([player] name), unless the caller names everyone
+        named = players or recorded(white, black, self.config.player.name)
         metadata = GameMetadata(
-            white=players[0] if players else white.player(),
-            black=players[1] if players else black.player(),
+            white=named[0],
+            black=named[1],
             start_fen=start.fen(),
             chess960=start.chess960,
             clock=clock,
@@ -93,7 +95,8 @@ class GameSetup(Seats):
             raise
         self._journal = journal
         shown = (white.spec, black.spec) if players is None else (metadata.white.name, metadata.black.name)
-        self.live.show_board(start, game_id=metadata.game_id, players=shown)
+        names = (metadata.white.name, metadata.black.name)
+        self.live.show_board(start, game_id=metadata.game_id, players=shown, names=names)
         self.live.update(status="setting up", hint=None, evaluation=None, notices=[])
         self.emit({"event": "game", "id": metadata.game_id, "fen": start.fen(), "chess960": start.chess960})
         try:
@@ -131,13 +134,18 @@ class GameSetup(Seats):
         journal = Journal.open(path)
         self._journal = journal
         try:
+            now = recorded(white, black, self.config.player.name)
             for colour, spec in changed.items():
-                journal.change_player(colour, spec.player(), spec.spec)
+                journal.change_player(colour, now[0 if colour == chess.WHITE else 1], spec.spec)
         except BaseException:
             journal.close()
             raise
+        metadata = journal.state.metadata
         self.live.show_board(
-            journal.board(), game_id=state.metadata.game_id, players=(white.spec, black.spec)
+            journal.board(),
+            game_id=state.metadata.game_id,
+            players=(white.spec, black.spec),
+            names=(metadata.white.name, metadata.black.name),
         )
         self.emit({"event": "resumed", "id": state.metadata.game_id, "plies": len(state.moves)})
         for colour, spec in changed.items():

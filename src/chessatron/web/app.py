@@ -3,8 +3,9 @@
 The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) uses nothing else:
 
 =======================================  ===========================================================
-``GET  /api/v1``                         what this server allows: ``{"api", "watch_only", ...}``, and
-                                         the table's ``layout`` (the page draws the table from it)
+``GET  /api/v1``                         what this server allows: ``{"api", "watch_only", ...}``, the
+                                         table's ``layout`` (the page draws the table from it) and the
+                                         ``player``'s settings (``{"name", "level", "board", "sound"}``)
 ``GET  /api/v1/state``                   the live snapshot (:mod:`chessatron.game.telling.live`) with
                                          what the runner is doing (``"runner"``, see :mod:`.feed`)
 ``GET  /api/v1/board.svg``               the board (``?orientation=black`` turns it round)
@@ -29,10 +30,12 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
 ``POST /api/v1/reset``                   set the table up: ``{"target": "standard"|"N"|"N:M"|FEN}``
 ``POST /api/v1/forget``                  this browser forgets the page's token (its cookie goes)
 ``GET  /api/v1/settings``                every key of the machine config: its value in the file (None:
-                                         unset), default, kind and documentation, and the file's path
+                                         unset), default, kind and documentation, the file's path, and
+                                         the ``"problems"`` the config's checker finds in it
 ``POST /api/v1/settings``                ``{"values": {"grbl.url": "/dev/ttyUSB0", "speech.muted": null}}``
                                          (null: back to the default): checked as ``config check`` checks
-                                         a file (422 naming the ``"field"``), saved atomically with the
+                                         a file (422 with every problem: ``"errors": [{"field",
+                                         "error"}]``, nothing written), saved atomically with the
                                          previous file kept as ``….bak``, used from the next game on
 ``/api/v1/games...``                    the saved games, for the viewer and as PGN: see :mod:`.saved`
 ``/training``, ``/api/v1/training/...``  puzzles, the rating, reviews: see :mod:`.training`
@@ -50,7 +53,7 @@ by ``make`` (``scripts/web-vendor``). Without it the page answers 503 saying so,
 without a board.
 """
 
-# One module on purpose (about 560 lines): the page's API, each route a few lines over the runner; split,
+# One module on purpose (about 600 lines): the page's API, each route a few lines over the runner; split,
 # the routes would lose the one place that says what the page may do.
 
 from __future__ import annotations
@@ -73,7 +76,9 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from ..config_keys import CONFIG_KEYS
+from ..config_keys import CONFIG_KEYS, KEY_OF
+from ..config_player import PlayerSettings
+from ..config_problems import Problem
 from ..errors import (
     CannotResumeError,
     ChessatronError,
@@ -200,6 +205,12 @@ async def read_json(request: Request) -> object:
         raise BadRequestError(f"the body is not JSON: {str(exc)[:80]}") from exc
 
 
+def _problem_json(problem: Problem) -> dict[str, str | None]:
+    """A problem of the config as the page shows it beside its field (``"field"``: its key, None for
+    the file as a whole)."""
+    return {"field": problem.key, "error": problem.message}
+
+
 class Api:
     """The endpoints, over one runner (None: the page only watches) and its live state (the saved games'
     are :class:`~.saved.SavedGamesApi`'s, the training's :class:`~.training.TrainingApi`'s)."""
@@ -227,6 +238,8 @@ class Api:
         )
         self.pictures = Pictures(live)
         self.feed = Feed(live, self.snapshots)
+        #: The player's settings as last saved (the runner takes them up from the next game on).
+        self.player = runner.config.player if runner is not None else PlayerSettings()
 
     def _runner(self) -> GameRunner:
         if self.runner is None:
@@ -249,6 +262,12 @@ class Api:
                 "commands": list(COMMANDS),
                 "token": self.token is not None,
                 "layout": layout_json(self.live.layout),
+                "player": {
+                    "name": self.player.name,
+                    "level": self.player.level,
+                    "board": self.player.board,
+                    "sound": self.player.sound,
+                },
             }
         )
 
@@ -395,11 +414,13 @@ class Api:
         return self.config_path
 
     async def settings(self, request: Request) -> Response:
-        """Every key of the machine config, with its value in the file and what it does."""
-        from ..config_write import BACKUP_SUFFIX, settings_in
+        """Every key of the machine config, with its value in the file and what it does, and what the
+        config's checker finds wrong in the file (each problem beside its field on the page)."""
+        from ..config_write import BACKUP_SUFFIX, problems_in, settings_in
 
         path = self._settings_path()
         values = await run_in_threadpool(settings_in, path)
+        problems = await run_in_threadpool(problems_in, path)
         backup = path.with_name(path.name + BACKUP_SUFFIX)
         return JSONResponse(
             {
@@ -420,6 +441,7 @@ class Api:
                     }
                     for key in CONFIG_KEYS
                 ],
+                "problems": [_problem_json(problem) for problem in problems],
             }
         )
 
@@ -433,7 +455,23 @@ class Api:
         try:
             saved = await run_in_threadpool(save_settings, path, changes)
         except SettingError as exc:
-            raise FieldError(str(exc), exc.key or "settings") from exc
+            # every problem at once, each beside its field; the summary names them for the save button
+            named = list(
+                dict.fromkeys(
+                    KEY_OF[p.key].title if p.key in KEY_OF else p.key or "the file" for p in exc.problems
+                )
+            )
+            count = len(named)
+            summary = f"{count} setting{'s' if count > 1 else ''} need{'' if count > 1 else 's'} fixing: "
+            return JSONResponse(
+                {
+                    "error": summary + ", ".join(named) + "; nothing was saved",
+                    "field": exc.key or "settings",
+                    "errors": [_problem_json(problem) for problem in exc.problems],
+                },
+                422,
+            )
+        self.player = saved.config.player
         waits = runner.use_config(saved.config)
         applies = "from the next game on" + (
             "; the new layout when `chessatron serve` starts again" if waits else ""

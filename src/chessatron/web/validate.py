@@ -29,6 +29,7 @@ chessatron.web.validate.BadRequestError: no saved game can be called '../../etc/
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final, Literal
@@ -326,18 +327,21 @@ MAX_SETTING_CHARS: Final = 400
 
 def settings_request(body: object) -> dict[str, object]:
     """The new values of ``{"values": {"section.key": value, ...}}`` (null: back to the default): texts,
-    whole numbers or true/false, of sensible size. Whether each is a value its key takes is the config
+    numbers (finite) or true/false, of sensible size. Whether each is a value its key takes is the config
     checker's to say (:func:`chessatron.config_write.save_settings`).
 
-    >>> settings_request({"values": {"grbl.home": True, "speech.muted": None}})
-    {'grbl.home': True, 'speech.muted': None}
+    >>> settings_request({"values": {"grbl.home": True, "speech.muted": None, "training.watcher_loss": 0.2}})
+    {'grbl.home': True, 'speech.muted': None, 'training.watcher_loss': 0.2}
     """
     data = fields(body, {"values": (dict,)}, ("values",))
     values: dict[str, object] = data["values"]
     if len(values) > MAX_SETTINGS:
         raise BadRequestError(f"{len(values)} settings at once; the config has far fewer keys")
     for key, value in values.items():
-        if not isinstance(value, str | int | bool) and value is not None:
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if (not isinstance(value, str | bool) and value is not None and not number) or (
+            isinstance(value, float) and not math.isfinite(value)
+        ):
             raise FieldError(
                 f"{key[:40]!r} must be a text, a number or true/false, not {_short(value)}", key, 400
             )

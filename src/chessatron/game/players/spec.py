@@ -4,6 +4,8 @@ game names.
 
 >>> PlayerSpec.parse("engine:5").player()
 Player(name='Stockfish', kind='engine', level='5')
+>>> recorded(PlayerSpec.parse("keyboard"), PlayerSpec.parse("engine"), "Ann")
+(Player(name='Ann', kind='keyboard', level=None), Player(name='Stockfish', kind='engine', level=None))
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from ...errors import ConfigError
 from ..engine.settings import parse_level
 from ..records.record import Player
 
-__all__ = ["PlayerSpec", "engine_level"]
+__all__ = ["PEOPLE", "PlayerSpec", "engine_level", "recorded", "with_level"]
+
+#: The players who are a person here, at the table or its page (``hand`` is a simulated one).
+PEOPLE: frozenset[str] = frozenset({"keyboard", "buttons", "board", "web", "voice"})
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,9 @@ class PlayerSpec:
             return f"script:{self.path}"
         return self.kind
 
-    def player(self) -> Player:
+    def player(self, name: str | None = None) -> Player:
+        """The player the saved game names; ``name``: the person's own (``[player] name``), for a
+        person here (:data:`PEOPLE`) instead of the way they play."""
         names = {
             "engine": "Stockfish",
             "keyboard": "keyboard",
@@ -72,12 +79,33 @@ class PlayerSpec:
         }
         if self.kind == "hand":
             return Player(name="simulated hand", kind="board")
-        return Player(name=names[self.kind], kind=self.kind, level=self.level)
+        own = name if name and self.kind in PEOPLE else names[self.kind]
+        return Player(name=own, kind=self.kind, level=self.level)
 
     @property
     def moves_pieces(self) -> bool:
         """A person moving the pieces on the table (the robot must not)."""
         return self.kind in ("board", "hand")
+
+
+def recorded(white: PlayerSpec, black: PlayerSpec, name: str | None) -> tuple[Player, Player]:
+    """The players a game's record names: the side a person here plays by ``name`` (``[player] name``,
+    ``play --name``) when the other side is not a person too (two people: which one is the player?),
+    the others as their specs say."""
+    people = [spec.kind in PEOPLE for spec in (white, black)]
+    person = name if people.count(True) == 1 else None
+    return white.player(person), black.player(person)
+
+
+def with_level(spec: PlayerSpec, level: str | None) -> PlayerSpec:
+    """An engine that names no level plays at ``level`` (``[player] level``), when there is one.
+
+    >>> with_level(PlayerSpec.parse("engine"), "5").spec, with_level(PlayerSpec.parse("engine:3"), "5").spec
+    ('engine:5', 'engine:3')
+    """
+    if spec.kind != "engine" or spec.level is not None or not level:
+        return spec
+    return PlayerSpec("engine", level=level)
 
 
 def engine_level(spec: PlayerSpec) -> str | None:

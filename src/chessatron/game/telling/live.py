@@ -15,9 +15,11 @@ The snapshot's keys (a contract for the page and its tests):
     ``"paused"``, ``"stopping…"``, ``"stopped after 12 half-moves; the game is saved: …"``,
     ``"1-0 (checkmate)"``…
 ``game``
-    ``None`` or ``{"id", "white", "black", "variant", "chess960": N|None, "start_fen", "fen", "san": [...],
-    "uci": [...], "turn": "white"|"black", "check": bool, "result", "termination", "lastmove": uci|None}``
-    (``chess960``: the start's number, 0-959, in a Chess960 game that began from one of the 960).
+    ``None`` or ``{"id", "white", "black", "names", "variant", "chess960": N|None, "start_fen", "fen",
+    "san": [...], "uci": [...], "turn": "white"|"black", "check": bool, "result", "termination",
+    "lastmove": uci|None}`` (``white``, ``black``: the players' specs, ``engine:5``, ``web``; ``names``:
+    ``{"white", "black"}`` as the game's record names them, ``Ann``, ``Stockfish``, or None;
+    ``chess960``: the start's number, 0-959, in a Chess960 game that began from one of the 960).
 ``table``
     ``{"pieces": [{"id", "symbol", "node": [i, j], "cell": [c, r]|None}], "drags": [{"symbol",
     "purpose", "path": [[i, j], ...]}]}``: every physical piece, and the drags of the robot work under way
@@ -211,8 +213,10 @@ class LiveState:
         players: tuple[str, str] | None = None,
         result: str | None = None,
         termination: str | None = None,
+        names: tuple[str, str] | None = None,
     ) -> None:
-        """The game as it stands (``board`` with its move stack from the start position).
+        """The game as it stands (``board`` with its move stack from the start position); ``players``
+        (their specs) and ``names`` (as the record names them) are kept until new players are shown.
 
         The hint and the evaluation go when they no longer belong to the position shown: another
         position or game (unless they name this position by its ``fen``), or the game's end."""
@@ -236,6 +240,13 @@ class LiveState:
                 "id": game_id if game_id is not None else previous.get("id"),
                 "white": players[0] if players else previous.get("white"),
                 "black": players[1] if players else previous.get("black"),
+                "names": (
+                    {"white": names[0], "black": names[1]}
+                    if names
+                    else None
+                    if players
+                    else previous.get("names")
+                ),
                 "variant": "chess960" if board.chess960 else "standard",
                 "chess960": start.chess960_pos() if board.chess960 else None,
                 "start_fen": start.fen(),

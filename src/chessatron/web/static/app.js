@@ -18,7 +18,7 @@ import {
   variantText,
 } from "./format.js";
 import { ask, withdraw } from "./question.js";
-import { setUpSettings } from "./settings.js";
+import { applyPlayer, setUpSettings } from "./settings.js";
 import { play, setSound, soundOn, wake } from "./sound.js";
 import { tableView } from "./table.js";
 import { closeViewer, openGame, setUpViewer, updateViewer } from "./viewer.js";
@@ -68,7 +68,8 @@ const board = liveBoard($("board"), $("promotion"), {
 
 // --- talking to the server -----------------------------------------------------------------------
 
-const ERRORS = ["error", "machine-error", "game-error", "reset-error", "viewer-error", "settings-error"];
+// (the settings keep their own errors: settings.js)
+const ERRORS = ["error", "machine-error", "game-error", "reset-error", "viewer-error"];
 
 /** POST a command; a refusal is shown next to the controls that sent it (``errorAt``, the id of an error
  * line; null: not shown), beside the very field when the server names one. Returns the answer, or null. */
@@ -96,7 +97,7 @@ async function post(path, body = {}, errorAt = "error") {
  * it has one; "" clears them all. */
 function showError(message, at = "error", field = null) {
   for (const id of ERRORS) $(id).textContent = "";
-  for (const line of document.querySelectorAll(".field-error")) line.textContent = "";
+  for (const line of document.querySelectorAll("form:not(#settings-form) .field-error")) line.textContent = "";
   if (!message) return;
   const text = message.charAt(0).toUpperCase() + message.slice(1);
   const beside = field && document.querySelector(`.field-error[data-field="${field}"]`);
@@ -173,6 +174,8 @@ async function loadInfo() {
       if (info.phone_link && !image.getAttribute("src")) image.src = `${API}/link.svg`;
       $("access").hidden = !info.token;
       $("settings").hidden = watchOnly; // a page that only watches changes nothing
+      applyPlayer(info.player); // the board's colours, sound, the engine's default level
+      renderSound();
       if (!table) {
         table = tableView($("table"), info.layout);
         if (state) table.render(state);
@@ -469,7 +472,7 @@ function renderPlayers() {
   for (const [place, side] of Object.entries(sides)) {
     let name = "";
     if (game) {
-      name = playerName(playerFromSpec(game[side]));
+      name = playerName(playerFromSpec(game[side], game.names && game.names[side]));
       if (playing === side || playing === "both") name += " (you)";
     }
     let line = game ? `${side === "white" ? "White" : "Black"}: ${name}` : "";
@@ -1044,7 +1047,7 @@ async function start() {
       return true;
     },
   });
-  setUpSettings($("settings-form"), $("settings-list"), $("settings-note"), post);
+  setUpSettings($("settings-form"), $("settings-list"), $("settings-note"), $("settings-file"), loadInfo);
   connect();
   loadGames();
 }

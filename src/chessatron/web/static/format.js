@@ -194,12 +194,13 @@ export function plyText(san, startFen, ply) {
 }
 
 /** A player of the live game as the saved games name it (chessatron.game.players.spec.PlayerSpec.player):
- * {name, kind, level, spec} from its spec ("web", "engine:5", "hand:3", "board"). */
-export function playerFromSpec(spec) {
+ * {name, kind, level, spec} from its spec ("web", "engine:5", "hand:3", "board"); ``recorded``: the name
+ * the game's record gives it (the live state's ``names``: "Ann" for the person here), when known. */
+export function playerFromSpec(spec, recorded = null) {
   const text = spec || "";
   const [kind, ...rest] = text.split(":");
   const level = rest.length ? rest.join(":") : null;
-  if (kind === "hand") return { name: "simulated hand", kind: "board", level: null, spec: text };
+  if (kind === "hand") return { name: recorded || "simulated hand", kind: "board", level: null, spec: text };
   const names = {
     engine: "Stockfish",
     web: "web page",
@@ -208,7 +209,7 @@ export function playerFromSpec(spec) {
     voice: "voice",
     buttons: "buttons",
   };
-  return { name: names[kind] || text, kind, level, spec: text };
+  return { name: recorded || names[kind] || text, kind, level, spec: text };
 }
 
 const VALUES = { q: 9, r: 5, b: 3, n: 3, p: 1 };

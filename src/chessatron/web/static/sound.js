@@ -10,6 +10,11 @@ export function soundOn() {
   return !muted;
 }
 
+/** Sounds on or off as the player's settings say (``[player] sound``), unless this browser has chosen. */
+export function soundByDefault(on) {
+  if (localStorage.getItem(KEY) === null) muted = !on;
+}
+
 /** Sounds on or off (kept in this browser). */
 export function setSound(on) {
   muted = !on;
