@@ -20,16 +20,22 @@ ENGINE = "engine:20:depth=1"
 
 
 def keyboard_game(
-    games_dir: Path, typed: Iterable[str], *, black: str = ENGINE, clock: ClockSettings | None = None
+    games_dir: Path,
+    typed: Iterable[str],
+    *,
+    black: str = ENGINE,
+    clock: ClockSettings | None = None,
+    start: chess.Board | None = None,
 ) -> str:
     """A game whose White typed ``typed`` at a terminal (``play --white keyboard``), the engine answering,
-    then ``quit``: saved, unfinished (with a chess ``clock`` if given). Returns its id."""
+    then ``quit``: saved, unfinished (with a chess ``clock`` if given; from ``start``, default the
+    standard one). Returns its id."""
     lines = iter([*typed, "quit"])
     keyboard = KeyboardPlayer(lambda prompt: next(lines), lambda text: None)
     with Session(Config.default(), games_dir=games_dir, speed=None, keyboard=keyboard) as session:
         session.connect()
         white, opponent = PlayerSpec.parse("keyboard"), PlayerSpec.parse(black)
-        journal = session.new_game(white, opponent, chess.Board(), clock)
+        journal = session.new_game(white, opponent, start or chess.Board(), clock)
         with journal, contextlib.suppress(KeyboardInterrupt):  # quit: the game stays saved
             session.play(journal, white, opponent)
         return journal.state.metadata.game_id

@@ -14,7 +14,6 @@ browser is ever downloaded: without ``/usr/bin/chromium`` these tests fail and s
 from __future__ import annotations
 
 import io
-import os
 import re
 import tempfile
 import time
@@ -27,13 +26,10 @@ import chess.pgn
 import pytest
 from playwright.sync_api import (
     Browser,
-    ConsoleMessage,
-    Error,
     Locator,
     Page,
     Request,
     expect,
-    sync_playwright,
 )
 
 from chessatron.config import Config
@@ -49,20 +45,26 @@ from chessatron.sim.hand_style import HandStyle
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread, start_watch_page
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-REPO = Path(__file__).resolve().parents[1]
-ENGINE_LEVEL = "20:depth=1"  # full strength, one ply deep: the same answers every time
-TIMEOUT_MS = 30_000
+from .browser import (  # noqa: F401 (the fixtures browser and artifacts, and names other modules use)
+    CHROMIUM_ARGS,
+    ENGINE_LEVEL,
+    TIMEOUT_MS,
+    Watched,
+    artifacts_fixture,
+    board_after,
+    browser_fixture,
+    click_square,
+    drag,
+    has_class,
+    idle,
+    open_page,
+    resign,
+    screenshot,
+    shown_moves,
+    square_at,
+    start_game,
+)
+
 #: How soon the player's move shows on the board and in the move list (issue 14), at the robot's speed 1.
 SHOWN_WITHIN_MS = 150
 #: The LEDs' default colours as the page shows them (chessatron.feedback.signals.SignalColours).
@@ -76,27 +78,6 @@ GREEN, YELLOW, WARM_WHITE, BLUE = (
 RIVALS = "6k1/8/4q3/1p6/3N4/8/8/6K1 w - - 0 1"
 #: The two screens the page is made for: a phone's (touch) and a desktop's.
 SCREENS = {"phone": (390, 844, True), "desktop": (1280, 800, False)}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"Debian's Chromium is missing at {CHROMIUM}: `scripts/debian-packages` (run by `make test`) "
-            "installs it, or `sudo apt-get install chromium`; the tests never download a browser"
-        )
-    expect.set_options(timeout=TIMEOUT_MS)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
-def artifacts() -> Path:
-    folder = Path(os.environ.get("CHESSATRON_ARTIFACTS") or REPO / "test-artifacts") / "web"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture(scope="module")
@@ -115,97 +96,6 @@ def at_speed_one() -> Iterator[tuple[GameRunner, ServerHandle]]:
         app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir)
         with start_in_thread(app) as server:
             yield runner, server
-
-
-class Watched:
-    """A page whose script errors and console errors (a refused resource, a CSP violation) are kept."""
-
-    def __init__(self, page: Page) -> None:
-        self.page = page
-        self.errors: list[str] = []
-        page.on("pageerror", self._failed)
-        page.on("console", self._logged)
-
-    def _failed(self, error: Error) -> None:
-        self.errors.append(str(error))
-
-    def _logged(self, message: ConsoleMessage) -> None:
-        if message.type == "error":
-            self.errors.append(message.text)
-
-
-def open_page(browser: Browser, url: str, width: int, height: int, *, touch: bool = False) -> Watched:
-    """The page at ``url`` in a new window, ``touch``: a phone's (a touch screen, a coarse pointer)."""
-    context = browser.new_context(
-        viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch
-    )
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    watched = Watched(page)
-    page.goto(url)
-    expect(page.locator("#connection")).to_have_text("live")
-    return watched
-
-
-def start_game(
-    page: Page, *, black_level: str, chess960: str | None = None, clock: str | None = None
-) -> None:
-    page.select_option("select[name=white-kind]", "web")
-    page.select_option("select[name=black-kind]", "engine")
-    page.fill("input[name=black-level]", black_level)
-    if chess960 is not None:
-        page.select_option("select[name=start]", "number")
-        page.fill("input[name=number]", chess960)
-    if clock is not None:
-        page.fill("input[name=clock]", clock)
-    page.click("#new-game button[type=submit]")
-
-
-#: The centre of a square on a chessground board, in page pixels, as the board is turned.
-SQUARE_AT = """([board, square]) => {
-  const wrap = document.querySelector(board);
-  const box = wrap.querySelector("cg-board").getBoundingClientRect();
-  const black = wrap.classList.contains("orientation-black");
-  const file = square.charCodeAt(0) - 97, rank = Number(square[1]) - 1;
-  const x = black ? 7 - file : file, y = black ? rank : 7 - rank;
-  return [box.x + ((x + 0.5) * box.width) / 8, box.y + ((y + 0.5) * box.height) / 8];
-}"""
-
-
-def square_at(page: Page, square: str, board: str = "#board") -> tuple[float, float]:
-    """Where ``square`` is on the screen, the board scrolled into view first (and the scroll's event
-    delivered: chessground keeps the board's place until it hears of a scroll)."""
-    page.locator(board).scroll_into_view_if_needed()
-    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
-    x, y = page.evaluate(SQUARE_AT, [board, square])
-    return float(x), float(y)
-
-
-def click_square(page: Page, square: str, *, touch: bool = False) -> None:
-    """A click on ``square`` of the live board (a finger's tap on a touch screen)."""
-    x, y = square_at(page, square)
-    if touch:
-        page.touchscreen.tap(x, y)
-    else:
-        page.mouse.click(x, y)
-
-
-def drag(page: Page, start: str, end: str, *, touch: bool = False) -> None:
-    """A piece dragged from ``start`` to ``end`` with the mouse, or with a finger on a touch screen."""
-    (x1, y1), (x2, y2) = square_at(page, start), square_at(page, end)
-    if not touch:
-        page.mouse.move(x1, y1)
-        page.mouse.down()
-        page.mouse.move(x2, y2, steps=10)
-        page.mouse.up()
-        return
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x1, "y": y1}]})
-    for step in range(1, 11):
-        x, y = x1 + (x2 - x1) * step / 10, y1 + (y2 - y1) * step / 10
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-    cdp.detach()
 
 
 #: Times the player's next move in the page: from the press on its square to the board showing ``fen``
@@ -243,43 +133,6 @@ def led(page: Page, square: str) -> Locator:
     return page.locator(f"#leds span[data-square={square}]")
 
 
-def shown_moves(page: Page) -> list[str]:
-    return page.locator("#moves .ply").all_inner_texts()
-
-
-def board_after(sans: list[str], start: chess.Board | None = None) -> chess.Board:
-    board = (start or chess.Board()).copy()
-    for san in sans:
-        board.push_san(san)
-    return board
-
-
-def has_class(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(^|\s){name}(\s|$)")
-
-
-def screenshot(page: Page, folder: Path, name: str, *, full_page: bool = True) -> Path:
-    """The whole page, or with ``full_page=False`` the screen as it is (a dialog over the page)."""
-    path = folder / f"{name}.png"
-    if full_page:
-        page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=str(path), full_page=full_page)
-    return path
-
-
-def resign(page: Page, *, touch: bool = False) -> None:
-    """Resign from the page: the question near the board, answered."""
-    (page.tap if touch else page.click)("[data-command=resign]")
-    expect(page.locator("#question")).to_contain_text("Resign this game?")
-    (page.tap if touch else page.click)("#question button[data-answer=true]")
-
-
-def idle(runner: GameRunner) -> None:
-    """Nothing runs on ``runner`` (a game a test left is stopped)."""
-    runner.stop()
-    assert runner.wait(60)
-
-
 def test_a_whole_game_against_the_engine_from_the_page(
     browser: Browser, served: ServerHandle, artifacts: Path
 ) -> None:
@@ -288,9 +141,11 @@ def test_a_whole_game_against_the_engine_from_the_page(
     expect(page.locator("#status")).to_have_text("idle")
     expect(page.locator("#turn")).to_have_text("No game: start one")
     expect(page.locator("#board")).to_have_attribute("data-fen", chess.STARTING_BOARD_FEN)
-    # everything to begin with on the first screen: the board, Start game, Resume, Set up
-    for control in ("#board", "#new-game button[type=submit]", "#resume", "#to-setup"):
+    # everything to begin with on the first screen: the board, Start game, Set up (and no Resume: no
+    # game waits to go on)
+    for control in ("#board", "#new-game button[type=submit]", "#to-setup"):
         expect(page.locator(control)).to_be_in_viewport()
+    expect(page.locator("#resume")).to_be_hidden()
     shots = [screenshot(page, artifacts, "desktop-0-idle")]
 
     start_game(page, black_level=ENGINE_LEVEL)
@@ -381,8 +236,9 @@ def test_on_a_phone_the_page_is_one_column_and_still_plays(
 ) -> None:
     watched = open_page(browser, served.url, 390, 844, touch=True)
     page = watched.page
-    for control in ("#board", "#new-game button[type=submit]", "#resume", "#to-setup"):
+    for control in ("#board", "#new-game button[type=submit]", "#to-setup"):
         expect(page.locator(control)).to_be_in_viewport()  # to begin with, on the first screen
+    expect(page.locator("#resume")).to_be_hidden()  # no game waits to go on
     shot_idle = screenshot(page, artifacts, "phone-0-idle", full_page=False)
     start_game(page, black_level=ENGINE_LEVEL, chess960="100")
     expect(page.locator("#status")).to_have_text("white to move")
@@ -692,9 +548,15 @@ def test_the_table_is_set_up_from_the_page_and_a_stopped_game_put_back(
     expect(page.locator("#engine")).to_be_hidden()  # no game, no evaluation
     expect(gantry).not_to_contain_text("The robot is")
 
-    # the stopped game resumed: the robot first puts its pieces back, which the sensors see
+    # the stopped game resumed: named and asked about first, then the robot puts its pieces back, which
+    # the sensors see
     runner.pause()
+    expect(page.locator("#resume-about")).to_contain_text("web – engine:20:depth=1 · standard chess · 1 move")
     page.click("#resume")
+    question = page.locator("#question")
+    expect(question).to_contain_text("Continue White web vs Black engine:20:depth=1, standard chess, 1 move")
+    expect(question).to_contain_text("The robot will set the table up (")
+    page.click("#question button[data-answer=continue]")
     expect(gantry).to_contain_text("The robot is putting the pieces back where the game stopped (1 of ")
     shots.append(screenshot(page, artifacts, "desktop-putting-back"))
     page.click("#continue")

@@ -24,8 +24,8 @@ from chessatron.game.runner import GameRunner
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
 
+from .browser import artifacts_fixture, browser_fixture, open_page, screenshot  # noqa: F401 (fixtures)
 from .made_games import ENGINE, cut_short_set_up, keyboard_game
-from .test_web_browser import artifacts, browser, open_page, screenshot  # noqa: F401 (fixtures)
 
 PHONE = (390, 844)
 DESKTOP = (1440, 900)
@@ -106,18 +106,23 @@ def play_web_moves(runner: GameRunner, count: int) -> None:
 
 
 def test_resume_takes_the_latest_game_with_a_move_over_to_the_page_and_stop_stops_it(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     runner: GameRunner,
     served: ServerHandle,
-    artifacts: Path,  # noqa: F811
+    artifacts: Path,
 ) -> None:
     # a game typed at a terminal (8 half-moves, a clock), quit; later a Chess960 set-up cut short
     typed = keyboard_game(runner.games_dir, ["e4", "d4", "a3", "h3"], clock=ClockSettings(300, 2))
     cut_short_set_up(runner.games_dir, 100)
     watched = open_page(browser, served.url, *DESKTOP)
     page = watched.page
+    expect(page.locator("#turn")).to_have_text("No game: start one")  # the page as it stands
+    expect(page.locator("#resume-about")).to_contain_text("keyboard – engine:20:depth=1 · standard chess")
     page.click("#resume")
-    # the latest game with a move, played on this page now: its move box, not the server's terminal
+    # the latest game with a move, named and asked about; then played on this page: its move box, not
+    # the server's terminal
+    expect(page.locator("#question")).to_contain_text("Continue White keyboard vs Black engine:20:depth=1")
+    page.click("#question button[data-answer=continue]")
     expect(page.locator("#turn")).to_have_text("Your move")
     expect(page.locator("#moves .ply")).to_have_count(8)
     expect(page.locator("#move-form")).to_be_visible()
@@ -141,8 +146,8 @@ def test_resume_takes_the_latest_game_with_a_move_over_to_the_page_and_stop_stop
 
 
 def test_a_stop_in_a_set_up_says_stopping_until_the_robot_has_put_its_piece_down(
-    browser: Browser,  # noqa: F811
-    artifacts: Path,  # noqa: F811
+    browser: Browser,
+    artifacts: Path,
 ) -> None:
     with (
         tempfile.TemporaryDirectory() as folder,
@@ -181,10 +186,10 @@ def test_a_stop_in_a_set_up_says_stopping_until_the_robot_has_put_its_piece_down
 
 
 def test_on_a_phone_nothing_is_cut_once_a_side_is_ahead_and_the_moves_fill_their_box(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     runner: GameRunner,
     served: ServerHandle,
-    artifacts: Path,  # noqa: F811
+    artifacts: Path,
 ) -> None:
     runner.start_game(GameRequest(white="web", black=ENGINE, fen=QUEENLESS, clock="5+3"))
     play_web_moves(runner, 9)
@@ -205,7 +210,7 @@ def test_on_a_phone_nothing_is_cut_once_a_side_is_ahead_and_the_moves_fill_their
 
 
 def test_the_first_screen_shows_the_table_as_it_stands_without_a_score(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     runner: GameRunner,
     served: ServerHandle,
 ) -> None:
@@ -227,8 +232,8 @@ REFUSED = "Failed to load resource: the server responded with a status of 422 (U
 
 @pytest.mark.parametrize("screen", ["phone", "desktop"])
 def test_the_settings_tell_the_truth_and_take_the_player_s_name(
-    browser: Browser,  # noqa: F811
-    artifacts: Path,  # noqa: F811
+    browser: Browser,
+    artifacts: Path,
     tmp_path: Path,
     screen: str,
 ) -> None:

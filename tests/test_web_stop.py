@@ -1,7 +1,8 @@
 """Stop and resume from the page do what they say (issue 26): a game typed at the server's terminal is
 taken over by the page when it resumes it, and stopped at once; a stop during a set-up or a robot move
-ends at the next safe point, saying ``stopping…`` until then and afterwards what was kept; *Resume* takes
-the latest game with a move."""
+ends at the next safe point, saying ``stopping…`` until then and afterwards what was kept (and telling the
+terminal that serves the page); *Resume* takes the latest game with a move, named (``GET /api/v1/resume``)
+before anything moves."""
 
 from __future__ import annotations
 
@@ -69,12 +70,18 @@ def test_the_page_takes_over_a_game_typed_at_the_terminal_and_stops_it_at_once(
     (saved,) = [s for s in store.list_games(runner.games_dir) if s.game_id == typed]
     assert saved.white.kind == "web"
 
+    told: list[str] = []  # what `chessatron serve` prints
+    runner.tell = told.append
     started = time.monotonic()
     assert client.post("/api/v1/stop", json={}).status_code == 202
     assert runner.wait(5) and time.monotonic() - started < 2
     assert runner.live.snapshot()["status"] == (
         "stopped after 8 half-moves; the game is saved: Resume continues it"
     )
+    assert told == [
+        "the game stopped at your request; the game is saved after 8 half-moves: "
+        "the page's Resume continues it"
+    ]
     # a side handed to another player by name, as on the command line
     again = client.post("/api/v1/resume", json={"game": typed, "black": "engine:3"})
     assert again.status_code == 202
@@ -179,3 +186,30 @@ def test_a_stop_during_a_robot_move_keeps_the_game_and_resume_finishes_the_move(
     status = runner.live.snapshot()["status"]
     assert status.startswith(f"stopped after {saved.plies} half-moves; the game is saved"), status
     assert status.endswith("the robot first finishes the move it was making") == saved.robot_pending
+
+
+def test_what_resume_would_continue_is_named_with_the_robot_s_work_before_anything_moves(
+    client: httpx.Client, runner: GameRunner
+) -> None:
+    assert client.get("/api/v1/resume").json() == {"game": None, "others": []}
+    older = keyboard_game(runner.games_dir, ["e4"])
+    typed = keyboard_game(runner.games_dir, ["g3", "b3"], start=chess.Board.from_chess960_pos(100))
+    standing = runner.session.table.placement()
+    offer = client.get("/api/v1/resume").json()
+    game = offer["game"]
+    assert game["id"] == typed and (game["white"], game["black"]) == ("keyboard", ENGINE)
+    assert game["plays"] == {"white": "web", "black": ENGINE}  # the page takes the typed side over
+    assert (game["variant"], game["chess960"], game["plies"], game["moves"]) == ("chess960", 100, 4, 2)
+    assert game["where"] == "terminal" and 0 <= game["stopped_s_ago"] < 60
+    assert game["robot"]["moves"] > 0  # the table stands as delivered: the robot sets it up for the game
+    assert [other["id"] for other in offer["others"]] == [older]
+    assert runner.session.table.placement() == standing and not runner.busy  # asked: nothing moved
+    assert client.get("/api/v1/resume", params={"game": older}).json()["game"]["plies"] == 2
+    assert client.get("/api/v1/resume", params={"game": "nosuchgame"}).status_code == 404
+    assert client.get("/api/v1/resume", params={"game": "../x"}).status_code == 400
+    # while a game runs its pieces are moving: no estimate is made
+    assert client.post("/api/v1/resume", json={"game": typed}).status_code == 202
+    wait_for(runner.live, lambda s: s["prompt"] is not None)
+    assert client.get("/api/v1/resume").json()["game"]["robot"] is None
+    client.post("/api/v1/stop", json={})
+    assert runner.wait(10)

@@ -6,14 +6,19 @@ one job at a time in a background thread: a game, a resumed game, a table reset,
 Another job is refused while one runs (:class:`BusyError`); from any thread the machine is held and
 resumed (a feed hold), and the job under way stopped at its next safe point. A job that fails leaves its
 reason on the live state, never a traceback; on the simulator the table is saved after every job.
+
+The live status says what a job begins with the moment it is accepted (:data:`BEGINS`), so that what the
+last one ended with (a stop, an error) is never shown as if it were still so. A stop a player asked for
+is told to :attr:`JobRunner.tell` (the terminal that serves the page) as what it is, in words.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -28,9 +33,10 @@ from .players.spec import PlayerSpec
 from .records.record import ClockSettings
 from .records.store import open_game
 from .session import Session
+from .tablework import StopRequested
 from .telling.live import LiveState
 
-__all__ = ["BUSY_BECAUSE", "BusyError", "Job", "JobRunner"]
+__all__ = ["BEGINS", "BUSY_BECAUSE", "BusyError", "Job", "JobRunner"]
 
 LOGGER = logging.getLogger(__name__)
 
@@ -42,6 +48,23 @@ BUSY_BECAUSE: dict[str, str] = {
     "reset": "the robot is setting the table up; wait until it has finished",
     "online": "an online game is being played on the table; stop it first (Stop game) or wait for its end",
     "training": "puzzles are being played on the table; stop them first (Stop) or wait for their end",
+}
+#: The status the moment a job is accepted, until it says more (a set-up, the first move to make).
+BEGINS: dict[str, str] = {
+    "game": "starting a new game",
+    "resume": "resuming a game",
+    "reset": "setting the table up",
+    "online": "starting an online game",
+    "training": "starting the puzzles",
+}
+#: What the robot's work is, by the first word of its title (:mod:`.tablework`), for a stop told.
+WORK_WORDS: Mapping[str, str] = {
+    "SETUP": "setup",
+    "RESET": "setup",
+    "RESUME": "putting the pieces back",
+    "MOVE": "the robot's move",
+    "TAKEBACK": "the takeback",
+    "TIDY": "tidying",
 }
 
 
@@ -104,6 +127,8 @@ class JobRunner:
         )
         #: A config saved since (the web page's settings), taken up when the next job begins.
         self._next_config: Config | None = None
+        #: Told a stop a player asked for, in words, once it is reached (``serve`` prints it as a notice).
+        self.tell: Callable[[str], None] | None = None
         self.live.show_table(self.session.table, ())
 
     # --- lifecycle ------------------------------------------------------------------------------------------
@@ -236,7 +261,8 @@ class JobRunner:
             self.last_error = None
             self._picked = None
             self._job = name
-            self.live.update(notices=[])  # the last job's notices are not this one's
+            # the last job's notices and what it ended with (a stop, an error) are not this one's
+            self.live.update(notices=[], status=BEGINS[name])
             thread = threading.Thread(
                 target=self._guarded, args=(job,), name=f"chessatron-{name}", daemon=True
             )
@@ -250,8 +276,13 @@ class JobRunner:
                 self.session.connect()
                 self._connected = True
             job()
-        except KeyboardInterrupt:
-            self.live.update(status=self._kept(), prompt=None)
+        except KeyboardInterrupt as stop:
+            status, kept = self._kept()
+            self.live.update(status=status, prompt=None)
+            asked = self.session.stop_requested.is_set() and self._forget_set_up  # not a shutdown's
+            if asked and self.tell is not None:
+                with contextlib.suppress(OSError):  # a terminal gone (a closed pipe) stops nothing
+                    self.tell(self._stopped_words(stop, kept))
         except ChessatronError as exc:
             self.last_error = str(exc)
             self.live.notice(str(exc), "error")
@@ -268,22 +299,39 @@ class JobRunner:
                 self._stopping = False
             self._stop_clock()
 
-    def _kept(self) -> str:
-        """What a stopped job left, in words, as the saved games show it (the status after a stop)."""
+    def _kept(self) -> tuple[str, str]:
+        """What a stopped job left, in words, as the saved games show it: the status after a stop, and
+        the same said after what was stopped (for :attr:`tell`)."""
         if self._job == "reset":
-            return "stopped setting the table up; the pieces stand where the robot left them"
+            kept = "the pieces stand where the robot left them"
+            return f"stopped setting the table up; {kept}", kept
         game = self.live.snapshot()["game"]
         if game is None:
-            return "stopped before the first move: no game was kept (a game is saved from its first move)"
+            kept = "no game was kept (a game is saved from its first move)"
+            return f"stopped before the first move: {kept}", kept
         try:
             summary, _ = open_game(game["id"], self.games_dir)
         except ChessatronError:
-            return "stopped; the game was not kept"
+            return "stopped; the game was not kept", "the game was not kept"
         if not summary.in_progress:
-            return f"stopped; the game is saved ({summary.result})"
+            kept = f"the game is saved ({summary.result})"
+            return f"stopped; {kept}", kept
         moves = f"{summary.plies} half-move{'s' if summary.plies != 1 else ''}"
         more = "; the robot first finishes the move it was making" if summary.robot_pending else ""
-        return f"stopped after {moves}; the game is saved: Resume continues it{more}"
+        kept = f"the game is saved: Resume continues it{more}"
+        told = f"the game is saved after {moves}: the page's Resume continues it{more}"
+        return f"stopped after {moves}; {kept}", told
+
+    def _stopped_words(self, stop: KeyboardInterrupt, kept: str) -> str:
+        """A stop a player asked for, as the terminal says it: what stopped, how far it had come, what
+        was kept (``setup stopped at your request after 4 of 28 moves; no game was kept …``)."""
+        if self._job == "training":
+            return "the puzzles stopped at your request"
+        if isinstance(stop, StopRequested):
+            what = WORK_WORDS.get(stop.title.split(" ", 1)[0], "the robot's work")
+            return f"{what} stopped at your request after {stop.done} of {stop.total} moves; {kept}"
+        what = "setup" if self._job == "reset" else "the game"
+        return f"{what} stopped at your request; {kept}"
 
     def _stop_clock(self) -> None:
         """The job is over: a clock the game left running stops (the journal has its times). Always

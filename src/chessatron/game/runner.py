@@ -127,6 +127,27 @@ class GameRunner(JobRunner):
         self._spawn("resume", lambda: self._new_games(lambda: self._play_resumed(path, handed)))
         return summary.game_id
 
+    def set_up_estimate(self, board: chess.Board) -> tuple[int, float] | None:
+        """The robot's work to set the table up for ``board`` from where its pieces stand now (what a
+        resumed game begins with): its drags and about how long they take, in wall-clock seconds (on the
+        simulator, at its speed). None while a job runs (the pieces are moving), without a robot, or when
+        the table cannot be set up for ``board``."""
+        if self.config.urls["grbl"].startswith("none"):
+            return None
+        session = self.session
+        with self._lock:  # no job begins while the table is read
+            if self.busy:
+                return None
+            table, at = session.table.copy(), session.gantry
+        try:
+            plan = session.resetter.plan(table, board, at=at)
+        except ChessatronError:
+            return None
+        seconds = plan.seconds
+        if self.simulated:
+            seconds = 0.0 if session.speed is None else seconds / session.speed
+        return len(plan.relocations), seconds
+
     @staticmethod
     def handed_over(
         summary: GameSummary, players: Mapping[chess.Color, PlayerSpec] | None = None

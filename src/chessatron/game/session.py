@@ -262,6 +262,8 @@ class Session(GameCommands):
                 if self.referee is not None:
                     self.referee.moved(board, choice)  # on its way to the server before the robot moves
                 # the move is the player's once journaled: watchers see it now, the robot catches up
+                # (said first: the status never says it is still the mover's turn)
+                self._say(f"{colour_name(board.turn)} played {entry.san}")
                 shown = board.copy()
                 shown.push(choice)
                 self.live.show_board(shown)

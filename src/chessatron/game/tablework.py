@@ -37,7 +37,13 @@ ARRANGED_STILL_S = 0.3
 class StopRequested(KeyboardInterrupt):
     """A stop asked for from elsewhere (the page's *Stop game*, SIGTERM in ``serve``) ended the robot's
     work at a safe point: between two relocations, the magnet released, each one done journaled. Raised
-    as the ``KeyboardInterrupt`` a stop is, so that the game stays journaled however it is stopped."""
+    as the ``KeyboardInterrupt`` a stop is, so that the game stays journaled however it is stopped.
+    ``title`` names the work (``SETUP``, ``MOVE 3 e2e4``…), of whose ``total`` relocations ``done`` were
+    carried out."""
+
+    def __init__(self, title: str, done: int, total: int) -> None:
+        super().__init__(f"{title}: stopped after {done} of {total} relocations")
+        self.title, self.done, self.total = title, done, total
 
 
 #: Robot work the time model says takes at least this long (seconds, at the session's speed) is told with
@@ -230,7 +236,7 @@ class TableWork(TableDevices):
             if self.checkpoint is not None:
                 self.checkpoint(self)
         if execution.stopped:
-            raise StopRequested(f"{title}: stopped after {execution.completed} of {total} relocations")
+            raise StopRequested(title, execution.completed, total)
         if not execution.ok:
             problems = "; ".join(execution.problems()) or "the machine stopped"
             raise HardwareError(f"{title}: {problems}; fix it and continue with `chessatron play --resume`")

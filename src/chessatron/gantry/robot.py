@@ -263,7 +263,10 @@ class Robot:
                 else start_position
             )
             why = "a stop was asked for" if stopped else (result.error if result is not None else None)
-            LOGGER.warning("%s stopped after %d of %d relocations: %s", title, done, total, why)
+            # a stop someone asked for is no trouble: filed, and told by whoever asked (serve, play);
+            # anything else that cut the work short is a warning the user sees
+            level = logging.INFO if stopped else logging.WARNING
+            LOGGER.log(level, "%s stopped after %d of %d relocations: %s", title, done, total, why)
         check = check_table(self.table, self.sensors.scan()) if self.sensors is not None else None
         if result is None:  # stopped before the first relocation: nothing was sent
             result = StreamResult((), None, 0.0)

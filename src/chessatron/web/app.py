@@ -21,6 +21,9 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
 ``POST /api/v1/stop``                    stop the game, or a set-up, at its next safe point (a move, or
                                          between two of the robot's drags, the magnet released); the
                                          status says ``stopping…`` until then, and then what was kept
+``GET  /api/v1/resume[?game=<id>]``      what Resume would continue, named (players, start, moves, when it
+                                         was stopped, the robot's set-up time), and the other stopped
+                                         games: see :mod:`.resuming` (the page asks before continuing)
 ``POST /api/v1/resume``                  continue the latest unfinished game with a move, or
                                          ``{"game": "<id>"}`` that one (404 unknown, 409 over or
                                          imported); ``"white"``/``"black"`` hand a side to another
@@ -53,7 +56,7 @@ by ``make`` (``scripts/web-vendor``). Without it the page answers 503 saying so,
 without a board.
 """
 
-# One module on purpose (about 600 lines): the page's API, each route a few lines over the runner; split,
+# One module on purpose (about 630 lines): the page's API, each route a few lines over the runner; split,
 # the routes would lose the one place that says what the page may do.
 
 from __future__ import annotations
@@ -102,6 +105,7 @@ from . import validate
 from .feed import Feed, Snapshots
 from .guard import COOKIE, COOKIE_MAX_AGE_S, Guard, SecurityHeaders, notice_page, token_of
 from .pictures import SVG_POLICY, SVG_TYPE, Pictures, link_svg
+from .resuming import resume_offer
 from .saved import SavedGamesApi, saved_routes, unknown_game
 from .training import TrainingApi, training_routes
 from .validate import MAX_BODY_BYTES, BadRequestError, FieldError
@@ -385,6 +389,15 @@ class Api:
             resumed = await run_in_threadpool(runner.resume_game, game_id, players)
         return JSONResponse({"accepted": "resume", "game": resumed}, 202)
 
+    async def resume_offer(self, request: Request) -> Response:
+        """What Resume would continue, to be named and asked about before the robot moves a piece."""
+        asked = request.query_params.get("game")
+        game_id = validate.game_id(asked) if asked is not None else None
+        runner = self._runner()
+        with unknown_game(game_id):
+            offer = await run_in_threadpool(resume_offer, runner, game_id)
+        return JSONResponse(offer)
+
     async def pause(self, request: Request) -> Response:
         validate.empty(await read_json(request))
         runner = self._runner()
@@ -569,6 +582,7 @@ def create_app(
         post("/answer", api.answer),
         post("/command/{name}", api.command),
         post("/stop", api.stop),
+        get("/resume", api.resume_offer),
         post("/resume", api.resume),
         post("/pause", api.pause),
         post("/continue", api.resume_machine),

@@ -14,8 +14,9 @@ A change that leaves everything the page holds as it was sends nothing.
 Besides the live state's parts (see :mod:`chessatron.game.telling.live`) a snapshot has ``"runner"``: what the
 runner is doing (``{"job", "paused", "stopping", "leds"}``, see
 :meth:`~chessatron.game.runner.GameRunner.report`; None on a page that only watches). A page's first message
-carries the chess clock as it reads at that moment; later ones carry it when it changes (the page counts the
-running side down itself).
+carries the chess clock as it reads at that moment, and the time left of long robot work (a set-up) as it is
+then; later ones carry them when they change (the page counts down itself): a page opened, or reloaded, in
+the middle of either shows the truth, not what was true when the part last changed.
 
 Bursts (the gantry reports its position many times a second) are coalesced: a page gets at most one
 message every :data:`MIN_INTERVAL_S`, always the latest state. A page that does not take a message within
@@ -41,6 +42,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -91,8 +93,10 @@ class Snapshots:
         return state["version"], state
 
     def fresh(self, state: dict[str, Any]) -> dict[str, Any]:
-        """``state`` for a page that starts watching now: a running clock as it reads now, not as it read
-        when it last changed (the page counts down from when the state arrives)."""
+        """``state`` for a page that starts watching now: a running clock as it reads now, and the robot's
+        time left as it is now, not as they were when they last changed (the page counts down from when
+        the state arrives)."""
+        state = _work_now(state)
         clock = state.get("clock")
         if self.clock_now is None or not clock or clock.get("running") is None:
             return state
@@ -100,6 +104,26 @@ class Snapshots:
         if now is None or now.get("running") != clock["running"] or now.get("control") != clock["control"]:
             return state
         return {**state, "clock": now}
+
+
+def _work_now(state: dict[str, Any], now_s: float | None = None) -> dict[str, Any]:
+    """``state`` with the robot's long work (``gantry.work``: ``left_s`` reckoned at ``at``, Unix seconds)
+    counted down to ``now_s`` (default: now).
+
+    >>> state = {"gantry": {"x": 0, "work": {"title": "RESET", "left_s": 90.0, "at": 100.0}}}
+    >>> _work_now(state, 130.0)["gantry"]["work"], state["gantry"]["work"]["left_s"]
+    ({'title': 'RESET', 'left_s': 60.0, 'at': 130.0}, 90.0)
+    """
+    gantry = state.get("gantry")
+    if not isinstance(gantry, dict):
+        return state
+    work = gantry.get("work")
+    if not isinstance(work, dict) or work.get("left_s") is None or work.get("at") is None:
+        return state
+    now = time.time() if now_s is None else now_s
+    left = max(0.0, float(work["left_s"]) - max(0.0, now - float(work["at"])))
+    work = {**work, "left_s": round(left, 1), "at": round(now, 3)}
+    return {**state, "gantry": {**gantry, "work": work}}
 
 
 def _add_prompt_moves(state: dict[str, Any]) -> None:

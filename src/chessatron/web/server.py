@@ -289,6 +289,7 @@ def serve(
         runner = GameRunner(
             config, games_dir=directory, speed=speed, engine_path=engine_path, live=live, fresh=fresh
         )
+        runner.tell = lambda words: say(f"notice: {words}")  # a stop asked for on the page, as what it is
         if config.watcher:  # the training's watcher of a person's moves (off unless the config says)
             from ..training.watcher import MoveWatcher
 

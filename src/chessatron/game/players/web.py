@@ -13,10 +13,19 @@ from .base import Command
 
 __all__ = ["InboxMover"]
 
+#: The status while a command the player sent is carried out (the session says more once it knows).
+_ASKED = {
+    Command.TAKEBACK: "{colour} takes a move back",
+    Command.DRAW: "{colour} offers a draw",
+    Command.RESIGN: "{colour} resigns",
+}
+
 
 class InboxMover:
     """A player whose moves and commands arrive from elsewhere (the web page): ``choose`` shows the legal
-    moves on the live state and waits for the next item in the ``inbox``."""
+    moves on the live state and waits for the next item in the ``inbox``. The prompt closes with what
+    the player did, in one change of the live state (``white played e4``, ``white offers a draw``), so
+    that no watcher ever sees the player's turn without its prompt, as if it were still theirs."""
 
     def __init__(self, colour: chess.Color, live: LiveState) -> None:
         self.colour = colour
@@ -50,4 +59,13 @@ class InboxMover:
         finally:
             self._still_prompted = item is Command.HINT
             if not self._still_prompted:
-                self.live.update(prompt=None)
+                self.live.update(prompt=None, **self._done(board, item))
+
+    def _done(self, board: chess.Board, item: chess.Move | Command | None) -> dict[str, str]:
+        """The status that says what the player did (none for a stop: the runner says that)."""
+        colour = colour_name(self.colour)
+        if isinstance(item, chess.Move) and board.is_legal(item):
+            return {"status": f"{colour} played {board.san(item)}"}
+        if isinstance(item, Command) and item in _ASKED:
+            return {"status": _ASKED[item].format(colour=colour)}
+        return {}

@@ -11,9 +11,10 @@ The snapshot's keys (a contract for the page and its tests):
 ``version``
     increases with every change.
 ``status``
-    one line for people: ``"idle"``, ``"setting up"``, ``"white to move"``, ``"robot moving"``,
-    ``"paused"``, ``"stopping…"``, ``"stopped after 12 half-moves; the game is saved: …"``,
-    ``"1-0 (checkmate)"``…
+    one line for people, what the table does now: ``"idle"``, ``"starting a new game"``, ``"setting
+    up"``, ``"white to move"``, ``"white played e4"`` (until the robot or the next side takes over),
+    ``"robot moving"``, ``"paused"``, ``"stopping…"``, ``"stopped after 12 half-moves; the game is saved:
+    …"``, ``"1-0 (checkmate)"``…
 ``game``
     ``None`` or ``{"id", "white", "black", "names", "variant", "chess960": N|None, "start_fen", "fen",
     "san": [...], "uci": [...], "turn": "white"|"black", "check": bool, "result", "termination",

@@ -12,9 +12,12 @@ import {
   playerFromSpec,
   playerName,
   plyText,
+  resumeQuestion,
   robotWork,
   squaresFrom,
   startedText,
+  statusWords,
+  stoppedGameText,
   variantText,
 } from "./format.js";
 import { ask, withdraw } from "./question.js";
@@ -53,7 +56,11 @@ if (new URLSearchParams(location.search).has("token")) {
 }
 
 const board = liveBoard($("board"), $("promotion"), {
-  move: sendMove,
+  move: async (uci) => {
+    const taken = await sendMove(uci);
+    if (!taken) setTimeout(renderTurn); // (once the board has put the refused move back)
+    return taken;
+  },
   select: (square) => post("/select", { square }, null),
   say: (message) => {
     showError("");
@@ -63,6 +70,7 @@ const board = liveBoard($("board"), $("promotion"), {
     heard = state && state.game ? `${state.game.id}/${state.game.uci.length + 1}` : null;
     play(captured ? "capture" : "move");
     renderMoves();
+    renderTurn();
   },
 });
 
@@ -264,7 +272,8 @@ function orientation() {
 function renderStatus() {
   // while the robot is held the game may go on (a move made, the robot waiting to carry it out)
   const stopping = runner().stopping;
-  $("status").textContent = runner().paused ? "robot paused" : stopping ? "stopping…" : state.status;
+  const words = runner().paused ? "robot paused" : stopping ? "stopping…" : statusWords(state.status);
+  $("status").textContent = words;
   const robot = $("robot");
   const work = robotWork(state.gantry && state.gantry.work, state.game);
   if (runner().paused) {
@@ -289,20 +298,30 @@ function renderTurn() {
   line.className = `turn ${kind}`;
 }
 
+/** The turn line, from one snapshot: the server's status says what the table does now ("white to move",
+ * "white played e4", "robot moving", "setting up"); only while it says a side is to move does the line
+ * name who that is, so that it never says the page is to move while the engine or the robot is. */
 function turnWords() {
   const game = state.game;
   const job = runner().job;
+  const status = state.status || "";
+  const said = [status.charAt(0).toUpperCase() + status.slice(1), "other"];
   if (!online) return ["Offline: waiting for the server", "idle"];
   if (runner().stopping) return ["Stopping…", "robot"];
   if (runner().paused) return ["Robot paused", "robot"];
   if (job === "reset") return ["Robot setting the table up", "robot"];
-  if (!game) return [watchOnly ? "No game yet" : "No game: start one", "idle"];
+  if (!game) return job ? said : [watchOnly ? "No game yet" : "No game: start one", "idle"];
   if (game.result) return ["Game over", "over"]; // the banner says how
   if (!job && !watchOnly) return [kept(game) ? "The game is stopped (saved)" : "The game is stopped", "idle"];
-  if (state.gantry && state.gantry.work) return ["Robot moving", "robot"];
+  if ((state.gantry && state.gantry.work) || status === "robot moving") return ["Robot moving", "robot"];
   const side = game.turn === "white" ? "White" : "Black";
   const toMove = game[game.turn] || "";
+  const sent = board.pending(); // this page's move, on its way: as the server will say it
+  if (sent && sent.plies === game.uci.length) return [`${side} played ${sent.san}`, "other"];
   if (state.prompt && mine()) return [mine() === "both" ? `Your move (${side})` : "Your move", "yours"];
+  // a move made, a set-up, a hint being found: what the status says (its turn is not the next side's yet)
+  if (status && status !== `${game.turn} to move`) return said;
+  if (toMove === "web" && mine()) return [mine() === "both" ? `Your move (${side})` : "Your move", "yours"];
   if (toMove.startsWith("engine")) return ["Engine thinking", "engine"];
   if (toMove.startsWith("hand")) return [`${side} to move: the simulated hand`, "other"];
   if (toMove === "board") return [`${side} to move at the table`, "other"];
@@ -880,9 +899,69 @@ $("move-form").addEventListener("submit", async (event) => {
 $("stop").addEventListener("click", () => post("/stop", {}, "machine-error"));
 $("pause").addEventListener("click", () => post("/pause", {}, "machine-error"));
 $("continue").addEventListener("click", () => post("/continue", {}, "machine-error"));
-$("resume").addEventListener("click", async () => {
-  if (await post("/resume", {}, "game-error")) showBoard();
-});
+$("resume").addEventListener("click", () => offerResume(null));
+
+/** What Resume (``id``: that game) would continue, as the table stands now; null when it cannot be had
+ * (said under the new game's controls). */
+async function resumeOffer(id) {
+  try {
+    const response = await fetch(`${API}/resume${id ? `?game=${encodeURIComponent(id)}` : ""}`);
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(answer.error || `the server answered ${response.status}`);
+    return answer;
+  } catch (error) {
+    const message = error instanceof TypeError ? "the server cannot be reached; try again" : error.message;
+    showError(message, "game-error");
+    return null;
+  }
+}
+
+/** Name the stopped game Resume would continue (``id``: that one) and ask before the robot moves a piece:
+ * continue it, pick another stopped game, or start a new one instead. */
+async function offerResume(id) {
+  showError("");
+  const offer = await resumeOffer(id);
+  if (!offer) return;
+  if (!offer.game) {
+    showError("there is no stopped game to resume; start a new one", "game-error");
+    renderResume(offer);
+    return;
+  }
+  const choices = [{ label: "Continue it", value: "continue", primary: true }];
+  if (offer.others.length) choices.push({ label: "Another stopped game", value: "other" });
+  choices.push({ label: "Start a new game instead", value: "new" });
+  const answer = await ask(resumeQuestion(offer.game), choices);
+  if (answer === "continue") {
+    if (await post("/resume", { game: offer.game.id }, "game-error")) showBoard();
+  } else if (answer === "other") {
+    const picked = await ask("Which stopped game?", [
+      ...offer.others.map((game) => ({ label: stoppedGameText(game), value: game.id })),
+      { label: "None of them", value: "" },
+    ]);
+    if (picked) offerResume(picked);
+  } else if (answer === "new") {
+    const start = $("new-game").querySelector("button[type=submit]");
+    start.scrollIntoView({ block: "nearest" });
+    start.focus({ preventScroll: true });
+  }
+}
+
+/** The Resume button names the game it would continue; without one it is not offered. */
+function renderResume(offer) {
+  const game = offer && offer.game;
+  $("resume").hidden = !game;
+  $("resume-about").textContent = game ? stoppedGameText(game) : "";
+}
+
+async function loadResume() {
+  if (watchOnly) return;
+  try {
+    const response = await fetch(`${API}/resume`);
+    if (response.ok) renderResume(await response.json());
+  } catch {
+    // shown again on the next change
+  }
+}
 $("banner-resume").addEventListener("click", async () => {
   if (state.game && (await post("/resume", { game: state.game.id }, "error"))) showBoard();
 });
@@ -976,6 +1055,7 @@ function maybeLoadGames() {
 }
 
 async function loadGames() {
+  loadResume();
   try {
     const response = await fetch(`${API}/games`);
     if (!response.ok) return;

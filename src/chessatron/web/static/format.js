@@ -242,3 +242,57 @@ export function materialDiff(boardFen) {
 export function moveSquares(uci) {
   return uci ? [uci.slice(0, 2), uci.slice(2, 4)] : [];
 }
+
+/** The few words the page's header gives the server's status line: after a stop, what stopped (the
+ * banner under the board says what was kept); anything else as it is. */
+export function statusWords(status) {
+  const text = status || "";
+  return text.startsWith("stopped") ? text.split(/[;:]/)[0] : text;
+}
+
+/** How long ago, in words: "just now", "5 min ago", "2 h ago", "3 days ago". */
+export function agoText(seconds) {
+  const s = Math.max(0, seconds || 0);
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  const days = Math.floor(s / 86400);
+  return `${days} day${days === 1 ? "" : "s"} ago`;
+}
+
+/** A stopped game as the page names it (GET /api/v1/resume): "keyboard – engine:3 · Chess960 #518 ·
+ * 14 moves · stopped 2 h ago". */
+export function stoppedGameText(game) {
+  const moves = `${game.moves} move${game.moves === 1 ? "" : "s"}`;
+  const start = variantText(game.variant, game.chess960, game.start_fen);
+  return `${game.white} – ${game.black} · ${start} · ${moves} · stopped ${agoText(game.stopped_s_ago)}`;
+}
+
+const STARTED = { terminal: "started at the terminal", page: "started on the page" };
+
+/** The question the page asks before it continues a stopped game (GET /api/v1/resume's ``game``): which
+ * game, who plays it from now on, and the robot's work before it goes on. */
+export function resumeQuestion(game) {
+  const moves = `${game.moves} move${game.moves === 1 ? "" : "s"}`;
+  const start = variantText(game.variant, game.chess960, game.start_fen);
+  const about = [start, moves, `stopped ${agoText(game.stopped_s_ago)}`];
+  if (STARTED[game.where]) about.push(STARTED[game.where]);
+  const words = [`Continue White ${game.white} vs Black ${game.black}, ${about.join(", ")}?`];
+  for (const side of ["white", "black"]) {
+    const plays = game.plays[side];
+    if (plays === game[side]) continue;
+    const who = plays === "web" ? "played on this page" : `played by ${plays}`;
+    words.push(`${side === "white" ? "White" : "Black"} is ${who} from now on (was ${game[side]}).`);
+  }
+  const robot = game.robot;
+  if (robot && robot.moves === 0) {
+    words.push("The pieces stand as the game left them.");
+  } else if (robot) {
+    const pieces = `${robot.moves} piece${robot.moves === 1 ? "" : "s"} to move`;
+    const seconds = Math.round(robot.seconds);
+    const clock = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+    const time = seconds < 1 ? "in a moment" : `about ${clock}`;
+    words.push(`The robot will set the table up (${pieces}): ${time}.`);
+  }
+  return words.join(" ");
+}
