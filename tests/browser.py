@@ -117,18 +117,18 @@ def square_at(page: Page, square: str, board: str = "#board") -> tuple[float, fl
     return float(x), float(y)
 
 
-def click_square(page: Page, square: str, *, touch: bool = False) -> None:
+def click_square(page: Page, square: str, *, touch: bool = False, board: str = "#board") -> None:
     """A click on ``square`` of the live board (a finger's tap on a touch screen)."""
-    x, y = square_at(page, square)
+    x, y = square_at(page, square, board)
     if touch:
         page.touchscreen.tap(x, y)
     else:
         page.mouse.click(x, y)
 
 
-def drag(page: Page, start: str, end: str, *, touch: bool = False) -> None:
+def drag(page: Page, start: str, end: str, *, touch: bool = False, board: str = "#board") -> None:
     """A piece dragged from ``start`` to ``end`` with the mouse, or with a finger on a touch screen."""
-    (x1, y1), (x2, y2) = square_at(page, start), square_at(page, end)
+    (x1, y1), (x2, y2) = square_at(page, start, board), square_at(page, end, board)
     if not touch:
         page.mouse.move(x1, y1)
         page.mouse.down()

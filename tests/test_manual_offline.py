@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from tests.test_web_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -106,7 +106,8 @@ def test_resume_skips_a_game_left_with_no_move(tmp_path: Path) -> None:
     )
     Journal.create(tmp_path / "games", metadata).close()
     listing = play(tmp_path, "games").stdout
-    assert f"{metadata.game_id}  " in listing and listing.splitlines()[1].endswith("not begun")  # the newest first
+    # the newest first
+    assert f"{metadata.game_id}  " in listing and listing.splitlines()[1].endswith("not begun")
     resumed = play(tmp_path, "play", "--resume", typed="quit\n")
     assert resumed.exit_code == 0 and resumed_id(resumed) == real
     assert f"game {metadata.game_id} (started later, no move yet) is not the one resumed" in resumed.stdout

@@ -21,6 +21,7 @@ import chess.pgn
 
 from ..game.records.pgn import to_pgn
 from ..game.records.record import GameRecord
+from .accuracy import accuracies
 from .analysis import GameAnalysis, MoveAnalysis, Position
 from .judgement import GLYPHS, NAGS, Judgement, chances
 
@@ -44,13 +45,16 @@ class Mistake:
     best_san: str
     before_fen: str
     """The position the move was made in (what *replay from here* sets up)."""
+    best_uci: str = ""
 
     def line(self, start: chess.Board) -> str:
         """``14... Qxb2?? (Nf6 was best)``."""
-        board = start.copy(stack=False)
-        number = board.fullmove_number + (self.ply - 1 + (0 if board.turn == chess.WHITE else 1)) // 2
-        dots = "." if self.colour == chess.WHITE else "..."
-        return f"{number}{dots} {self.san}{GLYPHS[self.judgement]} ({self.best_san} was best)"
+        return f"{self.number(start)} {self.san}{GLYPHS[self.judgement]} ({self.best_san} was best)"
+
+    def number(self, start: chess.Board) -> str:
+        """The move's number as it is written before it in a game from ``start``: ``14.``, ``14...``."""
+        number = start.fullmove_number + (self.ply - 1 + (0 if start.turn == chess.WHITE else 1)) // 2
+        return f"{number}{'.' if self.colour == chess.WHITE else '...'}"
 
 
 def mistakes(
@@ -66,7 +70,14 @@ def mistakes(
         board = chess.Board(move.before.fen, chess960=analysis.chess960)
         found.append(
             Mistake(
-                move.ply, move.colour, move.san, judgement, move.loss, board.san(best.move), move.before.fen
+                move.ply,
+                move.colour,
+                move.san,
+                judgement,
+                move.loss,
+                board.san(best.move),
+                move.before.fen,
+                best.move.uci(),
             )
         )
     return found
@@ -144,13 +155,18 @@ def _annotate(
 
 def review_json(record: GameRecord, analysis: GameAnalysis) -> dict[str, Any]:
     """The review for the web page: the evaluation after every move from White's side (``cp`` clamped
-    to ±1000, ``mate``, ``chances`` from -1 to +1) with the start first, and the judged moves."""
+    to ±1000, ``mate``, ``chances`` from -1 to +1) with the start first; the judged moves, each with its
+    move number as written (``number``: ``5.``, ``5...``), the better move (``best`` in SAN, ``best_uci``)
+    and the evaluation after the move played (``eval``, as :func:`eval_text` writes it); and for each side
+    (``sides``) how many inaccuracies, mistakes and blunders it made and its accuracy (lichess's, see
+    :mod:`.accuracy`; None for a side without a move)."""
     start = record.start_board()
     points = [_point(0, None, None, analysis.positions[0])]
     for judged in analysis.moves:
         points.append(_point(judged.ply, judged.san, judged.move.uci(), judged.after))
     listed = []
-    for mistake in mistakes(analysis):
+    found = mistakes(analysis)
+    for mistake in found:
         listed.append(
             {
                 "ply": mistake.ply,
@@ -160,16 +176,30 @@ def review_json(record: GameRecord, analysis: GameAnalysis) -> dict[str, Any]:
                 "glyph": GLYPHS[mistake.judgement],
                 "loss": round(mistake.loss, 3),
                 "best": mistake.best_san,
+                "best_uci": mistake.best_uci,
                 "fen": mistake.before_fen,
+                "number": mistake.number(start),
+                "eval": points[mistake.ply]["text"],
                 "text": mistake.line(start),
             }
         )
+    accuracy = accuracies([50.0 + 50.0 * point["chances"] for point in points], start.turn)
+    sides = {}
+    for colour, name in ((chess.WHITE, "white"), (chess.BLACK, "black")):
+        marks = [mistake.judgement for mistake in found if mistake.colour == colour]
+        sides[name] = {
+            "inaccuracies": marks.count("inaccuracy"),
+            "mistakes": marks.count("mistake"),
+            "blunders": marks.count("blunder"),
+            "accuracy": accuracy[name],
+        }
     return {
         "start_fen": record.start_fen,
         "chess960": record.chess960,
         "limit": analysis.limit,
         "evaluations": points,
         "mistakes": listed,
+        "sides": sides,
     }
 
 

@@ -300,9 +300,8 @@ class PuzzleTable:
             }
         )
         session.emit({"event": "notice", "message": f"puzzle {verdict_words}; your rating is {after}"})
-        self._show(
-            about | {"rating_after": round(after.rating)}, "solved" if solved else "failed", board, state
-        )
+        ended = {"rating_after": round(after.rating), "gave_up": state.gave_up}
+        self._show(about | ended, "solved" if solved else "failed", board, state)
         self.on_outcome(outcome)
         return outcome
 
@@ -442,7 +441,9 @@ class PuzzleTable:
         colour = self._signals.colours.selected if state.hints <= 1 else self._signals.colours.destination
         self.session.led_strip().show({self._signals.cell(square): colour})
         self.session.emit({"event": "notice", "message": f"hint: {words}"})
-        self._show(about, "solving", board, state, hint={"square": chess.square_name(square), "text": words})
+        piece, _ = puzzle.hint(board, index, 1)  # (the page draws the second hint as an arrow from it)
+        shown = {"square": chess.square_name(square), "from": chess.square_name(piece), "text": words}
+        self._show(about, "solving", board, state, hint=shown)
 
     def _command(self, command: Command) -> None:
         """What a person typed, said or chose from the buttons' menu instead of a move."""

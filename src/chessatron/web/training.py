@@ -5,11 +5,16 @@ the page's API (:mod:`.app` adds them):
 =============================================  ======================================================
 ``GET  /training``                             the training page
 ``GET  /api/v1/training``                      the rating, every attempt (for the plots), the store's
-                                               puzzles by source, the commonest themes
+                                               puzzles by source, the commonest themes, each
+                                               theme's name as lichess writes it
 ``POST /api/v1/training/puzzles``              play puzzles: ``{"player", "count", "rating", "theme"}``
+                                               (a theme's id, or its name)
 ``POST /api/v1/training/request``              ``{"what": "hint"|"give up"}`` for the puzzle under way
+``GET  /api/v1/training/puzzle/{id}``          a puzzle's solution, each position of it (409 while
+                                               the puzzle is under way)
 ``GET  /api/v1/training/review/{id}``          a saved game's review (202 ``{"reviewing"}`` while
-                                               Stockfish goes through it; ask again)
+                                               Stockfish goes through it; ask again); ``?only=kept``:
+                                               the review kept, 204 when there is none (nothing runs)
 ``POST /api/v1/training/replay``               ``{"game", "ply", "player"}``: the robot sets up the
                                                position before that move, the game goes on against
                                                the engine from there
@@ -21,6 +26,7 @@ the page's API (:mod:`.app` adds them):
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -33,16 +39,18 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from ..errors import ChessatronError, ConfigError, GameNotFoundError
+from ..errors import ChessatronError, ConfigError, GameNotFoundError, NoPuzzleError
 from ..game.jobs import BusyError
 from ..game.players.spec import PlayerSpec
 from ..game.records import store as games
 from ..game.requests import GameRequest
 from ..game.runner import GameRunner, NotYourTurnError
 from ..game.session import Session
+from ..training.puzzle import Puzzle
 from ..training.review import kept_review, review_game
 from ..training.store import Filters, PuzzleStore
 from ..training.table import PUZZLE_PLAYERS, PuzzleTable
+from ..training.themes import theme_id, theme_name
 from ..training.watcher import MoveWatcher
 from . import validate
 from .validate import BadRequestError
@@ -53,6 +61,8 @@ LOGGER = logging.getLogger(__name__)
 MAX_COUNT: Final = 100
 #: How deep the page's reviews search (as ``chessatron review``).
 PAGE_REVIEW_DEPTH: Final = 14
+#: What a puzzle id may be (:class:`~chessatron.training.puzzle.Puzzle` checks the same).
+PUZZLE_ID: Final = re.compile(r"[A-Za-z0-9_:.-]{1,64}")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -105,6 +115,7 @@ class TrainingApi:
                     source: store.count(Filters(source=source)) for source in ("starter", "lichess", "game")
                 },
                 "themes": [theme for theme, _ in store.themes()[:40]],
+                "theme_names": {theme: theme_name(theme) for theme, _ in store.themes()},
                 "players": list(PUZZLE_PLAYERS),
             }
 
@@ -125,7 +136,7 @@ class TrainingApi:
         rating = body.get("rating")
         if rating is not None and not 400 <= int(rating) <= 3500:
             raise BadRequestError(f'"rating" is {rating}; give a rating from 400 to 3500')
-        theme = body.get("theme") or None
+        theme = theme_id(str(body.get("theme") or "")) or None  # an id, or its name as the page shows it
         runner = self._runner()
         store = self.store()
 
@@ -157,8 +168,25 @@ class TrainingApi:
         table.request("hint" if what == "hint" else "give up")
         return JSONResponse({"accepted": what}, 202)
 
+    async def solution(self, request: Request) -> Response:
+        """The solution of a puzzle played: the person's position, then the position after each move of
+        the line (the board, the move, its SAN), for the page to step through."""
+        puzzle_id = str(request.path_params["puzzle_id"])
+        if not PUZZLE_ID.fullmatch(puzzle_id):
+            raise BadRequestError(f"no puzzle can be called {puzzle_id[:40]!r}; the page names those played")
+        if self.table is not None and self.runner is not None:
+            shown = self.runner.live.snapshot().get("training") or {}
+            if shown.get("id") == puzzle_id and shown.get("state") not in ("solved", "failed"):
+                raise NotYourTurnError("this puzzle is under way: its solution shows once it is over")
+        try:
+            puzzle = await run_in_threadpool(self.store().get, puzzle_id)
+        except NoPuzzleError as exc:
+            raise BadRequestError(str(exc), 404) from exc
+        return JSONResponse(solution_json(puzzle))
+
     async def review(self, request: Request) -> Response:
         game_id = validate.game_id(str(request.path_params["game_id"]))
+        only_kept = request.query_params.get("only") == "kept"
         store = self.store()
         try:
             kept = await run_in_threadpool(
@@ -170,6 +198,8 @@ class TrainingApi:
             ) from exc
         if kept is not None:
             return JSONResponse(kept.summary)
+        if only_kept:
+            return Response(status_code=204)
         with self._lock:
             failed = self._review_errors.pop(game_id, None)
             if failed is not None:
@@ -246,7 +276,28 @@ def training_routes(api: TrainingApi, answering: Callable[[Endpoint], Endpoint],
         Route(prefix + "/training", answering(api.summary), methods=["GET"]),
         Route(prefix + "/training/puzzles", answering(api.puzzles), methods=["POST"]),
         Route(prefix + "/training/request", answering(api.request), methods=["POST"]),
+        Route(prefix + "/training/puzzle/{puzzle_id}", answering(api.solution), methods=["GET"]),
         Route(prefix + "/training/review/{game_id}", answering(api.review), methods=["GET"]),
         Route(prefix + "/training/replay", answering(api.replay), methods=["POST"]),
         Route(prefix + "/training/watcher", answering(api.watcher), methods=["POST"]),
     ]
+
+
+def solution_json(puzzle: Puzzle) -> dict[str, Any]:
+    """``puzzle``'s solution for the page: ``positions`` from the person's (after the opponent's move that
+    sets the puzzle) to the line's end, each ``{"fen" (the board), "uci", "san" (the move that led there),
+    "check": the side in check or None}``; ``text`` the line as written (``2. Rd8#``)."""
+    board = puzzle.start_board()
+    line = puzzle.line()
+    positions = []
+    for move in line:
+        san = board.san(move)
+        board.push(move)
+        check = chess.COLOR_NAMES[board.turn] if board.is_check() else None
+        positions.append({"fen": board.board_fen(), "uci": move.uci(), "san": san, "check": check})
+    return {
+        "id": puzzle.puzzle_id,
+        "colour": chess.COLOR_NAMES[puzzle.colour],
+        "positions": positions,
+        "text": puzzle.position().variation_san(line[1:]),
+    }

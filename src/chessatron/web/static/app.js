@@ -479,6 +479,7 @@ function renderBanner() {
   $("again").hidden = !over || watchOnly;
   $("rematch").hidden = !over || watchOnly;
   $("banner-resume").hidden = !words || !kept(game);
+  $("banner-review").hidden = !over; // the training page reviews the saved game (Stockfish, if not yet)
   for (const id of ["again", "rematch", "banner-resume"]) $(id).disabled = !online || Boolean(job);
 }
 
@@ -964,6 +965,9 @@ async function loadResume() {
 }
 $("banner-resume").addEventListener("click", async () => {
   if (state.game && (await post("/resume", { game: state.game.id }, "error"))) showBoard();
+});
+$("banner-review").addEventListener("click", () => {
+  if (state.game) location.href = `/training#review=${encodeURIComponent(state.game.id)}`;
 });
 $("to-setup").addEventListener("click", () => {
   $("setup").scrollIntoView({ block: "start", behavior: "smooth" });

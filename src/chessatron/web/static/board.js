@@ -71,8 +71,9 @@ export function liveBoard(element, promotion, hooks) {
 
   /** Show the live ``next`` view: {fen, lastMove (uci), check (colour or null), turn, plies, variant, mine
    * (the colour(s) this page plays, or null), prompt (the server's, when the player is to move), hint
-   * (a uci to draw as an arrow, or null), cursor (the buttons' cursor of the live state, or null: drawn
-   * on its squares; while it reviews the game, the position it shows)}. */
+   * (a uci to draw as an arrow, or null), shapes (chessground shapes to draw instead of the hint's arrow:
+   * circles and arrows), cursor (the buttons' cursor of the live state, or null: drawn on its squares;
+   * while it reviews the game, the position it shows)}. */
   function show(next) {
     view = next;
     if (!next.prompt) told = null; // not the player's turn: they hold nothing the server cares about
@@ -91,7 +92,7 @@ export function liveBoard(element, promotion, hooks) {
       turnColor,
       movable: { color: mine || undefined, dests: interactive ? dests(next.prompt, next.variant) : new Map() },
       premovable: { enabled: Boolean(mine) && mine !== "both" },
-      drawable: { autoShapes: next.hint ? [{ orig: next.hint.slice(0, 2), dest: next.hint.slice(2, 4), brush: "blue" }] : [] },
+      drawable: { autoShapes: next.shapes || (next.hint ? [{ orig: next.hint.slice(0, 2), dest: next.hint.slice(2, 4), brush: "blue" }] : []) },
       highlight: { lastMove: true, check: true, custom: cursorSquares(next.cursor) },
     };
     if (!optimistic) {
@@ -126,7 +127,8 @@ export function liveBoard(element, promotion, hooks) {
     return marks;
   }
 
-  /** Show an earlier position of the game ({fen, lastMove, check}), the board still; null: the live one. */
+  /** Show an earlier position of the game ({fen, lastMove, check, shapes}), the board still; null: the
+   * live one. */
   function showPast(position) {
     if (position === null) {
       past = false;
@@ -141,7 +143,7 @@ export function liveBoard(element, promotion, hooks) {
       lastMove: moveSquares(position.lastMove),
       check: position.check || false,
       movable: { color: undefined, dests: new Map() },
-      drawable: { autoShapes: [] },
+      drawable: { autoShapes: position.shapes || [] },
       highlight: { lastMove: true, check: true, custom: new Map() },
     });
     mark();
@@ -254,6 +256,14 @@ export function liveBoard(element, promotion, hooks) {
     },
     /** The player's move the server has not shown yet (null: none). */
     pending: () => pending,
+    /** The server took the player's move and then refused it (a puzzle's wrong move): it goes back at
+     * once, and the next move is the player's again (not a premove waiting for a position that never
+     * comes). */
+    refused() {
+      if (!pending) return;
+      pending = null;
+      resync();
+    },
     /** Forget a premove (a new game, the page stepping back). */
     cancelPremove: () => ground.cancelPremove(),
   };

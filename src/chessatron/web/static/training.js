@@ -1,18 +1,40 @@
 // The training page: puzzles on the table (solved here, at the board, by voice or with buttons), the
-// rating and the results over time, and reviews of saved games with "replay from here".
+// rating and the results over time (training-plots.js), and reviews of saved games (training-review.js).
+//
+// A puzzle is the live state's "training" part (chessatron.training.table): the page's board shows it,
+// a wrong move goes back at once, hints are drawn on the board (a circle on the piece, then an arrow to
+// its square), each right move and the puzzle's end are said with the rating's change, and after the
+// end its solution can be stepped through on the board (GET /api/v1/training/puzzle/{id}).
 import { liveBoard } from "./board.js";
+import { countdownText, moveSquares } from "./format.js";
+import { drawRating, drawResults } from "./training-plots.js";
+import { setUpReview } from "./training-review.js";
 
 const API = "/api/v1";
 const $ = (id) => document.getElementById(id);
-const SVG = "http://www.w3.org/2000/svg";
+const FORM_KEY = "chessatron.training.form";
+const REVIEW_HASH = /^#review=([0-9a-z]{1,32})$/;
+/** Wrong moves after which the robot shows the solution (chessatron.training.table.MAX_WRONG). */
+const MAX_WRONG = 3;
 
 let state = null; // the live snapshot, kept current by the feed
-let lastAttempts = -1; // how many attempts the plots were drawn for
+let workAt = 0; // when the robot's work (and its time left) last arrived
+let summary = null; // GET /api/v1/training: the rating, every attempt, the themes' names
+let summaryFor = -1; // how many attempts of the set the summary was loaded after
+let formFilled = false; // the form shows the set under way (once a page load)
+let wrongSeen = { id: null, count: 0 }; // the wrong moves of the puzzle under way the board has put back
+let solution = null; // the last finished puzzle's solution: {id, colour, positions, text}
+let step = null; // the solution's position shown on the board, or null: the live puzzle
+let stepper = "solution"; // what the arrow keys step through: the solution, or the review
+let autoShown = null; // the failed puzzle whose solution the board went to by itself
+let prompted = null; // the puzzle this page was last asked to move in (its solver is this page)
 
 const board = liveBoard($("puzzle-board"), $("promotion"), {
   move: async (uci) => (await post("/move", { move: uci }, "puzzle-error")) !== null,
   select: (square) => post("/select", { square }, null),
-  say: (message) => showState(message),
+  say: (message) => {
+    $("puzzle-info").textContent = message;
+  },
   played: () => {},
 });
 
@@ -36,11 +58,7 @@ async function post(path, body, errorAt) {
   }
 }
 
-async function get(path) {
-  const response = await fetch(API + path);
-  const answer = await response.json().catch(() => ({}));
-  return { status: response.status, answer };
-}
+const review = setUpReview(post);
 
 // --- the live feed: the puzzle under way ----------------------------------------------------------
 
@@ -51,9 +69,11 @@ function connect() {
     const message = JSON.parse(event.data);
     if (message.type === "snapshot") {
       state = message.state;
+      workAt = performance.now();
     } else if (message.type === "update" && state) {
       Object.assign(state, message.parts);
       for (const [part, changed] of Object.entries(message.patch || {})) Object.assign(state[part], changed);
+      if ("gantry" in message.parts || (message.patch && message.patch.gantry)) workAt = performance.now();
     }
     render();
   });
@@ -63,70 +83,325 @@ function connect() {
   });
 }
 
+/** The puzzle on the live state, when the live board shows it (a game played since has its own). */
+function livePuzzle() {
+  const puzzle = state && state.training;
+  const game = state && state.game;
+  return puzzle && game && game.id === `puzzle-${puzzle.id}` ? puzzle : null;
+}
+
+function running() {
+  return Boolean(state && state.runner && state.runner.job === "training");
+}
+
 function render() {
   if (!state) return;
   $("status").textContent = state.status;
-  const puzzle = state.training;
+  renderProgress();
+  const puzzle = livePuzzle();
+  if (!puzzle) return;
+  if (!formFilled && running() && puzzle.of) $("puzzle-form").count.value = String(puzzle.of);
+  formFilled = true;
   const game = state.game;
-  if (puzzle && game) {
-    board.orient(puzzle.colour);
-    const mine = state.prompt ? state.prompt.colour : null;
-    board.show({
-      fen: game.fen.split(" ")[0],
-      lastMove: game.lastmove,
-      check: game.check ? game.turn : null,
-      turn: game.turn,
-      plies: game.uci.length,
-      variant: game.variant,
-      mine,
-      playing: true,
-      prompt: mine ? state.prompt : null,
-      hint: null,
-      cursor: null,
-    });
-    const of = puzzle.of ? ` of ${puzzle.of}` : "";
-    const themes = puzzle.themes.length ? ` · ${puzzle.themes.join(", ")}` : "";
-    $("puzzle-about").textContent =
-      `Puzzle ${puzzle.number}${of}: ${puzzle.id}, rated ${puzzle.rating}${themes}. ` +
-      `You play ${puzzle.colour}; ${puzzle.moves} move${puzzle.moves > 1 ? "s" : ""} to find.`;
-    const words = {
-      "setting up": "The robot sets the puzzle up…",
-      solving: puzzle.hint ? `Hint: ${puzzle.hint.text}` : `${cap(puzzle.colour)} to play: find the best move.`,
-      wrong: "Not the move: it goes back. Try again.",
-      solution: "The solution, played out by the robot.",
-      solved: `Solved! Your rating: ${puzzle.rating_after}.`,
-      failed: `Failed. Your rating: ${puzzle.rating_after}.`,
-    };
-    showState(words[puzzle.state] || puzzle.state, puzzle.state);
-    const done = $("puzzle-done");
-    done.replaceChildren(
-      ...puzzle.done.map((attempt) => {
-        const item = document.createElement("li");
-        item.className = attempt.solved ? "solved" : "failed";
-        item.textContent = `${attempt.puzzle}: ${attempt.solved ? "solved" : "failed"} in ${attempt.seconds} s`;
-        return item;
-      }),
-    );
-    if (puzzle.done.length !== lastAttempts) loadSummary();
+  const solving = puzzle.state === "solving" || puzzle.state === "wrong";
+  // a wrong move was taken and refused: the board shows the position again at once
+  if (wrongSeen.id !== puzzle.id) wrongSeen = { id: puzzle.id, count: 0 };
+  if (puzzle.wrong > wrongSeen.count) {
+    wrongSeen.count = puzzle.wrong;
+    board.refused();
+  }
+  if (solving && step !== null) closeSolution(); // the next puzzle is the person's to solve
+  board.orient(puzzle.colour);
+  if (state.prompt) prompted = puzzle.id;
+  // between a wrong move and the next prompt the page's player may already make their next move (a
+  // premove, played as soon as the prompt is back)
+  const mine = state.prompt ? state.prompt.colour : solving && prompted === puzzle.id ? puzzle.colour : null;
+  board.show({
+    fen: game.fen.split(" ")[0],
+    lastMove: game.lastmove,
+    check: game.check ? game.turn : null,
+    turn: game.turn,
+    plies: game.uci.length,
+    variant: game.variant,
+    mine,
+    playing: solving,
+    prompt: state.prompt && puzzle.state === "solving" ? state.prompt : null,
+    hint: null,
+    shapes: puzzle.state === "solving" ? hintShapes(puzzle.hint) : [],
+    cursor: null,
+  });
+  const of = puzzle.of ? ` of ${puzzle.of}` : "";
+  $("puzzle-about").textContent = `Puzzle ${puzzle.number}${of}`;
+  const themes = puzzle.themes.map(themeName).join(" · ");
+  const moves = `${puzzle.moves} move${puzzle.moves > 1 ? "s" : ""} to find`;
+  $("puzzle-themes").textContent = `#${puzzle.id}, rated ${puzzle.rating} · you play ${puzzle.colour}, ${moves}${themes ? ` · ${themes}` : ""}`;
+  renderState(puzzle, game);
+  renderDone(puzzle);
+  renderResult(puzzle);
+  const playing = running() && solving;
+  $("puzzle-buttons").hidden = false;
+  $("hint").disabled = !playing;
+  $("give-up").disabled = !playing;
+  $("stop").disabled = !running();
+  $("puzzle-form").querySelector("button[type=submit]").disabled = running();
+  if (puzzle.done.length !== summaryFor) loadSummary();
+}
+
+/** The hint on the board: the piece to move ringed, then an arrow to its square. */
+function hintShapes(hint) {
+  if (!hint) return [];
+  if (hint.from && hint.from !== hint.square) return [{ orig: hint.from, dest: hint.square, brush: "green" }];
+  return [{ orig: hint.square, brush: "green" }];
+}
+
+function renderState(puzzle, game) {
+  const colour = cap(puzzle.colour);
+  const rightSoFar = Math.max(0, (game.uci.length - 1) / 2);
+  let words;
+  let kind = puzzle.state.replace(" ", "-");
+  if (puzzle.state === "setting up") {
+    words = "The robot sets the puzzle up…";
+  } else if (puzzle.state === "solving") {
+    if (puzzle.hint) words = `Hint: ${puzzle.hint.text}.`;
+    else if (rightSoFar >= 1) [words, kind] = ["Right! Keep going: find the next move.", "right"];
+    else words = `${colour} to play: find the best move.`;
+  } else if (puzzle.state === "wrong") {
+    const left = MAX_WRONG - puzzle.wrong;
+    words = left > 0 ? `Not the move: it goes back. Try again (${left} more tr${left === 1 ? "y" : "ies"}).` : "Not the move: here is the solution.";
+  } else if (puzzle.state === "solution") {
+    words = "The robot plays the solution out.";
+  } else if (puzzle.state === "solved") {
+    words = "Right!";
+  } else if (puzzle.state === "failed") {
+    words = puzzle.gave_up ? "Not this time: here is the solution." : "Done, with help: it counts as failed.";
+  } else {
+    words = puzzle.state;
+  }
+  const line = $("puzzle-state");
+  line.textContent = words;
+  line.className = `puzzle-state ${kind}`;
+}
+
+/** The robot's work while it sets a puzzle up (or puts a wrong move back): what, how far, how long. */
+function renderProgress() {
+  const work = state && state.gantry && state.gantry.work;
+  const line = $("puzzle-progress");
+  const title = work ? work.title : "";
+  let words = "";
+  if (title.startsWith("PUZZLE SETUP")) words = "The robot sets the puzzle up";
+  else if (title.startsWith("PUZZLE PUT BACK")) words = "The robot puts the pieces back";
+  else if (title.startsWith("SOLUTION")) words = "The robot plays the solution";
+  else if (title.startsWith("PUZZLE")) words = "The robot makes the move";
+  if (words && work.of > 1) words += ` (${Math.min(work.index + 1, work.of)} of ${work.of})`;
+  const left = words ? countdownText(work, (performance.now() - workAt) / 1000) : "";
+  line.textContent = left ? `${words}: ${left}` : words;
+  line.hidden = !words;
+}
+
+function renderDone(puzzle) {
+  $("done-title").hidden = !puzzle.done.length;
+  $("puzzle-done").replaceChildren(
+    ...puzzle.done.map((attempt) => {
+      const item = document.createElement("li");
+      item.className = attempt.solved ? "solved" : "failed";
+      item.textContent = `#${attempt.puzzle}: ${attempt.solved ? "solved" : "failed"} in ${attempt.seconds} s`;
+      return item;
+    }),
+  );
+}
+
+/** The last finished puzzle's moment: solved or failed, in how long, the rating's change; its solution. */
+function renderResult(puzzle) {
+  const last = puzzle.done[puzzle.done.length - 1];
+  const result = $("result");
+  result.hidden = !last;
+  if (!last) return;
+  const ended = puzzle.id === last.puzzle && (puzzle.state === "solved" || puzzle.state === "failed");
+  const after = ended ? puzzle.rating_after : Math.round(last.rating);
+  const before = ended ? puzzle.your_rating : ratingBefore(puzzle.done);
+  const help = [];
+  if (last.wrong) help.push(`${last.wrong} wrong move${last.wrong > 1 ? "s" : ""}`);
+  if (last.hints) help.push(`${last.hints} hint${last.hints > 1 ? "s" : ""}`);
+  const how = `${last.solved ? "Solved" : "Failed"}${help.length ? ` (${help.join(", ")})` : ""} in ${last.seconds.toFixed(1)} s`;
+  let rating = `rating now ${after}`;
+  if (before !== null) {
+    const change = after - before;
+    rating = `rating ${before} → ${after} (${change >= 0 ? "+" : "−"}${Math.abs(change)})`;
+  }
+  $("result-of").textContent = `Puzzle ${ended ? puzzle.number : puzzle.number - 1}, #${last.puzzle}`;
+  const text = $("result-text");
+  text.textContent = `${last.solved ? "Right! " : ""}${how} — ${rating}`;
+  text.className = `result-text ${last.solved ? "solved" : "failed"}`;
+  result.dataset.puzzle = last.puzzle;
+  // the last puzzle's solution waits while the next is the person's to solve
+  $("solution").hidden = !solutionFree();
+  for (const button of document.querySelectorAll("[data-solution]")) button.disabled = !solution;
+  if (solutionFor !== last.puzzle) loadSolution(last.puzzle, !last.solved && ended);
+  else if (!last.solved && ended && autoShown !== last.puzzle) {
+    autoShown = last.puzzle;
+    showStep(0); // after a failure the board shows the solution: the puzzle and the move to find
+  }
+  renderSteps();
+}
+
+/** The rating before the set's last attempt: the one before it in the set, else the store's. */
+function ratingBefore(done) {
+  if (done.length > 1) return Math.round(done[done.length - 2].rating);
+  if (!summary) return null;
+  const last = done[done.length - 1];
+  const index = summary.attempts.findIndex((a) => a.at === last.at && a.puzzle === last.puzzle);
+  if (index < 0) return null;
+  return Math.round(index > 0 ? summary.attempts[index - 1].rating : 1500);
+}
+
+// --- the solution, stepped through on the board ---------------------------------------------------
+
+let solutionFor = null; // the puzzle whose solution was asked for (once: a refusal is not asked again)
+async function loadSolution(id, show) {
+  solutionFor = id;
+  if (step !== null) closeSolution(); // (another puzzle's)
+  solution = null;
+  $("solution-line").textContent = "";
+  let answer;
+  try {
+    const response = await fetch(`${API}/training/puzzle/${encodeURIComponent(id)}`);
+    if (!response.ok) return;
+    answer = await response.json();
+  } catch {
+    return; // (the page reconnects; the next puzzle asks again)
+  }
+  if (solutionFor !== id) return;
+  solution = answer;
+  $("solution-line").textContent = `The solution: ${solution.text}`;
+  if (show) {
+    autoShown = id;
+    showStep(0);
+  }
+  render();
+}
+
+/** Whether the board may show a solution: no puzzle waits for the person's move. */
+function solutionFree() {
+  const puzzle = livePuzzle();
+  return !puzzle || !(puzzle.state === "solving" || puzzle.state === "wrong");
+}
+
+/** Show the solution's position ``index`` on the board: 0 the puzzle as it was set, then after each
+ * move; the next move drawn as an arrow (the person's green, the opponent's blue). */
+function showStep(index) {
+  if (!solution || !solutionFree()) return;
+  const positions = solution.positions;
+  step = Math.max(0, Math.min(positions.length - 1, index));
+  const shown = positions[step];
+  const next = positions[step + 1];
+  const shapes = [];
+  if (next) {
+    const [orig, dest] = moveSquares(next.uci);
+    shapes.push({ orig, dest, brush: step % 2 === 0 ? "green" : "blue" });
+  }
+  board.orient(solution.colour);
+  board.showPast({ fen: shown.fen, lastMove: shown.uci, check: shown.check, shapes });
+  $("puzzle-board-area").classList.add("past");
+  stepper = "solution";
+  renderSteps();
+}
+
+function closeSolution() {
+  step = null;
+  board.showPast(null);
+  $("puzzle-board-area").classList.remove("past");
+  renderSteps();
+}
+
+function renderSteps() {
+  const shown = step !== null && solution;
+  $("solution-close").hidden = !shown;
+  const words = $("solution-step");
+  if (!solution) {
+    words.textContent = "";
+    return;
+  }
+  const moves = solution.positions.length - 1;
+  if (!shown) {
+    words.textContent = "Step through it on the board: Back and Forward, or the arrow keys.";
+  } else if (step === 0) {
+    words.textContent = `The puzzle as it was set (0 of ${moves}): the arrow shows the move to find.`;
+  } else {
+    const san = solution.positions[step].san;
+    const mover = step % 2 === 1 ? "yours" : "the reply";
+    words.textContent = `After ${san}, ${mover} (${step} of ${moves})${step < moves ? "; the arrow shows the next move" : ""}.`;
   }
 }
+
+for (const button of document.querySelectorAll("[data-solution]")) {
+  button.addEventListener("click", () => {
+    if (!solution) return;
+    const at = step === null ? solution.positions.length - 1 : step;
+    const last = solution.positions.length - 1;
+    showStep({ first: 0, back: at - 1, forward: step === null ? 0 : at + 1, last }[button.dataset.solution]);
+  });
+}
+$("solution-close").addEventListener("click", closeSolution);
+
+// the arrow keys step through what the person last touched: the solution, or the review
+document.addEventListener("pointerdown", (event) => {
+  if (event.target.closest("#review")) stepper = "review";
+  else if (event.target.closest("#puzzles")) stepper = "solution";
+});
+document.addEventListener("keydown", (event) => {
+  if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  if (event.target.closest("input, select, textarea")) return;
+  if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) return;
+  if (stepper === "review" || event.target.closest("#review")) {
+    if (review.key(event.key)) event.preventDefault();
+    return;
+  }
+  if (!solution || $("result").hidden || !solutionFree()) return;
+  event.preventDefault();
+  const last = solution.positions.length - 1;
+  const at = step === null ? last : step;
+  showStep({ ArrowLeft: at - 1, ArrowRight: step === null ? 0 : at + 1, Home: 0, End: last }[event.key]);
+});
 
 function cap(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function showState(text, kind = "") {
-  const line = $("puzzle-state");
-  line.textContent = text || "";
-  line.className = `puzzle-state ${kind}`;
+function themeName(theme) {
+  const names = (summary && summary.theme_names) || {};
+  return names[theme] || theme;
+}
+
+// --- starting a set -------------------------------------------------------------------------------
+
+function restoreForm() {
+  const form = $("puzzle-form");
+  let kept = {};
+  try {
+    kept = JSON.parse(localStorage.getItem(FORM_KEY) || "{}");
+  } catch {
+    kept = {};
+  }
+  for (const name of ["player", "count", "rating", "theme"]) {
+    if (typeof kept[name] === "string" && form[name]) form[name].value = kept[name];
+  }
 }
 
 $("puzzle-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = event.target;
+  const kept = {};
+  for (const name of ["player", "count", "rating", "theme"]) kept[name] = form[name].value;
+  try {
+    localStorage.setItem(FORM_KEY, JSON.stringify(kept));
+  } catch {
+    // a browser that keeps nothing: the form starts from its defaults next time
+  }
   const body = { player: form.player.value, count: Number(form.count.value) || 10 };
   if (form.rating.value) body.rating = Number(form.rating.value);
   if (form.theme.value.trim()) body.theme = form.theme.value.trim();
+  if (step !== null) closeSolution();
+  autoShown = null; // (a puzzle of the last set may come again, and fail again)
   await post("/training/puzzles", body, "puzzle-error");
 });
 $("hint").addEventListener("click", () => post("/training/request", { what: "hint" }, "puzzle-error"));
@@ -135,80 +410,46 @@ $("stop").addEventListener("click", () => post("/stop", {}, "puzzle-error"));
 
 // --- the rating and the results over time ---------------------------------------------------------
 
-function element(name, attributes, parent) {
-  const node = document.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
 async function loadSummary() {
-  const { answer } = await get("/training");
+  const puzzle = livePuzzle();
+  summaryFor = puzzle ? puzzle.done.length : 0;
+  let answer;
+  try {
+    answer = await (await fetch(`${API}/training`)).json();
+  } catch {
+    return;
+  }
   if (!answer.attempts) return;
-  lastAttempts = (state && state.training && state.training.done.length) || 0;
+  summary = answer;
   $("rating-now").textContent = `${answer.rating}${answer.provisional ? "?" : ""} (± ${answer.deviation})`;
   $("themes").replaceChildren(
-    ...answer.themes.map((theme) => Object.assign(document.createElement("option"), { value: theme })),
+    ...answer.themes.map((theme) =>
+      Object.assign(document.createElement("option"), { value: answer.theme_names[theme] || theme }),
+    ),
   );
   const counts = answer.puzzles;
   $("rating-note").textContent =
     `${answer.attempts.length} puzzles played. The store holds ${counts.starter} starter puzzles, ` +
     `${counts.lichess} from lichess and ${counts.game} from your games.`;
-  drawRating(answer.attempts);
-  drawResults(answer.attempts);
+  drawRating($("rating-plot"), answer.attempts);
+  drawResults($("results-plot"), answer.attempts);
+  render();
 }
 
-function drawRating(attempts) {
-  const plot = $("rating-plot");
-  plot.replaceChildren();
-  if (!attempts.length) return;
-  const ratings = [1500, ...attempts.map((a) => a.rating)];
-  const low = Math.min(...ratings) - 50;
-  const high = Math.max(...ratings) + 50;
-  const x = (i) => 40 + (540 * i) / Math.max(1, ratings.length - 1);
-  const y = (r) => 170 - (160 * (r - low)) / (high - low);
-  element("line", { class: "axis", x1: 40, y1: 170, x2: 580, y2: 170 }, plot);
-  for (const r of [low + 50, high - 50]) {
-    element("text", { x: 2, y: y(r) + 4 }, plot).textContent = String(Math.round(r));
-  }
-  element("polyline", { class: "line", points: ratings.map((r, i) => `${x(i)},${y(r)}`).join(" ") }, plot);
-  attempts.forEach((attempt, i) => {
-    const dot = element("circle", { cx: x(i + 1), cy: y(attempt.rating), r: 3 }, plot);
-    dot.setAttribute("class", attempt.solved ? "solved" : "failed");
-    element("title", {}, dot).textContent =
-      `${attempt.at}: puzzle ${attempt.puzzle} (${attempt.puzzle_rating}) ${attempt.solved ? "solved" : "failed"}`;
-  });
-}
+setInterval(() => {
+  // the robot's countdown while it sets a puzzle up ("(9 of 20): about 0:36")
+  if (state && state.gantry && state.gantry.work && state.gantry.work.left_s !== undefined) renderProgress();
+}, 1000);
 
-function drawResults(attempts) {
-  const plot = $("results-plot");
-  plot.replaceChildren();
-  const days = new Map();
-  for (const attempt of attempts) {
-    const day = attempt.at.slice(0, 10);
-    const counts = days.get(day) || { solved: 0, failed: 0 };
-    counts[attempt.solved ? "solved" : "failed"] += 1;
-    days.set(day, counts);
-  }
-  const entries = [...days.entries()].slice(-30);
-  if (!entries.length) return;
-  const most = Math.max(...entries.map(([, c]) => c.solved + c.failed));
-  const width = 540 / entries.length;
-  entries.forEach(([day, counts], i) => {
-    const x = 40 + i * width;
-    const solved = (90 * counts.solved) / most;
-    const failed = (90 * counts.failed) / most;
-    element("rect", { class: "solved", x, y: 100 - solved, width: width * 0.8, height: solved }, plot);
-    element("rect", { class: "failed", x, y: 100 - solved - failed, width: width * 0.8, height: failed }, plot);
-    element("title", {}, plot.lastChild).textContent = `${day}: ${counts.solved} solved, ${counts.failed} failed`;
-  });
-  element("text", { x: 40, y: 115 }, plot).textContent = `${entries[0][0]} … ${entries[entries.length - 1][0]}`;
-}
-
-// --- reviews --------------------------------------------------------------------------------------
+// --- the saved games to review --------------------------------------------------------------------
 
 async function loadGames() {
-  const { answer } = await get("/games");
+  let answer = [];
+  try {
+    answer = await (await fetch(`${API}/games`)).json();
+  } catch {
+    answer = [];
+  }
   const select = $("review-game");
   select.replaceChildren(
     ...(answer || []).map((game) =>
@@ -218,71 +459,14 @@ async function loadGames() {
       }),
     ),
   );
-}
-
-$("review-form").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  const id = $("review-game").value;
-  if (!id) return;
-  $("review-error").textContent = "";
-  for (;;) {
-    const { status, answer } = await get(`/training/review/${id}`);
-    if (status === 202) {
-      $("review-state").textContent = `Stockfish goes through the game: ${answer.done} of ${answer.of || "?"} positions…`;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      continue;
-    }
-    if (status !== 200) {
-      $("review-error").textContent = answer.error || `the server answered ${status}`;
-      $("review-state").textContent = "";
-      return;
-    }
-    $("review-state").textContent = `Searched at ${answer.limit}: ${answer.mistakes.length} moves marked.`;
-    drawEvaluation(answer);
-    listMistakes(id, answer);
-    return;
+  const wanted = REVIEW_HASH.exec(location.hash);
+  if (wanted) {
+    stepper = "review";
+    review.open(wanted[1]);
   }
-});
-
-function drawEvaluation(review) {
-  const plot = $("eval-plot");
-  plot.replaceChildren();
-  const points = review.evaluations;
-  const x = (i) => 20 + (560 * i) / Math.max(1, points.length - 1);
-  const y = (chances) => 100 - 90 * chances;
-  element("line", { class: "axis", x1: 20, y1: 100, x2: 580, y2: 100 }, plot);
-  const area = points.map((p, i) => `${x(i)},${y(p.chances)}`);
-  element("polygon", { class: "white-area", points: `20,190 ${area.join(" ")} ${x(points.length - 1)},190` }, plot);
-  element("polyline", { class: "line", points: area.join(" ") }, plot);
-  for (const mistake of review.mistakes) {
-    const point = points[mistake.ply];
-    const dot = element("circle", { class: "mistake", cx: x(mistake.ply), cy: y(point.chances), r: 4 }, plot);
-    element("title", {}, dot).textContent = mistake.text;
-  }
-  element("text", { x: 22, y: 14 }, plot).textContent = "White winning";
-  element("text", { x: 22, y: 196 }, plot).textContent = "Black winning";
 }
 
-function listMistakes(id, review) {
-  const list = $("mistakes");
-  list.replaceChildren(
-    ...review.mistakes.map((mistake) => {
-      const item = document.createElement("li");
-      item.textContent = `${mistake.text} — ${mistake.judgement}`;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.textContent = "Replay from here";
-      button.addEventListener("click", async () => {
-        const player = $("review-form").player.value;
-        const answer = await post("/training/replay", { game: id, ply: mistake.ply, player }, "review-error");
-        if (answer) location.href = "/";
-      });
-      item.appendChild(button);
-      return item;
-    }),
-  );
-}
-
+restoreForm();
 connect();
 loadSummary();
 loadGames();

@@ -1,8 +1,11 @@
 // The saved-game viewer: a game from the list, stepped through move by move in a dialog of its own. It
 // has a board of its own (chessground, still), drawn from the positions the server sends with the game,
-// so the live board goes on beneath it.
+// so the live board goes on beneath it. A game Stockfish has reviewed (the training page's review, kept)
+// shows its marks on the moves, each marked move's better move as an arrow and the evaluation; one not
+// reviewed yet links to its review.
 import { Chessground } from "./vendor/chessground/chessground.min.js";
 import { endingText, movePairs, moveSquares, playerName, plyText, startedText, variantText } from "./format.js";
+import { evaluationText, mistakeText, sideFigures, sideText } from "./training-format.js";
 
 const API = "/api/v1";
 const $ = (id) => document.getElementById(id);
@@ -17,6 +20,7 @@ const KEYS = {
 };
 
 let game = null; // the game shown, as GET /api/v1/games/{id} answers
+let review = null; // its review, when one is kept (GET /api/v1/training/review/{id}?only=kept)
 let ply = 0; // the position shown: after this many half-moves
 let flipped = false; // the board seen from Black's side (at first when Black played on the page)
 let wanted = null; // the id asked for last: an older answer arriving late is dropped
@@ -33,7 +37,7 @@ function viewerBoard() {
       viewOnly: true,
       coordinates: true,
       animation: { enabled: true, duration: 150 },
-      drawable: { enabled: false, visible: false },
+      drawable: { enabled: false, visible: true },
     });
   }
   return ground;
@@ -57,9 +61,13 @@ export async function openGame(id, { push = true } = {}) {
   if (!GAME_ID.test(id)) return;
   wanted = id;
   game = null;
+  review = null;
   $("viewer-error").textContent = "";
   $("viewer-title").textContent = "Loading the game…";
-  for (const line of ["viewer-about", "viewer-result", "viewer-ply"]) $(line).textContent = "";
+  for (const line of ["viewer-about", "viewer-result", "viewer-ply", "viewer-comment", "viewer-reviewed"]) {
+    $(line).textContent = "";
+  }
+  $("viewer-review").hidden = true;
   $("viewer-moves").replaceChildren();
   dialog.classList.add("empty"); // until the game is there: a title, and an error if it cannot come
   renderSteps();
@@ -72,10 +80,15 @@ export async function openGame(id, { push = true } = {}) {
     history.replaceState({ viewer: id }, "", `#game=${id}`);
   }
   let answer;
+  let reviewed = null;
   try {
-    const response = await fetch(`${API}/games/${encodeURIComponent(id)}`);
+    const [response, kept] = await Promise.all([
+      fetch(`${API}/games/${encodeURIComponent(id)}`),
+      fetch(`${API}/training/review/${encodeURIComponent(id)}?only=kept`).catch(() => null),
+    ]);
     answer = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(answer.error || `the server answered ${response.status}`);
+    if (kept && kept.status === 200) reviewed = await kept.json().catch(() => null);
   } catch (error) {
     if (wanted !== id) return;
     $("viewer-title").textContent = "Saved game";
@@ -85,6 +98,7 @@ export async function openGame(id, { push = true } = {}) {
   }
   if (wanted !== id) return;
   game = answer;
+  review = reviewed && Array.isArray(reviewed.mistakes) ? reviewed : null;
   dialog.classList.remove("empty");
   flipped = game.black.kind === "web" && game.white.kind !== "web";
   renderGame();
@@ -144,7 +158,9 @@ function renderGame() {
         button.type = "button";
         button.className = "ply";
         button.dataset.ply = String(index);
-        button.textContent = san;
+        const mark = markAt(index);
+        button.textContent = mark ? `${san}${mark.glyph}` : san;
+        if (mark) button.classList.add(mark.judgement);
         item.append(button);
       }
       return item;
@@ -156,7 +172,27 @@ function renderGame() {
     result.textContent = game.result;
     list.append(result);
   }
+  renderReviewed();
   renderContinue();
+}
+
+/** The marked move at half-move ``ply`` of the review shown, or undefined. */
+function markAt(ply) {
+  return review ? review.mistakes.find((mistake) => mistake.ply === ply) : undefined;
+}
+
+/** What the review says of the game (each side's marks and accuracy), or a link to review it. */
+function renderReviewed() {
+  const link = $("viewer-review");
+  link.href = `/training#review=${encodeURIComponent(game.id)}`;
+  link.hidden = game.plies === 0;
+  link.textContent = review ? "Open the review" : "Review";
+  if (!review) {
+    $("viewer-reviewed").textContent = game.plies ? "Not reviewed yet: Review has Stockfish go through it." : "";
+    return;
+  }
+  const sides = ["white", "black"].map((side) => `${side === "white" ? "White" : "Black"}: ${sideText(sideFigures(review, side))}`);
+  $("viewer-reviewed").textContent = `Reviewed by Stockfish (${review.limit}). ${sides.join(". ")}.`;
 }
 
 /** Show the position after ``target`` half-moves (kept within the game). */
@@ -175,6 +211,14 @@ function go(target) {
   }
   const where = plyText(game.san, game.start_fen, ply);
   $("viewer-ply").textContent = `${where.charAt(0).toUpperCase()}${where.slice(1)} (${ply} of ${game.plies})`;
+  const mark = markAt(ply);
+  const point = review && ply ? review.evaluations[ply] : null;
+  $("viewer-comment").textContent = mark
+    ? mistakeText(mark, review.start_fen, review.evaluations)
+    : point
+      ? `Stockfish: ${evaluationText(point.text)}`
+      : "";
+  $("viewer-comment").className = `viewer-comment ${mark ? mark.judgement : ""}`;
   renderSteps();
   refreshBoard();
 }
@@ -209,11 +253,19 @@ function refreshBoard() {
     fen: game.boards[ply],
     lastMove: ply ? moveSquares(game.uci[ply - 1]) : undefined,
     check: /[+#]$/.test(san) ? toMove : false,
+    drawable: { autoShapes: bestArrow(markAt(ply)) },
   });
   const element = $("viewer-board");
   element.dataset.fen = cg.getFen();
   element.dataset.ply = String(ply);
   element.dataset.orientation = flipped ? "black" : "white";
+}
+
+/** A marked move's better move as a green arrow on the board. */
+function bestArrow(mark) {
+  if (!mark || !mark.best_uci) return [];
+  const [orig, dest] = moveSquares(mark.best_uci);
+  return [{ orig, dest, brush: "green" }];
 }
 
 function renderContinue() {
@@ -249,6 +301,7 @@ dialog.addEventListener("click", (event) => {
 dialog.addEventListener("close", () => {
   wanted = null;
   game = null;
+  review = null;
   if (pushed) {
     pushed = false;
     history.back();
