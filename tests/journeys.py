@@ -200,6 +200,12 @@ class Terminal:
     def lines(self) -> Iterator[str]:
         yield from self.screen().splitlines()
 
+    def background(self, row: int, column: int) -> str:
+        """The background colour the terminal draws at ``row``, ``column`` of :meth:`screen` (from 0):
+        ``"default"``, or the colour (a marked square on the table, a highlighted move)."""
+        self._drain()
+        return str(self._screen.buffer[row][column].bg)
+
     # -- what the person does -------------------------------------------------------------------------
 
     def type(self, text: str) -> None:

@@ -115,3 +115,32 @@ def test_a_file_that_is_no_puzzle_csv_is_refused(tmp_path: Path) -> None:
     path.write_text('[Event "?"]\n\n1. e4 e5 *\n' * 30, encoding="utf-8")
     with pytest.raises(PuzzleFileError, match="holds no puzzle"):
         list(read_puzzles(path, Reading()))
+
+
+def test_a_skipped_puzzle_tells_its_solution_and_counts_as_failed_in_plain_lines(tmp_path: Path) -> None:
+    store = PuzzleStore(tmp_path / "training.sqlite3")
+    csv = tmp_path / "lichess_db_puzzle.csv"
+    csv.write_text(HEADER + LINE, encoding="utf-8")
+    store.add(read_puzzles(csv, Reading()))
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    args = [
+        "puzzles",
+        "--player",
+        "keyboard",
+        "--count",
+        "2",
+        "--theme",
+        "Mate in 2",
+        "--store",
+        str(store.path),
+    ]
+    result = CliRunner(env=env).invoke(main, args, input="help\nskip\n")  # (then the end of input)
+    assert result.exit_code == 0, result.output
+    # into a pipe: lines only, the puzzle's own help, the solution told (not played) and the result
+    assert "chessatron table" not in result.output
+    assert "skip: on to the next puzzle" in result.output and "takeback" not in result.output
+    assert "skipped: the solution is 18. Be6+ Kd8 19. Qf8#" in result.output
+    assert "puzzle 00sHx (1760): skipped in" in result.output
+    assert "puzzle 00sHx stopped before its end: not counted\n0 of 1 solved" in result.output
+    (attempt,) = store.attempts()
+    assert (attempt.puzzle_id, attempt.solved, attempt.wrong, attempt.hints) == ("00sHx", False, 0, 0)

@@ -92,4 +92,7 @@ def test_review_writes_the_annotated_pgn_of_a_saved_game(tmp_path: Path) -> None
     result = CliRunner().invoke(main, [*args, "--store", str(tmp_path / "t.sqlite3")])
     assert result.exit_code == 0, result.output
     assert "3... Nf6??" in out.read_text(encoding="utf-8")
-    assert "3... Nf6?? (" in result.stderr  # the mistakes listed, with the better move
+    # the summary on stdout (the mistakes once went to stderr after the PGN): the marked move with the
+    # better one and the mate it allowed, and where the PGN went
+    assert "3... Nf6?? — " in result.stdout and "was best (#1)" in result.stdout
+    assert f"the annotated PGN is in {out}" in result.stdout

@@ -7,8 +7,6 @@ import contextlib
 import json
 import random
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,7 +31,10 @@ from .common import write_file as write_text
 from .main import main
 
 if TYPE_CHECKING:
+    from ..game.engine.player import EnginePlayer
+    from ..game.records.record import GameRecord
     from ..sim.state import TableKeeper
+    from ..training.analysis import GameAnalysis
     from ..training.store import PuzzleStore
     from ..training.table import PuzzleTable
 
@@ -68,7 +69,10 @@ def _store(path: Path | None, *, starter: bool = True) -> PuzzleStore:
     help="Puzzles near this rating (default: yours).",
 )
 @click.option(
-    "--theme", default=None, metavar="THEME", help="Only puzzles of a lichess theme: fork, mateIn2..."
+    "--theme",
+    default=None,
+    metavar="THEME",
+    help="Only puzzles of a lichess theme: fork, mateIn2, or in words: 'mate in 2'...",
 )
 @click.option(
     "--opening", default=None, metavar="OPENING", help="Only puzzles from an opening: Sicilian_Defense..."
@@ -101,16 +105,26 @@ def puzzles(
     config_path: Path | None,
 ) -> None:
     """Solve puzzles on the table: the robot sets each one up, makes the opponent's move, and answers
-    yours; a wrong move is put back. Type 'hint' (the piece, then its square), 'resign' (the solution)
-    or 'quit'. Each puzzle's result, its time and your rating are saved."""
+    yours; a wrong move is put back. Type 'hint' (the piece, then its square), 'solution', 'skip',
+    'quit' or 'help'. Each puzzle's result, its time and your rating are saved."""
     if ctx.invoked_subcommand is not None:
         return
     from ..game.players.spec import PlayerSpec
     from ..game.records.store import resolve_games_dir
     from ..game.session import Session
+    from ..game.telling.live import LiveState
+    from ..game.telling.view import PlayView
     from ..sim.state import default_state_path, load_state
     from ..training.store import Filters
     from ..training.table import PuzzleTable
+    from ..training.terminal import (
+        FINISHED,
+        PuzzleLines,
+        outcome_line,
+        puzzle_keyboard,
+        puzzle_view,
+        typed_requests,
+    )
 
     settings = Config.load(config_path)
     simulated = settings.is_simulated
@@ -118,24 +132,45 @@ def puzzles(
     if player_text is None and simulated and player.kind == "board":
         player = PlayerSpec.parse("keyboard")  # nobody moves the simulated table's pieces here
     store = _store(store_path)
+    if theme is not None and not store.count(Filters(theme=theme)):
+        theme = _theme(theme, store)  # (a typo is said before anything moves)
     speed = parse_speed(speed_text)
     state = load_state(default_state_path(), settings.layout, fresh=fresh) if simulated else None
+    console = terminal_console()
+    live = LiveState(settings.layout)
+    view = PlayView(live, console, render=puzzle_view)
+    show = not as_json and PlayView.wanted(console)  # on a terminal: the live table and the puzzle's panel
+    lines = PuzzleLines(typed=player.kind == "keyboard", letters=view.letters)
+    asked: list[PuzzleTable] = []  # (the table, once made: a typed 'skip' is its request)
 
     def emit(event: dict[str, object]) -> None:
         if as_json:
             click.echo(json.dumps(event, default=str))
+        elif show:
+            line = lines.line(event, live.snapshot().get("game"))
+            if line is not None:
+                view.print(line)  # click.echo would garble the live area
         elif event.get("event") in ("notice", "warning", "error"):
             prefix = "" if event.get("event") == "notice" else f"{event.get('event')}: "
             click.echo(f"{prefix}{event.get('message')}")
 
-    with Session(
-        settings,
-        games_dir=resolve_games_dir(None),
-        speed=speed,
-        emit=emit,
-        engine_path=engine_path,
-        table=state.table if state else None,
-    ) as session:
+    def say(text: str) -> None:
+        (view.print if show else click.echo)(text)
+
+    keyboard = puzzle_keyboard(view if show else None, as_json, lambda: asked[0].request("skip"))
+    with (
+        Session(
+            settings,
+            games_dir=resolve_games_dir(None),
+            speed=speed,
+            emit=emit,
+            engine_path=engine_path,
+            table=state.table if state else None,
+            live=live,
+            keyboard=keyboard,
+        ) as session,
+        view if show else contextlib.nullcontext(),
+    ):
         session.board_needs_real_sensors = True
         filters = Filters(theme=theme, opening=opening)
         table = PuzzleTable(
@@ -146,21 +181,34 @@ def puzzles(
             rating=rating,
             rng=random.Random(seed) if seed is not None else None,
         )
+        asked.append(table)
         session.check_players(player, PlayerSpec("keyboard"))  # before the machine is connected
         if simulated:
             session.checkpoint = _save_table
-        table.on_outcome = lambda outcome: None if as_json else click.echo(outcome.line())
+        if show:
+            table.on_outcome = lambda outcome: view.print(outcome_line(outcome))
+        elif not as_json:
+            table.on_outcome = lambda outcome: click.echo(outcome.line())
         session.connect()
-        solved = 0
         try:
-            with _typed_requests(table, player.kind):
+            with typed_requests(table, player.kind, say):
                 outcomes = table.play(count)
         finally:
             if simulated:
                 _save_table(session)
-        solved = sum(1 for outcome in outcomes if outcome.attempt.solved)
-        if not as_json:
-            click.echo(f"{solved} of {len(outcomes)} solved; your puzzle rating: {store.rating()}")
+    solved = sum(1 for outcome in outcomes if outcome.attempt.solved)
+    if not as_json:
+        under_way = live.snapshot().get("training") or {}
+        if under_way and under_way.get("state") not in FINISHED:
+            click.echo(f"puzzle {under_way.get('id')} stopped before its end: not counted")
+        click.echo(f"{solved} of {len(outcomes)} solved; your puzzle rating: {store.rating()}")
+
+
+def _theme(asked: str, store: PuzzleStore) -> str:
+    """The store's theme ``asked`` names (``Mate in 2`` is ``mateIn2``), or the error naming the closest."""
+    from ..training.themes import resolve_theme
+
+    return resolve_theme(asked, store.themes())
 
 
 def _no_terminal() -> bool:
@@ -174,36 +222,6 @@ def _save_table(session: TableKeeper) -> None:
     board = chess.Board(None)
     board.set_board_fen(session.table.board_fen())
     save_state(default_state_path(), SimulatorState(session.table, board, session.gantry))
-
-
-@contextlib.contextmanager
-def _typed_requests(table: PuzzleTable, kind: str) -> Iterator[None]:
-    """A person who solves at the board (or by voice, or with buttons) may still type at this terminal:
-    'hint', 'resign' (the solution) or 'quit'. (A keyboard player's own prompt takes them.)"""
-    if kind == "keyboard" or not sys.stdin.isatty():
-        yield
-        return
-    done = threading.Event()
-
-    def read() -> None:
-        while not done.is_set():
-            line = sys.stdin.readline()
-            if not line:
-                return
-            word = line.strip().lower()
-            if word in ("hint", "h"):
-                table.request("hint")
-            elif word in ("resign", "solution", "give up"):
-                table.request("give up")
-            elif word in ("quit", "q", "stop"):
-                table.request("stop")
-                return
-
-    threading.Thread(target=read, name="chessatron-puzzle-commands", daemon=True).start()
-    try:
-        yield
-    finally:
-        done.set()
 
 
 @puzzles.command("import")
@@ -237,40 +255,87 @@ def puzzles_import(path: Path, store_path: Path | None) -> None:
 @click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
 @click.option("--depth", type=click.IntRange(4, 30), default=14, show_default=True, help="Search depth.")
 @click.option("--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine.")
+@click.option("--again", is_flag=True, help="Mine the games mined before again (at this depth).")
 @store_option
 @friendly
+@sigterm_interrupts
 def puzzles_mine(
-    game_ids: tuple[str, ...], games_dir: Path | None, depth: int, engine_path: str, store_path: Path | None
+    game_ids: tuple[str, ...],
+    games_dir: Path | None,
+    depth: int,
+    engine_path: str,
+    again: bool,
+    store_path: Path | None,
 ) -> None:
     """Puzzles from your saved games (all finished ones, or ID...): Stockfish keeps the positions where
-    you erred although one move clearly stood out."""
+    you erred although one move clearly stood out, and says why a game gave none. Each game is analysed
+    once (--again analyses it again)."""
     from ..game.engine.player import EnginePlayer
     from ..game.engine.settings import parse_level
     from ..game.records import store as games
-    from ..training.mining import mine_game, people_in
+    from ..training.mining import mine_analysis, people_in, why_none
 
     training = _store(store_path)
     directory = games.resolve_games_dir(games_dir)
-    ids = list(game_ids) or [s.game_id for s in games.list_games(directory) if s.is_finished]
+    ids = list(dict.fromkeys(game_ids)) or [s.game_id for s in games.list_games(directory) if s.is_finished]
     if not ids:
         click.echo(f"no finished game in {directory} to mine")
         return
+    records = {game_id: games.load_game(game_id, directory) for game_id in ids}  # (an unknown id: said now)
     limit = chess.engine.Limit(depth=depth)
-    total = 0
-    with EnginePlayer(parse_level("engine"), engine=engine_path) as engine:
-        for game_id in ids:
-            record = games.load_game(game_id, directory)
+    total = mined = kept = 0
+    with contextlib.ExitStack() as stack:
+        engine: EnginePlayer | None = None
+        for game_id, record in records.items():
             sides = people_in(record)
             if not sides:
-                click.echo(f"game {game_id}: no person played it")
+                click.echo(f"game {game_id}: no puzzle: no person played it")
                 continue
-            found = mine_game(
-                record, engine, colours=sides, limit=limit, prefix=f"g{game_id}-", game_url=f"game {game_id}"
+            if record.plies < 2:
+                click.echo(f"game {game_id}: no puzzle: too short (a puzzle starts with the opponent's move)")
+                continue
+            key = f"{game_id}:{record.plies}:{record.result}"
+            before = None if again else training.mined(key)
+            if before is not None:
+                kept += 1
+                found_before, reason = before
+                said = _counted(found_before, "puzzle") if found_before else f"no puzzle: {reason}"
+                click.echo(f"game {game_id}: already mined: {said}")
+                continue
+            if engine is None:
+                engine = stack.enter_context(EnginePlayer(parse_level("engine"), engine=engine_path))
+            analysis = _analysed(engine, record, limit, f"mining game {game_id}")
+            found = mine_analysis(
+                analysis, sides, engine, limit=limit, prefix=f"g{game_id}-", game_url=f"game {game_id}"
             )
+            reason = "" if found else why_none(analysis, sides)
             training.add(found)
+            training.keep_mined(key, len(found), reason)
             total += len(found)
-            click.echo(f"game {game_id}: {len(found)} puzzle{'s' if len(found) != 1 else ''}")
-    click.echo(f"{total} puzzles from {len(ids)} games in {training.path}")
+            mined += 1
+            click.echo(
+                f"game {game_id}: {_counted(len(found), 'puzzle') if found else 'no puzzle: ' + reason}"
+            )
+    again_said = f"; {_counted(kept, 'game')} mined before (--again mines them again)" if kept else ""
+    click.echo(f"{_counted(total, 'puzzle')} from {_counted(mined, 'game')} in {training.path}{again_said}")
+
+
+def _analysed(engine: EnginePlayer, record: GameRecord, limit: chess.engine.Limit, what: str) -> GameAnalysis:
+    """Stockfish through a game, a progress bar on stderr meanwhile."""
+    from ..training.analysis import analyse_game
+
+    with progress_bar(terminal_console(stderr=True)) as progress:
+        task = progress.add_task(what, total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, total=total, completed=done)
+
+        return analyse_game(engine, record.start_board(), record.moves, limit=limit, progress=advance)
+
+
+def _counted(count: int, thing: str) -> str:
+    """``1 puzzle``, ``2 puzzles``, ``0 games``."""
+    return f"{count} {thing}{'' if count == 1 else 's'}"
 
 
 @puzzles.command("stats")
@@ -291,6 +356,7 @@ def puzzles_stats(store_path: Path | None) -> None:
 
 @main.command()
 @click.argument("game_id", metavar="[ID]", required=False)
+@click.option("--pgn", "as_pgn", is_flag=True, help="Print the annotated PGN instead of the summary.")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Write the annotated PGN here.")
 @click.option("--depth", type=click.IntRange(4, 30), default=14, show_default=True, help="Search depth.")
 @click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
@@ -301,6 +367,7 @@ def puzzles_stats(store_path: Path | None) -> None:
 @sigterm_interrupts
 def review(
     game_id: str | None,
+    as_pgn: bool,
     out: Path | None,
     depth: int,
     games_dir: Path | None,
@@ -309,37 +376,43 @@ def review(
     store_path: Path | None,
 ) -> None:
     """Review a saved game (default: the latest finished one): Stockfish marks every inaccuracy (?!),
-    mistake (?) and blunder (??) by the winning chances it lost (lichess's 0.1, 0.2, 0.3) with the better
-    move as a variation, and writes the annotated PGN (to stdout, or --out)."""
+    mistake (?) and blunder (??) by the winning chances it lost (lichess's 0.1, 0.2, 0.3). Prints each
+    side's inaccuracies, mistakes, blunders, average centipawn loss and accuracy, then the marked moves
+    with the better move; --pgn prints the annotated PGN (the better moves as variations), --out writes
+    it to a file, --json prints the review as the web page draws it."""
     from ..game.records import store as games
-    from ..training.review import review_game
+    from ..training.review import kept_review, review_game, review_lines
 
+    if as_pgn and as_json:
+        raise click.UsageError("--pgn and --json each print the whole review: choose one")
     directory = games.resolve_games_dir(games_dir)
     if game_id is None:
         finished = [s for s in games.list_games(directory) if s.is_finished]
         if not finished:
             raise ChessatronError(f"no finished game in {str(directory)!r} to review; give its ID")
         game_id = finished[-1].game_id
-    console = terminal_console(stderr=True)
-    with progress_bar(console) as progress:
-        task = progress.add_task(f"reviewing game {game_id}", total=None)
+    record = games.load_game(game_id, directory)  # (an unknown id is said before anything is drawn)
+    store = _store(store_path, starter=False)
+    limit = chess.engine.Limit(depth=depth)
+    reviewed = kept_review(game_id, directory, store, limit=limit)
+    if reviewed is None:
+        with progress_bar(terminal_console(stderr=True)) as progress:
+            task = progress.add_task(f"reviewing game {game_id}", total=None)
 
-        def advance(done: int, total: int) -> None:
-            progress.update(task, total=total, completed=done)
+            def advance(done: int, total: int) -> None:
+                progress.update(task, total=total, completed=done)
 
-        reviewed = review_game(
-            game_id,
-            directory,
-            _store(store_path, starter=False),
-            limit=chess.engine.Limit(depth=depth),
-            engine_path=engine_path,
-            progress=advance,
-        )
+            reviewed = review_game(
+                game_id, directory, store, limit=limit, engine_path=engine_path, progress=advance
+            )
+    if out is not None:
+        write_text(out, reviewed.pgn)
     if as_json:
         click.echo(json.dumps(reviewed.summary, indent=2))
-    elif out is not None:
-        write_text(out, reviewed.pgn)
-    else:
+    elif as_pgn:
         click.echo(reviewed.pgn, nl=False)
-    for mistake in reviewed.summary["mistakes"]:
-        click.echo(f"{mistake['text']}", err=True)
+    else:
+        for line in review_lines(reviewed.summary, record, game_id):
+            click.echo(line)
+        if out is not None:
+            click.echo(f"\nthe annotated PGN is in {out}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -21,7 +22,7 @@ import chess.pgn
 
 from ..game.records.pgn import to_pgn
 from ..game.records.record import GameRecord
-from .accuracy import accuracies
+from .accuracy import CEILING_CP, figures
 from .analysis import GameAnalysis, MoveAnalysis, Position
 from .judgement import GLYPHS, NAGS, Judgement, chances
 
@@ -158,8 +159,8 @@ def review_json(record: GameRecord, analysis: GameAnalysis) -> dict[str, Any]:
     to ±1000, ``mate``, ``chances`` from -1 to +1) with the start first; the judged moves, each with its
     move number as written (``number``: ``5.``, ``5...``), the better move (``best`` in SAN, ``best_uci``)
     and the evaluation after the move played (``eval``, as :func:`eval_text` writes it); and for each side
-    (``sides``) how many inaccuracies, mistakes and blunders it made and its accuracy (lichess's, see
-    :mod:`.accuracy`; None for a side without a move)."""
+    (``sides``) how many inaccuracies, mistakes and blunders it made, its accuracy and average centipawn
+    loss (lichess's, see :mod:`.accuracy`; None for a side without a move)."""
     start = record.start_board()
     points = [_point(0, None, None, analysis.positions[0])]
     for judged in analysis.moves:
@@ -183,15 +184,17 @@ def review_json(record: GameRecord, analysis: GameAnalysis) -> dict[str, Any]:
                 "text": mistake.line(start),
             }
         )
-    accuracy = accuracies([50.0 + 50.0 * point["chances"] for point in points], start.turn)
+    measured = figures([white_cp(point) for point in points], start.turn)
     sides = {}
     for colour, name in ((chess.WHITE, "white"), (chess.BLACK, "black")):
         marks = [mistake.judgement for mistake in found if mistake.colour == colour]
+        side = measured[colour]
         sides[name] = {
             "inaccuracies": marks.count("inaccuracy"),
             "mistakes": marks.count("mistake"),
             "blunders": marks.count("blunder"),
-            "accuracy": accuracy[name],
+            "accuracy": None if side.accuracy is None else round(side.accuracy, 1),
+            "average_loss": None if side.average_loss is None else round(side.average_loss),
         }
     return {
         "start_fen": record.start_fen,
@@ -201,6 +204,16 @@ def review_json(record: GameRecord, analysis: GameAnalysis) -> dict[str, Any]:
         "mistakes": listed,
         "sides": sides,
     }
+
+
+def white_cp(point: Mapping[str, Any]) -> float:
+    """An evaluation point's centipawns from White's side; a mate as :data:`~.accuracy.CEILING_CP`, its
+    sign from the winning chances (``mate`` 0, the side to move mated, has none of its own)."""
+    cp = point.get("cp")
+    if cp is not None:
+        return float(cp)
+    chances = float(point.get("chances") or 0.0)
+    return CEILING_CP if chances > 0 else -CEILING_CP if chances < 0 else 0.0
 
 
 def _point(ply: int, san: str | None, uci: str | None, position: Position) -> dict[str, Any]:

@@ -96,6 +96,31 @@ def mine_analysis(
     return found
 
 
+def why_none(
+    analysis: GameAnalysis, colours: Iterable[chess.Color], criterion: Criterion = Criterion()
+) -> str:
+    """Why an analysed game gave no puzzle from the moves of ``colours``: the rule in a sentence, and how
+    near the game came to it."""
+    wanted = set(colours)
+    erred = [
+        judged
+        for index, judged in enumerate(analysis.moves)
+        if index > 0 and judged.colour in wanted and judged.loss >= criterion.erred - 1e-9
+    ]
+    said = (
+        f"no move of yours lost {criterion.erred:g} or more of winning chances where one move clearly stood "
+        f"out ({criterion.margin:g} above the next)"
+    )
+    if not erred:
+        return f"{said}; none lost that much at all"
+    if not any(stands_out(judged.before, criterion) for judged in erred):
+        many = len(erred)
+        which = "1 move of yours lost" if many == 1 else f"{many} moves of yours lost"
+        where = "its position" if many == 1 else "each of their positions"
+        return f"{said}; {which} that much, but in {where} another move was nearly as good as the best"
+    return f"{said}; the solutions of the positions where one did could not be played through"
+
+
 def mine_game(
     record: GameRecord,
     engine: EnginePlayer,

@@ -326,6 +326,30 @@ class PuzzleStore:
         with self._connection() as db:
             db.execute("INSERT OR REPLACE INTO reviews VALUES (?,?,?,?)", (key, now, json.dumps(review), pgn))
 
+    # --- games mined for puzzles ---------------------------------------------------------------------
+    # ``chessatron puzzles mine`` analyses each game once: what it found (how many puzzles, or why none)
+    # is kept under the game's key (its id, length and result), in a table of its own made when first
+    # needed, so that the store's schema above is left as it is.
+
+    _MINED: Final = (
+        "CREATE TABLE IF NOT EXISTS mined ("
+        "game_key TEXT PRIMARY KEY, mined_at TEXT NOT NULL, puzzles INTEGER NOT NULL, reason TEXT NOT NULL)"
+    )
+
+    def mined(self, key: str) -> tuple[int, str] | None:
+        """What mining the game under ``key`` found before: how many puzzles, and why none (else "")."""
+        with self._connection() as db:
+            db.execute(self._MINED)
+            row = db.execute("SELECT puzzles, reason FROM mined WHERE game_key = ?", (key,)).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def keep_mined(self, key: str, puzzles: int, reason: str = "") -> None:
+        """Keep what mining the game under ``key`` found: ``puzzles`` (how many), or ``reason`` for none."""
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        with self._connection() as db:
+            db.execute(self._MINED)
+            db.execute("INSERT OR REPLACE INTO mined VALUES (?,?,?,?)", (key, now, puzzles, reason))
+
 
 def _row(puzzle: Puzzle) -> tuple[object, ...]:
     return (

@@ -26,7 +26,7 @@ hand helpers): a puzzle's player is the very player a game would have, so everyt
 board meets in a game (the recognizer, the LEDs, questions, the reply hold) they meet here too.
 """
 
-# One module on purpose (about 530 lines): a puzzle's steps (the set-up, the opponent's move, the person's,
+# One module on purpose (about 600 lines): a puzzle's steps (the set-up, the opponent's move, the person's,
 # a wrong move put back, hints, the solution played out) share its board and the person's mover, and the
 # web page's requests reach it at any step; the puzzles, their store and the ratings are apart.
 
@@ -36,6 +36,7 @@ import datetime as dt
 import logging
 import queue
 import random
+import re
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -72,7 +73,11 @@ RED_S: Final = 1.0
 #: The players a puzzle can have.
 PUZZLE_PLAYERS: Final = ("board", "hand", "keyboard", "web", "buttons", "voice")
 
-Request = Literal["hint", "give up", "stop"]
+Request = Literal["hint", "give up", "skip", "stop"]
+
+#: How a puzzle ended: solved (no wrong move, no hint), solved with help (counted as failed), failed (the
+#: solution played out), skipped (counted as failed; its solution told, not played).
+Ending = Literal["solved", "with help", "failed", "skipped"]
 
 
 class Brain(Protocol):
@@ -83,15 +88,23 @@ class Brain(Protocol):
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a puzzle went: the attempt saved, and the rating before it."""
+    """How a puzzle went: the attempt saved, the rating before it, and how it ended (by default as the
+    attempt says: solved or failed)."""
 
     puzzle: Puzzle
     attempt: Attempt
     before: Rating
+    ending: Ending | None = None
+
+    @property
+    def how(self) -> Ending:
+        if self.ending is not None:
+            return self.ending
+        return "solved" if self.attempt.solved else "failed"
 
     def line(self) -> str:
         """``puzzle 00sHx (1320): solved in 14.2 s, rating 1500 -> 1580``."""
-        how = "solved" if self.attempt.solved else "failed"
+        how = "solved" if self.attempt.solved else "skipped" if self.how == "skipped" else "failed"
         extra = []
         if self.attempt.wrong:
             extra.append(f"{self.attempt.wrong} wrong")
@@ -143,7 +156,8 @@ class PuzzleTable:
         self._brain = brain
 
     def request(self, what: Request) -> None:
-        """Ask from another thread: a ``hint``, to ``give up`` (the robot shows the solution), to ``stop``."""
+        """Ask from another thread: a ``hint``, to ``give up`` (the robot shows the solution), to ``skip``
+        (on to the next puzzle, counted as failed), to ``stop``."""
         self.requests.put(what)
         if what == "stop":
             self.session.stop_requested.set()
@@ -202,7 +216,16 @@ class PuzzleTable:
         about = _about(puzzle, number, of, before)
         self._show(about, "setting up", board)
         session.emit(
-            {"event": "puzzle", "id": puzzle.puzzle_id, "rating": puzzle.rating, "state": "setting up"}
+            {
+                "event": "puzzle",
+                "id": puzzle.puzzle_id,
+                "rating": puzzle.rating,
+                "state": "setting up",
+                "number": number,
+                "of": of,
+                "themes": list(puzzle.themes),
+                "colour": chess.COLOR_NAMES[colour],
+            }
         )
         with ExitStack() as stack:
             stack.callback(session._forget_players)
@@ -212,11 +235,19 @@ class PuzzleTable:
             if self._brain is not None and isinstance(mover, BoardMover) and mover.hand is not None:
                 mover.brain = cast(EnginePlayer, self._brain)  # (the mover only asks it for moves)
             self._configure(mover)
+            self._tell_move(board, line[0])
             self._opponent(board, line[0], mover, stack)
             board.push(line[0])
             ready = self._clock()
-            words = f"{chess.COLOR_NAMES[colour]} to play and win" if puzzle.person_moves else ""
-            session.emit({"event": "notice", "message": f"puzzle {puzzle.puzzle_id}: {words}"})
+            words = f"{chess.COLOR_NAMES[colour].capitalize()} to play and win"
+            session.emit(
+                {
+                    "event": "notice",
+                    "message": f"puzzle {puzzle.puzzle_id}: {words}",
+                    "puzzle": "start",
+                    "colour": chess.COLOR_NAMES[colour],
+                }
+            )
             state = _Solving()
             self._show(about, "solving", board, state)
             index = 1
@@ -229,10 +260,16 @@ class PuzzleTable:
                 if request == "hint":
                     self._hint(puzzle, board, index, state, about)
                     continue
+                if request == "skip":
+                    self._drain()  # (the prompt's word for it may have asked for the solution too)
+                    state.skipped = True
+                    self._tell_solution(puzzle, "skipped")
+                    break
                 if request == "give up" or state.wrong >= MAX_WRONG:
+                    self._tell_solution(puzzle, "failed")
                     self._solution(board, line[index:], mover, stack, about, state)
                     break
-                session.live.update(status=f"{chess.COLOR_NAMES[colour]} to move: find the best move")
+                session.live.update(status=f"find the best move for {chess.COLOR_NAMES[colour].capitalize()}")
                 choice = mover.choose(board)
                 if isinstance(choice, Revision):
                     self._put_back(board, mover)  # the last move changed on the board: as it was
@@ -257,11 +294,14 @@ class PuzzleTable:
                     continue
                 self._person_moved(board, choice, mover, stack)
                 board.push(choice)
-                session.emit({"event": "notice", "message": f"{_san_before(board)} is right"})
+                san = _san_before(board)
+                session.emit({"event": "notice", "message": f"{san} is right", "puzzle": "right", "san": san})
+                state.hint = None  # (the hint was for this move)
                 if verdict == "mate" or index + 1 >= len(line):
                     state.solved_board = True
                     break
                 reply = line[index + 1]
+                self._tell_move(board, reply)
                 self._robot(board, reply, mover, f"PUZZLE {puzzle.puzzle_id} {reply.uci()}")
                 board.push(reply)
                 index += 2
@@ -287,9 +327,12 @@ class PuzzleTable:
             self.store.rerate(
                 puzzle.puzzle_id, guess.after(before.rating, before.deviation, solved=not solved)
             )
-        outcome = Outcome(puzzle, attempt, before)
+        ending: Ending = "solved" if solved else "with help" if state.solved_board else "failed"
+        if state.skipped:
+            ending = "skipped"
+        outcome = Outcome(puzzle, attempt, before, ending)
         self.outcomes.append(outcome)
-        verdict_words = "solved" if solved else "failed" if not state.solved_board else "done, with help"
+        verdict_words = {"solved": "solved", "with help": "done, with help"}.get(ending, ending)
         session.emit(
             {
                 "event": "puzzle",
@@ -299,7 +342,13 @@ class PuzzleTable:
                 "rating": round(after.rating),
             }
         )
-        session.emit({"event": "notice", "message": f"puzzle {verdict_words}; your rating is {after}"})
+        session.emit(
+            {
+                "event": "notice",
+                "message": f"puzzle {verdict_words}; your rating is {after}",
+                "puzzle": "done",
+            }
+        )
         ended = {"rating_after": round(after.rating), "gave_up": state.gave_up}
         self._show(about | ended, "solved" if solved else "failed", board, state)
         self.on_outcome(outcome)
@@ -376,16 +425,15 @@ class PuzzleTable:
         """Not the move: red on the LEDs, said, and the pieces back where they stood."""
         session = self.session
         san = board.san(move)
-        tries = MAX_WRONG - state.wrong
-        then = (
-            "the robot puts it back" if isinstance(mover, BoardMover) and session.has_robot else "put it back"
+        tries = max(0, MAX_WRONG - state.wrong)
+        left = f"{tries or 'no'} tr{'y' if tries == 1 else 'ies'} left"
+        then = ""  # a move typed, clicked, said or chosen with the buttons was never made
+        if isinstance(mover, BoardMover):
+            then = "the robot puts it back; " if session.has_robot else "put it back as the lights show; "
+        message = f"{san} is not the move: {then}{left}"
+        session.emit(
+            {"event": "warning", "message": message, "puzzle": "wrong", "san": san, "tries_left": tries}
         )
-        if not isinstance(mover, BoardMover):
-            then = "try another"
-        elif not session.has_robot:
-            then = "put it back as the lights show"
-        more = f"; {tries} more tr{'y' if tries == 1 else 'ies'}" if tries > 0 else "; here is the solution"
-        session.emit({"event": "warning", "message": f"{san} is not the move: {then}{more}"})
         self._show(about, "wrong", board, state, wrong_move=move)
         leds = session.led_strip()
         leds.show(self._signals.show_illegal([move.from_square, move.to_square]))
@@ -426,12 +474,26 @@ class PuzzleTable:
         state: _Solving,
     ) -> None:
         """The robot plays the rest of the line, the person's moves too (they watch)."""
-        self.session.emit({"event": "notice", "message": "the solution: " + _sans(board, rest)})
+        state.hint = None  # (its move is played now)
         for move in rest:
             self._robot(board, move, mover, f"SOLUTION {move.uci()}")
             board.push(move)
             self._show(about, "solution", board, state)
         state.gave_up = True
+
+    def _tell_move(self, board: chess.Board, move: chess.Move) -> None:
+        """The puzzle's own move (the one that sets it, a reply), as a game's move is told."""
+        ply = len(board.move_stack) + 1
+        self.session.emit(
+            {"event": "move", "ply": ply, "san": board.san(move), "uci": move.uci(), "who": "puzzle"}
+        )
+
+    def _tell_solution(self, puzzle: Puzzle, ending: Literal["failed", "skipped"]) -> None:
+        """The whole solution, numbered (``failed: the solution is 17... Nf3+ 18. Kh1 Qg1#``)."""
+        # (python-chess writes "17...Nf3+"; the move lines, as people do, "17... Nf3+")
+        solution = re.sub(r"(\d+)\.\.\.(?=\S)", r"\1... ", puzzle.position().variation_san(puzzle.line()[1:]))
+        message = f"{ending}: the solution is {solution}"
+        self.session.emit({"event": "notice", "message": message, "puzzle": "solution", "ending": ending})
 
     def _hint(
         self, puzzle: Puzzle, board: chess.Board, index: int, state: _Solving, about: dict[str, Any]
@@ -440,10 +502,22 @@ class PuzzleTable:
         square, words = puzzle.hint(board, index, state.hints)
         colour = self._signals.colours.selected if state.hints <= 1 else self._signals.colours.destination
         self.session.led_strip().show({self._signals.cell(square): colour})
-        self.session.emit({"event": "notice", "message": f"hint: {words}"})
-        piece, _ = puzzle.hint(board, index, 1)  # (the page draws the second hint as an arrow from it)
-        shown = {"square": chess.square_name(square), "from": chess.square_name(piece), "text": words}
-        self._show(about, "solving", board, state, hint=shown)
+        self.session.emit({"event": "notice", "message": f"hint: {words}", "puzzle": "hint"})
+        piece, _ = puzzle.hint(board, index, 1)
+        marked = (
+            [chess.square_name(piece)]
+            if state.hints <= 1
+            else [chess.square_name(piece), chess.square_name(square)]
+        )
+        # the terminal marks the piece's square, then its target too; the page draws the second hint as
+        # an arrow from the piece ("from"); the LEDs show the latest
+        state.hint = {
+            "square": chess.square_name(square),
+            "from": chess.square_name(piece),
+            "text": words,
+            "squares": list(dict.fromkeys(marked)),
+        }
+        self._show(about, "solving", board, state)
 
     def _command(self, command: Command) -> None:
         """What a person typed, said or chose from the buttons' menu instead of a move."""
@@ -454,7 +528,7 @@ class PuzzleTable:
         elif command == Command.QUIT:
             raise QuitRequested
         else:
-            message = f"there is no {command.value} in a puzzle: 'hint', 'resign' for the solution, or 'quit'"
+            message = f"there is no {command.value} in a puzzle: hint, solution (or resign), skip or quit"
             self.session.emit({"event": "notice", "message": message})
 
     def _pending(self) -> Request | None:
@@ -481,6 +555,8 @@ class PuzzleTable:
         live = self.session.live
         live.show_board(board, game_id=f"puzzle-{about['id']}", players=_players(about["colour"]))
         shown = dict(about)
+        if hint is None and state is not None:
+            hint = state.hint  # shown until the move it is for is made
         shown.update(
             state=state_name,
             wrong=state.wrong if state else 0,
@@ -501,6 +577,9 @@ class _Solving:
     solved_board: bool = False
     """The line reached its end with the person's moves (with help or not)."""
     gave_up: bool = False
+    skipped: bool = False
+    hint: dict[str, Any] | None = None
+    """The hint shown for the move due (``{"square", "text", "squares"}``), None before one is asked."""
 
 
 def _about(puzzle: Puzzle, number: int, of: int | None, rating: Rating) -> dict[str, Any]:
@@ -527,12 +606,3 @@ def _san_before(board: chess.Board) -> str:
     before = board.copy()
     move = before.pop()
     return before.san(move)
-
-
-def _sans(board: chess.Board, moves: list[chess.Move]) -> str:
-    replay = board.copy(stack=False)
-    sans = []
-    for move in moves:
-        sans.append(replay.san(move))
-        replay.push(move)
-    return " ".join(sans)

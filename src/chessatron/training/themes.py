@@ -1,7 +1,8 @@
 """Puzzle themes as people read them: lichess's theme ids (``oneMove``, ``mateIn2``, ``backRankMate``) and
 the names lichess shows for them ("One-move puzzle", "Mate in 2", "Back rank mate"), from lichess's own
 list (``translation/source/puzzleTheme.xml`` in lichess-org/lila, English), plus chessatron's
-``chess960`` for puzzles mined from Chess960 games. The one mapping the web page and the terminal share.
+``chess960`` for puzzles mined from Chess960 games. The one mapping the web page and the terminal share;
+and a theme asked for on the command line matched to the store's (:func:`resolve_theme`).
 
 >>> theme_name("oneMove"), theme_name("mateIn2"), theme_name("chess960")
 ('One-move puzzle', 'Mate in 2', 'Chess960')
@@ -11,10 +12,12 @@ list (``translation/source/puzzleTheme.xml`` in lichess-org/lila, English), plus
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
+from ..errors import NoPuzzleError
 from .puzzle import CHESS960_THEME
 
 #: Every theme id lichess's puzzles carry, with the name lichess shows for it.
@@ -124,4 +127,54 @@ def theme_id(text: str) -> str:
     return _BY_ID.get(folded) or _BY_NAME.get(folded) or words
 
 
-__all__ = ["THEME_NAMES", "theme_id", "theme_name", "theme_names"]
+def theme_line(themes: Iterable[str]) -> str:
+    """Themes as people read them, in one line: ``Mate in 2 · Short puzzle``."""
+    return " · ".join(theme_names(themes))
+
+
+#: How many themes an error lists at most (lichess's database has some sixty).
+LISTED: Final = 12
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"[\s_'-]", "", text).lower()
+
+
+def resolve_theme(asked: str, known: Sequence[tuple[str, int]]) -> str:
+    """The theme of the store's ``known`` (names and counts, :meth:`~.store.PuzzleStore.themes`) that
+    ``asked`` names, as lichess writes it or as people read it (``mateIn2``, ``Mate in 2``, ``MATEIN2``).
+
+    Raises :class:`~chessatron.errors.NoPuzzleError` naming the closest themes (and the most common
+    ones) when none is meant.
+
+    >>> resolve_theme("Mate in 2", [("mateIn2", 3), ("fork", 1)])
+    'mateIn2'
+    >>> resolve_theme("forks", [("fork", 9), ("short", 30)])
+    Traceback (most recent call last):
+    ...
+    chessatron.errors.NoPuzzleError: no puzzle in the store has the theme 'forks'; did you mean 'fork'? \
+(the store's themes, the most common first: short, fork)
+    """
+    by_fold: dict[str, str] = {}
+    for theme, _ in known:
+        by_fold.setdefault(_folded(theme), theme)
+        by_fold.setdefault(_folded(theme_name(theme)), theme)
+    found = by_fold.get(_folded(asked))
+    if found is not None:
+        return found
+    close = difflib.get_close_matches(_folded(asked), list(by_fold), n=3, cutoff=0.6)
+    guesses = list(dict.fromkeys(by_fold[fold] for fold in close))
+    hint = ""
+    if guesses:
+        hint = "; did you mean " + " or ".join(repr(guess) for guess in guesses) + "?"
+    common = [theme for theme, _ in sorted(known, key=lambda item: (-item[1], item[0]))[:LISTED]]
+    more = ", …" if len(known) > LISTED else ""
+    listing = (
+        f" (the store's themes, the most common first: {', '.join(common)}{more})"
+        if common
+        else " (the store has no puzzle with a theme; 'chessatron puzzles import FILE' adds lichess's)"
+    )
+    raise NoPuzzleError(f"no puzzle in the store has the theme {asked!r}{hint}{listing}")
+
+
+__all__ = ["THEME_NAMES", "resolve_theme", "theme_id", "theme_line", "theme_name", "theme_names"]

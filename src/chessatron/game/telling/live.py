@@ -57,8 +57,9 @@ The snapshot's keys (a contract for the page and its tests):
     ``None`` or the puzzle under way (:mod:`chessatron.training.table`): ``{"id", "rating", "themes",
     "url", "source", "colour", "moves", "number", "of", "your_rating", "provisional", "state" ("setting
     up", "solving", "wrong", "solution", "solved", "failed"), "wrong", "hints", "hint": {"square",
-    "from" (the square of the piece to move), "text"}|None, "wrong_move", "done": [attempts]}``; once it
-    ends also ``"rating_after"`` and ``"gave_up"`` (the robot played the solution out).
+    "from" (the square of the piece to move), "text", "squares" (the piece's, then its target's too: what
+    the terminal marks)}|None, "wrong_move", "done": [attempts]}``; once it ends also ``"rating_after"`` and
+    ``"gave_up"`` (the robot played the solution out).
 ``hint``, ``notices``
     the hint for the position on the board ``{"uci", "san", "fen"}`` (cleared, as the evaluation is,
     when the position changes or the game ends) and the last notices (``[{"message", "level"}]``,

@@ -76,6 +76,9 @@ def render_view(
     width: int,
     engine: bool = False,
     letters: bool = False,
+    title: str | None = None,
+    extra: Sequence[RenderableType] = (),
+    marked: Sequence[str] = (),
 ) -> RenderableType:
     """The game as a player at the terminal sees it, fitted to ``width`` columns.
 
@@ -88,10 +91,14 @@ def render_view(
     plays the engine, unless ``engine`` asks for it), the robot's progress, what the buttons' display
     says, the status and the last notices. ``letters``: FEN letters and ASCII marks instead of chess
     glyphs, for a console font without them (:func:`wants_letters`).
+
+    What else is played on the table (a puzzle, :mod:`chessatron.training.terminal`) gives the panel its
+    ``title`` and ``extra`` rows at its top, and ``marked`` squares (names: ``"g6"``) stand out on the
+    table instead of the last move (a hint's).
     """
     frame = box.SQUARE if letters else box.ROUNDED
     picture = Panel(
-        _picture(snapshot, table, paths, letters),
+        _picture(snapshot, table, paths, letters, marked),
         title="chessatron table",
         subtitle="[ ] the magnet" if table is not None else None,
         expand=False,
@@ -103,9 +110,10 @@ def render_view(
     if width >= table_width + 1 + MIN_INFO_WIDTH:
         info_width = min(width - table_width - 1, MAX_INFO_WIDTH)
         side = RichTable.grid(padding=(0, 1))
-        side.add_row(picture, _info(snapshot, table, paths, info_width, shown, letters))
+        side.add_row(picture, _info(snapshot, table, paths, info_width, shown, letters, title, extra))
         return side
-    return Group(picture, _info(snapshot, table, paths, min(width, MAX_INFO_WIDTH), shown, letters))
+    info = _info(snapshot, table, paths, min(width, MAX_INFO_WIDTH), shown, letters, title, extra)
+    return Group(picture, info)
 
 
 def engine_view_shown(snapshot: Mapping[str, Any], *, asked: bool = False) -> bool:
@@ -141,7 +149,11 @@ def _picture_width(table: Table | None) -> int:
 
 
 def _picture(
-    snapshot: Mapping[str, Any], table: Table | None, paths: Sequence[Relocation], letters: bool = False
+    snapshot: Mapping[str, Any],
+    table: Table | None,
+    paths: Sequence[Relocation],
+    letters: bool = False,
+    marked: Sequence[str] = (),
 ) -> Text:
     if table is None:
         return Text("the table is not known yet", style="dim")
@@ -152,7 +164,11 @@ def _picture(
     if not path:
         drag = _current_drag(gantry.get("work"), paths)
         path = drag.path if drag is not None else ()
-    highlight = () if path else _last_move_nodes(layout, snapshot.get("game"))
+    highlight: Sequence[Node] = ()
+    if marked:
+        highlight = [layout.square_node(chess.parse_square(name)) for name in marked]
+    elif not path:
+        highlight = _last_move_nodes(layout, snapshot.get("game"))
     carried = carried_piece(layout, gantry, paths)
     riding = None
     if carried is not None and gantry_node is not None:
@@ -233,6 +249,8 @@ def _info(
     width: int,
     engine_shown: bool = True,
     letters: bool = False,
+    title: str | None = None,
+    extra: Sequence[RenderableType] = (),
 ) -> Panel:
     inner = max(width - 4, 10)
     game = snapshot.get("game")
@@ -241,7 +259,7 @@ def _info(
     work = gantry.get("work")
     # the robot carrying out a move: nobody's turn yet (the clocks stand still)
     moving = bool(work) and game is not None and game.get("result") is None
-    rows: list[RenderableType] = [_players(game, clock, marked=not moving, letters=letters)]
+    rows: list[RenderableType] = [*extra, _players(game, clock, marked=not moving, letters=letters)]
     verdict = Text(work_words(work or {}, game).headline, style="bold cyan") if moving else _verdict(game)
     rows.append(verdict)
     evaluation = snapshot.get("evaluation")
@@ -272,7 +290,8 @@ def _info(
     frame = box.SQUARE if letters else box.ROUNDED
     # the start a Chess960 game began from, which its players set their pieces by (and may ask for again)
     number = game.get("chess960") if game else None
-    title = "game" if number is None else f"game: Chess960 #{number}"
+    if title is None:
+        title = "game" if number is None else f"game: Chess960 #{number}"
     return Panel(Group(*rows), title=title, subtitle=subtitle, width=width, padding=(0, 1), box=frame)
 
 

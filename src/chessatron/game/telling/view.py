@@ -8,13 +8,15 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from rich.console import Console, RenderableType
 from rich.live import Live
 
+from ...planning.planner import Relocation
+from ...planning.table import Table
 from ...render import wants_letters
 from ..clock import format_clock
 from . import lineinput
@@ -23,12 +25,27 @@ from .live import LiveState
 from .screen import render_view
 from .words import countdown_words
 
-__all__ = ["FPS", "PlayView"]
+__all__ = ["FPS", "PlayView", "Render"]
 
 LOGGER = logging.getLogger(__name__)
 
 #: At most this many redraws a second.
 FPS: Final = 20
+
+
+class Render(Protocol):
+    """What draws the picture, called as :func:`render_view` is (a puzzle's view adds its panel to it)."""
+
+    def __call__(
+        self,
+        snapshot: Mapping[str, Any],
+        table: Table | None,
+        paths: Sequence[Relocation],
+        *,
+        width: int,
+        engine: bool,
+        letters: bool,
+    ) -> RenderableType: ...
 
 
 # --- live ------------------------------------------------------------------------------------------
@@ -67,7 +84,8 @@ class PlayView:
     ``read_line(prompt)`` reads a line (None at the end of input); ``now`` is the monotonic clock in
     seconds by which a running chess clock ticks on between snapshots. ``engine`` shows the engine's
     view even while a person plays the engine (:func:`~.screen.engine_view_shown`); ``letters`` draws FEN
-    letters instead of chess glyphs (default: :func:`wants_letters` of the console).
+    letters instead of chess glyphs (default: :func:`wants_letters` of the console); ``render`` draws the
+    picture, called as :func:`render_view` is (a puzzle's view, :mod:`chessatron.training.terminal`).
 
     Nothing is drawn before the table is known (a game set up or resumed), so that no empty frame is
     left above the first lines printed.
@@ -91,6 +109,7 @@ class PlayView:
         now: Callable[[], float] = time.monotonic,
         engine: bool = False,
         letters: bool | None = None,
+        render: Render = render_view,
     ) -> None:
         self.live = live
         self.console = console
@@ -101,6 +120,7 @@ class PlayView:
         #: Whether this view draws at all (:meth:`wanted` for its console).
         self.enabled = self.wanted(console)
         self._read_line = read_line
+        self._render = render
         self._now = now
         self._lock = threading.RLock()
         self._wake = threading.Event()
@@ -274,7 +294,7 @@ class PlayView:
             self._tick_s = _until_next_tick(clock[f"{clock['running']}_ms"])
         if countdown_words((snapshot.get("gantry") or {}).get("work")) is not None:
             self._tick_s = min(self._tick_s or 1.0, 1.0)  # the robot's countdown ticks too
-        return render_view(
+        return self._render(
             snapshot, table, paths, width=self.console.width, engine=self.engine, letters=self.letters
         )
 
