@@ -96,11 +96,14 @@ class Terminal:
         self._mark = 0
         self._screen = pyte.Screen(columns, rows)
         self._stream = pyte.Stream(self._screen)
+        environment = dict(env) if env is not None else person_env(home)
+        for sized in ("COLUMNS", "LINES"):  # the terminal's own size, never a test runner's
+            environment.pop(sized, None)
         self.child = pexpect.spawn(
             command[0],
             command[1:],
             cwd=str(home),
-            env=dict(env) if env is not None else person_env(home),
+            env=environment,
             dimensions=(rows, columns),
             encoding="utf-8",
             codec_errors="replace",

@@ -87,10 +87,11 @@ def test_puzzles_at_a_terminal_show_the_table_the_moves_and_each_outcome(tmp_pat
     with Terminal([*args, "--theme", "middlegame"], home) as terminal:
         # the first puzzle: the table and the puzzle's panel, the move that sets it, whose move it is
         terminal.expect(r"White to move: $")
-        screen = terminal.screen()
+        # (the panel is drawn as the prompt shows: wait for its last line)
+        screen = terminal.expect_screen(r"your rating 1500\?").string
         assert "puzzle 1 of 3" in screen  # the panel's title
         assert "chessatron table" in screen and "00sHx · rated 1760" in screen
-        assert "Checkmate · Mate in 2 · Middlegame · Short puzzle" in screen  # the themes in words
+        assert "Checkmate · Mate in 2 · Middlegame · Short puzzle" in screen, screen  # the themes in words
         assert re.search(r"17\.\.\. Kd7 +puzzle", screen)  # the move that sets it, as a move line
         assert "White to play and win" in screen and "3 tries left" in screen
         assert "your rating 1500?" in screen

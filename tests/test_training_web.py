@@ -79,7 +79,7 @@ def test_a_puzzle_is_solved_on_the_page(client: httpx.Client, runner: GameRunner
     while not (hint := client.get("/api/v1/state").json()["training"]["hint"]):
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    assert hint == {"square": "d1", "from": "d1", "text": "move the rook on d1"}
+    assert hint == {"square": "d1", "from": "d1", "text": "move the rook on d1", "squares": ["d1"]}
     wrong = client.post("/api/v1/move", json={"move": "d1e1"})
     assert wrong.status_code == 202
     state = wait_for(client, "wrong")
