@@ -354,7 +354,7 @@ def puzzles_stats(store_path: Path | None) -> None:
         click.echo(f"{source}: {store.count(Filters(source=source))} puzzles")
 
 
-@main.command()
+@main.command(short_help="Review a saved game: each side's accuracy, its mistakes and the better moves.")
 @click.argument("game_id", metavar="[ID]", required=False)
 @click.option("--pgn", "as_pgn", is_flag=True, help="Print the annotated PGN instead of the summary.")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Write the annotated PGN here.")
