@@ -11,7 +11,7 @@ DOCS_VENDOR := docs/vendor/iframe-worker/shim.js
 # `make demo WEB=1` also opens the web page beside the terminal view
 WEB ?=
 
-.PHONY: demo test docs bench lint typecheck unit soak clean firmware system
+.PHONY: demo test check docs bench lint typecheck unit soak clean firmware system
 
 $(BIN)/chessatron: pyproject.toml | $(VENDOR)
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,12 @@ demo: system $(BIN)/chessatron
 	$(BIN)/chessatron demo --speed $(SPEED) --picture demo-table.svg $(if $(WEB),--web --open)
 
 test: system $(BIN)/chessatron lint typecheck firmware docs unit
+
+# The edit-test loop (under two minutes): lint, types and the tests that are not slow (tests/conftest.py's
+# SLOW_MODULES: whole games, programs at a terminal, browsers, every case of a family). `make test` is
+# what CI runs.
+check: $(BIN)/chessatron lint typecheck
+	$(BIN)/pytest -n 3 -m "not slow"
 
 # Debian packages the tests use (Stockfish, the Arduino toolchain, espeak-ng), installed where we may.
 system:

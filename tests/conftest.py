@@ -29,6 +29,47 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+#: The modules ``make check`` leaves out (``pytest -m "not slow"``; ``make test`` runs everything): each
+#: plays whole games, starts programs at a terminal or a browser, or goes through every case of a family
+#: (every order of a hand, every Chess960 start). The rest runs in about a minute on two cores.
+SLOW_MODULES = frozenset(
+    {
+        "test_cli_hardware",
+        "test_demo_web",
+        "test_files_fuzz",
+        "test_games",
+        "test_hand",
+        "test_journey_ctrl_c",
+        "test_journeys_terminal",
+        "test_keyboard_terminal",
+        "test_manual_offline",
+        "test_motion",
+        "test_online_play",
+        "test_play",
+        "test_play_feedback",
+        "test_play_fuzz",
+        "test_play_kill",
+        "test_random_games",
+        "test_recognition_orders",
+        "test_reset",
+        "test_tour",
+        "test_training_browser",
+        "test_training_terminal",
+        "test_voice",
+        "test_web_browser",
+        "test_web_browser_screens",
+        "test_web_truth",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests of :data:`SLOW_MODULES` ``slow``."""
+    for item in items:
+        if item.path.stem in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
 #: Thirty games Stockfish played itself at weak skill levels (fifteen standard, fifteen Chess960): weak play
 #: captures, promotes and castles often, in every geometry. ``bench`` reads the same files.
 GAMES_DIR = Path(__file__).resolve().parent / "data" / "games"
