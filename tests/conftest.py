@@ -41,6 +41,7 @@ SLOW_MODULES = frozenset(
         "test_hand",
         "test_journey_ctrl_c",
         "test_journeys_terminal",
+        "test_journeys_tools",
         "test_keyboard_terminal",
         "test_manual_offline",
         "test_motion",

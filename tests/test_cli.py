@@ -92,28 +92,6 @@ def test_simulate_writes_both_files_and_a_summary(tmp_path: Path) -> None:
     assert on_board == {chess.square_name(s): p.symbol() for s, p in final.piece_map().items()}
 
 
-def test_simulate_with_reset_appends_the_reset(tmp_path: Path) -> None:
-    gcode_out, layout_out = tmp_path / "g.gcode", tmp_path / "l.json"
-    result = CliRunner().invoke(
-        main,
-        [
-            "simulate",
-            str(first_game("engine-standard.pgn")),
-            "--gcode-out",
-            str(gcode_out),
-            "--layout-out",
-            str(layout_out),
-            "--reset",
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    program = gcode_out.read_text()
-    assert program.count("(RESET)") == 1
-    pieces, _ = replay(json.loads(layout_out.read_text()), program)
-    start = {(p["x"], p["y"]): p["piece"] for p in json.loads(layout_out.read_text())["pieces"]}
-    assert pieces == start  # every piece back on its start square or in its reserve slot
-
-
 @pytest.mark.parametrize(
     ("option", "value"), [("--reset-to", "0"), ("--reset-to-fen", "8/8/8/4k3/8/8/8/4K3 w - - 0 1")]
 )
