@@ -42,6 +42,7 @@ SLOW_MODULES = frozenset(
         "test_journey_ctrl_c",
         "test_journeys_terminal",
         "test_journeys_tools",
+        "test_journeys_online",
         "test_keyboard_terminal",
         "test_manual_offline",
         "test_motion",
