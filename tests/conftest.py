@@ -43,6 +43,7 @@ SLOW_MODULES = frozenset(
         "test_journeys_terminal",
         "test_journeys_tools",
         "test_journeys_online",
+        "test_journeys_players",
         "test_keyboard_terminal",
         "test_manual_offline",
         "test_motion",
