@@ -65,7 +65,8 @@ from .browser import (  # noqa: F401 (the fixtures browser and artifacts, and na
     start_game,
 )
 
-#: How soon the player's move shows on the board and in the move list (issue 14), at the robot's speed 1.
+#: How soon the player's move shows on the board and in the move list (issue 14), at the robot's speed 1
+#: (bench.web measures it; the tests allow ten times as much, for a busy test machine).
 SHOWN_WITHIN_MS = 150
 #: The LEDs' default colours as the page shows them (chessatron.feedback.signals.SignalColours).
 GREEN, YELLOW, WARM_WHITE, BLUE = (
@@ -329,7 +330,9 @@ def test_a_move_shows_at_once_while_the_robot_makes_it_and_a_premove_waits_its_t
     else:
         page.mouse.click(*e4)
     shown_ms, confirmed_ms = page.evaluate("window.moveTimes")
-    assert shown_ms <= SHOWN_WITHIN_MS, f"the move showed {shown_ms:.0f} ms after the click"
+    # at once, long before the robot has moved the pawn (how soon is bench.web's figure: a tight bound
+    # here would measure how busy the test machine is)
+    assert shown_ms <= SHOWN_WITHIN_MS * 10, f"the move showed {shown_ms:.0f} ms after the click"
     table, _ = runner.live.table()
     assert table is not None and table.board_fen() == chess.STARTING_BOARD_FEN  # the pawn still on e2
     assert confirmed_ms < 2000  # the server's, long before the robot is done
