@@ -57,7 +57,7 @@ unit: $(BIN)/chessatron
 
 # Issue figures: robot moves and resets, how long a person waits for the robot's reply, streaming to the
 # simulated GRBL, recognition of human traces, how soon the web page hears of a change, moves said aloud
-# understood, and from one puzzle's end to the next puzzle ready on the board.
+# understood, from one puzzle's end to the next puzzle ready on the board, and the memory a game keeps.
 bench: $(BIN)/chessatron
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.replies
@@ -66,6 +66,7 @@ bench: $(BIN)/chessatron
 	$(BIN)/python -m bench.web
 	$(BIN)/python -m bench.voice
 	$(BIN)/python -m bench.puzzles
+	$(BIN)/python -m bench.memory
 
 soak: $(BIN)/chessatron
 	CHESSATRON_SOAK_GAMES=2000 $(BIN)/pytest -n 2 tests/test_random_games.py

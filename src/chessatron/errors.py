@@ -191,6 +191,11 @@ class SerialPortError(HardwareError, OSError):
     """A serial port or pyserial URL that cannot be opened: a wrong name, a port in use, no permission."""
 
 
+class TableInUseError(HardwareError, RuntimeError):
+    """Another program drives the table (its GRBL port, or the simulated table's state): the message names
+    it (command line, pid, since when) and says how to stop it (:mod:`chessatron.tablelock`)."""
+
+
 class ConnectionLostError(HardwareError, ConnectionError):
     """A device stopped answering, or its cable was pulled, while it was in use.
 

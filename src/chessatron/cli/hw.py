@@ -161,6 +161,7 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
     """Walk through the build: GRBL and homing, the magnet to each corner, LEDs, sensors, display, buzzer,
     buttons, speaker and microphone."""
     from ..hwtest import hardware_test
+    from ..tablelock import hold_table, table_url
 
     settings = Config.load(config_path)
     console = terminal_console()
@@ -168,9 +169,10 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
     def ask(question: str) -> bool:
         return yes or click.confirm(question, default=True)
 
-    results = hardware_test(
-        settings, console=console, ask=ask, sensor_seconds=seconds, only=set(only) or None
-    )
+    with hold_table(table_url(settings.urls)):  # (on the simulator a table of its own: no lock)
+        results = hardware_test(
+            settings, console=console, ask=ask, sensor_seconds=seconds, only=set(only) or None
+        )
     failed = [r.name for r in results if not r.ok]
     console.print(
         f"{len(results) - len(failed)} of {len(results)} steps ok"

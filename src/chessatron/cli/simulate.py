@@ -15,6 +15,7 @@ from ..planning.targets import SetupTarget, chess960_target, parse_target
 from ..render import terminal_console
 from ..sim.simulate import TableSimulator, game_moves, layout_document, read_game, simulate_game
 from ..sim.state import SimulatorState, default_state_path, load_state, save_state
+from ..tablelock import hold_table
 from .common import (
     READ_FILE,
     count_noun,
@@ -151,22 +152,23 @@ def setup(
     layout = load_layout(layout_path)
     target = parse_target(target_text)
     path = state_path or default_state_path()
-    state = load_state(path, layout, fresh=fresh)
-    sim = TableSimulator(layout, state.board, state.table, state.gantry_mm)
-    if from_game is not None:
-        board, moves = game_moves(read_game(from_game))
-        sim = TableSimulator(layout, board, start_mm=state.gantry_mm)
-        for move in moves:
-            sim.play(move)
-    with progress_bar(console) as progress:
-        task = progress.add_task(f"setting up {target.name}", total=None)
+    with hold_table("sim://", state=path):  # the simulated table: one program sets it up at a time
+        state = load_state(path, layout, fresh=fresh)
+        sim = TableSimulator(layout, state.board, state.table, state.gantry_mm)
+        if from_game is not None:
+            board, moves = game_moves(read_game(from_game))
+            sim = TableSimulator(layout, board, start_mm=state.gantry_mm)
+            for move in moves:
+                sim.play(move)
+        with progress_bar(console) as progress:
+            task = progress.add_task(f"setting up {target.name}", total=None)
 
-        def advance(index: int, count: int, relocation: object) -> None:
-            progress.update(task, total=count, completed=index + 1)
+            def advance(index: int, count: int, relocation: object) -> None:
+                progress.update(task, total=count, completed=index + 1)
 
-        sim.on_step = advance
-        result = sim.set_up(target.board, title="SETUP")
-    save_state(path, SimulatorState(sim.table, sim.board, sim.writer.position))
+            sim.on_step = advance
+            result = sim.set_up(target.board, title="SETUP")
+        save_state(path, SimulatorState(sim.table, sim.board, sim.writer.position))
     if gcode_out is not None:
         write_file(gcode_out, program_text([*sim.header, *result.lines]))
     console.print(

@@ -166,6 +166,7 @@ def puzzles(
             emit=emit,
             engine_path=engine_path,
             table=state.table if state else None,
+            state_path=default_state_path() if simulated else None,  # its lock is held while connected
             live=live,
             keyboard=keyboard,
         ) as session,

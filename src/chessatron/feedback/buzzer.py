@@ -189,8 +189,13 @@ class TonalBuzzerDevice(OutputDevice):
         return f"<TonalBuzzerDevice GPIO{self.pin} {state}>"
 
 
+#: The tunes a simulated buzzer keeps (the newest): a table served for days plays thousands.
+RECORDED_TUNES = 500
+
+
 class SimBuzzer(OutputDevice):
-    """Records every tune it would play (nothing while muted) as ``(start time, tune)`` in ``played``."""
+    """Records every tune it would play (nothing while muted) as ``(start time, tune)`` in ``played``
+    (the newest :data:`RECORDED_TUNES`)."""
 
     def __init__(
         self, *, muted: bool = False, name: str = "default", clock: Callable[[], float] = time.monotonic
@@ -205,6 +210,8 @@ class SimBuzzer(OutputDevice):
         checked = check_tune(tune)
         if not self.muted:
             self.played.append((self._clock(), checked))
+            if len(self.played) > 2 * RECORDED_TUNES:
+                del self.played[:-RECORDED_TUNES]
 
     def tunes(self) -> list[Tune]:
         """The tunes played, oldest first."""

@@ -135,11 +135,17 @@ def pixel_strip(settings: StripSettings) -> PixelStripLike:
     return strip
 
 
+#: The frames a simulated strip keeps (the newest; :class:`SimPixelStrip`).
+RECORDED_FRAMES = 200
+
+
 class SimPixelStrip:
     """A stand-in for ``rpi_ws281x.PixelStrip`` that keeps its pixels in memory and records every call.
 
     ``pixels`` is the buffer ``setPixelColor`` writes, ``shown`` what the LEDs show since the last
-    ``show()``, ``frames`` every frame shown, ``calls`` every call in order.
+    ``show()``, ``frames`` every frame shown, ``calls`` every call in order: the latest
+    :data:`RECORDED_FRAMES` frames and ten times as many calls (a table served for days would otherwise
+    keep every frame of every game).
     """
 
     def __init__(self, count: int, settings: StripSettings | None = None) -> None:
@@ -155,12 +161,17 @@ class SimPixelStrip:
     def from_settings(cls, settings: StripSettings) -> SimPixelStrip:
         return cls(settings.count, settings)
 
+    def _record(self, call: tuple[str, tuple[int, ...]]) -> None:
+        self.calls.append(call)
+        if len(self.calls) > 20 * RECORDED_FRAMES:
+            del self.calls[: -10 * RECORDED_FRAMES]
+
     def begin(self) -> None:
-        self.calls.append(("begin", ()))
+        self._record(("begin", ()))
         self.began = True
 
     def setPixelColor(self, n: int, color: int) -> None:
-        self.calls.append(("setPixelColor", (n, color)))
+        self._record(("setPixelColor", (n, color)))
         if not self.began or self.cleaned_up:
             raise RuntimeError("setPixelColor() on a strip that was not begun or is cleaned up")
         if not 0 <= n < len(self.pixels):
@@ -174,14 +185,16 @@ class SimPixelStrip:
         return len(self.pixels)
 
     def show(self) -> None:
-        self.calls.append(("show", ()))
+        self._record(("show", ()))
         if not self.began or self.cleaned_up:
             raise RuntimeError("show() on a strip that was not begun or is cleaned up")
         self.shown = tuple(self.pixels)
         self.frames.append(self.shown)
+        if len(self.frames) > 2 * RECORDED_FRAMES:
+            del self.frames[:-RECORDED_FRAMES]
 
     def _cleanup(self) -> None:
-        self.calls.append(("_cleanup", ()))
+        self._record(("_cleanup", ()))
         self.cleaned_up = True
 
     def __repr__(self) -> str:

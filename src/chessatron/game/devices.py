@@ -30,6 +30,7 @@ from ..planning.table import Table
 from ..ports import LedStrip, Microphone, OccupancySensor
 from ..sim.hand_style import HandStyle
 from ..sim.world import SimWorld, register_world
+from ..tablelock import hold_table, table_url
 from ..voice.player import VoiceMover
 from .clock import ChessClock
 from .engine.player import EnginePlayer
@@ -75,8 +76,12 @@ class TableDevices:
         keyboard: KeyboardPlayer | None = None,
         table: Table | None = None,
         live: LiveState | None = None,
+        state_path: Path | None = None,
     ) -> None:
         self.config = config
+        #: The simulated table's saved state this session's table is (its lock is held while connected:
+        #: :mod:`~chessatron.tablelock`); None for a table that lives in this program only.
+        self.state_path = state_path
         self.layout: Layout = config.layout
         self.games_dir = games_dir
         self.speed = speed
@@ -192,6 +197,8 @@ class TableDevices:
     def connect(self) -> None:
         """Open the GRBL link (on the simulator: a simulated table holding this session's pieces)."""
         url = self.config.urls["grbl"]
+        # one program drives the table at a time (a robotless table: its sensors' port)
+        self._stack.enter_context(hold_table(table_url(self.config.urls), state=self.state_path))
         if url.startswith("none"):
             self._connect_without_robot()
             return

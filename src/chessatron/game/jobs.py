@@ -27,6 +27,7 @@ import chess
 from ..config import Config
 from ..errors import ChessatronError
 from ..sim.state import SimulatorState, default_state_path, load_state, save_state
+from ..tablelock import hold_table, table_url
 from .devices import PAUSED, STOPPING
 from .players.base import Command
 from .players.spec import PlayerSpec
@@ -96,15 +97,23 @@ class JobRunner:
         self.live = live if live is not None else LiveState(config.layout)
         self.simulated = config.urls["grbl"].startswith("sim")
         self.state_path = state_path if state_path is not None else default_state_path()
-        state = load_state(self.state_path, config.layout, fresh=fresh) if self.simulated else None
-        self.session = Session(
-            config,
-            games_dir=games_dir,
-            speed=speed,
-            engine_path=engine_path,
-            table=state.table if state else None,
-            live=self.live,
-        )
+        # the runner drives the table for its whole life: a game or a set-up may start at any time
+        self._table_lock = contextlib.ExitStack()
+        self._table_lock.enter_context(hold_table(table_url(config.urls), state=self._state_kept()))
+        try:
+            state = load_state(self.state_path, config.layout, fresh=fresh) if self.simulated else None
+            self.session = Session(
+                config,
+                games_dir=games_dir,
+                speed=speed,
+                engine_path=engine_path,
+                table=state.table if state else None,
+                live=self.live,
+                state_path=self._state_kept(),
+            )
+        except BaseException:
+            self._table_lock.close()
+            raise
         self.last_error: str | None = None
         self.last_game: str | None = None
         self._board = state.board if state else chess.Board()
@@ -169,7 +178,14 @@ class JobRunner:
         that it can be finished) and close the machine."""
         self.stop(forget_set_up=False)
         self.wait(30.0)
-        self.session.close()
+        try:
+            self.session.close()
+        finally:
+            self._table_lock.close()
+
+    def _state_kept(self) -> Path | None:
+        """The simulated table's state file, None on a machine."""
+        return self.state_path if self.simulated else None
 
     def use_config(self, config: Config) -> bool:
         """Play the next game (or set-up) with ``config`` (saved from the web page's settings): the
@@ -242,6 +258,7 @@ class JobRunner:
             engine_path=old.engine_path,
             table=old.table,
             live=self.live,
+            state_path=self.state_path if config.urls["grbl"].startswith("sim") else None,
         )
         session.hand_style, session.hand_answers = old.hand_style, old.hand_answers
         session.watcher = old.watcher

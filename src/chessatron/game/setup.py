@@ -17,12 +17,13 @@ from typing import Any
 import chess
 import chess.engine
 
-from ..errors import ChessatronError, ConfigError
+from ..errors import CannotResumeError, ChessatronError, ConfigError
 from ..planning.table import Table
 from .players.spec import PlayerSpec, recorded
 from .records.journal import GameMetadata, Journal, JournalState, read_journal
 from .records.record import ClockSettings, Player
 from .seats import Seats
+from .tablecheck import checked_table
 from .tablework import (
     _robot_entries,
     decode_relocation,
@@ -130,8 +131,11 @@ class GameSetup(Seats):
         self.start_players(white, black)
         if any(spec.moves_pieces for spec in changed.values()):
             self._open_board_devices(white, black)  # before the change is journaled
-        self._rebuild_table(state, path)
-        journal = Journal.open(path)
+        repaired = self._rebuild_table(state, path)
+        # a table before the set-up repaired from the robot's work goes into the journal's start line (the
+        # file as it was kept beside it), so that the next resume reads it as it stands
+        before_setup = {"table": encode_table(repaired)} if repaired is not None else None
+        journal = Journal.open(path, start_config=before_setup)
         self._journal = journal
         try:
             now = recorded(white, black, self.config.player.name)
@@ -179,17 +183,49 @@ class GameSetup(Seats):
         self.table = self.robot.table = wanted
         self.live.show_table(wanted, ())
 
-    def _rebuild_table(self, state: JournalState, path: Path) -> None:
+    def _rebuild_table(self, state: JournalState, path: Path) -> Table | None:
         """The physical table as the journal says the robot left it: the table before the set-up, then all
         journaled robot work in order (the set-up, moves, tidying, takebacks), only the finished part of
         the last one; work journaled with the table it started from begins there (earlier work it left
         unfinished was given up). A game with no move yet has its set-up finished when it goes on
-        (:meth:`_finish_setup`)."""
+        (:meth:`_finish_setup`).
+
+        The table before the set-up is checked against the robot's work first (:mod:`.tablecheck`): where
+        a damaged start line says otherwise than the drags after it, the drags win; what was repaired is
+        said (a warning) and that table returned (None: nothing was). A journal that cannot be rebuilt
+        raises :class:`CannotResumeError` naming the file and the way on."""
+        try:
+            return self._rebuild(state, path)
+        except ChessatronError as exc:
+            game_id = state.metadata.game_id
+            raise CannotResumeError(
+                f"game {game_id} cannot be resumed: its journal {str(path)!r} does not rebuild the table "
+                f"({exc}); 'chessatron games --abandon {game_id}' sets it aside, 'chessatron play' starts a "
+                "new game"
+            ) from exc
+
+    def _rebuild(self, state: JournalState, path: Path) -> Table | None:
         start = chess.Board(state.metadata.start_fen, chess960=state.metadata.chess960)
         work = _robot_entries(state)
         before_setup = state.metadata.config.get("table")
+        repaired: Table | None = None
         if before_setup is not None:
-            table = decode_table(before_setup, self.layout)  # the set-up's drags start from it
+            # the set-up's drags start from it; checked against the drags journaled before any table of
+            # their own (a set-up taken up again from the table as it stands); all of them, and a move
+            # made (the set-up was done), also tell what the start's squares held
+            checked = next((n for n, w in enumerate(state.robot_work) if w.table is not None), len(work))
+            plies = [(ply, operations) for ply, operations, _ in work[:checked]]
+            whole = checked == len(work) and state.moved
+            table, repairs = checked_table(before_setup, self.layout, plies, start, whole=whole)
+            if repairs:
+                repaired = table.copy()
+                self.emit(
+                    {
+                        "event": "warning",
+                        "message": f"the table before the set-up in {path.name!r} was damaged and is "
+                        f"repaired: {'; '.join(repairs)}",
+                    }
+                )
         else:
             # (a journal that does not say: the set-up ended in the arrangement the table starts from)
             table = Table.from_board(self.layout, start)
@@ -247,6 +283,7 @@ class GameSetup(Seats):
         self.table = table
         if self.robot is not None:  # connected before the resume (a runner's session): it moves this one
             self.robot.table = table
+        return repaired
 
     def _finish_setup(self, journal: Journal) -> None:
         """Finish the set-up of a game with no move yet from the table as it stands: the drags it had left

@@ -58,7 +58,7 @@ its planner never starves between short moves.
 [b'M5\\n']
 """
 
-# One module on purpose (about 630 lines): the bookkeeping of GRBL's buffer, its progress and its
+# One module on purpose (about 690 lines): the bookkeeping of GRBL's buffer, its progress and its
 # results are one state machine; most of the length is the docs of what each answer means.
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ..errors import ChessatronError, GcodeError
 from ..planning.gcode_parse import parse_line, strip_line
@@ -76,6 +76,7 @@ __all__ = [
     "HostAction",
     "HostActionKind",
     "LineState",
+    "MagnetState",
     "Outgoing",
     "ProgramLine",
     "StreamAck",
@@ -84,6 +85,7 @@ __all__ = [
     "Streamer",
     "dwell_s",
     "host_action",
+    "program_line",
     "strip_line",
 ]
 
@@ -144,6 +146,26 @@ def _releases(block: str) -> bool:
     return _has_m_code(block, (5.0, 9.0, 2.0, 30.0))
 
 
+def _magnet_after(block: str, spindle: bool, coolant: bool) -> tuple[bool, bool]:
+    """The spindle and coolant outputs (on: True) once ``block`` has run after ``spindle``, ``coolant``."""
+    try:
+        line = parse_line(block)
+    except GcodeError:
+        return spindle, coolant
+    for code in line.m_codes:
+        if code in (3.0, 4.0):
+            spindle = True
+        elif code == 5.0:
+            spindle = False
+        elif code in (7.0, 8.0):
+            coolant = True
+        elif code == 9.0:
+            coolant = False
+        elif code in (2.0, 30.0):
+            spindle = coolant = False
+    return spindle, coolant
+
+
 def _has_m_code(block: str, codes: tuple[float, ...]) -> bool:
     try:
         line = parse_line(block)
@@ -201,6 +223,15 @@ class Outgoing:
     @property
     def block(self) -> str:
         return self.data[:-1].decode("ascii")
+
+
+class MagnetState(NamedTuple):
+    """The outputs that hold a piece, as a program's lines sent leave them: GRBL's spindle and coolant,
+    and the host's magnet."""
+
+    spindle: bool
+    coolant: bool
+    host: bool
 
 
 @dataclass(frozen=True)
@@ -297,19 +328,28 @@ class Streamer:
     """
 
     def __init__(
-        self, lines: Iterable[str], *, rx_buffer_bytes: int = RX_BUFFER_BYTES, final_sync: bool = True
+        self,
+        lines: Iterable[str],
+        *,
+        rx_buffer_bytes: int = RX_BUFFER_BYTES,
+        final_sync: bool = True,
+        first_line: int = 1,
+        carried: MagnetState | None = None,
     ) -> None:
         if rx_buffer_bytes < MAX_BLOCK_CHARS + 1:
             raise ValueError(f"rx_buffer_bytes must hold a whole line (80 bytes), got {rx_buffer_bytes!r}")
         self.rx_buffer_bytes = rx_buffer_bytes
-        self.program: tuple[ProgramLine, ...] = tuple(_read_program(lines))
+        self.first_line = first_line
+        self.program: tuple[ProgramLine, ...] = tuple(
+            program_line(number, text) for number, text in enumerate(lines, start=first_line)
+        )
         self._items: list[Outgoing] = []
         self._item_states: list[LineState] = []
         self._item_of_line: dict[int, int] = {}
         # Comment lines: the number of items before them; they are passed once that many are answered.
         self._after: dict[int, int] = {}
         self._marker_states: dict[int, LineState] = {}
-        self._build(final_sync)
+        self._build(final_sync, moving=carried is not None)
         self._next = 0  # index of the next item to send
         self._in_flight: deque[int] = deque()
         self._in_flight_bytes = 0
@@ -321,11 +361,18 @@ class Streamer:
         self._spindle_on = False
         self._coolant_on = False
         self._host_magnet_on = False
+        # GRBL's outputs as the switches it has answered left them (it answers one once it has made it),
+        # and the program line of the last of those switches
+        self._made: tuple[bool, bool] = (False, False)
+        self._made_by: int | None = None
         self._before_switch: dict[int, tuple[bool, bool]] = {}
         self._sent_lines = self._answered_lines = self._last_line = 0
         self._synced = 0  # items before this index have physically finished
         # Items that switched the spindle or coolant as sent: GRBL answers them after the motion before.
         self._switches: set[int] = set()
+        if carried is not None:  # the program goes on from where an earlier part left the magnet
+            self._spindle_on, self._coolant_on, self._host_magnet_on = carried
+            self._made = (carried.spindle, carried.coolant)
 
     # --- building -------------------------------------------------------------------------------
 
@@ -335,8 +382,8 @@ class Streamer:
         self._items.append(item)
         self._item_states.append("pending")
 
-    def _build(self, final_sync: bool) -> None:
-        since_sync = False  # g-code sent since the last dwell
+    def _build(self, final_sync: bool, *, moving: bool = False) -> None:
+        since_sync = moving  # g-code sent since the last dwell (an earlier part's, when this goes on)
         for line in self.program:
             if line.block is not None:
                 if line.block.startswith("$") and not line.block.startswith("$J="):
@@ -419,6 +466,28 @@ class Streamer:
     @property
     def host_magnet_on(self) -> bool:
         return self._host_magnet_on
+
+    @property
+    def carried(self) -> MagnetState:
+        """The magnet as the lines sent leave it: where the next part of the program goes on from."""
+        return MagnetState(self._spindle_on, self._coolant_on, self._host_magnet_on)
+
+    def text(self, line: int) -> str:
+        """The text of program line ``line`` (numbered from :attr:`first_line`)."""
+        return self.program[line - self.first_line].text
+
+    @property
+    def grbl_magnet_was_on(self) -> bool:
+        """True if GRBL's own magnet output (spindle or coolant) is on as the switches it has *answered*
+        left it: GRBL answers a switch only once it has made it (after the motion before it), so when it
+        stops and empties its buffers (an alarm, a reset) a switch sent and not answered was never made.
+        (A board that goes on running its buffer, its cable pulled, is :attr:`grbl_magnet_may_be_on`'s.)"""
+        return self._made[0] or self._made[1]
+
+    @property
+    def grbl_magnet_switched_by(self) -> int | None:
+        """The program line of the last switch GRBL answered (None: none, or one of the streamer's own)."""
+        return self._made_by
 
     @property
     def grbl_magnet_may_be_on(self) -> bool:
@@ -506,21 +575,7 @@ class Streamer:
         self._in_flight_bytes += len(item.data)
 
     def _track_magnet(self, block: str) -> None:
-        try:
-            line = parse_line(block)
-        except GcodeError:
-            return
-        for code in line.m_codes:
-            if code in (3.0, 4.0):
-                self._spindle_on = True
-            elif code == 5.0:
-                self._spindle_on = False
-            elif code in (7.0, 8.0):
-                self._coolant_on = True
-            elif code == 9.0:
-                self._coolant_on = False
-            elif code in (2.0, 30.0):
-                self._spindle_on = self._coolant_on = False
+        self._spindle_on, self._coolant_on = _magnet_after(block, self._spindle_on, self._coolant_on)
 
     # --- answers ----------------------------------------------------------------------------------
 
@@ -536,6 +591,8 @@ class Streamer:
                 # GRBL rejected the switch, so it never happened: a refused M5 leaves the magnet on,
                 # and halt() must still release it.
                 self._spindle_on, self._coolant_on = self._before_switch[index]
+            elif error is None and index in self._switches:
+                self._made, self._made_by = _magnet_after(item.block, *self._made), item.line
             self._answered = index + 1
             if error is None and (index in self._switches or _is_dwell(item.block)):
                 self._synced = index + 1
@@ -544,6 +601,8 @@ class Streamer:
                 self._last_line = item.line
         elif self._extra_sent:
             item = self._extra_sent.popleft()
+            if error is None:
+                self._made, self._made_by = _magnet_after(item.block, *self._made), None
         else:
             return None
         self._in_flight_bytes -= len(item.data)
@@ -605,28 +664,25 @@ class Streamer:
         return StreamResult(self.states(), error, elapsed_s, unfinished)
 
 
-def _read_program(lines: Iterable[str]) -> list[ProgramLine]:
-    program: list[ProgramLine] = []
-    for number, raw in enumerate(lines, start=1):
-        text = raw.removesuffix("\n").removesuffix("\r")
-        if "\n" in text or "\r" in text:
-            raise GcodeError(f"program line {number} {text[:40]!r} holds a line break; give one line each")
-        block, comments = strip_line(text)
-        bad = next((c for c in block if c in _REALTIME or ord(c) > 127), None)
-        if bad is not None:
-            raise GcodeError(
-                f"program line {number} {text[:60]!r} holds {bad!r}, which grbl takes as a real-time "
-                "command; remove it or put it in a comment"
-            )
-        if len(block) > MAX_BLOCK_CHARS:
-            raise GcodeError(
-                f"program line {number} is {len(block)} characters without spaces and comments; grbl's "
-                f"line buffer holds {MAX_BLOCK_CHARS}: split {text[:40]!r}…"
-            )
-        actions = [a for a in (host_action(c, number) for c in comments) if a is not None]
-        if len(actions) > 1:
-            raise GcodeError(
-                f"program line {number} {text!r} marks two host actions; put each on its own line"
-            )
-        program.append(ProgramLine(number, text, block or None, actions[0] if actions else None))
-    return program
+def program_line(number: int, raw: str) -> ProgramLine:
+    """Program line ``number`` as the streamer sends it. Raises :class:`GcodeError` for a line that cannot
+    be streamed safely (see :class:`Streamer`)."""
+    text = raw.removesuffix("\n").removesuffix("\r")
+    if "\n" in text or "\r" in text:
+        raise GcodeError(f"program line {number} {text[:40]!r} holds a line break; give one line each")
+    block, comments = strip_line(text)
+    bad = next((c for c in block if c in _REALTIME or ord(c) > 127), None)
+    if bad is not None:
+        raise GcodeError(
+            f"program line {number} {text[:60]!r} holds {bad!r}, which grbl takes as a real-time "
+            "command; remove it or put it in a comment"
+        )
+    if len(block) > MAX_BLOCK_CHARS:
+        raise GcodeError(
+            f"program line {number} is {len(block)} characters without spaces and comments; grbl's "
+            f"line buffer holds {MAX_BLOCK_CHARS}: split {text[:40]!r}…"
+        )
+    actions = [a for a in (host_action(c, number) for c in comments) if a is not None]
+    if len(actions) > 1:
+        raise GcodeError(f"program line {number} {text!r} marks two host actions; put each on its own line")
+    return ProgramLine(number, text, block or None, actions[0] if actions else None)

@@ -25,14 +25,14 @@ numbers) are left to GRBL: they move nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..errors import GcodeError
 from ..planning.gcode_parse import GcodeLine, parse_line
 from ..planning.layout import Layout, MachinePoint
 
-__all__ = ["Refusal", "check_program"]
+__all__ = ["Refusal", "check_lines", "check_program"]
 
 _INCH_MM = 25.4
 # G codes that move the machine where the program's numbers do not say, or along a path not checked here.
@@ -91,8 +91,15 @@ def check_program(
 ) -> list[Refusal]:
     """The lines of a program ``run`` refuses on ``layout``'s table, the gantry starting at ``start_mm``
     (default: home): see the module's docs."""
+    return list(check_lines(lines, layout, start_mm))
+
+
+def check_lines(
+    lines: Iterable[str], layout: Layout, start_mm: MachinePoint | None = None
+) -> Iterator[Refusal]:
+    """:func:`check_program`'s refusals one at a time, as ``lines`` are read (a program of millions of
+    lines is never held whole)."""
     state = _State(layout.home_mm if start_mm is None else start_mm)
-    refusals: list[Refusal] = []
     for number, text in enumerate(lines, start=1):
         try:
             line = parse_line(text)
@@ -100,8 +107,7 @@ def check_program(
             continue  # GRBL refuses it: it moves nothing
         why = _system(line, state, layout) if line.system is not None else _gcode(line, state, layout)
         if why is not None:
-            refusals.append(Refusal(number, text, why))
-    return refusals
+            yield Refusal(number, text, why)
 
 
 def _magnet_on(state: _State, layout: Layout) -> bool:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import serial
 
@@ -47,7 +47,7 @@ from ..errors import (
 from ..planning.layout import Layout
 from ..ports import HostMagnet
 from .build import BuildInfo, check_build
-from .charcount import Streamer, StreamProgress, StreamResult
+from .charcount import LineState, MagnetState, ProgramLine, Streamer, StreamProgress, StreamResult
 from .handshake import BannerWatch, build_answer_problem, settings_answer_problem
 from .homing import HomingSettings, homing_bound_s
 from .motion import MachineProfile
@@ -255,7 +255,7 @@ class GrblLink(GrblWire):
         """
         if self.version is None:
             raise DeviceClosedError(f"the link to {self.url!r} is not connected; call connect() first")
-        status = self._status_after_alarms()
+        status = self.status_after_alarm()
         if not (home or status.is_alarm):
             return False
         if status.is_alarm and self.settings.get(22) != 1:
@@ -268,19 +268,6 @@ class GrblLink(GrblWire):
             )
         self.home()
         return True
-
-    def _status_after_alarms(self) -> Status:
-        """A fresh status report, whatever alarm came before it; a board stopped by a limit alarm
-        answers nothing but a soft reset, so it gets one (it stays locked after it)."""
-        for attempt in range(2):
-            if self._needs_reset:
-                self.soft_reset()
-            try:
-                return self.status(fresh=True, alarms=False)
-            except ConnectionLostError:
-                if attempt or not self._needs_reset:
-                    raise
-        raise AssertionError("unreachable")  # the second attempt returns or raises
 
     def read_settings(self) -> dict[int, float]:
         """``$$``: every numeric setting by number."""
@@ -390,20 +377,7 @@ class GrblLink(GrblWire):
         :class:`~chessatron.errors.ConfigError` for host markers with nothing to run them.
         """
         streamer = Streamer(lines)
-        for program_line in streamer.program:
-            action = program_line.action
-            if action is None:
-                continue
-            if action.kind != "host" and self.host_magnet is None:
-                raise ConfigError(
-                    f"program line {action.line} marks ({action.name}) for a host magnet but the link has "
-                    "none; pass host_magnet= (a servo or GPIO magnet), or write the program for the "
-                    "spindle or coolant output"
-                )
-            if action.kind == "host" and on_host is None:
-                raise ConfigError(
-                    f"program line {action.line} marks (HOST {action.name}) but stream() got no on_host"
-                )
+        self.check_markers(streamer.program, on_host=on_host is not None)
         if self.version is None:
             for warning in self.connect():
                 LOGGER.warning("grbl on %s: %s", self.url, warning)
@@ -415,6 +389,88 @@ class GrblLink(GrblWire):
             host_magnet=self.host_magnet,
             homing_wait_s=self.homing_wait_s,
         ).run()
+
+    def stream_parts(
+        self,
+        parts: Iterable[Sequence[str]],
+        *,
+        lines: int,
+        sends: int,
+        on_progress: Callable[[StreamProgress], None] | None = None,
+        on_host: Callable[[str], None] | None = None,
+    ) -> StreamResult:
+        """Stream a program too long to hold whole (millions of lines), a part at a time: ``parts`` yields
+        its lines in order, a part each (read as they are needed: the parts after one that stopped are
+        never read); ``lines`` is how many it has and ``sends`` how many of them are sent (comments are
+        not), for the progress.
+
+        Each part goes as :meth:`stream` streams a program (whose rules and result see), numbered on from
+        the part before it, with the magnet as that part left it (a drag across two parts still goes one
+        accepted line at a time); only the last ends in a ``G4 P0``, so GRBL's buffer stays full from one
+        to the next. The result is the whole program's: after a part that stopped, the lines of the parts
+        after it are ``pending``. Check the program whole before (:func:`~chessatron.grbl.charcount.
+        program_line`, :meth:`check_markers`): a part that cannot be streamed raises only once the parts
+        before it ran."""
+        if self.version is None:
+            for warning in self.connect():
+                LOGGER.warning("grbl on %s: %s", self.url, warning)
+        started = time.monotonic()
+        states: list[LineState] = []
+        carried: MagnetState | None = None
+        done = StreamProgress(sends, 0, 0, 0, None, 0.0)
+        result = StreamResult((), None, 0.0)
+        upcoming = iter(parts)
+        part = next(upcoming, None)
+        while part is not None:
+            following = next(upcoming, None)
+            streamer = Streamer(
+                part, first_line=len(states) + 1, carried=carried, final_sync=following is None
+            )
+            self.check_markers(streamer.program, on_host=on_host is not None)
+
+            def progress(now: StreamProgress, before: StreamProgress = done) -> None:
+                assert on_progress is not None
+                sent, answered = before.sent + now.sent, before.answered + now.answered
+                elapsed = time.monotonic() - started
+                on_progress(StreamProgress(sends, sent, answered, now.line, now.status, elapsed))
+
+            run = StreamRun(
+                self,
+                streamer,
+                on_progress=progress if on_progress is not None else None,
+                on_host=on_host,
+                host_magnet=self.host_magnet,
+                homing_wait_s=self.homing_wait_s,
+            )
+            result = run.run()
+            states.extend(result.states)
+            if not result.ok:
+                states.extend(["pending"] * (lines - len(states)))
+                break
+            last = streamer.progress(self.last_status, 0.0)
+            done = StreamProgress(sends, done.sent + last.sent, done.answered + last.answered, 0, None, 0.0)
+            carried, part = streamer.carried, following
+        elapsed = time.monotonic() - started
+        return StreamResult(tuple(states), result.error, elapsed, result.unfinished_from)
+
+    def check_markers(self, program: Iterable[ProgramLine], *, on_host: bool) -> None:
+        """Raise :class:`~chessatron.errors.ConfigError` for a host marker of ``program`` with nothing to
+        run it: ``(MAGNET ON)``/``(MAGNET OFF)`` without a host magnet, ``(HOST name)`` without
+        ``on_host``."""
+        for program_line in program:
+            action = program_line.action
+            if action is None:
+                continue
+            if action.kind != "host" and self.host_magnet is None:
+                raise ConfigError(
+                    f"program line {action.line} marks ({action.name}) for a host magnet but the link has "
+                    "none; pass host_magnet= (a servo or GPIO magnet), or write the program for the "
+                    "spindle or coolant output"
+                )
+            if action.kind == "host" and not on_host:
+                raise ConfigError(
+                    f"program line {action.line} marks (HOST {action.name}) but stream() got no on_host"
+                )
 
 
 def _settings(messages: Iterable[Message]) -> dict[int, float]:

@@ -6,13 +6,16 @@ and whether a piece may still hang on the magnet.
 
 Before anything moves the program is checked (:mod:`~chessatron.grbl.guard`): a target outside the
 table's envelope, a rapid move with the magnet on, or motion that cannot be checked refuses the whole
-program, unless ``raw`` (``run --raw``) asks for it to be sent as it is.
+program, unless ``raw`` (``run --raw``) asks for it to be sent as it is. A long program is read from the
+disk as it is needed, never held whole, and says from the start how far it has got: checking it, then
+streaming it (:mod:`~chessatron.grbl.programfile`).
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -25,26 +28,27 @@ from rich.progress import (
     Task,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 from rich.text import Text
 
-from .. import files
 from ..errors import GrblLockedError, UnsafeGcodeError
-from ..planning.gcode_parse import strip_line
 from ..planning.layout import Layout
 from ..ports import DeviceUrl, HostMagnet
+from ..tablelock import hold_table
 from .charcount import StreamProgress, StreamResult
 from .estimate import ProgramEstimate, estimate_program
-from .guard import check_program
 from .link import GrblLink
+from .programfile import ProgramCheck, ProgramFile, check_program_file
 from .stream_loop import StreamInterrupted
 
-__all__ = ["host_magnet_for", "read_program", "run_program", "simulator_url", "stop_summary"]
+__all__ = ["ESTIMATE_LINES", "host_magnet_for", "run_program", "simulator_url", "stop_summary"]
 
-
-def read_program(path: Path) -> list[str]:
-    """The lines of a program file. Raises :class:`~chessatron.errors.ConfigError` if it cannot be read."""
-    return files.read_text(path, files.PROGRAM).splitlines()
+#: A program of more lines has no estimate of its machine time beforehand (the time model would keep it
+#: silent for minutes): its time left is reckoned from the pace of the lines as they run.
+ESTIMATE_LINES = 10_000
+#: How often a long program's progress is printed as a line where the output is no terminal (seconds).
+PLAIN_EVERY_S = 10.0
 
 
 def host_magnet_for(url: str, layout: Layout) -> HostMagnet | None:
@@ -144,31 +148,37 @@ def run_program(
     result; the caller decides the exit status (``result.raise_for_error()``). ``speed``: how many times
     faster than real time the machine runs (the simulator's; None: as fast as it can), for the time left.
 
-    Unless ``raw``, the program is checked before anything moves (from home if it homes, else once
-    connected from where the gantry stands): :class:`~chessatron.errors.UnsafeGcodeError` names the
-    lines that would leave the envelope, move at rapid with the magnet on, or move where the check cannot
-    follow (:func:`~chessatron.grbl.guard.check_program`).
+    The program is checked whole before anything moves (a large file with a progress bar, read from the
+    disk as it is needed: :mod:`~chessatron.grbl.programfile`): every line streamable and, unless ``raw``,
+    the guard's rules (from home if it homes, else once connected from where the gantry stands):
+    :class:`~chessatron.errors.UnsafeGcodeError` names the lines that would leave the envelope, move at
+    rapid with the magnet on, or move where the check cannot follow
+    (:func:`~chessatron.grbl.guard.check_program`). The machine is the table's while the program runs: a
+    second program that would drive it is refused (:mod:`chessatron.tablelock`).
 
     Raises :class:`~chessatron.errors.ConfigError` for an unreadable file,
-    :class:`~chessatron.errors.GcodeError` for a line that cannot be streamed, the link's errors for a
-    failed connection or homing, :class:`~chessatron.errors.GrblLockedError` when GRBL is locked and
-    the program needs it unlocked (homing is off, or ``home`` is False and the program moves), and
-    :class:`~chessatron.grbl.stream_loop.StreamInterrupted` (after saying where the machine is held) when
-    Ctrl-C stops the stream.
+    :class:`~chessatron.errors.GcodeError` for a line that cannot be streamed,
+    :class:`~chessatron.errors.TableInUseError` when another program drives the machine, the link's
+    errors for a failed connection or homing, :class:`~chessatron.errors.GrblLockedError` when GRBL is
+    locked and the program needs it unlocked (homing is off, or ``home`` is False and the program moves),
+    and :class:`~chessatron.grbl.stream_loop.StreamInterrupted` (after saying where the machine is held)
+    when Ctrl-C stops the stream.
     """
     console = console or Console(highlight=False)
     errors = errors or Console(highlight=False, stderr=True)
-    lines = read_program(path)
-    if home and not raw:
-        _refuse_unsafe(path, lines, layout, layout.home_mm)  # before connecting, as it will start homed
+    program = ProgramFile.open(path)
     magnet = host_magnet if host_magnet is not None else host_magnet_for(url, layout)
-    with GrblLink(url, layout=layout, host_magnet=magnet, timeout_s=timeout_s) as link:
+    # before connecting, as it will start homed
+    check = _check(program, layout, layout.home_mm, home and not raw, magnet is not None, console)
+    with hold_table(url), GrblLink(url, layout=layout, host_magnet=magnet, timeout_s=timeout_s) as link:
         for warning in link.connect():
             errors.print(f"[yellow]warning:[/yellow] {escape(warning)}")
         console.print(f"grbl {escape(link.version or '?')} on {escape(url)}")
         homing = home and link.settings.get(22) == 1
         if not (raw or homing):  # it starts where the gantry stands: check from there, before it moves
-            _refuse_unsafe(path, lines, layout, _position(link) or layout.home_mm)
+            check = _check(
+                program, layout, _position(link) or layout.home_mm, True, magnet is not None, console
+            )
         if home:
             if homing:
                 # grbl answers nothing while it homes: say how long the wait may be
@@ -176,16 +186,20 @@ def run_program(
                     f"homing… (grbl is silent until it is done: up to {link.homing_bound_s():.0f} s)"
                 )
             link.ready(home=homing)  # locked with homing off: GrblLockedError says what to do
-        elif link.is_locked and _moves(lines):
+        elif link.is_locked and check.moves:
             raise GrblLockedError(
                 f"grbl on {url!r} is locked in its alarm state and --no-home leaves it so: it would refuse "
                 f"every line of {path.name!r} but $ settings; run it without --no-home to home first, or "
                 "unlock it ($X) once the gantry stands at home"
             )
-        estimate = estimate_program(lines, layout, _position(link) or layout.home_mm)
-        if estimate.total_s > 0:
+        estimate: ProgramEstimate | None = None
+        if check.lines <= ESTIMATE_LINES:
+            estimate = estimate_program(list(program.lines()), layout, _position(link) or layout.home_mm)
+        if estimate is not None and estimate.total_s > 0:
             at = "" if speed == 1.0 else " (as fast as it can go)" if speed is None else f" (at {speed:g}x)"
-            console.print(f"{len(lines)} lines, about {_duration(estimate.total_s)} of machine time{at}")
+            console.print(f"{check.lines} lines, about {_duration(estimate.total_s)} of machine time{at}")
+        elif estimate is None:
+            console.print(f"{check.lines:,} lines; the time left is reckoned from their pace as they run")
         columns: list[ProgressColumn] = [
             TextColumn("{task.description}"),
             BarColumn(),
@@ -193,40 +207,97 @@ def run_program(
             TextColumn("line {task.fields[line]}"),
             TimeElapsedColumn(),
         ]
-        if estimate.total_s > 0 and speed is not None:
+        if estimate is not None and estimate.total_s > 0 and speed is not None:
             columns.append(_TimeLeft(estimate, speed))
+        elif estimate is None:
+            columns.append(TimeRemainingColumn())
         progress = Progress(*columns, console=console)
         try:
             with progress:
-                task = progress.add_task(escape(path.name), total=None, line=0)
+                task = progress.add_task(escape(path.name), total=check.sends, line=0)
+                plain = _PlainProgress(console, program)
 
                 def advance(p: StreamProgress) -> None:
                     progress.update(task, total=p.total, completed=p.answered, line=p.line)
+                    plain.say(lambda: f"{path.name}: line {p.line:,} of {check.lines:,} ran")
 
-                result = link.stream(lines, on_progress=advance)
+                result = link.stream_parts(
+                    program.parts(), lines=check.lines, sends=check.sends, on_progress=advance
+                )
         except StreamInterrupted as stop:
             errors.print(_interrupted(stop), markup=False)
             raise
     if result.ok:
-        console.print(f"ran {len(lines)} lines in {result.elapsed_s:.1f} s")
+        console.print(f"ran {check.lines} lines in {result.elapsed_s:.1f} s")
     else:
         errors.print(f"[red]stopped:[/red] {escape(str(result.error))}")
         errors.print(stop_summary(result), markup=False)
     return result
 
 
-def _refuse_unsafe(path: Path, lines: list[str], layout: Layout, start_mm: tuple[float, float]) -> None:
-    """Raise :class:`~chessatron.errors.UnsafeGcodeError` naming the first lines the guard refuses."""
-    refusals = check_program(lines, layout, start_mm)
-    if not refusals:
-        return
-    shown = "; ".join(str(refusal) for refusal in refusals[:3])
-    more = f" (and {len(refusals) - 3} more)" if len(refusals) > 3 else ""
-    raise UnsafeGcodeError(
-        f"{path.name!r} is not sent to the machine: {shown}{more}; nothing moved. Fix the program, or send "
-        "it as it is with --raw (only grbl's soft limits, $20=1, then stand between it and the frame)",
-        lines=tuple(refusal.line for refusal in refusals),
-    )
+def _check(
+    program: ProgramFile,
+    layout: Layout,
+    start_mm: tuple[float, float],
+    guard: bool,
+    host_magnet: bool,
+    console: Console,
+) -> ProgramCheck:
+    """Check ``program`` (:func:`check_program_file`), with a progress bar for one read from the disk;
+    raise :class:`~chessatron.errors.UnsafeGcodeError` naming the first lines the guard refuses."""
+    if program.whole:
+        check = check_program_file(program, layout, start_mm, guard=guard, host_magnet=host_magnet)
+    else:
+        megabytes = program.size / 1e6
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[done]:.1f}/{task.fields[size]:.1f} MB"),
+            TimeElapsedColumn(),
+            console=console,
+        ) as bar:
+            task = bar.add_task(
+                f"checking {escape(program.path.name)}", total=program.size, done=0.0, size=megabytes
+            )
+
+            plain = _PlainProgress(console, program)
+
+            def read(done: int) -> None:
+                bar.update(task, completed=done, done=done / 1e6)
+                plain.say(lambda: f"checking {program.path.name}: {done / 1e6:.1f} of {megabytes:.1f} MB")
+
+            check = check_program_file(
+                program, layout, start_mm, guard=guard, host_magnet=host_magnet, on_bytes=read
+            )
+    if check.refused:
+        shown = "; ".join(str(refusal) for refusal in check.refusals)
+        more = (
+            f" (and {check.refused - len(check.refusals)} more)"
+            if check.refused > len(check.refusals)
+            else ""
+        )
+        raise UnsafeGcodeError(
+            f"{program.path.name!r} is not sent to the machine: {shown}{more}; nothing moved. Fix the "
+            "program, or send it as it is with --raw (only grbl's soft limits, $20=1, then stand between it "
+            "and the frame)",
+            lines=tuple(refusal.line for refusal in check.refusals),
+        )
+    return check
+
+
+class _PlainProgress:
+    """Where a long program has got, as a plain line every :data:`PLAIN_EVERY_S` seconds, for output that
+    is no terminal (a log, a pipe): there the progress bar shows only once it is done."""
+
+    def __init__(self, console: Console, program: ProgramFile) -> None:
+        self.console = console
+        self.wanted = not program.whole and not console.is_terminal
+        self.last = time.monotonic()
+
+    def say(self, line: Callable[[], str]) -> None:
+        if self.wanted and time.monotonic() - self.last >= PLAIN_EVERY_S:
+            self.last = time.monotonic()
+            self.console.print(line(), markup=False, highlight=False)
 
 
 def _interrupted(stop: StreamInterrupted) -> str:
@@ -244,15 +315,6 @@ def _interrupted(stop: StreamInterrupted) -> str:
     else:
         magnet = "the magnet is off"
     return f"{state}; {magnet}"
-
-
-def _moves(lines: list[str]) -> bool:
-    """Whether a program has a line GRBL refuses while locked: anything but ``$`` settings and comments."""
-    for line in lines:
-        block, _ = strip_line(line)
-        if block and not block.startswith("$"):
-            return True
-    return False
 
 
 def _position(link: GrblLink) -> tuple[float, float] | None:

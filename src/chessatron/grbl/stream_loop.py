@@ -180,12 +180,28 @@ class StreamRun:
             f"grbl on {link.url!r} stopped answering {at}: {silence}; {what}", line=line
         )
 
+    def _stopped_at(self, error: ChessatronError) -> tuple[float, ...] | None:
+        """Where the gantry stood when ``error`` stopped it. After an alarm GRBL is asked (it answers ``?``
+        in its alarm state; after a limit alarm only once it has had the soft reset it waits for, which
+        keeps its position and its alarm lock): the last report may be a poll old, and on the simulator at
+        full speed from before the program began. After a restart or a lost port: the last report."""
+        status = self.link.last_status
+        if isinstance(error, GrblAlarm):
+            try:
+                status = self.link.status_after_alarm()
+            except ChessatronError as exc:
+                LOGGER.warning("where grbl on %s stopped is unknown: %s", self.link.url, exc)
+                return None
+        return status.machine_position() if status is not None else None
+
     def _with_magnet(self, error: ConnectionLostError | GrblAlarm | GrblResetError) -> ChessatronError:
         """``error`` (an alarm, a restart, a port that failed) with what became of the magnet and the piece
-        it may hold, and where: as the lines sent left the magnet, at the last position grbl reported."""
+        it may hold, and where the gantry stopped (:meth:`_stopped_at`). After an alarm or a restart GRBL
+        has emptied its buffers: the magnet is as the switches it answered left it (a switch it had not
+        answered was never made); a board whose cable was pulled may run on what it holds: as the lines
+        sent left it."""
         streamer = self.streamer
-        status = self.link.last_status
-        position = status.machine_position() if status is not None else None
+        position = self._stopped_at(error)
         near = "" if position is None or len(position) < 2 else f" near X{position[0]:.1f} Y{position[1]:.1f}"
         if isinstance(error, ConnectionLostError):
             if streamer.grbl_magnet_may_be_on:
@@ -204,11 +220,11 @@ class StreamRun:
                 note = "the magnet was off: no piece hangs on it" + (
                     f" (the gantry stood{near})" if near else ""
                 )
-        elif streamer.grbl_magnet_may_be_on or streamer.host_magnet_on:
+        elif streamer.grbl_magnet_was_on or streamer.host_magnet_on:
             what = "alarm" if isinstance(error, GrblAlarm) else "restart"
             how = (
                 f"grbl's {what} switched its outputs off"
-                if streamer.grbl_magnet_may_be_on
+                if streamer.grbl_magnet_was_on
                 else "the host released its magnet"
             )
             note = (
@@ -216,8 +232,10 @@ class StreamRun:
                 f"where the gantry stopped{near}, maybe off its square"
             )
         else:
-            note = "the magnet was off: no piece hangs on it" + (
-                f" (the gantry stopped{near})" if near else ""
+            switched = streamer.grbl_magnet_switched_by
+            by = f" (line {switched} had switched it off)" if switched is not None else ""
+            note = f"the magnet was off{by}: no piece hangs on it" + (
+                f"; the gantry stopped{near}" if near else ""
             )
         text = f"{error}; {note}"
         amended: ChessatronError
@@ -362,7 +380,7 @@ class StreamRun:
                 f"grbl rejected the streamer's own {item.block!r} with error:{error.code} ({error.text})",
                 code=error.code,
             )
-        text = self.streamer.program[item.line - 1].text
+        text = self.streamer.text(item.line)
         return GrblError(
             f"grbl rejected program line {item.line} {text!r} with error:{error.code} ({error.text}); the "
             "program was stopped there and the magnet released: fix the line and run the rest again",

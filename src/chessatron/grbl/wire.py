@@ -117,13 +117,25 @@ class GrblWire:
             raise DeviceClosedError(f"the link to {self.url!r} is closed; make a new GrblLink")
         if self._port is not None:
             return
+        # a serial device is locked as it opens (pyserial's flock): a sender or a chessatron of another
+        # user on it is refused, as one of this user's is by the table's lock (chessatron.tablelock)
+        device = "://" not in self.url
         try:
             port: SerialPort = serial.serial_for_url(
-                self.url, baudrate=self.baudrate, timeout=READ_SLICE_S, write_timeout=self.timeout_s
+                self.url,
+                baudrate=self.baudrate,
+                timeout=READ_SLICE_S,
+                write_timeout=self.timeout_s,
+                **({"exclusive": True} if device else {}),
             )
         except (serial.SerialException, OSError, ValueError) as exc:
             if isinstance(exc, ChessatronError):
                 raise
+            if "exclusively lock" in str(exc):
+                raise SerialPortError(
+                    f"another program holds {self.url!r} (a g-code sender, a chessatron started by another "
+                    "user): close it first, then connect again"
+                ) from exc
             raise SerialPortError(
                 f"cannot open {self.url!r} ({exc}); check the port name, the cable and that no other "
                 "program holds the port"
@@ -318,6 +330,19 @@ class GrblWire:
             if (self._needs_reset and not alarms) or began >= deadline:
                 break  # after a limit alarm grbl answers nothing but a soft reset
         raise self._lost(f"no status report within {self.timeout_s:g} s of '?'")
+
+    def status_after_alarm(self) -> Status:
+        """A fresh status report, whatever alarm came before it; a board stopped by a limit alarm
+        answers nothing but a soft reset, so it gets one (it keeps its position, and stays locked)."""
+        for attempt in range(2):
+            if self._needs_reset:
+                self.soft_reset()
+            try:
+                return self.status(fresh=True, alarms=False)
+            except ConnectionLostError:
+                if attempt or not self._needs_reset:
+                    raise
+        raise AssertionError("unreachable")  # the second attempt returns or raises
 
     def feed_hold(self) -> None:
         """``!``: decelerate to a stop and hold (safe to call from another thread while streaming)."""

@@ -118,6 +118,7 @@ def run_online(options: OnlineOptions) -> None:
             table=state.table if state else None,
             live=live,
             keyboard=keyboard,
+            state_path=default_state_path() if simulated else None,  # its lock is held while connected
         ) as session,
         view if show else contextlib.nullcontext(),
         questions,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from array import array
 from collections.abc import Collection, Sequence
 from typing import TypeAlias
 
@@ -88,7 +89,7 @@ class PathFinder:
         grid = np.array([(i, j) for i in range(width) for j in range(height)], dtype=np.float64)
         self.coords: FloatArray = grid
         self.clearance_sq = layout.clearance_nodes**2
-        self._found: Memo[tuple[Node, Node, frozenset[Node], float], Path | None] = Memo(_REMEMBERED)
+        self._found: Memo[tuple[Node, Node, bytes | frozenset[Node], float], Path | None] = Memo(_REMEMBERED)
 
     def index(self, node: Node) -> int:
         return node[0] * self.height + node[1]
@@ -135,8 +136,17 @@ class PathFinder:
             return None
         if start == goal:
             return (start,)
-        key = (start, goal, frozenset(obstacles), corner_cost)
+        key = (start, goal, self._key(obstacles), corner_cost)
         return self._found.recall(key, lambda: self._find(start, goal, obstacles, corner_cost))
+
+    def _key(self, obstacles: Collection[Node]) -> bytes | frozenset[Node]:
+        """The obstacles as a memo remembers them: their node indices, sorted, two bytes each (a tenth of
+        a frozenset's memory: a long-running table remembers thousands of searches), or for a node off the
+        table the nodes themselves."""
+        indices = {self.index(node) for node in obstacles if self.on_table(node)}
+        if len(indices) != len(set(obstacles)):
+            return frozenset(obstacles)
+        return array("H", sorted(indices)).tobytes()
 
     def _find(self, start: Node, goal: Node, obstacles: Collection[Node], corner_cost: float) -> Path | None:
         if not self.is_free(goal, obstacles):

@@ -34,7 +34,7 @@ from ...grbl.settings import format_setting
 from ...planning.gcode_parse import number_value
 from ..world import SimWorld
 from .faults import SimFaults
-from .machine import GrblMachine, Line, Running
+from .machine import RECORDED_LINES, GrblMachine, Line, Running
 from .parser import HELP, PLANNER_BLOCKS, Reject, build_info, decode, decode_jog, parameters
 
 # GRBL's line buffer: 79 characters and the line end.
@@ -373,12 +373,15 @@ class SimGrbl(GrblMachine):
             if byte in (0x0A, 0x0D):
                 text = self._line.decode("ascii", errors="replace")
                 self._line.clear()
+                self.lines_received += 1
                 if byte == 0x0D:
                     self.flags.append(
-                        f"line {len(self.received) + 1} {text!r} ends in '\\r': grbl takes '\\r' and '\\n' "
+                        f"line {self.lines_received} {text!r} ends in '\\r': grbl takes '\\r' and '\\n' "
                         "each as a line end and answers twice; end lines in '\\n' only"
                     )
                 self.received.append(text)
+                if len(self.received) > 2 * RECORDED_LINES:
+                    del self.received[:-RECORDED_LINES]
                 return text
             self._line.append(byte)
         return None

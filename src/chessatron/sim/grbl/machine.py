@@ -33,6 +33,9 @@ from .parser import PLANNER_BLOCKS, Modal
 
 LOGGER = logging.getLogger("chessatron.sim.grbl")
 
+#: The lines the recorder keeps (:attr:`GrblMachine.received`, the newest).
+RECORDED_LINES = 10_000
+
 # Earlier blocks of a run the planner model looks back at; a longer run is planned from this far back.
 _LOOKBACK_BLOCKS = 48
 # After a late boot's banner, how long until GRBL reads what the host sent while it booted (its main loop
@@ -109,8 +112,11 @@ class GrblMachine:
         if step_idle_delay_ms is not None:
             self._settings[1] = format_setting(1, step_idle_delay_ms)
         self._profile = self._profile_from_settings()
-        #: Every line received, as received (without its line end), ``$`` commands and blank lines too.
+        #: Every line received, as received (without its line end), ``$`` commands and blank lines too: the
+        #: newest :data:`RECORDED_LINES` (a table served for days receives millions).
         self.received: list[str] = []
+        #: How many lines were received since the port opened (``received`` keeps the newest only).
+        self.lines_received = 0
         #: Protocol misuse by the host: ``\\r`` line ends, receive-buffer overruns.
         self.flags: list[str] = []
         self._closing = False

@@ -37,7 +37,7 @@ from .entries import (
     _Replay,
     utc_now,
 )
-from .reading import _scan
+from .reading import _Scan, _scan
 
 # --- writing ---------------------------------------------------------------------------------------
 
@@ -100,10 +100,16 @@ class Journal:
         return cls.open(path, now=now)
 
     @classmethod
-    def open(cls, path: Path, *, now: Clock = utc_now) -> Journal:
+    def open(
+        cls, path: Path, *, now: Clock = utc_now, start_config: Mapping[str, Any] | None = None
+    ) -> Journal:
         """Open an existing journal to go on with its game, cutting off a torn last line first, and
         repairing a damaged one (see the module's docstring: its good lines replace it, the damaged file is
         kept beside it as ``<name>.damaged``, and a logged warning says so).
+
+        ``start_config``: keys of the start line's ``config`` found damaged and rebuilt from the rest of
+        the journal (the table before the set-up, from the robot's drags): a start line that says
+        otherwise is repaired to say so, the same way.
 
         Raises :class:`GameInUseError` if another session has it open, :class:`GameFileError` if it cannot
         be read (a start line that cannot be rebuilt either), :class:`GameSaveError` if it cannot be
@@ -121,7 +127,7 @@ class Journal:
                     continue
                 data = _read_all(fd)
                 scan = _scan(data, source, path.stem)
-                if scan.damage is not None:
+                if (start_config and _amend_start(scan, start_config)) or scan.damage is not None:
                     fd = _repair(path, fd, data, scan.kept)
                 elif scan.committed < len(data):
                     os.ftruncate(fd, scan.committed)
@@ -332,6 +338,19 @@ def _repair(path: Path, fd: int, data: bytes, good: list[bytes]) -> int:
         str(backup),
     )
     return descriptor
+
+
+def _amend_start(scan: _Scan, config: Mapping[str, Any]) -> bool:
+    """Make the start line of ``scan`` (and the state read from it) hold ``config``'s keys in its config;
+    whether it said otherwise."""
+    state = scan.replay.state
+    metadata = state.metadata
+    if all(metadata.config.get(key) == value for key, value in config.items()):
+        return False
+    metadata = replace(metadata, config={**metadata.config, **config})
+    scan.kept[0] = _line(metadata.to_json()).removesuffix(b"\n")
+    scan.replay.state = replace(state, metadata=metadata)
+    return True
 
 
 def _keep_damaged(path: Path, data: bytes) -> Path:
