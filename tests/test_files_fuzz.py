@@ -16,6 +16,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import re
 import signal
 import tempfile
 import time
@@ -421,7 +422,8 @@ def run(reader: Reader, folder: Path, path: Path) -> Result:
 
 
 def check(result: Result, reader: Reader, path: Path, *, must_fail: bool) -> None:
-    """No traceback and no internal error; a failure is one line on stderr naming the file."""
+    """No traceback and no internal error; a failure is one line on stderr naming the file, or (a config
+    with several problems, all told at once) that line followed by one indented line a problem."""
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert "Traceback" not in result.output, result.output
     assert result.exit_code != EXIT_INTERNAL, result.stderr
@@ -429,7 +431,10 @@ def check(result: Result, reader: Reader, path: Path, *, must_fail: bool) -> Non
         assert result.exit_code != 0, f"{reader.name}: a broken file passed: {result.output[-500:]}"
     if result.exit_code != 0:
         lines = result.stderr.splitlines()
-        assert len(lines) == 1, f"{reader.name}: {result.stderr}"
+        several = re.match(r"chessatron: (\d+) problems in ", lines[0]) if lines else None
+        expected = 1 + int(several.group(1)) if several else 1
+        assert len(lines) == expected, f"{reader.name}: {result.stderr}"
+        assert all(line.startswith("  ") for line in lines[1:]), result.stderr
         assert lines[0].startswith("chessatron: ") and path.name in lines[0], lines[0]
 
 
