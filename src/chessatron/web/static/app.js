@@ -61,7 +61,7 @@ const board = liveBoard($("board"), $("promotion"), {
     if (!taken) setTimeout(renderTurn); // (once the board has put the refused move back)
     return taken;
   },
-  select: (square) => post("/select", { square }, null),
+  select: (square) => pick(square),
   say: (message) => {
     showError("");
     if (message) showInfo(message);
@@ -81,6 +81,25 @@ const ERRORS = ["error", "machine-error", "game-error", "reset-error", "viewer-e
 
 /** POST a command; a refusal is shown next to the controls that sent it (``errorAt``, the id of an error
  * line; null: not shown), beside the very field when the server names one. Returns the answer, or null. */
+// The square picked on the board, told to the server one request at a time: two in flight (a quick pick
+// and put-down) could arrive the other way round and leave the LEDs lit for a piece put down.
+let picking = null; // the request in flight
+let pickNext; // the latest square picked meanwhile (undefined: none; null: nothing picked)
+function pick(square) {
+  if (picking) {
+    pickNext = square;
+    return;
+  }
+  picking = post("/select", { square }, null).finally(() => {
+    picking = null;
+    if (pickNext !== undefined) {
+      const next = pickNext;
+      pickNext = undefined;
+      pick(next);
+    }
+  });
+}
+
 async function post(path, body = {}, errorAt = "error") {
   if (errorAt) showError("");
   try {
