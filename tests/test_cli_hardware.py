@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from chessatron.planning.layout import Layout
 from chessatron.sim.world import get_world
 
 from .conftest import GAMES_DIR
+from .journeys import Terminal
 
 
 def program(tmp_path: Path) -> Path:
@@ -278,33 +278,19 @@ def test_run_without_homing_on_a_locked_machine_says_so_before_sending(tmp_path:
 
 
 def test_ctrl_c_holds_the_machine_and_says_whether_the_magnet_is_on(tmp_path: Path) -> None:
-    # a drag at real time: the magnet is on for seconds
+    # a drag at real time: the magnet is on for seconds; Ctrl-C pressed at a real terminal, as a maker does
     lines = ["G21 G90", "G0 X137 Y86.2", "M3 S1000", "G4 P0.2", "G1 X400 Y300 F300", "M5", "G4 P0.2"]
     program_path = _write_program(tmp_path, lines)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    command = [
-        sys.executable,
-        "-m",
-        "chessatron.cli",
-        "run",
-        str(program_path),
-        "--port",
-        "sim://ctrl-c?homing=0",
-    ]
-    with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path
-    ) as process:
-        assert process.stdout is not None and process.stderr is not None
-        for line in process.stdout:
-            if "of machine time" in line:
-                break
+    with Terminal(["run", str(program_path), "--port", "sim://ctrl-c?homing=0"], tmp_path) as terminal:
+        terminal.expect(r"of machine time")
         time.sleep(2.0)  # into the drag (it takes more than a minute at 300 mm/min)
-        process.send_signal(signal.SIGINT)
-        _, errors = process.communicate(timeout=60)
-    assert process.returncode == 130
-    assert "grbl is held where it stopped (feed hold" in errors
-    assert "the magnet may still be on with a piece on it" in errors
-    assert "Traceback" not in errors and "chessatron: interrupted" not in errors
+        terminal.press("ctrl-c")
+        assert terminal.exit_status() == 130
+        terminal.assert_clean()
+    said = " ".join(terminal.text.split())  # rich wraps long lines
+    assert "grbl is held where it stopped (feed hold" in said
+    assert "the magnet may still be on with a piece on it" in said
+    assert "chessatron: interrupted" not in said
 
 
 # --- hw test: the extra to install, no library warnings ---------------------------------------------

@@ -1,6 +1,6 @@
-"""At a real terminal (a pseudo-terminal) the keyboard prompt edits lines as a shell does: the Up arrow
-brings back what was typed, Tab completes a legal move, and the clock at the prompt counts down while the
-player thinks."""
+"""At a real terminal (a pseudo-terminal) the clock at the keyboard prompt counts down while the player
+thinks, and the line being typed is told key by key (the Up arrow, Tab and a typo at the prompt are the
+journey's: :mod:`tests.test_journeys_terminal`)."""
 
 from __future__ import annotations
 
@@ -106,23 +106,6 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
         if session.process.poll() is None:
             session.process.send_signal(signal.SIGINT)
         session.close()
-
-
-def test_the_prompt_edits_recalls_and_completes_moves(terminal: Terminal) -> None:
-    terminal.expect(r"White to move: ")
-    terminal.type("e9\r")
-    typo = terminal.expect(r"unknown input 'e9'")
-    mark = typo.end()
-    terminal.type("\x1b[A")  # the Up arrow: the line typed before, to be corrected
-    terminal.expect(r"White to move: e9", after=mark)
-    terminal.type("\x7f\x7fNf\t")  # two backspaces, then Tab completes the only move that fits
-    terminal.expect(r"White to move: Nf3", after=mark)
-    terminal.type("\r")
-    terminal.expect(r"1\. Nf3 +keyboard")
-    terminal.expect(r"1\.\.\. d5")
-    assert "?[A" not in terminal.text and "unknown input 'Nf" not in terminal.text
-    terminal.type("quit\r")
-    assert terminal.close() == 0  # quit: the game is saved, and that is no failure
 
 
 def test_the_clock_at_the_prompt_counts_down(terminal: Terminal) -> None:
