@@ -49,7 +49,8 @@ unit: $(BIN)/chessatron
 
 # Issue figures: robot moves and resets, how long a person waits for the robot's reply, streaming to the
 # simulated GRBL, recognition of human traces, how soon the web page hears of a change, moves said aloud
-# understood, and from one puzzle's end to the next puzzle ready on the board.
+# understood, from one puzzle's end to the next puzzle ready on the board, and lichess's whole puzzle
+# database in the training store (5.5 million puzzles: several minutes, some 3 GiB in a temporary folder).
 bench: $(BIN)/chessatron
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.replies
@@ -58,6 +59,7 @@ bench: $(BIN)/chessatron
 	$(BIN)/python -m bench.web
 	$(BIN)/python -m bench.voice
 	$(BIN)/python -m bench.puzzles
+	$(BIN)/python -m bench.puzzle_store
 
 soak: $(BIN)/chessatron
 	CHESSATRON_SOAK_GAMES=2000 $(BIN)/pytest -n 2 tests/test_random_games.py

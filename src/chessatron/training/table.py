@@ -26,7 +26,7 @@ hand helpers): a puzzle's player is the very player a game would have, so everyt
 board meets in a game (the recognizer, the LEDs, questions, the reply hold) they meet here too.
 """
 
-# One module on purpose (about 530 lines): a puzzle's steps (the set-up, the opponent's move, the person's,
+# One module on purpose (about 560 lines): a puzzle's steps (the set-up, the opponent's move, the person's,
 # a wrong move put back, hints, the solution played out) share its board and the person's mover, and the
 # web page's requests reach it at any step; the puzzles, their store and the ratings are apart.
 
@@ -44,7 +44,7 @@ from typing import Any, Final, Literal, Protocol, cast
 
 import chess
 
-from ..errors import ChessatronError, ConfigError
+from ..errors import ConfigError
 from ..feedback.signals import LedSignals
 from ..game.commands import QuitRequested
 from ..game.engine.player import EnginePlayer
@@ -56,11 +56,11 @@ from ..game.players.spec import PlayerSpec
 from ..game.players.web import InboxMover
 from ..game.seats import reply_hold_s
 from ..game.session import Session
-from ..planning.targets import require_pieces
 from ..voice.player import VoiceMover
+from .choice import Choice, UpNext
 from .puzzle import Puzzle
 from .rating import Rating
-from .store import NO_FILTERS, Attempt, Filters, PuzzleStore
+from .store import NO_FILTERS, Attempt, Filters, PuzzleStore, is_person
 
 LOGGER = logging.getLogger(__name__)
 
@@ -141,6 +141,9 @@ class PuzzleTable:
         self.on_outcome: Callable[[Outcome], None] = lambda outcome: None
         self._signals = LedSignals(session.layout)
         self._brain = brain
+        #: The next puzzle, chosen while the person solves the current one.
+        self.up_next = UpNext(store, session.layout, filters)
+        self._ready: Choice | None = None
 
     def request(self, what: Request) -> None:
         """Ask from another thread: a ``hint``, to ``give up`` (the robot shows the solution), to ``stop``."""
@@ -175,19 +178,18 @@ class PuzzleTable:
 
     def next_puzzle(self) -> Puzzle:
         """The next puzzle: near the rating, not tried before (while others are left), one the table has
-        the pieces for."""
-        target = self.target if self.target is not None else self.store.rating().rating
-        inventory = self.session.table.inventory()
-
-        def fits(puzzle: Puzzle) -> bool:
-            try:
-                require_pieces(puzzle.start_board(), inventory)
-            except ChessatronError:
-                return False
-            return True
-
-        done = [outcome.puzzle.puzzle_id for outcome in self.outcomes]
-        return self.store.choose(target, self.filters, rng=self.rng, fits=fits, avoid=done)
+        the pieces for, and of those the one cheapest to set up from where the pieces stand
+        (:mod:`.choice`): chosen while the last puzzle was being solved, when it could be."""
+        target = self.target if self.target is not None else self.store.rating(self.player.kind).rating
+        choice = self.up_next.take(target)
+        if choice is None:
+            done = [outcome.puzzle.puzzle_id for outcome in self.outcomes]
+            session = self.session
+            choice = self.up_next.choose(
+                session.table, target, at=session.gantry, rng=self.rng, avoid=done, plan=session.has_robot
+            )
+        self._ready = choice
+        return choice.puzzle
 
     # --- one puzzle --------------------------------------------------------------------------------
 
@@ -197,7 +199,7 @@ class PuzzleTable:
         line = puzzle.line()
         board = puzzle.start_board()
         colour = puzzle.colour
-        before = self.store.rating()
+        before = self.store.rating(self.player.kind)  # a simulated player's own: never the person's
         self._drain()
         about = _about(puzzle, number, of, before)
         self._show(about, "setting up", board)
@@ -215,6 +217,19 @@ class PuzzleTable:
             self._opponent(board, line[0], mover, stack)
             board.push(line[0])
             ready = self._clock()
+            if of is None or number < of:
+                done = [outcome.puzzle.puzzle_id for outcome in self.outcomes]
+                self.up_next.prepare(
+                    puzzle,
+                    board,
+                    session.table,
+                    session.gantry,
+                    before,
+                    self.target,
+                    self.rng,
+                    done,
+                    plan=session.has_robot,
+                )
             words = f"{chess.COLOR_NAMES[colour]} to play and win" if puzzle.person_moves else ""
             session.emit({"event": "notice", "message": f"puzzle {puzzle.puzzle_id}: {words}"})
             state = _Solving()
@@ -278,9 +293,10 @@ class PuzzleTable:
             state.hints,
             puzzle.rating,
             after,
+            self.player.kind,
         )
         self.store.record(attempt)
-        if puzzle.source != "lichess":
+        if puzzle.source != "lichess" and is_person(self.player.kind):
             # a puzzle mined here has only a guess for a rating: it learns from every attempt, as the
             # person's does (lichess rates its own puzzles so)
             guess = Rating(puzzle.rating, puzzle.rating_deviation)
@@ -322,7 +338,16 @@ class PuzzleTable:
     def _set_up(self, board: chess.Board) -> None:
         session = self.session
         if session.has_robot:
-            plan = session.resetter.plan(session.table, board, at=session.gantry)
+            ready, self._ready = self._ready, None
+            if (
+                ready is not None
+                and ready.plan is not None
+                and ready.puzzle.start_board().board_fen() == board.board_fen()
+                and ready.fits(session.table)
+            ):
+                plan = ready.plan  # planned while the last puzzle was solved, from this very table
+            else:
+                plan = session.resetter.plan(session.table, board, at=session.gantry)
             session.live.update(status="setting the puzzle up")
             session.run_plan(plan, "PUZZLE SETUP", None)
         else:
