@@ -57,7 +57,9 @@ unit: $(BIN)/chessatron
 
 # Issue figures: robot moves and resets, how long a person waits for the robot's reply, streaming to the
 # simulated GRBL, recognition of human traces, how soon the web page hears of a change, moves said aloud
-# understood, from one puzzle's end to the next puzzle ready on the board, and the memory a game keeps.
+# understood, from one puzzle's end to the next puzzle ready on the board, the memory a game keeps, and
+# lichess's whole puzzle database in the training store (5.5 million puzzles: several minutes, some 3 GiB
+# in a temporary folder).
 bench: $(BIN)/chessatron
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.replies
@@ -67,6 +69,7 @@ bench: $(BIN)/chessatron
 	$(BIN)/python -m bench.voice
 	$(BIN)/python -m bench.puzzles
 	$(BIN)/python -m bench.memory
+	$(BIN)/python -m bench.puzzle_store
 
 soak: $(BIN)/chessatron
 	CHESSATRON_SOAK_GAMES=2000 $(BIN)/pytest -n 2 tests/test_random_games.py

@@ -77,8 +77,10 @@ def test_a_lichess_puzzle_is_solved_at_the_board_and_a_wrong_move_is_put_back(tm
     attempt = outcome.attempt
     assert (attempt.puzzle_id, attempt.solved, attempt.wrong, attempt.hints) == ("00sHx", False, 1, 0)
     assert attempt.seconds > 0
-    assert store.attempts() == [attempt]  # saved, with the rating after it (a failure lowers it)
-    assert store.rating().rating < 1500
+    # saved, with the rating after it (a failure lowers it): the simulated hand's own, never the person's
+    assert store.attempts(simulated=True) == [attempt] and attempt.player == "hand"
+    assert store.attempts() == [] and store.rating().rating == 1500
+    assert store.rating("hand").rating < 1500
 
 
 def test_the_starter_set_loads_on_a_fresh_install(tmp_path: Path) -> None:
@@ -103,7 +105,7 @@ def test_lichess_csv_reads_compressed_and_skips_a_damaged_line(tmp_path: Path) -
     store = tmp_path / "training.sqlite3"
     result = runner.invoke(main, ["puzzles", "import", str(path), "--store", str(store)])
     assert result.exit_code == 0, result.output
-    assert "imported 1 puzzles" in result.output and "skipped 1 lines" in result.output
+    assert "imported 1 puzzle (1 new" in result.output and "skipped 1 line" in result.output
     assert "line 2: puzzle 'broken' has a bad FEN" in result.output
     kept = PuzzleStore(store).get("00sHx")
     assert kept.themes == ("mate", "mateIn2", "middlegame", "short") and kept.rating == 1760
@@ -113,7 +115,7 @@ def test_lichess_csv_reads_compressed_and_skips_a_damaged_line(tmp_path: Path) -
 def test_a_file_that_is_no_puzzle_csv_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "games.pgn"
     path.write_text('[Event "?"]\n\n1. e4 e5 *\n' * 30, encoding="utf-8")
-    with pytest.raises(PuzzleFileError, match="holds no puzzle"):
+    with pytest.raises(PuzzleFileError, match="is not a lichess puzzle file"):
         list(read_puzzles(path, Reading()))
 
 

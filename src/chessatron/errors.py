@@ -326,6 +326,11 @@ class PuzzleFileError(TrainingError, ValueError):
     """A puzzle file (lichess's CSV, plain or zstandard-compressed) that cannot be read."""
 
 
+class PuzzleFileCutError(PuzzleFileError):
+    """A puzzle file that ends early or is damaged part-way (a download cut short): the puzzles before the
+    damage were read."""
+
+
 class PuzzleStoreError(TrainingError, OSError):
     """The local store of puzzles and attempts cannot be opened, read or written."""
 

@@ -18,6 +18,7 @@ from ..config import Config
 from ..errors import ChessatronError
 from ..render import terminal_console
 from .common import (
+    EXIT_STOPPED,
     READ_FILE,
     config_option,
     fresh_option,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from ..game.records.record import GameRecord
     from ..sim.state import TableKeeper
     from ..training.analysis import GameAnalysis
+    from ..training.importer import ImportReport
     from ..training.store import PuzzleStore
     from ..training.table import PuzzleTable
 
@@ -229,25 +231,52 @@ def _save_table(session: TableKeeper) -> None:
 @click.argument("path", metavar="FILE", type=READ_FILE)
 @store_option
 @friendly
+@sigterm_interrupts
 def puzzles_import(path: Path, store_path: Path | None) -> None:
-    """Import lichess's puzzle database (lichess_db_puzzle.csv, or .csv.zst as published)."""
-    from ..training.lichess import Reading, read_puzzles
+    """Import lichess's puzzle database (lichess_db_puzzle.csv, or .csv.zst as published). An import
+    stopped (Ctrl-C) goes on where it stopped when the same file is imported again; a newer file updates
+    the puzzles in place (ratings, popularity, plays)."""
+    from ..errors import PuzzleFileCutError
+    from ..training.importer import ImportReport
 
     store = _store(store_path)
-    reading = Reading()
+    report = store.resuming(path)
+    if report is not None:
+        click.echo(
+            f"going on with the import of {path.name} from line {report.resumed_at:,} "
+            f"({report.puzzles:,} puzzles imported before)"
+        )
+    report = report or ImportReport()
     console = terminal_console()
-    with progress_bar(console) as progress:
-        task = progress.add_task(f"importing {path.name}", total=None)
+    try:
+        with progress_bar(console) as progress:
+            task = progress.add_task(f"importing {path.name}", total=None)
 
-        def advance(done: int, size: int) -> None:
-            progress.update(task, total=size, completed=done)
+            def advance(done: int, size: int) -> None:
+                progress.update(task, total=size, completed=done)
 
-        added = store.add(read_puzzles(path, reading, progress=advance))
-    click.echo(
-        f"imported {added} puzzles into {store.path}"
-        + (f"; skipped {reading.skipped} lines" if reading.skipped else "")
+            store.import_file(path, report, progress=advance)
+    except PuzzleFileCutError as exc:
+        _imported(report, store.path, path, "kept")
+        again = f"; importing it again goes on from line {report.lines:,}" if report.puzzles else ""
+        click.echo(f"chessatron: {exc}{again}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo(
+            f"chessatron: stopped at line {report.lines:,} ({report.puzzles:,} puzzles imported); "
+            f"'chessatron puzzles import {path}' goes on from there",
+            err=True,
+        )
+        sys.exit(EXIT_STOPPED)
+    _imported(report, store.path, path, "imported")
+
+
+def _imported(report: ImportReport, store: Path, path: Path, verb: str) -> None:
+    skipped = (
+        f"; skipped {report.skipped:,} line{'s' if report.skipped != 1 else ''}" if report.skipped else ""
     )
-    for reason in reading.reasons:
+    click.echo(f"{verb} {report.summary()} from {path.name} into {store}{skipped}")
+    for reason in report.reasons:
         click.echo(f"  {reason}")
 
 
@@ -343,16 +372,36 @@ def _counted(count: int, thing: str) -> str:
 @store_option
 @friendly
 def puzzles_stats(store_path: Path | None) -> None:
-    """Your puzzle rating, puzzles solved and failed, and what the store holds."""
+    """Your puzzle rating, puzzles solved and failed, and what the store holds. Puzzles solved by a
+    simulated player (hand, engine, script) are counted apart and never move your rating."""
+    from ..training.store import Filters
+
     store = _store(store_path)
     attempts = store.attempts()
     solved = sum(1 for attempt in attempts if attempt.solved)
-    click.echo(f"rating {store.rating()} (± {round(store.rating().deviation)})")
+    rating = store.rating()
+    click.echo(f"rating {rating} (± {round(rating.deviation)})")
     click.echo(f"{len(attempts)} puzzles tried, {solved} solved, {len(attempts) - solved} failed")
+    simulated = store.attempts(simulated=True)
+    if simulated:
+        kinds = ", ".join(sorted({attempt.player or "?" for attempt in simulated}))
+        count = len(simulated)
+        click.echo(
+            f"{count} attempt{'s' if count != 1 else ''} by a simulated player ({kinds}) "
+            f"{'are' if count != 1 else 'is'} not counted in your rating (its own: "
+            f"{store.rating(simulated[-1].player)})"
+        )
     for source in ("starter", "lichess", "game"):
-        from ..training.store import Filters
-
-        click.echo(f"{source}: {store.count(Filters(source=source))} puzzles")
+        click.echo(f"{source}: {store.count(Filters(source=source)):,} puzzles")
+    aside = store.set_aside_count()
+    if aside:
+        click.echo(f"{aside:,} puzzle{'s' if aside != 1 else ''} set aside: found unplayable when chosen")
+    stopped = store.stopped_import()
+    if stopped is not None:
+        file, line = stopped
+        click.echo(
+            f"the import of {file} stopped at line {line:,}: 'chessatron puzzles import {file}' goes on"
+        )
 
 
 @main.command(short_help="Review a saved game: each side's accuracy, its mistakes and the better moves.")

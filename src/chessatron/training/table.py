@@ -45,7 +45,7 @@ from typing import Any, Final, Literal, Protocol, cast
 
 import chess
 
-from ..errors import ChessatronError, ConfigError
+from ..errors import ConfigError
 from ..feedback.signals import LedSignals
 from ..game.commands import QuitRequested
 from ..game.engine.player import EnginePlayer
@@ -57,11 +57,11 @@ from ..game.players.spec import PlayerSpec
 from ..game.players.web import InboxMover
 from ..game.seats import reply_hold_s
 from ..game.session import Session
-from ..planning.targets import require_pieces
 from ..voice.player import VoiceMover
+from .choice import Choice, UpNext
 from .puzzle import Puzzle
 from .rating import Rating
-from .store import NO_FILTERS, Attempt, Filters, PuzzleStore
+from .store import NO_FILTERS, Attempt, Filters, PuzzleStore, is_person
 
 LOGGER = logging.getLogger(__name__)
 
@@ -154,6 +154,9 @@ class PuzzleTable:
         self.on_outcome: Callable[[Outcome], None] = lambda outcome: None
         self._signals = LedSignals(session.layout)
         self._brain = brain
+        #: The next puzzle, chosen while the person solves the current one.
+        self.up_next = UpNext(store, session.layout, filters)
+        self._ready: Choice | None = None
 
     def request(self, what: Request) -> None:
         """Ask from another thread: a ``hint``, to ``give up`` (the robot shows the solution), to ``skip``
@@ -189,19 +192,18 @@ class PuzzleTable:
 
     def next_puzzle(self) -> Puzzle:
         """The next puzzle: near the rating, not tried before (while others are left), one the table has
-        the pieces for."""
-        target = self.target if self.target is not None else self.store.rating().rating
-        inventory = self.session.table.inventory()
-
-        def fits(puzzle: Puzzle) -> bool:
-            try:
-                require_pieces(puzzle.start_board(), inventory)
-            except ChessatronError:
-                return False
-            return True
-
-        done = [outcome.puzzle.puzzle_id for outcome in self.outcomes]
-        return self.store.choose(target, self.filters, rng=self.rng, fits=fits, avoid=done)
+        the pieces for, and of those the one cheapest to set up from where the pieces stand
+        (:mod:`.choice`): chosen while the last puzzle was being solved, when it could be."""
+        target = self.target if self.target is not None else self.store.rating(self.player.kind).rating
+        choice = self.up_next.take(target)
+        if choice is None:
+            done = [outcome.puzzle.puzzle_id for outcome in self.outcomes]
+            session = self.session
+            choice = self.up_next.choose(
+                session.table, target, at=session.gantry, rng=self.rng, avoid=done, plan=session.has_robot
+            )
+        self._ready = choice
+        return choice.puzzle
 
     # --- one puzzle --------------------------------------------------------------------------------
 
@@ -211,7 +213,7 @@ class PuzzleTable:
         line = puzzle.line()
         board = puzzle.start_board()
         colour = puzzle.colour
-        before = self.store.rating()
+        before = self.store.rating(self.player.kind)  # a simulated player's own: never the person's
         self._drain()
         about = _about(puzzle, number, of, before)
         self._show(about, "setting up", board)
@@ -239,7 +241,22 @@ class PuzzleTable:
             self._opponent(board, line[0], mover, stack)
             board.push(line[0])
             ready = self._clock()
-            words = f"{chess.COLOR_NAMES[colour].capitalize()} to play and win"
+            if of is None or number < of:
+                done = [outcome.puzzle.puzzle_id for outcome in self.outcomes]
+                self.up_next.prepare(
+                    puzzle,
+                    board,
+                    session.table,
+                    session.gantry,
+                    before,
+                    self.target,
+                    self.rng,
+                    done,
+                    plan=session.has_robot,
+                )
+            words = (
+                f"{chess.COLOR_NAMES[colour].capitalize()} to play and win" if puzzle.person_moves else ""
+            )
             session.emit(
                 {
                     "event": "notice",
@@ -318,9 +335,10 @@ class PuzzleTable:
             state.hints,
             puzzle.rating,
             after,
+            self.player.kind,
         )
         self.store.record(attempt)
-        if puzzle.source != "lichess":
+        if puzzle.source != "lichess" and is_person(self.player.kind):
             # a puzzle mined here has only a guess for a rating: it learns from every attempt, as the
             # person's does (lichess rates its own puzzles so)
             guess = Rating(puzzle.rating, puzzle.rating_deviation)
@@ -370,7 +388,16 @@ class PuzzleTable:
     def _set_up(self, board: chess.Board) -> None:
         session = self.session
         if session.has_robot:
-            plan = session.resetter.plan(session.table, board, at=session.gantry)
+            ready, self._ready = self._ready, None
+            if (
+                ready is not None
+                and ready.plan is not None
+                and ready.puzzle.start_board().board_fen() == board.board_fen()
+                and ready.fits(session.table)
+            ):
+                plan = ready.plan  # planned while the last puzzle was solved, from this very table
+            else:
+                plan = session.resetter.plan(session.table, board, at=session.gantry)
             session.live.update(status="setting the puzzle up")
             session.run_plan(plan, "PUZZLE SETUP", None)
         else:
