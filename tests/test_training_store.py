@@ -201,6 +201,7 @@ def test_a_simulated_solver_never_moves_the_persons_rating(tmp_path: Path) -> No
     store.add([Puzzle("m1", BACK_RANK[0], tuple(BACK_RANK[1].split()), rating=700, themes=("mate",))])
     solved = chessatron(tmp_path, "puzzles", "--count", "1", "--rating", "700", "--player", "hand:20:depth=1")
     assert solved.returncode == 0, solved.stdout + solved.stderr
+    assert "the simulated hand's rating" in solved.stdout and "your rating" not in solved.stdout
     stats = chessatron(tmp_path, "puzzles", "stats")
     assert stats.returncode == 0, stats.stderr
     assert "rating 1500? (± 350)" in stats.stdout  # the person has not played

@@ -111,9 +111,12 @@ class Outcome:
         if self.attempt.hints:
             extra.append(f"{self.attempt.hints} hint{'s' if self.attempt.hints > 1 else ''}")
         detail = f" ({', '.join(extra)})" if extra else ""
+        whose = (
+            "rating" if is_person(self.attempt.player) else f"the simulated {self.attempt.player}'s rating"
+        )
         return (
             f"puzzle {self.puzzle.puzzle_id} ({self.puzzle.rating}): {how} in {self.attempt.seconds:.1f} s"
-            f"{detail}, rating {self.before} -> {self.attempt.rating}"
+            f"{detail}, {whose} {self.before} -> {self.attempt.rating}"
         )
 
 
@@ -254,9 +257,7 @@ class PuzzleTable:
                     done,
                     plan=session.has_robot,
                 )
-            words = (
-                f"{chess.COLOR_NAMES[colour].capitalize()} to play and win" if puzzle.person_moves else ""
-            )
+            words = f"{chess.COLOR_NAMES[colour].capitalize()} to play and win" if puzzle.person_moves else ""
             session.emit(
                 {
                     "event": "notice",
@@ -363,7 +364,10 @@ class PuzzleTable:
         session.emit(
             {
                 "event": "notice",
-                "message": f"puzzle {verdict_words}; your rating is {after}",
+                "message": f"puzzle {verdict_words}; your rating is {after}"
+                if is_person(self.player.kind)
+                else f"puzzle {verdict_words}; the simulated {self.player.kind}'s rating is {after} "
+                "(yours does not change)",
                 "puzzle": "done",
             }
         )

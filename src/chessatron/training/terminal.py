@@ -29,6 +29,7 @@ from ..game.telling.screen import render_view
 from ..game.telling.view import PlayView
 from ..planning.planner import Relocation
 from ..planning.table import Table
+from .attempts import is_person
 from .table import MAX_WRONG, Outcome, PuzzleTable
 from .themes import theme_line
 
@@ -193,6 +194,8 @@ def outcome_line(outcome: Outcome) -> str:
     after = attempt.rating
     change = round(after.rating) - round(outcome.before.rating)
     sign = "+" if change >= 0 else "−"
+    if not is_person(attempt.player):  # a simulated solver: its own rating, never the person's
+        return f"{said}, the simulated {attempt.player}'s rating {outcome.before} → {after}, not yours"
     return f"{said}, rating {outcome.before} → {after} ({sign}{abs(change)})"
 
 
