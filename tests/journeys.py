@@ -94,6 +94,12 @@ class Terminal:
         self.home = home
         self.raw = ""
         self._mark = 0
+        # What was shown, escapes taken out as it comes (an escape cut between two reads waits in
+        # _unclean), and what pyte has not drawn yet: it draws when the screen is looked at, so that a
+        # live view's thousands of redraws cost nothing unless a test reads the screen.
+        self._text = ""
+        self._unclean = ""
+        self._undrawn: list[str] = []
         self._screen = pyte.Screen(columns, rows)
         self._stream = pyte.Stream(self._screen)
         environment = dict(env) if env is not None else person_env(home)
@@ -122,8 +128,30 @@ class Terminal:
     def text(self) -> str:
         """Everything shown so far, escapes removed."""
         with self._lock:
-            raw = self.raw
-        return _ESCAPES.sub("", raw).replace("\r", "")
+            return self._text
+
+    def _clean(self, chunk: str) -> None:
+        """Add ``chunk`` to :attr:`text`, keeping back an escape sequence it ends in the middle of."""
+        pending = self._unclean + chunk
+        cut = len(pending)
+        last = pending.rfind("\x1b")
+        if last >= 0:
+            found = _ESCAPES.match(pending, last)
+            if found is None and len(pending) - last < 64:  # (a lone ESC long ago is no sequence)
+                cut = last
+        self._text += _ESCAPES.sub("", pending[:cut]).replace("\r", "")
+        self._unclean = pending[cut:]
+
+    def _draw(self) -> None:
+        """Let pyte draw what the program wrote since the screen was last looked at (under the lock)."""
+        for chunk in self._undrawn:
+            try:
+                self._stream.feed(chunk)
+            except (TypeError, ValueError, IndexError, KeyError):
+                # pyte does not know every sequence a terminal does (readline's cursor moves with several
+                # parameters): the screen may be off by a line until the next redraw
+                self._stream = pyte.Stream(self._screen)
+        self._undrawn.clear()
 
     def _read_all(self) -> None:
         while True:
@@ -136,12 +164,8 @@ class Terminal:
                 return
             with self._lock:
                 self.raw += chunk
-                try:
-                    self._stream.feed(chunk)
-                except (TypeError, ValueError, IndexError, KeyError):
-                    # pyte does not know every sequence a terminal does (readline's cursor moves with
-                    # several parameters): the screen may be off by a line until the next redraw
-                    self._stream = pyte.Stream(self._screen)
+                self._clean(chunk)
+                self._undrawn.append(chunk)
 
     def _wait(self, timeout_s: float) -> None:
         self._ended.wait(timeout_s)
@@ -173,8 +197,9 @@ class Terminal:
             self._wait(0.05)
 
     def _drain(self) -> None:
-        """Let what the program has written reach the screen (until it is quiet for a moment)."""
-        for _ in range(100):
+        """Let what the program has written reach the screen (until it is quiet for a moment, or a third
+        of a second: a live view may never be quiet)."""
+        for _ in range(10):
             before = len(self.raw)
             self._wait(0.03)
             if len(self.raw) == before:
@@ -184,6 +209,7 @@ class Terminal:
         """The screen as the terminal draws it now, one line per row, trailing blanks removed."""
         self._drain()
         with self._lock:
+            self._draw()
             display = list(self._screen.display)
         return "\n".join(line.rstrip() for line in display).rstrip("\n")
 
@@ -207,7 +233,9 @@ class Terminal:
         """The background colour the terminal draws at ``row``, ``column`` of :meth:`screen` (from 0):
         ``"default"``, or the colour (a marked square on the table, a highlighted move)."""
         self._drain()
-        return str(self._screen.buffer[row][column].bg)
+        with self._lock:
+            self._draw()
+            return str(self._screen.buffer[row][column].bg)
 
     # -- what the person does -------------------------------------------------------------------------
 

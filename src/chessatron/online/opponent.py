@@ -175,6 +175,9 @@ class ServerReferee:
         state = self.feed.state
         opponent = colour_name(not self.colour).capitalize()
         accepting = state.takeback_offer == (not self.colour)
+        # the game's state before the proposal: an opponent that declines at once (the lichess AI, a bot)
+        # may clear the proposal before the stream ever shows it, in the first state that comes after it
+        before = self.feed.version
         try:
             self.client.takeback(self.info.id, True)
         except OnlineError as exc:
@@ -192,7 +195,8 @@ class ServerReferee:
             if now.takeback_offer == self.colour:
                 proposed[0] = True
                 return False
-            return proposed[0] and now.takeback_offer is None  # declined
+            # declined: the proposal seen and gone, or a state after it without it
+            return (proposed[0] or self.feed.version > before) and now.takeback_offer is None
 
         state = self.feed.wait(answered, self.answer_wait_s, stop=self.stopped)
         plies = common_plies(ours, self.server_moves(state))
