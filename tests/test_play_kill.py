@@ -3,9 +3,10 @@
 Each game (engine against engine from the standard start and from a Chess960 start, a simulated hand
 against the engine) is first played once without interruption, in its own folder: the reference. Then
 the same game is played again and killed again and again (``CHESSATRON_KILLS`` kills over all games,
-50 by default), each time after a random number of JSON events, or a random few milliseconds after the
-machine connected (so that kills land in the middle of a drag, a set-up, a journal write), and resumed
-with ``play --resume`` until one last resume plays it to the end. The players are deterministic: full
+30 by default, so that ``make test`` keeps within its ten minutes; ``make soak`` 200), each time after a
+random number of JSON events, or a random few milliseconds after the machine connected (so that kills
+land in the middle of a drag, a set-up, a journal write), and resumed with ``play --resume`` until one
+last resume plays it to the end. The players are deterministic: full
 strength at a fixed depth.
 
 What a user would notice is checked: the game ends with the reference's moves, every resume continues
@@ -39,7 +40,7 @@ from chessatron.planning.layout import Layout
 from chessatron.sim.state import load_state
 from chessatron.sim.world import get_world
 
-KILLS = int(os.environ.get("CHESSATRON_KILLS", "50"))
+KILLS = int(os.environ.get("CHESSATRON_KILLS", "30"))
 LAYOUT = Layout.default()
 #: A run that has not ended after this long is hung (a whole game takes a few seconds).
 HANG_S = 90.0

@@ -123,7 +123,7 @@ def test_bad_targets_are_refused(text: str) -> None:
         parse_target(text)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 200), target=st.integers(0, 959), fen=st.booleans()
 )
