@@ -181,6 +181,11 @@ WRONG: dict[str, tuple[object, str]] = {
     "microphone.wide_voices": ("true", "true or false"),
     "training.watcher": ("on", "true or false"),
     "training.watcher_loss": (5, "above 0 and at most 2"),
+    "eboard.protocol": ("chesslink", "one of 'millennium'"),
+    "eboard.transport": ("wifi", "'serial' or 'ble'"),
+    "eboard.port": ("", "serial device"),
+    "eboard.person": ("both", "'white', 'black' or 'none'"),
+    "eboard.name": ("x" * 30, "1 to 29 characters"),
     "lichess.url": ("lichess.org", "http:// or https://"),
 }
 

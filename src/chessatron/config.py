@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import chess
 
 from . import files
+from .config_eboard import EboardSettings, eboard_settings
 from .config_keys import CONFIG_KEYS
 from .config_player import PlayerSettings, player_settings
 from .config_problems import ConfigProblems, Problem, Problems, shown_path
@@ -70,6 +71,7 @@ KEYS: Mapping[str, frozenset[str]] = {
     "buttons": frozenset({"url"}),
     "lichess": frozenset({"url"}),
     "training": frozenset({"watcher", "watcher_loss"}),
+    "eboard": frozenset({"protocol", "transport", "port", "person", "name"}),
 }
 
 #: The keys at the top of the file, before the first section.
@@ -155,6 +157,8 @@ class Config:
     from the speech model's (false: once, three times quicker, for a slow computer)."""
     player: PlayerSettings = field(default_factory=PlayerSettings)
     """``[player]``: the person's name, the engine's default level, the page's board, sound."""
+    eboard: EboardSettings = field(default_factory=EboardSettings)
+    """``[eboard]``: the table as an app's e-board (``chessatron eboard``)."""
 
     def speaks(self, *, voice_player: bool = False) -> bool:
         """Whether the speaker talks: as ``[speech] muted`` says when it is set; otherwise when there is no
@@ -223,6 +227,7 @@ class Config:
         sections = _known_sections(data, problems)
         layout = _layout(data.get("layout"), base, problems)
         player = player_settings(sections["player"], problems)
+        eboard = eboard_settings(sections["eboard"], problems)
         urls: dict[str, str] = {}
         for kind, schemes in SCHEMES.items():
             urls[kind] = _device_url(
@@ -295,6 +300,7 @@ class Config:
             watcher=bool(flags["training.watcher"]),
             watcher_loss=float(watcher_loss),
             player=player,
+            eboard=eboard,
         )
 
     def summary(self) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from .config_eboard import EBOARD_PROTOCOLS
 from .config_player import BOARD_LOOKS
 
 __all__ = ["CONFIG_KEYS", "KEY_OF", "ConfigKey", "KeyKind"]
@@ -252,6 +253,52 @@ CONFIG_KEYS: Final[tuple[ConfigKey, ...]] = (
         "and at most 2 (the chances run from -1, lost, to +1, won, on lichess's scale): 0.3 a blunder, "
         "0.2 a mistake, 0.1 an inaccuracy.",
         ("0.3", "0.2"),
+    ),
+    ConfigKey(
+        "eboard",
+        "protocol",
+        "choice",
+        None,
+        "The app's e-board protocol for `chessatron eboard` (and the Pi's service that starts it): "
+        "millennium (ChessLink), dgt, chessnut (Air and Move) or cpp (the Chess Peripheral Protocol, "
+        "blichess). Unset: the command line names it.",
+        EBOARD_PROTOCOLS,
+    ),
+    ConfigKey(
+        "eboard",
+        "transport",
+        "choice",
+        "serial",
+        "How the app reaches the table: serial (a serial line: [eboard] port) or ble (Bluetooth LE, "
+        "advertised as the protocol's real boards).",
+        ("serial", "ble"),
+    ),
+    ConfigKey(
+        "eboard",
+        "port",
+        "text",
+        None,
+        "The serial line the app is on: /dev/ttyGS0 (the Pi plugged into a phone or a computer as a USB "
+        "board), a USB-serial adapter such as /dev/ttyUSB0.",
+        ("/dev/ttyGS0", "/dev/ttyUSB0"),
+    ),
+    ConfigKey(
+        "eboard",
+        "person",
+        "choice",
+        "white",
+        "The side the person at the board plays against the app; none: the app plays both sides (the "
+        "robot makes every move the app shows).",
+        ("white", "black", "none"),
+    ),
+    ConfigKey(
+        "eboard",
+        "name",
+        "text",
+        None,
+        "The name advertised over Bluetooth LE. Unset: the protocol's real boards' own (apps look for "
+        "them by name).",
+        ("MILLENNIUM CHESS",),
     ),
     ConfigKey(
         "lichess",

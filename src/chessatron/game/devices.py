@@ -23,7 +23,7 @@ from ..errors import ChessatronError
 from ..feedback.speaker import SpeakerDevice
 from ..gantry.robot import Robot
 from ..grbl.link import GrblLink
-from ..planning.layout import Layout, MachinePoint
+from ..planning.layout import Cell, Layout, MachinePoint
 from ..planning.planner import Planner, Relocation
 from ..planning.reset import ResetPlanner
 from ..planning.table import Table
@@ -34,6 +34,7 @@ from ..tablelock import hold_table, table_url
 from ..voice.player import VoiceMover
 from .clock import ChessClock
 from .engine.player import EnginePlayer
+from .players.base import Mover
 from .players.board import BoardMover
 from .players.buttons import ButtonPanel
 from .players.keyboard import KeyboardPlayer
@@ -137,6 +138,16 @@ class TableDevices:
         self.hand_answers = True
         #: The keeper of an online game (its server): see :mod:`.referee`. None for a game kept here.
         self.referee: Referee | None = None
+        #: An e-board app's side of a game (:mod:`chessatron.eboard`): the mover of an ``app`` player.
+        self.app_seat: Callable[[chess.Color], Mover] | None = None
+        #: Told the game's position as the table holds it: the person's move as it is seen, the robot's
+        #: once made, and at every turn (an e-board reports it to its app). None: nobody listens.
+        self.on_position: Callable[[chess.Board], None] | None = None
+        #: Set from another thread to end the game under way at the next turn, for another
+        #: (:class:`~.players.base.RestartRequested`); the robot finishes the move it is making.
+        self.restart_requested = threading.Event()
+        #: Told of every scan of the sensors while a person's move is watched: the occupied cells.
+        self.on_occupancy: Callable[[frozenset[Cell]], None] | None = None
         #: The voice players by colour while a game runs: their ``confirmations`` take a yes or a no from
         #: elsewhere (buttons).
         self.voices: dict[chess.Color, VoiceMover] = {}

@@ -123,6 +123,8 @@ class Seats(TableWork):
                     f"the hand player needs the simulator, but the sensors are {sensors!r}; "
                     "use the simulator's config or play with --white board"
                 )
+            if spec.kind == "app" and self.app_seat is None:
+                raise ConfigError("an e-board app plays through `chessatron eboard`")
             if spec.kind == "online" and self.referee is None:
                 raise ConfigError(
                     "an online opponent plays through its server: start or continue online games with "
@@ -228,6 +230,10 @@ class Seats(TableWork):
         return self._board_mover(PlayerSpec(kind), stack, board, board.turn, carrier=True)
 
     def _mover(self, spec: PlayerSpec, colour: chess.Color, stack: ExitStack, board: chess.Board) -> Mover:
+        if spec.kind == "app":
+            if self.app_seat is None:
+                raise ConfigError("an e-board app plays through `chessatron eboard`")
+            return self.app_seat(colour)
         if spec.kind == "online":
             if self.referee is None:
                 raise ConfigError("an online opponent plays through its server: use `chessatron online`")
@@ -342,6 +348,7 @@ class Seats(TableWork):
             sides=frozenset(chess.COLORS) if carrier or not self.has_robot else frozenset({colour}),
         )
         mover.on_question = self._ask
+        mover.on_scan = self.on_occupancy
         mover.on_notice = lambda message: self.emit({"event": "notice", "message": message})
         mover.on_illegal = lambda message: self.emit({"event": "warning", "message": message})
         mover.prompter = self.button_panel()  # buttons beside the board answer its prompts

@@ -30,7 +30,7 @@ from ..voice.player import VoiceMover
 from .clock import ChessClock, flag_outcome
 from .commands import GameCommands, Outcome
 from .engine.player import EnginePlayer
-from .players.base import Command, Mover, Revision
+from .players.base import Command, Mover, RestartRequested, Revision
 from .players.board import BoardMover
 from .players.buttons import ButtonMover
 from .players.engine import EngineMover
@@ -173,6 +173,10 @@ class Session(GameCommands):
             while outcome is None:
                 if self.stop_requested.is_set():
                     raise KeyboardInterrupt  # stopped from elsewhere: the game stays journaled
+                if self.restart_requested.is_set():
+                    raise RestartRequested
+                if self.on_position is not None:
+                    self.on_position(board)
                 if self.referee is not None and self.referee.halts():
                     break  # the server changed the game: the caller brings the table in step
                 self.live.update(status=f"{colour_name(board.turn)} to move")
@@ -268,6 +272,8 @@ class Session(GameCommands):
                 shown.push(choice)
                 self.live.show_board(shown)
                 mover = movers[board.turn]
+                if self.on_position is not None and isinstance(mover, BoardMover):
+                    self.on_position(shown)  # the person's move stands on the table already
                 person = mover if isinstance(mover, BoardMover) else None
                 evaluating: threading.Thread | None = None
                 if self.referee is None:  # no engine's view in a game played online
@@ -313,6 +319,8 @@ class Session(GameCommands):
                         other.apply(choice)  # (without a robot its recognizer saw the move made)
                 board.push(choice)
                 self.table.check_matches(board)
+                if self.on_position is not None:
+                    self.on_position(board)
                 self.live.show_board(board)
                 self.live.show_table(self.table, ())
                 plies += 1
@@ -416,6 +424,7 @@ class Session(GameCommands):
         return (
             (clock is not None and clock.flagged() is not None)
             or self.stop_requested.is_set()
+            or self.restart_requested.is_set()
             or (self.referee is not None and self.referee.halts())
         )
 

@@ -64,6 +64,14 @@ class Settings:
     puzzles: bool = False
 
 
+class RestartRequested(KeyboardInterrupt):
+    """The game under way ends at the next turn for another (an e-board app started a new game): the
+    session raises it when :attr:`~chessatron.game.devices.TableDevices.restart_requested` is set."""
+
+    def __init__(self) -> None:
+        super().__init__("restart")
+
+
 class NewGameRequested(KeyboardInterrupt):
     """The player chose *new game* from the buttons' menu (or said it): the game under way stops (saved,
     as for a quit) and a new one begins with ``settings``."""

@@ -129,6 +129,8 @@ class BoardMover:
         self._played: chess.Move | None = None
         """The move a simulated hand made last (it knows what it did when asked)."""
         self._answered_t: float | None = None
+        #: Told of every scan's occupied cells (an e-board reports a lifted piece as it is lifted).
+        self.on_scan: Callable[[frozenset[Cell]], None] | None = None
         self._logged_scan()  # the log starts from the position the player sits down to
 
     @property
@@ -218,6 +220,8 @@ class BoardMover:
         else:
             self.t += self.scan_s
         cells = self._logged_scan()
+        if self.on_scan is not None:
+            self.on_scan(cells)
         events = self.recognizer.feed_table(self.t, cells)
         if self.prompter is not None:
             self.prompter.poll(self)

@@ -31,14 +31,14 @@ class PlayerSpec:
     ``web`` (the web page) or on the simulator ``hand[:LEVEL]``; ``online`` is the opponent of an online
     game (``chessatron online`` makes it; a journal names it)."""
 
-    kind: Literal["engine", "keyboard", "buttons", "script", "board", "hand", "web", "online", "voice"]
+    kind: Literal["engine", "keyboard", "buttons", "script", "board", "hand", "web", "online", "voice", "app"]
     level: str | None = None
     path: Path | None = None
 
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:
         text = text.strip()
-        if text in ("keyboard", "buttons", "board", "web", "online", "voice"):
+        if text in ("keyboard", "buttons", "board", "web", "online", "voice", "app"):
             return cls(text)  # type: ignore[arg-type]
         if text == "hand" or text.startswith("hand:"):
             # a simulated person at the simulated table, choosing with an engine of that level
@@ -75,6 +75,7 @@ class PlayerSpec:
             "board": "board",
             "web": "web page",
             "online": "online opponent",
+            "app": "e-board app",
             "voice": "voice",
         }
         if self.kind == "hand":

@@ -46,7 +46,9 @@ Termination = Literal[
 TERMINATIONS: tuple[Termination, ...] = get_args(Termination)
 
 #: ``online``: the opponent of an online game, on the other end of a server (lichess).
-PlayerKind = Literal["engine", "keyboard", "buttons", "board", "web", "script", "unknown", "online", "voice"]
+PlayerKind = Literal[
+    "engine", "keyboard", "buttons", "board", "web", "script", "unknown", "online", "voice", "app"
+]
 PLAYER_KINDS: tuple[PlayerKind, ...] = get_args(PlayerKind)
 
 Variant = Literal["standard", "chess960"]

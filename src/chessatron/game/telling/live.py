@@ -60,6 +60,10 @@ The snapshot's keys (a contract for the page and its tests):
     "from" (the square of the piece to move), "text", "squares" (the piece's, then its target's too: what
     the terminal marks)}|None, "wrong_move", "done": [attempts]}``; once it ends also ``"rating_after"`` and
     ``"gave_up"`` (the robot played the solution out).
+``eboard``
+    ``None`` or, while the table is an app's e-board (``chessatron eboard``): ``{"protocol", "transport",
+    "where" (the port or the name advertised), "app" (who spoke, or None before anyone did), "lit"
+    [squares the app lit]}``.
 ``hint``, ``notices``
     the hint for the position on the board ``{"uci", "san", "fen"}`` (cleared, as the evaluation is,
     when the position changes or the game ends) and the last notices (``[{"message", "level"}]``,
@@ -139,6 +143,7 @@ class LiveState:
             "hint": None,
             "notices": [],
             "training": None,
+            "eboard": None,
         }
 
     # --- watching ----------------------------------------------------------------------------------

@@ -245,6 +245,20 @@ function render(parts) {
   if (["game", "runner"].some((p) => changed.has(p))) maybeLoadGames();
   if (["status", "game", "runner"].some((p) => changed.has(p))) updateViewer();
   if (changed.has("question")) renderQuestion();
+  if (changed.has("eboard")) renderEboard();
+}
+
+/** The table as an app's e-board (chessatron eboard): the protocol, where the app is, whether it spoke,
+ * and the squares it lights now. */
+function renderEboard() {
+  const line = $("eboard");
+  const eboard = state.eboard;
+  line.hidden = !eboard;
+  if (!eboard) return;
+  const over = `${eboard.protocol} over ${eboard.transport === "ble" ? "Bluetooth LE" : "serial"}`;
+  const who = eboard.app ? `${eboard.app} connected` : "waiting for the app";
+  const lit = eboard.lit && eboard.lit.length ? `; the app shows ${eboard.lit.join(" ")}` : "";
+  line.textContent = `E-board (${over}${eboard.where ? `, ${eboard.where}` : ""}): ${who}${lit}`;
 }
 
 /** The board fits several moves (a capture that could have taken either of two pieces): ask the player

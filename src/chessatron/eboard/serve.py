@@ -1,0 +1,183 @@
+"""``chessatron eboard``'s work: the session on the machine (or the simulator), the protocol, its transport
+on a thread of its own, and the games until stopped.
+
+The transport hears the app while the game's thread plays: both reach the protocol under the table's
+lock. Ctrl-C (or SIGTERM) stops the game at a safe point, saved, the magnet off; the transport closes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+
+from ..config import Config
+from ..errors import ConfigError
+from ..game.players.spec import PlayerSpec
+from ..game.records.record import GameRecord
+from ..game.records.store import resolve_games_dir
+from ..game.session import Session
+from ..game.telling.announcer import open_announcer
+from ..game.telling.live import LiveState
+from ..sim.state import SimulatorState, default_state_path, load_state, save_after_robot_work, save_state
+from .core import EboardProtocol
+from .registry import protocol_class
+from .table import EboardTable, Seats
+
+LOGGER = logging.getLogger(__name__)
+
+#: What the terminal is told: an event (a dict) and the game as the live state has it.
+Say = Callable[[dict[str, Any], dict[str, Any] | None], None]
+
+
+@dataclass(frozen=True)
+class EboardOptions:
+    """What ``chessatron eboard`` was asked for."""
+
+    protocol: str
+    transport: str
+    port: str | None = None
+    #: On the simulator: the side a simulated hand plays, and its engine level.
+    hand_colour: chess.Color | None = None
+    hand_level: str | None = None
+    #: On a real table: the side the person at the board plays (None: the app plays both).
+    person_colour: chess.Color | None = chess.WHITE
+    chess960: int | None = None
+    games: int | None = None
+    names: tuple[str, ...] = ()
+    speed: float | None = 1.0
+    web_port: int | None = None
+    engine_path: str = "stockfish"
+    games_dir: Path | None = None
+    fresh: bool = False
+
+
+def seats_for(settings: Config, options: EboardOptions) -> Seats:
+    """Who plays each side: a simulated hand (``--hand``), the person at a real table's sensors, or the
+    app alone."""
+    simulated = settings.urls["sensors"].startswith("sim")
+    if options.hand_colour is not None:
+        if not simulated:
+            raise ConfigError(
+                f"--hand needs the simulator, but the sensors are {settings.urls['sensors']!r}; a person "
+                "at this table plays with --person white|black"
+            )
+        return Seats.of(PlayerSpec("hand", level=options.hand_level), options.hand_colour)
+    if simulated or settings.urls["sensors"].startswith("none"):
+        return Seats.of(None, None)  # nobody at the simulated table: the app plays both sides
+    return Seats.of(PlayerSpec("board"), options.person_colour)
+
+
+def start_board(options: EboardOptions) -> chess.Board:
+    if options.chess960 is None:
+        return chess.Board()
+    board = chess.Board.from_chess960_pos(options.chess960)
+    board.chess960 = True
+    return board
+
+
+def serve_eboard(
+    settings: Config, options: EboardOptions, *, say: Say, stop: threading.Event
+) -> list[GameRecord]:
+    """Serve the table as the e-board of one app until stopped (a KeyboardInterrupt) or ``options.games``
+    games are over. Raises :class:`~chessatron.errors.ChessatronError` for what a person can fix (no such
+    port, no Bluetooth adapter, a protocol not served over that transport)."""
+    cls = protocol_class(options.protocol)
+    if options.transport not in cls.transports:
+        served = " or ".join(f"--{'port PORT' if kind == 'serial' else kind}" for kind in cls.transports)
+        raise ConfigError(f"the {cls.name} protocol is served over {served}, not over {options.transport}")
+    seats = seats_for(settings, options)
+    live = LiveState(settings.layout)
+    simulated = settings.urls["grbl"].startswith("sim")
+    state_path = default_state_path() if simulated else None
+    state = load_state(state_path, settings.layout, fresh=options.fresh) if state_path is not None else None
+
+    def emit(event: dict[str, Any]) -> None:
+        say(event, live.snapshot().get("game"))
+
+    with contextlib.ExitStack() as stack:
+        opened = stack.enter_context(_transport(options, cls))
+        session = stack.enter_context(
+            Session(
+                settings,
+                games_dir=resolve_games_dir(options.games_dir),
+                speed=options.speed,
+                emit=emit,
+                engine_path=options.engine_path,
+                table=state.table if state else None,
+                live=live,
+                state_path=state_path,
+            )
+        )
+        stack.enter_context(open_announcer(settings, live))
+        if simulated:
+            session.checkpoint = save_after_robot_work
+        where = options.port or ", ".join(options.names) or cls.name
+        table = EboardTable(session, seats, protocol_name=cls.name, transport=options.transport, where=where)
+        protocol = _protocol(cls, table, opened, options)
+        table.attach(protocol)
+        if options.web_port is not None:
+            from ..web.server import start_watch_page
+
+            page = stack.enter_context(start_watch_page(live, port=options.web_port))
+            emit({"event": "eboard", "what": "serving", "message": f"the game on the web page: {page.url}"})
+        thread = threading.Thread(
+            target=opened.serve, args=(protocol, stop), name="chessatron-eboard", daemon=True
+        )
+        thread.start()
+        stack.callback(thread.join, 2.0)
+        stack.callback(stop.set)
+        where_said = f"on {options.port}" if options.transport == "serial" else "over Bluetooth LE"
+        emit(
+            {
+                "event": "eboard",
+                "what": "serving",
+                "message": f"the table is a {cls.name} e-board {where_said}: waiting for the app "
+                "(Ctrl-C ends)",
+            }
+        )
+        records = table.play(start_board(options), games=options.games)
+        if state_path is not None:
+            save_state(state_path, SimulatorState(session.table, chess.Board(), session.gantry))
+        return records
+
+
+@contextlib.contextmanager
+def _transport(options: EboardOptions, cls: type[EboardProtocol]) -> Iterator[Any]:
+    if options.transport == "ble":
+        from .ble import BleTransport, check_ble
+
+        check_ble()
+        ble = BleTransport(cls.name, names=options.names)
+        try:
+            yield ble
+        finally:
+            ble.close()
+        return
+    from .serial_link import SerialTransport
+
+    assert options.port is not None
+    settings = getattr(cls, "serial_settings", {})
+    serial = SerialTransport(options.port, settings, threading.RLock())
+    serial.open()
+    try:
+        yield serial
+    finally:
+        serial.close()
+
+
+def _protocol(
+    cls: type[EboardProtocol], table: EboardTable, transport: Any, options: EboardOptions
+) -> EboardProtocol:
+    transport.lock = table.lock
+    transport.notice = lambda message: table.emit({"event": "notice", "message": message})
+    kwargs: dict[str, Any] = {}
+    if options.transport == "ble" and "parity_bit" in getattr(cls, "__dataclass_fields__", {}):
+        kwargs["parity_bit"] = True  # ChessLink over Bluetooth LE carries the parity in bit 7
+    return cls(table, transport.send, **kwargs)
