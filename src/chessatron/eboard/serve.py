@@ -83,11 +83,19 @@ def start_board(options: EboardOptions) -> chess.Board:
 
 
 def serve_eboard(
-    settings: Config, options: EboardOptions, *, say: Say, stop: threading.Event
+    settings: Config,
+    options: EboardOptions,
+    *,
+    say: Say,
+    stop: threading.Event,
+    transport: Any | None = None,
 ) -> list[GameRecord]:
-    """Serve the table as the e-board of one app until stopped (a KeyboardInterrupt) or ``options.games``
-    games are over. Raises :class:`~chessatron.errors.ChessatronError` for what a person can fix (no such
-    port, no Bluetooth adapter, a protocol not served over that transport)."""
+    """Serve the table as the e-board of one app until stopped (a KeyboardInterrupt, or ``stop`` set) or
+    ``options.games`` games are over. Raises :class:`~chessatron.errors.ChessatronError` for what a person
+    can fix (no such port, no Bluetooth adapter, a protocol not served over that transport).
+
+    ``transport``: one already open (with ``send``, ``serve(protocol, stop)`` and ``lock``), instead of
+    the one ``options`` names (the tests' loopback for the Bluetooth LE protocols)."""
     cls = protocol_class(options.protocol)
     if options.transport not in cls.transports:
         served = " or ".join(f"--{'port PORT' if kind == 'serial' else kind}" for kind in cls.transports)
@@ -102,7 +110,7 @@ def serve_eboard(
         say(event, live.snapshot().get("game"))
 
     with contextlib.ExitStack() as stack:
-        opened = stack.enter_context(_transport(options, cls))
+        opened = transport if transport is not None else stack.enter_context(_transport(options, cls))
         session = stack.enter_context(
             Session(
                 settings,
@@ -116,6 +124,13 @@ def serve_eboard(
             )
         )
         stack.enter_context(open_announcer(settings, live))
+
+        # a stop asked for from elsewhere (the tests, a service's own thread) stops the game as Ctrl-C does
+        def stop_when_asked() -> None:
+            stop.wait()
+            session.stop_requested.set()
+
+        threading.Thread(target=stop_when_asked, name="chessatron-eboard-stop", daemon=True).start()
         if simulated:
             session.checkpoint = save_after_robot_work
         where = options.port or ", ".join(options.names) or cls.name

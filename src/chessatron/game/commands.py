@@ -141,14 +141,16 @@ class GameCommands(GameSetup):
         state = journal.state
         if state.is_finished:
             return Outcome(state.result, state.termination)
-        outcome = board.outcome(claim_draw=self.referee is None)
+        # a server, or an app whose e-board this is, rules on draws by material, repetition and move count
+        ruled = self.referee is not None or self.app_seat is not None
+        outcome = board.outcome(claim_draw=not ruled)
         if outcome is None:
             return None
-        if self.referee is not None and outcome.termination not in (
+        if ruled and outcome.termination not in (
             chess.Termination.CHECKMATE,
             chess.Termination.STALEMATE,
         ):
-            return None  # the server rules on draws by material, repetition and move count
+            return None
         return self._finish(journal, Outcome(outcome.result(), termination_of(outcome)))  # type: ignore[arg-type]
 
     def _finish(self, journal: Journal, outcome: Outcome) -> Outcome:

@@ -276,7 +276,9 @@ class Session(GameCommands):
                     self.on_position(shown)  # the person's move stands on the table already
                 person = mover if isinstance(mover, BoardMover) else None
                 evaluating: threading.Thread | None = None
-                if self.referee is None:  # no engine's view in a game played online
+                if (
+                    self.referee is None and self.app_seat is None
+                ):  # none in a game played online or in an app
                     engine = mover.engine if isinstance(mover, EngineMover) else None
                     if self.has_robot and not isinstance(mover, BoardMover):
                         # the robot carries the move out meanwhile: it needs no engine
