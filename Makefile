@@ -57,7 +57,8 @@ unit: $(BIN)/chessatron
 
 # Issue figures: robot moves and resets, how long a person waits for the robot's reply, streaming to the
 # simulated GRBL, recognition of human traces, how soon the web page hears of a change, moves said aloud
-# understood, from one puzzle's end to the next puzzle ready on the board, the memory a game keeps, and
+# understood, from one puzzle's end to the next puzzle ready on the board, the memory a game keeps, how soon
+# the table and an e-board app hear each other's moves, and
 # lichess's whole puzzle database in the training store (5.5 million puzzles: several minutes, some 3 GiB
 # in a temporary folder).
 bench: $(BIN)/chessatron
@@ -69,6 +70,7 @@ bench: $(BIN)/chessatron
 	$(BIN)/python -m bench.voice
 	$(BIN)/python -m bench.puzzles
 	$(BIN)/python -m bench.memory
+	$(BIN)/python -m bench.eboard
 	$(BIN)/python -m bench.puzzle_store
 
 # What make test samples, at length: two thousand random games through the twin, two hundred power cuts.

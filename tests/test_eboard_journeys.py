@@ -9,11 +9,7 @@ with a loopback in place of the thin Bluetooth transport (tests/test_eboard_ble.
 
 from __future__ import annotations
 
-import importlib
-import queue
-import random
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,87 +17,10 @@ import chess
 import pytest
 
 from chessatron.config import Config
-from chessatron.eboard.core import EboardProtocol
 from chessatron.eboard.serve import EboardOptions, serve_eboard
-from tests.eboard_clients.base import AppClient, Link
+from tests.eboard_clients.play import HAND, Loopback, client_for, is_over, play_game
 from tests.eboard_clients.pty import serial_line
 from tests.journeys import Terminal
-
-#: The hand's level: Stockfish at one ply, quick and strong enough to end a game against a random app.
-HAND = "white:20:depth=1"
-#: An app plays at random, captures and checks first: the games end (mostly by the hand's mate) in tens
-#: of plies and pass through captures, castling, promotions now and then.
-MAX_PLIES = 160
-
-
-def client_for(protocol: str, link: Link, **kwargs: Any) -> AppClient:
-    module = importlib.import_module(f"tests.eboard_clients.{protocol}")
-    cls = next(
-        value
-        for name, value in vars(module).items()
-        if name.endswith("Client")
-        and isinstance(value, type)
-        and issubclass(value, AppClient)
-        and value is not AppClient
-    )
-    return cls(link, **kwargs)
-
-
-def app_move(board: chess.Board, rng: random.Random) -> chess.Move:
-    """An app's move: mate if it has one, else a capture or a check, else any (the games stay short)."""
-    moves = list(board.legal_moves)
-    for move in moves:
-        board.push(move)
-        mate = board.is_checkmate()
-        board.pop()
-        if mate:
-            return move
-    sharp = [move for move in moves if board.is_capture(move) or board.gives_check(move)]
-    return rng.choice(sharp or moves)
-
-
-def is_over(board: chess.Board) -> bool:
-    """Over for the table: mate or stalemate (the app rules on draws by rule)."""
-    return board.is_checkmate() or board.is_stalemate()
-
-
-def play_game(client: AppClient, *, seed: int, app_colour: chess.Color = chess.BLACK) -> chess.Board:
-    """The app's side of one game: the person's moves read from the board's reports (each one legal move
-    on), the app's shown and waited for until the table reports them made. Returns the game, at its end or
-    after :data:`MAX_PLIES` (or a draw by material: no mate left)."""
-    rng = random.Random(seed)
-    board = chess.Board()
-    assert client.wait_fen(board.board_fen(), timeout=30) == board.board_fen(), "the app never saw the start"
-    while not is_over(board) and len(board.move_stack) < MAX_PLIES and not board.is_insufficient_material():
-        if board.turn == app_colour:
-            move = app_move(board, rng)
-            client.show_move(board, move)
-            board.push(move)
-            seen = client.wait_fen(board.board_fen(), timeout=30)
-            assert seen == board.board_fen(), f"the robot did not make the app's {move.uci()}"
-            client.clear()
-            continue
-        move = person_move(client, board)
-        board.push(move)
-    return board
-
-
-def person_move(client: AppClient, board: chess.Board, timeout: float = 30.0) -> chess.Move:
-    """The person's move as the app sees it: the board's view one legal move on from ``board`` (a piece
-    in the air on the way is no move yet)."""
-    after = {}
-    for move in board.legal_moves:
-        board.push(move)
-        after[board.board_fen()] = move
-        board.pop()
-    deadline = time.monotonic() + timeout
-    seen = board.board_fen()
-    while time.monotonic() < deadline:
-        seen = client.board_fen(timeout=max(0.1, deadline - time.monotonic()))
-        if seen in after:
-            return after[seen]
-        time.sleep(0.01)
-    raise AssertionError(f"the person's move never reached the app: it sees {seen} after {board.fen()}")
 
 
 @pytest.mark.parametrize("protocol", ["millennium", "dgt"])
@@ -121,46 +40,6 @@ def test_a_whole_game_against_an_app_on_a_serial_line(tmp_path: Path, protocol: 
                 table.press("ctrl-c")
                 assert table.exit_status(timeout_s=60) == 130
             table.assert_clean()
-
-
-class Loopback:
-    """The Bluetooth LE transport's place, in the test's process: what the app writes reaches the protocol
-    (under the table's lock, as the real transport does), what the protocol sends reaches the app."""
-
-    def __init__(self) -> None:
-        self.lock = threading.RLock()
-        self.notice = lambda message: None
-        self.to_board: queue.Queue[tuple[str, bytes]] = queue.Queue()
-        self.to_app: queue.Queue[tuple[str, bytes]] = queue.Queue()
-
-    def send(self, data: bytes, channel: str = "") -> None:
-        self.to_app.put((channel, bytes(data)))
-
-    def serve(self, protocol: EboardProtocol, stop: threading.Event) -> None:
-        while not stop.is_set():
-            try:
-                channel, data = self.to_board.get(timeout=0.01)
-            except queue.Empty:
-                channel, data = "", b""
-            with self.lock:
-                if data:
-                    protocol.received(data, channel)
-                protocol.tick(time.monotonic())
-
-    def link(self) -> Link:
-        loop = self
-
-        class AppEnd(Link):
-            def write(self, data: bytes, channel: str = "") -> None:
-                loop.to_board.put((channel, bytes(data)))
-
-            def read(self, timeout: float) -> tuple[str, bytes] | None:
-                try:
-                    return loop.to_app.get(timeout=timeout)
-                except queue.Empty:
-                    return None
-
-        return AppEnd()
 
 
 @pytest.mark.parametrize(
