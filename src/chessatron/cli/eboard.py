@@ -71,6 +71,12 @@ HAND_HELP = (
     "--web-port", type=click.IntRange(0, 65535), default=8960, show_default=True, help="The web page's port."
 )
 @click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="With --web: where the page listens (0.0.0.0: every network; a link with a token is printed).",
+)
+@click.option(
     "--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine name or path."
 )
 @click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
@@ -91,6 +97,7 @@ def eboard(
     as_json: bool,
     web: bool,
     web_port: int,
+    host: str,
     engine_path: str,
     games_dir: Path | None,
     fresh: bool,
@@ -126,6 +133,7 @@ def eboard(
         names=names or ((chosen.name,) if chosen.name else ()),
         speed=parse_speed(speed_text),
         web_port=web_port if web else None,
+        web_host=host,
         engine_path=engine_path,
         games_dir=games_dir,
         fresh=fresh,

@@ -53,6 +53,7 @@ class EboardOptions:
     names: tuple[str, ...] = ()
     speed: float | None = 1.0
     web_port: int | None = None
+    web_host: str = "127.0.0.1"
     engine_path: str = "stockfish"
     games_dir: Path | None = None
     fresh: bool = False
@@ -109,8 +110,10 @@ def serve_eboard(
     def emit(event: dict[str, Any]) -> None:
         say(event, live.snapshot().get("game"))
 
+    lock = threading.RLock() if transport is None else transport.lock
     with contextlib.ExitStack() as stack:
-        opened = transport if transport is not None else stack.enter_context(_transport(options, cls))
+        # the app's line (or the Bluetooth adapter) first: a port that is not there is said before anything
+        opened = transport if transport is not None else stack.enter_context(_transport(options, cls, lock))
         session = stack.enter_context(
             Session(
                 settings,
@@ -134,13 +137,17 @@ def serve_eboard(
         if simulated:
             session.checkpoint = save_after_robot_work
         where = options.port or ", ".join(options.names) or cls.name
-        table = EboardTable(session, seats, protocol_name=cls.name, transport=options.transport, where=where)
-        protocol = _protocol(cls, table, opened, options)
+        table = EboardTable(
+            session, seats, protocol_name=cls.name, transport=options.transport, where=where, lock=lock
+        )
+        opened.notice = lambda message: table.emit({"event": "notice", "message": message})
+        options_of = getattr(cls, "transport_options", {}).get(options.transport, {})
+        protocol = cls(table, opened.send, **options_of)
         table.attach(protocol)
         if options.web_port is not None:
             from ..web.server import start_watch_page
 
-            page = stack.enter_context(start_watch_page(live, port=options.web_port))
+            page = stack.enter_context(start_watch_page(live, host=options.web_host, port=options.web_port))
             emit({"event": "eboard", "what": "serving", "message": f"the game on the web page: {page.url}"})
         thread = threading.Thread(
             target=opened.serve, args=(protocol, stop), name="chessatron-eboard", daemon=True
@@ -164,35 +171,21 @@ def serve_eboard(
 
 
 @contextlib.contextmanager
-def _transport(options: EboardOptions, cls: type[EboardProtocol]) -> Iterator[Any]:
+def _transport(options: EboardOptions, cls: type[EboardProtocol], lock: threading.RLock) -> Iterator[Any]:
+    """The transport ``options`` name, open, its reads reaching the protocol under ``lock``."""
     if options.transport == "ble":
-        from .ble import BleTransport, check_ble
+        from .ble import BleServer, check_ble
+        from .ble_profiles import profile
 
         check_ble()
-        ble = BleTransport(cls.name, names=options.names)
-        try:
-            yield ble
-        finally:
-            ble.close()
+        yield BleServer(profile(cls.name), lock, names=options.names)
         return
     from .serial_link import SerialTransport
 
     assert options.port is not None
-    settings = getattr(cls, "serial_settings", {})
-    serial = SerialTransport(options.port, settings, threading.RLock())
+    serial = SerialTransport(options.port, getattr(cls, "serial_settings", {}), lock)
     serial.open()
     try:
         yield serial
     finally:
         serial.close()
-
-
-def _protocol(
-    cls: type[EboardProtocol], table: EboardTable, transport: Any, options: EboardOptions
-) -> EboardProtocol:
-    transport.lock = table.lock
-    transport.notice = lambda message: table.emit({"event": "notice", "message": message})
-    kwargs: dict[str, Any] = {}
-    if options.transport == "ble" and "parity_bit" in getattr(cls, "__dataclass_fields__", {}):
-        kwargs["parity_bit"] = True  # ChessLink over Bluetooth LE carries the parity in bit 7
-    return cls(table, transport.send, **kwargs)

@@ -91,12 +91,13 @@ class EboardTable:
         transport: str,
         where: str,
         emit: Emit | None = None,
+        lock: threading.RLock | None = None,
     ) -> None:
         self.session = session
         self.seats = seats
         self.emit: Emit = emit or session.emit
         #: Held while the protocol hears the app or reports to it (the transport's thread and the game's).
-        self.lock = threading.RLock()
+        self.lock = lock or threading.RLock()
         self.protocol: EboardProtocol | None = None
         self._moves: queue.Queue[tuple[str, chess.Move]] = queue.Queue()
         self._board = chess.Board()
