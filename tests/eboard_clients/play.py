@@ -67,13 +67,25 @@ def play_game(client: AppClient, *, seed: int, app_colour: chess.Color = chess.B
             move = app_move(board, rng)
             client.show_move(board, move)
             board.push(move)
-            seen = client.wait_fen(board.board_fen(), timeout=30)
-            assert seen == board.board_fen(), f"the robot did not make the app's {move.uci()}"
+            # made by the robot: seen as it stands, or with the person's answer made already
+            wanted = {board.board_fen(), *person_after(board)}
+            seen = wait_any(client, wanted)
+            assert seen in wanted, f"the robot did not make the app's {move.uci()}: the app sees {seen}"
             client.clear()
             continue
         move = person_move(client, board)
         board.push(move)
     return board
+
+
+def wait_any(client: AppClient, wanted: set[str], timeout: float = 30.0) -> str:
+    """Wait until the app sees one of the placements ``wanted``; the last seen after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    seen = client.board_fen(timeout=1.0)
+    while seen not in wanted and time.monotonic() < deadline:
+        time.sleep(0.01)
+        seen = client.board_fen(timeout=max(0.1, min(1.0, deadline - time.monotonic())))
+    return seen
 
 
 def person_after(board: chess.Board) -> dict[str, chess.Move]:

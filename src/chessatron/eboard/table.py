@@ -105,6 +105,7 @@ class EboardTable:
         self._reported: tuple[str, frozenset[chess.Square]] | None = None
         self._next_start: chess.Board | None = None
         self._asked_new = threading.Event()
+        self._connected = threading.Event()
         self._app: str | None = None
         self._info = {"protocol": protocol_name, "transport": transport, "where": where}
         #: When the app's last move was heard and when the robot began it (monotonic seconds): the
@@ -140,6 +141,7 @@ class EboardTable:
         if description == self._app:
             return
         self._app = description
+        self._connected.set()
         LOGGER.info("%s connected (%s over %s)", description, self._info["protocol"], self._info["transport"])
         self.emit({"event": "eboard", "what": "connected", "app": description, **self._info})
         self._show_live(None)
@@ -237,6 +239,7 @@ class EboardTable:
             journal = session.new_game(self.seats.white, self.seats.black, start)
             try:
                 with journal:
+                    self._wait_for_the_app()
                     record = session.play(journal, self.seats.white, self.seats.black)
             except RestartRequested:
                 journal.abandon()  # the app left this game for another
@@ -251,6 +254,14 @@ class EboardTable:
             )
             self._asked_new.wait(NEXT_GAME_S)
         return finished
+
+    def _wait_for_the_app(self) -> None:
+        """The game begins once the app has spoken: it holds the game (its clocks, its opponent)."""
+        if not self._connected.is_set():
+            self.live_status("waiting for the app to connect")
+        while not self._connected.wait(0.1):
+            if self.session.stop_requested.is_set():
+                raise KeyboardInterrupt
 
     # --- what people see ----------------------------------------------------------------------------------
 
