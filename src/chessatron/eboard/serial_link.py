@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -95,10 +94,9 @@ class SerialTransport:
                     lost = True
                 self.close()
                 continue
-            with self.lock:
-                if data:
+            if data:
+                with self.lock:
                     try:
                         protocol.received(data)
                     except Exception:  # a protocol's bug must not end the game: logged, the line goes on
                         LOGGER.exception("the %s protocol failed on %r", protocol.name, data[:64])
-                protocol.tick(time.monotonic())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,9 @@ from .registry import protocol_class
 from .table import EboardTable, Seats
 
 LOGGER = logging.getLogger(__name__)
+
+#: How often the protocol's timers are looked at (seconds).
+TICK_S = 0.02
 
 #: What the terminal is told: an event (a dict) and the game as the live state has it.
 Say = Callable[[dict[str, Any], dict[str, Any] | None], None]
@@ -153,6 +157,13 @@ def serve_eboard(
             target=opened.serve, args=(protocol, stop), name="chessatron-eboard", daemon=True
         )
         thread.start()
+
+        def tick() -> None:  # the protocols' timers: automatic reports, a message cut short, a silence
+            while not stop.wait(TICK_S):
+                with lock:
+                    protocol.tick(time.monotonic())
+
+        threading.Thread(target=tick, name="chessatron-eboard-tick", daemon=True).start()
         stack.callback(thread.join, 2.0)
         stack.callback(stop.set)
         where_said = f"on {options.port}" if options.transport == "serial" else "over Bluetooth LE"

@@ -106,6 +106,7 @@ class EboardTable:
         self._next_start: chess.Board | None = None
         self._asked_new = threading.Event()
         self._connected = threading.Event()
+        self._ended_by_app = False
         self._app: str | None = None
         self._info = {"protocol": protocol_name, "transport": transport, "where": where}
         #: When the app's last move was heard and when the robot began it (monotonic seconds): the
@@ -182,6 +183,17 @@ class EboardTable:
             return
         self._restart(start)
 
+    def app_message(self, text: str) -> None:
+        """A message the app shows the person (CPP's ``msg``)."""
+        self.emit({"event": "notice", "message": f"the app says: {text}"})
+
+    def app_end(self, reason: str) -> None:
+        """The app ended the game (a resignation, a flag, a draw agreed there): the table's game ends with
+        it at the next turn, and the next begins when the app starts one (or after a while)."""
+        self.emit({"event": "eboard", "what": "ended", "message": f"the app ended the game ({reason})"})
+        self._ended_by_app = True
+        self.session.restart_requested.set()
+
     def _restart(self, start: chess.Board) -> None:
         LOGGER.info("the app starts a new game from %s", start.fen())
         self._next_start = start
@@ -242,8 +254,17 @@ class EboardTable:
                     self._wait_for_the_app()
                     record = session.play(journal, self.seats.white, self.seats.black)
             except RestartRequested:
-                journal.abandon()  # the app left this game for another
-                self.emit({"event": "eboard", "what": "new-game", "message": "the app started a new game"})
+                journal.abandon()  # the app left this game for another, or ended it there
+                if self._ended_by_app and self._next_start is None:
+                    self._ended_by_app = False
+                    self.live_status(
+                        f"the app ended the game: the next in {NEXT_GAME_S:.0f} s (or when it starts one)"
+                    )
+                    self._asked_new.wait(NEXT_GAME_S)
+                else:
+                    self.emit(
+                        {"event": "eboard", "what": "new-game", "message": "the app started a new game"}
+                    )
                 continue
             self._position(record.board())
             finished.append(record)
