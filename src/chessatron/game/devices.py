@@ -141,8 +141,8 @@ class TableDevices:
         #: An e-board app's side of a game (:mod:`chessatron.eboard`): the mover of an ``app`` player.
         self.app_seat: Callable[[chess.Color], Mover] | None = None
         #: Told the game's position as the table holds it: the person's move as it is seen, the robot's
-        #: once made, and at every turn (an e-board reports it to its app). None: nobody listens.
-        self.on_position: Callable[[chess.Board], None] | None = None
+        #: once made, and at every turn (an e-board reports it to its app).
+        self.on_position: Callable[[chess.Board], None] = lambda board: None
         #: Set from another thread to end the game under way at the next turn, for another
         #: (:class:`~.players.base.RestartRequested`); the robot finishes the move it is making.
         self.restart_requested = threading.Event()

@@ -175,8 +175,7 @@ class Session(GameCommands):
                     raise KeyboardInterrupt  # stopped from elsewhere: the game stays journaled
                 if self.restart_requested.is_set():
                     raise RestartRequested
-                if self.on_position is not None:
-                    self.on_position(board)
+                self.on_position(board)
                 if self.referee is not None and self.referee.halts():
                     break  # the server changed the game: the caller brings the table in step
                 self.live.update(status=f"{colour_name(board.turn)} to move")
@@ -272,7 +271,7 @@ class Session(GameCommands):
                 shown.push(choice)
                 self.live.show_board(shown)
                 mover = movers[board.turn]
-                if self.on_position is not None and isinstance(mover, BoardMover):
+                if isinstance(mover, BoardMover):
                     self.on_position(shown)  # the person's move stands on the table already
                 person = mover if isinstance(mover, BoardMover) else None
                 evaluating: threading.Thread | None = None
@@ -321,8 +320,7 @@ class Session(GameCommands):
                         other.apply(choice)  # (without a robot its recognizer saw the move made)
                 board.push(choice)
                 self.table.check_matches(board)
-                if self.on_position is not None:
-                    self.on_position(board)
+                self.on_position(board)
                 self.live.show_board(board)
                 self.live.show_table(self.table, ())
                 plies += 1
