@@ -79,7 +79,7 @@ def one_game(protocol: str, seed: int, timings: Timings, home: Path) -> tuple[li
     """Play one game; the person → app and app → robot latencies of its moves (seconds)."""
     from chessatron.config import Config
     from chessatron.eboard.serve import EboardOptions, serve_eboard
-    from tests.eboard_clients.play import Loopback, app_move, client_for, is_over, person_after
+    from tests.eboard_clients.play import Loopback, app_move, client_for, is_over, person_after, wait_any
     from tests.eboard_clients.pty import serial_line
 
     serial = protocol in ("millennium", "dgt")
@@ -105,15 +105,18 @@ def one_game(protocol: str, seed: int, timings: Timings, home: Path) -> tuple[li
                 serve_eboard(
                     Config.default(),
                     options,
-                    say=lambda event, game: None,
+                    say=lambda event, game: serving.set() if event.get("what") == "serving" else None,
                     stop=stop,
                     transport=None if serial else loop,
                 )
             except BaseException as exc:
                 failed.append(exc)
 
+        serving = threading.Event()
         thread = threading.Thread(target=table, daemon=True)
         thread.start()
+        if not serving.wait(60) or failed:
+            raise RuntimeError(f"{protocol}: the table did not start: {failed}")
         client = client_for(protocol, pty_link if serial else loop.link())
         client.connect()
         import random
@@ -128,14 +131,17 @@ def one_game(protocol: str, seed: int, timings: Timings, home: Path) -> tuple[li
                 client.show_move(board, move)
                 written = time.monotonic()
                 board.push(move)
-                client.wait_fen(board.board_fen(), timeout=30)
+                wait_any(client, {board.board_fen(), *person_after(board)})
+                if failed:
+                    raise RuntimeError(f"{protocol}: the table failed: {failed!r}")
                 if len(timings.robot) > robots:
                     to_robot.append(timings.robot[robots] - written)
-                client.clear()
+                if not is_over(board):
+                    client.clear()
                 continue
             commits = len(timings.commits)
             after = person_after(board)
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 120  # (the first includes the robot setting the table up)
             while time.monotonic() < deadline:
                 seen = client.board_fen(timeout=0.005)
                 if seen in after:

@@ -144,6 +144,10 @@ def serve_eboard(
         table = EboardTable(
             session, seats, protocol_name=cls.name, transport=options.transport, where=where, lock=lock
         )
+        if state is not None:
+            table.stands(
+                state.board
+            )  # until the robot sets the game up: the pieces as the last game left them
         opened.notice = lambda message: table.emit({"event": "notice", "message": message})
         options_of = getattr(cls, "transport_options", {}).get(options.transport, {})
         protocol = cls(table, opened.send, **options_of)
@@ -177,7 +181,7 @@ def serve_eboard(
         )
         records = table.play(start_board(options), games=options.games)
         if state_path is not None:
-            save_state(state_path, SimulatorState(session.table, chess.Board(), session.gantry))
+            save_state(state_path, SimulatorState(session.table, table.position, session.gantry))
         return records
 
 

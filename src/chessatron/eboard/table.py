@@ -117,6 +117,17 @@ class EboardTable:
         session.on_occupancy = self._occupancy
         self._show_live([])
 
+    @property
+    def position(self) -> chess.Board:
+        """The game as the table last told the app (its moves on the stack)."""
+        return self._board.copy()
+
+    def stands(self, board: chess.Board) -> None:
+        """The pieces stand as in ``board`` before any game is set up (the simulated table's last game)."""
+        with self.lock:
+            self._board = board.copy()
+            self._report()
+
     # --- the protocol ----------------------------------------------------------------------------------
 
     def attach(self, protocol: EboardProtocol) -> None:
