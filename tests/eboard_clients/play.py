@@ -9,6 +9,7 @@ import queue
 import random
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import chess
@@ -55,14 +56,26 @@ def is_over(board: chess.Board) -> bool:
     return board.is_checkmate() or board.is_stalemate()
 
 
-def play_game(client: AppClient, *, seed: int, app_colour: chess.Color = chess.BLACK) -> chess.Board:
+def play_game(
+    client: AppClient,
+    *,
+    seed: int,
+    app_colour: chess.Color = chess.BLACK,
+    start: chess.Board | None = None,
+    max_plies: int = MAX_PLIES,
+    between: Callable[[int], None] | None = None,
+) -> chess.Board:
     """The app's side of one game: the person's moves read from the board's reports (each one legal move
     on), the app's shown and waited for until the table reports them made. Returns the game, at its end or
     after :data:`MAX_PLIES` (or a draw by material: no mate left)."""
     rng = random.Random(seed)
-    board = chess.Board()
-    assert client.wait_fen(board.board_fen(), timeout=30) == board.board_fen(), "the app never saw the start"
-    while not is_over(board) and len(board.move_stack) < MAX_PLIES and not board.is_insufficient_material():
+    board = start.copy() if start is not None else chess.Board()
+    # the start, or the person's first move made already (the game begins once the app has spoken)
+    first = {board.board_fen(), *person_after(board)} if board.turn != app_colour else {board.board_fen()}
+    assert wait_any(client, first, timeout=60) in first, "the app never saw the start"
+    while not is_over(board) and len(board.move_stack) < max_plies and not board.is_insufficient_material():
+        if between is not None:
+            between(len(board.move_stack))
         if board.turn == app_colour:
             move = app_move(board, rng)
             client.show_move(board, move)

@@ -25,7 +25,9 @@ import chess
 from ..feedback.signals import LedSignals
 from ..game.players.base import RestartRequested
 from ..game.players.spec import PlayerSpec
+from ..game.records.journal import Journal
 from ..game.records.record import GameRecord
+from ..game.records.store import forget_unplayed, latest_resumable
 from ..game.session import Session
 from ..game.telling.live import colour_name
 from ..planning.layout import Cell
@@ -172,6 +174,7 @@ class EboardTable:
             self._light(frozenset((move.from_square, move.to_square)))
             return
         self.heard_at["move"] = time.monotonic()
+        self._light(frozenset((move.from_square, move.to_square)))  # the table shows it, the robot makes it
         self._moves.put((board.fen(), move))
 
     def app_position(self, board: chess.Board) -> None:
@@ -249,23 +252,32 @@ class EboardTable:
 
     def play(self, start: chess.Board, *, games: int | None = None) -> list[GameRecord]:
         """Play games from ``start`` until stopped (Ctrl-C: a KeyboardInterrupt), or ``games`` of them; a
-        new game the app asks for ends the one under way. Returns the games finished."""
+        new game the app asks for ends the one under way. An app's game left unfinished here (a stop, a
+        power cut) is gone on with first: the app that held it finds it as it was. Returns the games
+        finished."""
         session = self.session
         finished: list[GameRecord] = []
-        session.connect()
+        resumed = self._resume()
         first = start
         while games is None or len(finished) < games:
             start = self._next_start or first
             self._next_start = None
             self._asked_new.clear()
             session.restart_requested.clear()
-            journal = session.new_game(self.seats.white, self.seats.black, start)
+            white, black = self.seats.white, self.seats.black
+            if resumed is not None:
+                (journal, white, black), resumed = resumed, None
+            else:
+                journal = session.new_game(white, black, start)
             try:
                 with journal:
                     self._wait_for_the_app()
-                    record = session.play(journal, self.seats.white, self.seats.black)
+                    record = session.play(journal, white, black)
             except RestartRequested:
-                journal.abandon()  # the app left this game for another, or ended it there
+                # the app left this game for another, or ended it there: kept as abandoned, or gone if it
+                # never had a move
+                journal.abandon()
+                forget_unplayed(journal.state.metadata.game_id, session.games_dir)
                 if self._ended_by_app and self._next_start is None:
                     self._ended_by_app = False
                     self.live_status(
@@ -286,6 +298,30 @@ class EboardTable:
             )
             self._asked_new.wait(NEXT_GAME_S)
         return finished
+
+    def _resume(self) -> tuple[Journal, PlayerSpec, PlayerSpec] | None:
+        """Connect the machine; the latest unfinished game an app played here, resumed (the robot puts
+        the pieces back where it stopped), if there is one."""
+        session = self.session
+        summary = latest_resumable(session.games_dir)
+        if summary is None or "app" not in (summary.white.kind, summary.black.kind):
+            session.connect()
+            return None
+        if session.config.urls["grbl"].startswith("sim"):
+            session.connect()  # the simulated table as it stands: the robot puts its pieces back
+            standing = session.table
+            journal, white, black = session.resume(summary.path)
+            try:
+                session.put_back(standing)
+            except BaseException:
+                journal.close()
+                raise
+        else:
+            journal, white, black = session.resume(summary.path)
+            session.connect()
+        message = f"going on with game {summary.game_id} ({summary.plies} plies), left unfinished here"
+        self.emit({"event": "notice", "message": message})
+        return journal, white, black
 
     def _wait_for_the_app(self) -> None:
         """The game begins once the app has spoken: it holds the game (its clocks, its opponent)."""
