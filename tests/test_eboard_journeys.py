@@ -10,6 +10,9 @@ with a loopback in place of the thin Bluetooth transport (tests/test_eboard_ble.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,10 @@ from playwright.sync_api import Browser, expect
 
 from chessatron.config import Config
 from chessatron.eboard.serve import EboardOptions, serve_eboard
+from chessatron.game.records.record import GameRecord
+from chessatron.game.records.store import latest_resumable, list_games, load_game
 from tests.browser import browser_fixture, open_page  # noqa: F401 (the module's browser)
+from tests.eboard_clients.cpp import CppClient
 from tests.eboard_clients.play import HAND, Loopback, client_for, is_over, person_after, play_game, wait_any
 from tests.eboard_clients.pty import serial_line
 from tests.journeys import Terminal
@@ -125,18 +131,24 @@ def test_without_bluetooth_the_table_says_what_to_do_in_one_line(tmp_path: Path)
         table.assert_clean()
 
 
-@pytest.mark.parametrize(
-    ("protocol", "options"), [("chessnut", {"model": "air"}), ("chessnut", {"model": "move"}), ("cpp", {})]
-)
-def test_a_whole_game_against_an_app_over_bluetooth_le(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, protocol: str, options: dict[str, Any]
-) -> None:
+@dataclass
+class Served:
+    """A table served in the test's thread of control's shadow: the loopback the app talks over, what the
+    table said, the games it finished, and what stopped it."""
+
+    loop: Loopback = field(default_factory=Loopback)
+    stop: threading.Event = field(default_factory=threading.Event)
+    said: list[dict[str, Any]] = field(default_factory=list)
+    records: list[GameRecord] = field(default_factory=list)
+    failed: list[BaseException] = field(default_factory=list)
+
+
+@contextmanager
+def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, protocol: str) -> Iterator[Served]:
+    """``serve_eboard`` for ``protocol`` over the loopback, a simulated person playing White; stopped at
+    the end of the block if its game is not over."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    loop = Loopback()
-    stop = threading.Event()
-    said: list[dict[str, Any]] = []
-    records: list[Any] = []
-    failed: list[BaseException] = []
+    table = Served()
     chosen = EboardOptions(
         protocol=protocol,
         transport="ble",
@@ -147,33 +159,65 @@ def test_a_whole_game_against_an_app_over_bluetooth_le(
         games_dir=tmp_path / "games",
     )
 
-    def table() -> None:
+    def serve() -> None:
         try:
-            records.extend(
+            table.records.extend(
                 serve_eboard(
                     Config.default(),
                     chosen,
-                    say=lambda event, game: said.append(event),
-                    stop=stop,
-                    transport=loop,
+                    say=lambda event, game: table.said.append(event),
+                    stop=table.stop,
+                    transport=table.loop,
                 )
             )
         except BaseException as exc:  # the test's thread tells it
-            failed.append(exc)
+            table.failed.append(exc)
 
-    thread = threading.Thread(target=table, daemon=True)
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
-    client = client_for(protocol, loop.link(), **options)
-    client.connect()
-    game = play_game(client, seed=7)
-    if not is_over(game):
-        stop.set()  # no mate in the plies played: stopped, the game kept
-    thread.join(60)
+    try:
+        yield table
+    finally:
+        thread.join(5)
+        table.stop.set()
+        thread.join(60)
     assert not thread.is_alive()
+    assert any(event.get("what") == "connected" for event in table.said)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "options"), [("chessnut", {"model": "air"}), ("chessnut", {"model": "move"}), ("cpp", {})]
+)
+def test_a_whole_game_against_an_app_over_bluetooth_le(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, protocol: str, options: dict[str, Any]
+) -> None:
+    with served(tmp_path, monkeypatch, protocol) as table:
+        client = client_for(protocol, table.loop.link(), **options)
+        client.connect()
+        game = play_game(client, seed=7)
     if is_over(game):
-        assert not failed, failed
-        [record] = records
+        assert not table.failed, table.failed
+        [record] = table.records
         assert [move.uci() for move in record.moves] == [move.uci() for move in game.move_stack]
-    else:
-        assert [type(exc) for exc in failed] == [KeyboardInterrupt]
-    assert any(event.get("what") == "connected" for event in said)
+    else:  # no mate in the plies played: stopped, the game kept
+        assert [type(exc) for exc in table.failed] == [KeyboardInterrupt]
+
+
+def test_the_app_starts_a_chess960_game_and_the_robot_sets_it_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start = chess.Board.from_chess960_pos(300)
+    start.chess960 = True
+    with served(tmp_path, monkeypatch, "cpp") as table:
+        client = CppClient(table.loop.link(), start)  # blichess begins a Chess960 game
+        client.connect()
+        assert client.variant == "chess_960"
+        game = play_game(client, seed=11, start=start, max_plies=10)
+    assert [type(exc) for exc in table.failed] == [KeyboardInterrupt]  # stopped after ten plies
+    summary = latest_resumable(tmp_path / "games")
+    assert summary is not None
+    record = load_game(summary.game_id, tmp_path / "games")
+    assert record.start_fen == start.fen()
+    played = [move.uci() for move in game.move_stack]
+    assert [move.uci() for move in record.moves][: len(played)] == played, (record.moves, played)
+    assert len(list_games(tmp_path / "games")) == 1  # the standard game it left before a move: gone

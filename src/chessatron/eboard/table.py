@@ -271,12 +271,14 @@ class EboardTable:
                 journal = session.new_game(white, black, start)
             try:
                 with journal:
-                    self._wait_for_the_app()
-                    record = session.play(journal, white, black)
+                    try:
+                        self._wait_for_the_app()
+                        record = session.play(journal, white, black)
+                    except RestartRequested:
+                        journal.abandon()  # the app left this game for another, or ended it there
+                        raise
             except RestartRequested:
-                # the app left this game for another, or ended it there: kept as abandoned, or gone if it
-                # never had a move
-                journal.abandon()
+                # kept as abandoned, or gone if it never had a move
                 forget_unplayed(journal.state.metadata.game_id, session.games_dir)
                 if self._ended_by_app and self._next_start is None:
                     self._ended_by_app = False
