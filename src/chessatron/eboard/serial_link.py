@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import termios
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -49,7 +50,7 @@ class SerialTransport:
         """Open the line. Raises :class:`~chessatron.errors.HardwareError` saying why it cannot be."""
         try:
             self._port = serial.serial_for_url(self.url, timeout=READ_S, write_timeout=1.0, **self.settings)
-        except (serial.SerialException, ValueError, OSError) as exc:
+        except (serial.SerialException, ValueError, OSError, termios.error) as exc:
             raise HardwareError(f"cannot open the app's serial line {self.url!r}: {exc}") from exc
 
     def close(self) -> None:

@@ -260,14 +260,19 @@ class EboardTable:
         resumed = self._resume()
         first = start
         while games is None or len(finished) < games:
-            start = self._next_start or first
+            asked = self._next_start  # a game the app asked for
+            start = asked or first
             self._next_start = None
             self._asked_new.clear()
             session.restart_requested.clear()
             white, black = self.seats.white, self.seats.black
-            if resumed is not None:
+            if resumed is not None and asked is None:
                 (journal, white, black), resumed = resumed, None
             else:
+                if resumed is not None:  # the app began another game before this one went on
+                    with resumed[0] as left:
+                        left.abandon()
+                    resumed = None
                 journal = session.new_game(white, black, start)
             try:
                 with journal:
