@@ -169,7 +169,7 @@ def test_writes_elsewhere_and_sends_on_unknown_channels_go_nowhere() -> None:
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if shutil.which("dbus-daemon") is None:
         pytest.fail(
-            "no dbus-daemon to run a fake BlueZ on: `scripts/debian-packages` (`make test` runs it) installs it"
+            "no dbus-daemon for a fake BlueZ: `scripts/debian-packages` (`make test` runs it) installs it"
         )
     with dbus_daemon(tmp_path_factory.mktemp("dbus")) as address:
         yield address
