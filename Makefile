@@ -73,9 +73,11 @@ bench: $(BIN)/chessatron
 	$(BIN)/python -m bench.eboard
 	$(BIN)/python -m bench.puzzle_store
 
-# What make test samples, at length: two thousand random games through the twin, two hundred power cuts.
+# What make test samples, at length: two thousand random games through the twin, two hundred power cuts, two
+# hundred fuzzed keyboard sessions.
 soak: $(BIN)/chessatron
-	CHESSATRON_SOAK_GAMES=2000 CHESSATRON_KILLS=200 $(BIN)/pytest -n 2 tests/test_random_games.py tests/test_play_kill.py
+	CHESSATRON_SOAK_GAMES=2000 CHESSATRON_KILLS=200 CHESSATRON_FUZZ_EXAMPLES=200 $(BIN)/pytest -n 2 \
+		tests/test_random_games.py tests/test_play_kill.py tests/test_play_fuzz.py
 
 # The Arduino sensor sketch; needs Debian's arduino-core-avr and arduino-mk (`make system` installs them).
 # Without them it is skipped with a warning, except in CI, where it must build.
