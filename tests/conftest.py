@@ -36,6 +36,7 @@ SLOW_MODULES = frozenset(
     {
         "test_cli_hardware",
         "test_demo_web",
+        "test_eboard_journeys",
         "test_files_fuzz",
         "test_games",
         "test_hand",
