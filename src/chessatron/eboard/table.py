@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -111,9 +110,6 @@ class EboardTable:
         self._ended_by_app = False
         self._app: str | None = None
         self._info = {"protocol": protocol_name, "transport": transport, "where": where}
-        #: When the app's last move was heard and when the robot began it (monotonic seconds): the
-        #: latency benchmark reads them.
-        self.heard_at: dict[str, float] = {}
         session.app_seat = lambda colour: AppMover(self, colour)
         session.on_position = self._position
         session.on_occupancy = self._occupancy
@@ -173,7 +169,6 @@ class EboardTable:
             # the person's move to make (a hint, or the app showing it): the LEDs show it, the person moves
             self._light(frozenset((move.from_square, move.to_square)))
             return
-        self.heard_at["move"] = time.monotonic()
         self._light(frozenset((move.from_square, move.to_square)))  # the table shows it, the robot makes it
         self._moves.put((board.fen(), move))
 
@@ -241,7 +236,6 @@ class EboardTable:
             return None
         if fen != board.fen() or move not in board.legal_moves:
             return None
-        self.heard_at["taken"] = time.monotonic()
         return move
 
     def stopped(self) -> bool:
