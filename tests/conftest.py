@@ -31,7 +31,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 #: The modules ``make check`` leaves out (``pytest -m "not slow"``; ``make test`` runs everything): each
 #: plays whole games, starts programs at a terminal or a browser, or goes through every case of a family
-#: (every order of a hand, every Chess960 start). The rest runs in about a minute on two cores.
+#: (every order of a hand, every Chess960 start). The rest runs in about a minute and a half on two cores.
 SLOW_MODULES = frozenset(
     {
         "test_cli_hardware",
@@ -48,18 +48,24 @@ SLOW_MODULES = frozenset(
         "test_keyboard_terminal",
         "test_manual_offline",
         "test_motion",
+        "test_online_cli",
         "test_online_play",
         "test_play",
+        "test_play_buttons",
         "test_play_feedback",
         "test_play_fuzz",
         "test_play_kill",
+        "test_play_person",
+        "test_play_questions",
         "test_random_games",
         "test_recognition_orders",
         "test_reset",
+        "test_tablelock",
         "test_tour",
         "test_training_browser",
         "test_training_terminal",
         "test_voice",
+        "test_web_api",
         "test_web_browser",
         "test_web_browser_screens",
         "test_web_truth",
