@@ -282,22 +282,8 @@ def play(
         while True:
             if resume is not None and not connected:
                 summary = _game_to_resume(resume, directory, named, emit)
-                if simulated:
-                    # the simulated table as it stands (another game may have been played on it since):
-                    # the robot puts its pieces back where the game stopped
-                    session.connect()
-                    connected = True
-                    standing = session.table
-                    journal, white, black = session.resume(summary.path, players=named)
-                    try:
-                        session.put_back(standing)
-                    except BaseException:
-                        journal.close()
-                        raise
-                else:
-                    journal, white, black = session.resume(summary.path, players=named)
-                    session.connect()
-                    connected = True
+                journal, white, black = session.resume_at_table(summary.path, players=named)
+                connected = True
             else:
                 start = chosen if chosen is not None else start_position()
                 if not connected:

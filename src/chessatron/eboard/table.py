@@ -308,18 +308,7 @@ class EboardTable:
         if summary is None or "app" not in (summary.white.kind, summary.black.kind):
             session.connect()
             return None
-        if session.config.urls["grbl"].startswith("sim"):
-            session.connect()  # the simulated table as it stands: the robot puts its pieces back
-            standing = session.table
-            journal, white, black = session.resume(summary.path)
-            try:
-                session.put_back(standing)
-            except BaseException:
-                journal.close()
-                raise
-        else:
-            journal, white, black = session.resume(summary.path)
-            session.connect()
+        journal, white, black = session.resume_at_table(summary.path)
         message = f"going on with game {summary.game_id} ({summary.plies} plies), left unfinished here"
         self.emit({"event": "notice", "message": message})
         return journal, white, black

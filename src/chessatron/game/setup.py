@@ -158,6 +158,27 @@ class GameSetup(Seats):
             self.emit({"event": "notice", "message": message})
         return journal, white, black
 
+    def resume_at_table(
+        self, path: Path, *, players: Mapping[chess.Color, PlayerSpec] | None = None
+    ) -> tuple[Journal, PlayerSpec, PlayerSpec]:
+        """Connect the machine and :meth:`resume` the game at ``path`` on it. On the simulator the table
+        stands as it was last left (another game may have been played on it since): the robot puts its
+        pieces back where the game stopped (:meth:`put_back`); a real machine is connected after the
+        resume, its table rebuilt from the journal."""
+        if not self.config.urls["grbl"].startswith("sim"):
+            resumed = self.resume(path, players=players)
+            self.connect()
+            return resumed
+        self.connect()
+        standing = self.table
+        journal, white, black = self.resume(path, players=players)
+        try:
+            self.put_back(standing)
+        except BaseException:
+            journal.close()
+            raise
+        return journal, white, black
+
     def put_back(self, standing: Table) -> None:
         """After :meth:`resume` the model is the table as the game left it; when the pieces stand
         elsewhere (``standing``: the table was set up for something else since, or another game was
