@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias, get_args
 
 from .config_problems import Problems
+from .eboard.registry import PROTOCOLS
 
 __all__ = ["EBOARD_PROTOCOLS", "EboardSettings", "eboard_settings"]
 
-#: The protocols ``chessatron eboard`` serves (:data:`chessatron.eboard.registry.PROTOCOLS`).
-EBOARD_PROTOCOLS: Final = ("millennium", "dgt", "chessnut", "cpp")
+#: The protocols ``chessatron eboard`` serves.
+EBOARD_PROTOCOLS: Final = tuple(PROTOCOLS)
 Transport: TypeAlias = Literal["serial", "ble"]
 Person: TypeAlias = Literal["white", "black", "none"]
 
