@@ -29,7 +29,7 @@ from ..game.telling.live import LiveState
 from ..sim.state import SimulatorState, default_state_path, load_state, save_after_robot_work, save_state
 from .core import EboardProtocol
 from .registry import protocol_class
-from .table import EboardTable, Seats
+from .table import EboardTable, Seats, start_of
 
 LOGGER = logging.getLogger(__name__)
 
@@ -79,14 +79,6 @@ def seats_for(settings: Config, options: EboardOptions) -> Seats:
     return Seats.of(PlayerSpec("board"), options.person_colour)
 
 
-def start_board(options: EboardOptions) -> chess.Board:
-    if options.chess960 is None:
-        return chess.Board()
-    board = chess.Board.from_chess960_pos(options.chess960)
-    board.chess960 = True
-    return board
-
-
 def serve_eboard(
     settings: Config,
     options: EboardOptions,
@@ -107,7 +99,7 @@ def serve_eboard(
         raise ConfigError(f"the {cls.name} protocol is served over {served}, not over {options.transport}")
     seats = seats_for(settings, options)
     live = LiveState(settings.layout)
-    simulated = settings.urls["grbl"].startswith("sim")
+    simulated = settings.is_simulated
     state_path = default_state_path() if simulated else None
     state = load_state(state_path, settings.layout, fresh=options.fresh) if state_path is not None else None
 
@@ -179,7 +171,7 @@ def serve_eboard(
                 "(Ctrl-C ends)",
             }
         )
-        records = table.play(start_board(options), games=options.games)
+        records = table.play(start_of(options.chess960), games=options.games)
         if state_path is not None:
             save_state(state_path, SimulatorState(session.table, table.position, session.gantry))
         return records

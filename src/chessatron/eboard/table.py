@@ -43,6 +43,11 @@ POLL_S = 0.01
 NEXT_GAME_S = 20.0
 
 
+def start_of(chess960: int | None) -> chess.Board:
+    """The standard start, or Chess960 start number ``chess960`` (a Chess960 board, 518 too)."""
+    return chess.Board() if chess960 is None else chess.Board.from_chess960_pos(chess960)
+
+
 @dataclass(frozen=True)
 class Seats:
     """Who plays each side: the person (``board``, or ``hand`` on the simulator) or the app."""
@@ -184,9 +189,7 @@ class EboardTable:
         self._restart(board)
 
     def app_new_game(self, chess960: int | None = None) -> None:
-        start = chess.Board.from_chess960_pos(chess960) if chess960 is not None else chess.Board()
-        if chess960 is not None:
-            start.chess960 = True
+        start = start_of(chess960)
         if not self._board.move_stack and self._board.fen() == start.fen():
             self._asked_new.set()  # the game stands at that start already: it begins (after a game: now)
             return

@@ -165,7 +165,7 @@ class GameSetup(Seats):
         stands as it was last left (another game may have been played on it since): the robot puts its
         pieces back where the game stopped (:meth:`put_back`); a real machine is connected after the
         resume, its table rebuilt from the journal."""
-        if not self.config.urls["grbl"].startswith("sim"):
+        if not self.config.is_simulated:
             resumed = self.resume(path, players=players)
             self.connect()
             return resumed
