@@ -159,14 +159,13 @@ def _hand(text: str | None) -> tuple[chess.Color | None, str | None]:
         raise click.BadParameter(
             f"{text!r}: write white or black, then :LEVEL if you like", param_hint="--hand"
         )
-    if level:
-        from ..game.engine.settings import parse_level
+    from ..game.players.spec import PlayerSpec
 
-        try:
-            parse_level(f"engine:{level}")
-        except ConfigError as exc:
-            raise click.BadParameter(str(exc), param_hint="--hand") from exc
-    return side == "white", level or "1"
+    try:
+        hand = PlayerSpec.parse(f"hand:{level or '1'}")  # the level as every hand player's is checked
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--hand") from exc
+    return side == "white", hand.level
 
 
 def eboard_line(event: dict[str, Any], game: dict[str, Any] | None = None) -> str | None:
