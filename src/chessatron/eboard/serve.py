@@ -123,23 +123,14 @@ def serve_eboard(
             )
         )
         stack.enter_context(open_announcer(settings, live))
-
-        # a stop asked for from elsewhere (the tests, a service's own thread) stops the game as Ctrl-C does
-        def stop_when_asked() -> None:
-            stop.wait()
-            session.stop_requested.set()
-
-        threading.Thread(target=stop_when_asked, name="chessatron-eboard-stop", daemon=True).start()
         if simulated:
             session.checkpoint = save_after_robot_work
         where = options.port or ", ".join(options.names) or cls.name
         table = EboardTable(
             session, seats, protocol_name=cls.name, transport=options.transport, where=where, lock=lock
         )
-        if state is not None:
-            table.stands(
-                state.board
-            )  # until the robot sets the game up: the pieces as the last game left them
+        if state is not None:  # until the robot sets the game up: the pieces as the last game left them
+            table.stands(state.board)
         opened.notice = lambda message: table.emit({"event": "notice", "message": message})
         options_of = getattr(cls, "transport_options", {}).get(options.transport, {})
         protocol = cls(table, opened.send, **options_of)
@@ -154,10 +145,14 @@ def serve_eboard(
         )
         thread.start()
 
-        def tick() -> None:  # the protocols' timers: automatic reports, a message cut short, a silence
+        def tick() -> None:
+            """The protocol's timers (automatic reports, a message cut short, a silence) until ``stop``;
+            a stop asked for from elsewhere (the tests, a service's own thread) stops the game as Ctrl-C
+            does."""
             while not stop.wait(TICK_S):
                 with lock:
                     protocol.tick(time.monotonic())
+            session.stop_requested.set()
 
         threading.Thread(target=tick, name="chessatron-eboard-tick", daemon=True).start()
         stack.callback(thread.join, 2.0)
