@@ -116,6 +116,7 @@ class EboardTable:
         self._app: str | None = None
         self._info = {"protocol": protocol_name, "transport": transport, "where": where}
         session.app_seat = lambda colour: AppMover(self, colour)
+        session.ordinary_hold_s = 0.0  # the app heard the person's move at its commit: the robot answers
         session.on_position = self._position
         session.on_occupancy = self._occupancy
         self._show_live([])

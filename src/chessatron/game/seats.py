@@ -52,9 +52,10 @@ GLIDE_HOLD_S = 4.0
 CASTLING_HOLD_S = 5.0
 
 
-def reply_hold_s(board: chess.Board, *, may_go_on: bool = False) -> float:
+def reply_hold_s(board: chess.Board, *, may_go_on: bool = False, ordinary_s: float = REPLY_HOLD_S) -> float:
     """How long the person's last move on ``board`` must stand before the robot answers it; ``may_go_on``:
-    the sensors saw it glide and stop where it could go on (:meth:`Recognizer.may_go_on`).
+    the sensors saw it glide and stop where it could go on (:meth:`Recognizer.may_go_on`); ``ordinary_s``:
+    the hold after any other move.
 
     >>> board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
     >>> board.push(chess.Move.from_uci("h1f1"))  # the rook where O-O puts it: the king may follow
@@ -67,7 +68,7 @@ def reply_hold_s(board: chess.Board, *, may_go_on: bool = False) -> float:
     """
     if is_half_castling(board):
         return CASTLING_HOLD_S
-    return GLIDE_HOLD_S if may_go_on else REPLY_HOLD_S
+    return GLIDE_HOLD_S if may_go_on else ordinary_s
 
 
 def is_half_castling(board: chess.Board) -> bool:
@@ -107,6 +108,15 @@ def option_named(question: Ambiguous, text: str) -> chess.Move:
 
 class Seats(TableWork):
     """The players of a session's games (see the module docs)."""
+
+    #: How long an ordinary move of the person's stands before the robot answers it (a half castling or a
+    #: glide that may go on holds longer, :func:`reply_hold_s`). An e-board's app has the move as soon as
+    #: it is committed, so waiting there changes nothing it heard: :mod:`chessatron.eboard` holds none.
+    ordinary_hold_s: float = REPLY_HOLD_S
+
+    def reply_hold(self, board: chess.Board, person: BoardMover) -> float:
+        """The hold before the robot answers ``person``'s last move on ``board`` (:func:`reply_hold_s`)."""
+        return reply_hold_s(board, may_go_on=person.may_go_on, ordinary_s=self.ordinary_hold_s)
 
     def check_players(self, white: PlayerSpec, black: PlayerSpec) -> list[tuple[chess.Color, str]]:
         """Whether the players can play here, without starting anything: a hand or board player has the

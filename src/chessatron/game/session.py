@@ -205,7 +205,7 @@ class Session(GameCommands):
                 if person is not None and robot_answers and not isinstance(choice, Revision):
                     # before the robot touches a piece: the person's move must stand (a slide paused on a
                     # legal square, rook-first castling, a piece set down on the wrong square go on)
-                    revised = person.confirm(board, reply_hold_s(board, may_go_on=person.may_go_on))
+                    revised = person.confirm(board, self.reply_hold(board, person))
                     if revised is not None:
                         choice = revised
                 if isinstance(choice, Revision):
