@@ -11,7 +11,7 @@ DOCS_VENDOR := docs/vendor/iframe-worker/shim.js
 # `make demo WEB=1` also opens the web page beside the terminal view
 WEB ?=
 
-.PHONY: demo test check docs bench lint typecheck unit soak clean firmware system
+.PHONY: demo test check docs bench lint typecheck unit soak clean firmware system messages
 
 $(BIN)/chessatron: pyproject.toml | $(VENDOR)
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ test: system $(BIN)/chessatron lint typecheck firmware docs unit
 # what CI runs.
 check: $(BIN)/chessatron lint typecheck
 	$(BIN)/pytest -n 3 -m "not slow"
+
+# The language catalogs brought up to date with the messages the code marks (docs/languages.md: the
+# workflow); prints each language's share translated.
+messages: $(BIN)/chessatron
+	$(BIN)/python scripts/messages
 
 # Debian packages the tests use (Stockfish, the Arduino toolchain, espeak-ng), installed where we may.
 system:

@@ -21,6 +21,13 @@ from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
 
 
+# The tests read the table's English words: whatever the machine's locale, the programs they start speak
+# English unless a test names a language (``--lang``, ``LANGUAGE``).
+for _variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_variable, None)
+os.environ["LANG"] = "C.UTF-8"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The tests press Ctrl-C at the programs they start (SIGINT, as a terminal sends it). A suite started
     with SIGINT ignored (a background job of a non-interactive shell, ``nohup``) would hand that on to
