@@ -1,5 +1,6 @@
-"""The table's words in the player's language: gettext catalogs beside the code, chosen per process (``--lang``,
-the config's ``language``, the environment's locale) and, for one request of the web page, per context.
+"""The table's words in the player's language: gettext catalogs beside the code, chosen per process
+(``--lang``, the config's ``language``, the environment's locale) and, for one request of the web page, per
+context.
 
 Every text a person meets is marked where it is written, as a whole sentence with named placeholders, so
 that a language may put the words in its own order::
@@ -44,8 +45,8 @@ from ..errors import ConfigError
 __all__ = [
     "DOMAIN",
     "LANGUAGES",
-    "PSEUDO",
     "N_",
+    "PSEUDO",
     "_",
     "catalog_path",
     "current_language",

@@ -92,7 +92,11 @@ def template() -> Catalog:
     """Every message the package marks, as a catalog without translations."""
     catalog = Catalog(domain=DOMAIN, project="chessatron", charset="utf-8")
     for filename, lineno, message, comments, context in extract_from_dir(
-        str(PACKAGE), method_map=_METHODS, keywords=_KEYWORDS, comment_tags=("TRANSLATORS:",), strip_comment_tags=True
+        str(PACKAGE),
+        method_map=_METHODS,
+        keywords=_KEYWORDS,
+        comment_tags=("TRANSLATORS:",),
+        strip_comment_tags=True,
     ):
         catalog.add(message, None, [(filename, lineno)], auto_comments=comments, context=context)
     return catalog

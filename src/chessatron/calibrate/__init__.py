@@ -1,0 +1,1 @@
+"""``chessatron hw calibrate``: the table finds its own wiring, geometry and limits with the person's help."""
