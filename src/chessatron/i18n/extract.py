@@ -130,12 +130,12 @@ def update_catalogs(root: Path | None = None) -> dict[str, tuple[int, int]]:
         with path.open("wb") as handle:
             write_po(handle, catalog, width=110, include_lineno=False, sort_output=True)
         messages = [message for message in catalog if message.id]
-        done = sum(1 for message in messages if _is_translated(message.string))
+        done = len([message for message in messages if _is_translated(message.string)])
         counts[language] = (done, len(messages))
     return counts
 
 
-def _is_translated(string: str | tuple[str, ...] | None) -> bool:
-    if isinstance(string, tuple):
+def _is_translated(string: str | tuple[str, ...] | list[str] | None) -> bool:
+    if isinstance(string, tuple | list):
         return all(string)
     return bool(string)
