@@ -35,7 +35,15 @@ from .config_keys import KEY_OF, ConfigKey
 from .config_problems import ConfigProblems, Problem, Problems
 from .errors import ChessatronError, ConfigError, MissingLibraryError
 
-__all__ = ["BACKUP_SUFFIX", "SavedConfig", "SettingError", "problems_in", "save_settings", "settings_in"]
+__all__ = [
+    "BACKUP_SUFFIX",
+    "SavedConfig",
+    "SettingError",
+    "problems_in",
+    "replace_file",
+    "save_settings",
+    "settings_in",
+]
 
 LOGGER = logging.getLogger(__name__)
 
@@ -177,7 +185,15 @@ def _apply(document: Any, key: ConfigKey, value: object, tomlkit: Any) -> None:
     table[key.name] = value
 
 
-def _replace(path: Path, text: str, *, keep: bool) -> Path | None:
+def replace_file(path: Path, text: str, *, what: str = "the config") -> Path | None:
+    """Write ``text`` to ``path`` atomically (a temporary file beside it, flushed, renamed into place), the
+    file there before kept as ``path`` + :data:`BACKUP_SUFFIX` (returned; None when there was none).
+    Raises :class:`~chessatron.errors.ChessatronError` naming ``what`` when it cannot be written; nothing
+    is changed then."""
+    return _replace(path, text, keep=not files.is_missing(path), what=what)
+
+
+def _replace(path: Path, text: str, *, keep: bool, what: str = "the config") -> Path | None:
     """Write ``text`` to ``path`` atomically; the file there before is kept as its backup (returned)."""
     backup = path.with_name(path.name + BACKUP_SUFFIX) if keep else None
     temporary: str | None = None
@@ -206,7 +222,7 @@ def _replace(path: Path, text: str, *, keep: bool) -> Path | None:
         _sync_folder(path.parent)
     except OSError as exc:
         raise ChessatronError(
-            f"cannot save the config to {str(path)!r}: {exc.strerror or exc}; nothing was changed"
+            f"cannot save {what} to {str(path)!r}: {exc.strerror or exc}; nothing was changed"
         ) from exc
     finally:
         if temporary is not None:

@@ -393,11 +393,7 @@ class _SvgPicture:
 
 def _machine_to_nodes(layout: Layout, point: MachinePoint) -> tuple[float, float]:
     """Table coordinates, in node pitches, of a machine point: the inverse of :meth:`Layout.node_mm`."""
-    angle = math.radians(layout.rotation_deg)
-    cos, sin = round(math.cos(angle)), round(math.sin(angle))
-    dx, dy = point[0] - layout.origin_mm[0], point[1] - layout.origin_mm[1]
-    # Layout.table_mm rotates by +angle; rotating back is the transpose of that matrix.
-    x, y = dx * cos + dy * sin, -dx * sin + dy * cos
+    x, y = layout.machine_to_table(point)
     return x / layout.pitch_mm, y / layout.pitch_mm
 
 

@@ -44,7 +44,9 @@ __all__ = [
     "Kinematics",
     "MachineProfile",
     "PlannedBlock",
+    "acceleration_along",
     "plan_run",
+    "reachable_feed",
     "run_time",
     "straight_time",
     "straight_times",
@@ -333,6 +335,34 @@ def plan_run(blocks: Sequence[Block], profile: MachineProfile) -> list[PlannedBl
             PlannedBlock(p.block, entry, cruise, exit_, p.acceleration_mm_s2, duration, p.length_mm)
         )
     return planned
+
+
+def acceleration_along(start: Point, end: Point, profile: MachineProfile) -> float:
+    """The acceleration GRBL gives a straight move from ``start`` to ``end``, in machine mm/s²: the most
+    that keeps every axis (every motor on Core-XY) within its ``$120``/``$121``; inf for no move.
+
+    >>> acceleration_along((0.0, 0.0), (50.8, 0.0), MachineProfile())
+    800.0
+    """
+    prepared = _prepare(Block(start, end, None), profile)
+    if prepared is None:
+        return math.inf
+    return prepared.acceleration_mm_s2 * math.dist(start, end) / prepared.length_mm
+
+
+def reachable_feed(start: Point, end: Point, profile: MachineProfile) -> float:
+    """The highest feed (mm/min) a straight move from ``start`` to ``end``, from rest to rest, reaches:
+    a faster feed is never reached, the move being too short to speed up to it (or the axes' rates
+    ``$110``/``$111`` holding it back).
+
+    >>> round(reachable_feed((0.0, 0.0), (50.8, 0.0), MachineProfile()))  # $110/$111 hold it back
+    16971
+    """
+    prepared = _prepare(Block(start, end, None), profile)
+    if prepared is None:
+        return 0.0
+    peak = math.sqrt(prepared.acceleration_mm_s2 * prepared.length_mm)
+    return 60.0 * min(prepared.nominal_mm_s, peak)
 
 
 def run_time(blocks: Sequence[Block], profile: MachineProfile) -> float:

@@ -79,7 +79,9 @@ class Layout:
     board_cell: Cell
     clearance_mm: Millimetres
     origin_mm: MachinePoint
-    rotation_deg: int
+    rotation_deg: float
+    """0, 90, 180 or 270, give or take at most :data:`MAX_TURN_DEG` (a board glued a little askew, as
+    ``chessatron hw calibrate`` measures it)."""
     envelope_mm: tuple[float, float, float, float]
     home_mm: MachinePoint
     profile: MachineProfile
@@ -169,7 +171,7 @@ class Layout:
             board_cell=board,
             clearance_mm=reader.number(table, "clearance_mm", reader.number(table, "square_mm", 50.8) / 2),
             origin_mm=reader.pair(machine, "origin_mm", (10.0, 10.0)),
-            rotation_deg=reader.integer(machine, "rotation_deg", 0, maximum=360),
+            rotation_deg=reader.number(machine, "rotation_deg", 0),
             envelope_mm=reader.quad(machine, "envelope_mm", (0.0, 0.0, 630.0, 530.0)),
             home_mm=reader.pair(machine, "home_mm", (0.0, 0.0)),
             profile=profile,
@@ -259,18 +261,30 @@ class Layout:
 
     def table_mm(self, point: tuple[float, float]) -> MachinePoint:
         """Machine coordinates of a point given in table millimetres."""
-        angle = math.radians(self.rotation_deg)
-        cos, sin = round(math.cos(angle)), round(math.sin(angle))
+        cos, sin = self._turn
         x = self.origin_mm[0] + point[0] * cos - point[1] * sin
         y = self.origin_mm[1] + point[0] * sin + point[1] * cos
         return (round(x, 3), round(y, 3))
 
     def machine_to_table(self, point: MachinePoint) -> tuple[float, float]:
         """Table millimetres of a machine point: the inverse of :meth:`table_mm`."""
-        angle = math.radians(self.rotation_deg)
-        cos, sin = round(math.cos(angle)), round(math.sin(angle))
+        cos, sin = self._turn
         dx, dy = point[0] - self.origin_mm[0], point[1] - self.origin_mm[1]
         return (dx * cos + dy * sin, -dx * sin + dy * cos)
+
+    @property
+    def quarter_turns(self) -> int:
+        """The table's quarter turn in the machine frame: 0 to 3 (``rotation_deg`` rounded to 90°)."""
+        return round(self.rotation_deg / 90) % 4
+
+    @property
+    def _turn(self) -> tuple[float, float]:
+        """cos and sin of the rotation; exact for a whole quarter turn (no 6e-17 creeping into G-code)."""
+        quarter = round(self.rotation_deg / 90)
+        if self.rotation_deg == quarter * 90:
+            return ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))[quarter % 4]
+        angle = math.radians(self.rotation_deg)
+        return (math.cos(angle), math.sin(angle))
 
     def nearest_node(self, point: MachinePoint) -> Node:
         """The lattice node closest to a machine point, clamped to the table."""
@@ -312,8 +326,11 @@ def _validate(layout: Layout) -> None:
             f"clearance_mm is {layout.clearance_mm!r}; it must be positive and at most a square "
             f"({layout.square_mm} mm), or no piece could pass between two others"
         )
-    if layout.rotation_deg not in (0, 90, 180, 270):
-        raise LayoutError(f"rotation_deg is {layout.rotation_deg!r}; use 0, 90, 180 or 270")
+    if abs(layout.rotation_deg - 90 * round(layout.rotation_deg / 90)) > MAX_TURN_DEG:
+        raise LayoutError(
+            f"rotation_deg is {layout.rotation_deg!r}; use 0, 90, 180 or 270, give or take at most "
+            f"{MAX_TURN_DEG:g}° (a board turned further than that: square it on the table)"
+        )
     a1, h8 = layout.square_cell(chess.A1), layout.square_cell(chess.H8)
     if min(a1) < 0 or h8[0] >= layout.columns or h8[1] >= layout.rows:
         raise LayoutError(
@@ -363,6 +380,11 @@ def _claim(layout: Layout, seen: dict[Cell, str], cell: Cell, what: str) -> None
         raise LayoutError(f"{what} at cell {cell!r} overlaps {seen[cell]}")
     seen[cell] = what
 
+
+#: The most a table may be turned off its quarter turn (degrees): a board glued a little askew, which the
+#: G-code follows; further than that, the squares' edges no longer run along the machine's axes closely
+#: enough for drags between pieces, and the board should be squared on the table.
+MAX_TURN_DEG = 2.0
 
 #: A magnet that needs longer than this to settle is broken.
 MAX_SETTLE_S = 60.0

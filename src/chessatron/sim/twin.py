@@ -31,6 +31,7 @@ from typing import Literal
 from chessatron.errors import GcodeError, MachineProfileError, MissingPieceError, PieceError
 from chessatron.grbl.motion import Block, MachineProfile, run_time
 from chessatron.planning.gcode_parse import GcodeLine, parse_line
+from chessatron.sim.pull import MagnetPull
 
 __all__ = ["MagnetMethod", "Twin", "TwinPiece", "TwinReport", "Violation", "ViolationKind"]
 
@@ -205,7 +206,9 @@ class Twin:
     (M3/M4 with S>0 on, M5 or S0 off), the coolant output (M7/M8 on, M9 off) or a servo the host moves at
     ``(MAGNET ON)``/``(MAGNET OFF)`` comment markers, each taking ``servo_s`` seconds. Engaging the magnet
     picks up the piece nearest to it within ``grab_radius_mm``; the piece then keeps its offset to the
-    magnet while carried.
+    magnet while carried. ``pull`` says how hard the magnet holds (:class:`~chessatron.sim.pull.MagnetPull`:
+    a weak one leaves a piece dragged too fast behind, on the table, while the magnet goes on;
+    :attr:`drops` counts them).
 
     A move whose target lies outside the envelope is recorded as an "envelope" violation and *skipped*:
     the gantry stays where it is, as GRBL with soft limits would refuse to go there.
@@ -226,6 +229,7 @@ class Twin:
         tolerance_mm: float = 0.01,
         servo_s: float = 0.0,
         start_mm: Point = (0.0, 0.0),
+        pull: MagnetPull | None = None,
     ) -> None:
         for name, value in (
             ("clearance_mm", clearance_mm),
@@ -254,6 +258,9 @@ class Twin:
         self.grab_radius_mm = grab_radius_mm
         self.tolerance_mm = tolerance_mm
         self.servo_s = servo_s
+        self.pull = pull or MagnetPull()
+        #: Pieces the magnet lost on the way (a weak :attr:`pull`), by id, in order.
+        self.drops: list[str] = []
 
         self._xy: Point = (float(start_mm[0]), float(start_mm[1]))
         self._magnet_on = False
@@ -540,6 +547,9 @@ class Twin:
                     number, "rapid-while-carrying", f"g0 rapid to {target!r} while carrying {carried}"
                 )
             dx, dy = target[0] - x0, target[1] - y0
+            lost = None if rapid else self.pull.dropped_at(self._xy, target, self._feed or 0.0, self.profile)
+            if lost is not None:  # a weak magnet: the piece stays behind where it lost the magnet
+                dx, dy = lost[0] - x0, lost[1] - y0
             new_centre = (carried.x + dx, carried.y + dy)
             for other in self._others(carried.id):
                 distance, at = _segment_distance(carried.xy, new_centre, other.xy)
@@ -551,5 +561,8 @@ class Twin:
                         f"clearance is {self.clearance_mm:g} mm",
                     )
             self._pieces[carried.id] = replace(carried, x=new_centre[0], y=new_centre[1])
+            if lost is not None:
+                self._attached = None
+                self.drops.append(carried.id)
         self._run.append(Block(self._xy, target, None if rapid else self._feed))
         self._xy = target

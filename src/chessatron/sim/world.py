@@ -19,6 +19,7 @@ import chess
 
 from ..planning.layout import Cell, Layout
 from ..planning.table import Table
+from .pull import MagnetPull
 from .twin import Twin, TwinPiece
 
 #: A Hall sensor sees a piece whose centre is within this distance of the sensor (a cell centre).
@@ -31,9 +32,21 @@ def twin_pieces(table: Table) -> list[TwinPiece]:
 
 
 class SimWorld:
-    """A twin of the table and a lock that serialises the devices acting on it."""
+    """A twin of the table and a lock that serialises the devices acting on it.
 
-    def __init__(self, layout: Layout, table: Table | None = None, *, name: str = "default") -> None:
+    ``layout`` is where the table really is: pieces stand, and sensors see them, on its squares. A table
+    built wrong on purpose (:mod:`chessatron.sim.wrong_gantry`) has a world whose layout differs from the
+    one the software reads; ``pull`` is how hard its magnet holds (:class:`~chessatron.sim.pull.MagnetPull`).
+    """
+
+    def __init__(
+        self,
+        layout: Layout,
+        table: Table | None = None,
+        *,
+        name: str = "default",
+        pull: MagnetPull | None = None,
+    ) -> None:
         self.layout = layout
         self.name = name
         start = Table.from_board(layout, chess.Board()) if table is None else table
@@ -44,6 +57,7 @@ class SimWorld:
             profile=layout.profile,
             magnet=layout.magnet.method,
             start_mm=layout.home_mm,
+            pull=pull,
         )
         self.lock = threading.RLock()
 

@@ -89,8 +89,9 @@ export function tableView(container, layout) {
   /** Machine millimetres in node pitches: the inverse of Layout.node_mm. */
   function nodesOf(x, y) {
     const angle = (layout.rotation_deg * Math.PI) / 180;
-    const cos = Math.round(Math.cos(angle));
-    const sin = Math.round(Math.sin(angle));
+    // a quarter turn, give or take the small turn calibration measured: the exact turn, not rounded
+    const cos = Math.cos(angle);
+    const sin = Math.sin(angle);
     const dx = x - layout.origin_mm[0];
     const dy = y - layout.origin_mm[1];
     return [(dx * cos + dy * sin) / layout.pitch_mm, (-dx * sin + dy * cos) / layout.pitch_mm];
