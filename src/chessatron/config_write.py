@@ -35,7 +35,15 @@ from .config_keys import KEY_OF, ConfigKey
 from .config_problems import ConfigProblems, Problem, Problems
 from .errors import ChessatronError, ConfigError, MissingLibraryError
 
-__all__ = ["BACKUP_SUFFIX", "SavedConfig", "SettingError", "problems_in", "save_settings", "settings_in"]
+__all__ = [
+    "BACKUP_SUFFIX",
+    "SavedConfig",
+    "SettingError",
+    "problems_in",
+    "replace_file",
+    "save_settings",
+    "settings_in",
+]
 
 LOGGER = logging.getLogger(__name__)
 
@@ -175,6 +183,13 @@ def _apply(document: Any, key: ConfigKey, value: object, tomlkit: Any) -> None:
         table = tomlkit.table()
         document.add(key.section, table)
     table[key.name] = value
+
+
+def replace_file(path: Path, text: str) -> Path | None:
+    """Write ``text`` to ``path`` as the config is written: atomically, the file there before kept as
+    ``path`` + :data:`BACKUP_SUFFIX` (returned; None when there was none). For the files the config
+    names (a pin map, an LED mapping written by ``hw calibrate``)."""
+    return _replace(path, text, keep=not files.is_missing(path))
 
 
 def _replace(path: Path, text: str, *, keep: bool) -> Path | None:
