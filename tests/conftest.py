@@ -20,7 +20,6 @@ from chessatron.planning.layout import Layout
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
 
-
 # The tests read the table's English words: whatever the machine's locale, the programs they start speak
 # English unless a test names a language (``--lang``, ``LANGUAGE``).
 for _variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
@@ -41,6 +40,7 @@ def pytest_configure(config: pytest.Config) -> None:
 #: (every order of a hand, every Chess960 start). The rest runs in about a minute and a half on two cores.
 SLOW_MODULES = frozenset(
     {
+        "test_calibrate_journey",
         "test_cli_hardware",
         "test_demo_web",
         "test_eboard_journeys",

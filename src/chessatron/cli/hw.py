@@ -10,6 +10,7 @@ import click
 
 from ..config import Config
 from ..render import terminal_console
+from .calibrate import calibrate_command, offer_calibration
 from .common import (
     EXIT_STOPPED,
     READ_FILE,
@@ -138,6 +139,9 @@ def hw() -> None:
     """Hardware tools."""
 
 
+hw.add_command(calibrate_command)
+
+
 @hw.command("test")
 @click.option("--yes", is_flag=True, help="Answer yes to every question (for scripts).")
 @click.option(
@@ -178,5 +182,6 @@ def hw_test(yes: bool, only: tuple[str, ...], seconds: float, config_path: Path 
         f"{len(results) - len(failed)} of {len(results)} steps ok"
         + (f"; failed: {', '.join(failed)}" if failed else "")
     )
+    offer_calibration(failed, yes, config_path)
     if failed:
         sys.exit(1)

@@ -242,6 +242,17 @@ class PixelLedStrip(OutputDevice):
                 frame[index] = pack(colour)
         self._write(frame)
 
+    def show_pixels(self, colours: Mapping[int, RGB]) -> None:
+        """Light exactly these pixels by their place in the chain (others off), whatever the mapping says:
+        ``hw calibrate`` finds the mapping with it. Pixels beyond the strip are ignored."""
+        self._check_open()
+        frame = [0] * self.mapping.count
+        for index, rgb in colours.items():
+            colour = check_rgb(rgb)
+            if 0 <= index < len(frame):
+                frame[index] = pack(colour)
+        self._write(frame)
+
     @property
     def colours(self) -> dict[Cell, RGB]:
         """The lit cells and their colours, read back from the pixels last shown."""

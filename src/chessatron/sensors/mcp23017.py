@@ -28,7 +28,7 @@ from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from .base import SensorBase
 from .options import check_options
-from .pinmap import PinMap
+from .pinmap import Pin, PinMap, Port
 
 LOGGER = logging.getLogger(__name__)
 
@@ -128,6 +128,21 @@ class Mcp23017Sensor(SensorBase):
             readings.append((data[0], data[1]))
         return self._decoder.occupied(readings)
 
+    def low_pins(self) -> frozenset[Pin]:
+        """Every input of every expander pulled low now, whatever the pin map says (``hw calibrate``
+        reads the wiring with it)."""
+        bus = self._open_bus()
+        low: set[Pin] = set()
+        ports: tuple[Port, Port] = ("A", "B")
+        for index, address in enumerate(self.addresses):
+            try:
+                data = bus.read_i2c_block_data(address, GPIOA, 2)
+            except OSError as exc:
+                raise self._error(address, "could not be read", exc) from exc
+            for port, value in zip(ports, data, strict=False):
+                low.update(Pin(index, port, bit) for bit in range(8) if not value >> bit & 1)
+        return frozenset(low)
+
     def _open_bus(self) -> I2cBus:
         if self._bus is None:
             raise self._closed_error()
@@ -176,7 +191,7 @@ def mcp23017_settings(url: DeviceUrl, layout: Layout) -> tuple[PinMap, tuple[int
             f"mcp23017://{url.target} does not name an I2C bus; write its number (mcp23017://1) or its "
             "device (mcp23017:///dev/i2c-1)"
         )
-    pin_map = _pin_map(url.params.get("map", "default"), layout)
+    pin_map = pin_map_option(url.params.get("map", "default"), layout)
     _check_cells(pin_map, layout)
     return pin_map, _check_addresses(pin_map, url.integers("addresses", []) or None), target
 
@@ -200,7 +215,8 @@ def _smbus(target: str) -> I2cBus:
     return bus
 
 
-def _pin_map(text: str, layout: Layout) -> PinMap:
+def pin_map_option(text: str, layout: Layout) -> PinMap:
+    """The pin map a ``map=`` option names: a file, the map itself (``;`` between lines), or ``default``."""
     if text.strip().lower() in ("", "default"):
         return PinMap.default(layout)
     if ":" in text.split("#", 1)[0] and files.is_missing(text):

@@ -11,6 +11,10 @@ The noise options imitate real sensors, deterministically for a given seed:
 * ``stuck=CELL:V,…`` — these cells always read ``V`` (1 occupied, 0 empty): a dead or shorted sensor.
 * ``seed=N`` — the noise's random seed; without it a fresh seed is drawn and logged.
 * ``range=MM`` — how far from a cell's centre a piece is still seen (12 mm by default).
+* ``map=FILE-or-map`` — the simulated table's sensors are on MCP23017 inputs, wired as the simulated table
+  was built (:mod:`chessatron.sim.wiring`: as drawn, unless ``hw calibrate --wrong`` built it otherwise),
+  and read through this pin map, as ``mcp23017://``'s ``map=`` (:mod:`.pinmap`): a map that does not fit
+  the wiring reads pieces on the wrong cells, as on a real table. ``hw calibrate`` writes it.
 
 :class:`NoiseModel` is the noise alone, over plain occupancies; :class:`SimSensor` is the device.
 """
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError, SensorError
@@ -27,12 +31,13 @@ from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from ..sim.world import SENSOR_RANGE_MM, SimWorld, get_world
 from .base import SensorBase
+from .mcp23017 import pin_map_option as _pin_map
 from .names import cell_name, parse_cell
 from .options import check_options
 
 LOGGER = logging.getLogger(__name__)
 
-OPTIONS = ("bounce", "flicker", "stuck", "seed", "range")
+OPTIONS = ("bounce", "flicker", "stuck", "seed", "range", "map")
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,13 @@ class SimSensor(SensorBase):
         self._model = NoiseModel(self.noise, self.covered_cells, seed)
         self.seed = seed
         self._unplugged = False
+        self._through: Callable[[Occupancy], Occupancy] | None = None
+
+    def read_through(self, decode: Callable[[Occupancy], Occupancy], cells: frozenset[Cell]) -> None:
+        """Read the table through ``decode`` (the cells a wiring and a pin map report for the cells that
+        hold a piece), which sees only ``cells``."""
+        self._through = decode
+        self.covered_cells = cells
 
     def scan(self) -> Occupancy:
         """The cells holding a piece now, as the (noisy) sensors report them."""
@@ -171,7 +183,10 @@ class SimSensor(SensorBase):
                 f"the sim sensor on world {self.world.name!r} is unplugged (a simulated fault); call "
                 "plug() to reconnect it"
             )
-        return self._model.apply(self.world.occupied_cells(self.range_mm))
+        occupied = self.world.occupied_cells(self.range_mm)
+        if self._through is not None:
+            occupied = self._through(occupied)
+        return self._model.apply(occupied)
 
     def unplug(self) -> None:
         """Simulate a pulled cable: scans raise :class:`SensorError` until :meth:`plug`."""
@@ -217,7 +232,20 @@ def open_sim(url: DeviceUrl, layout: Layout, *, world: SimWorld | None = None) -
             f"the layout a {mine[0]} x {mine[1]} one with a1 at {mine[2]!r}; use another world name "
             "(sim://NAME)"
         )
-    return SimSensor(world, noise=noise, seed=seed, range_mm=range_mm)
+    sensor = SimSensor(world, noise=noise, seed=seed, range_mm=range_mm)
+    if "map" in url.params:
+        from ..sim.wiring import load_wiring
+
+        wiring = load_wiring(layout).sensors
+        pin_map = _pin_map(url.params["map"], layout)
+        cells = {pin: cell for cell, pin in pin_map.pins.items()}
+        rng = random.Random(sensor.seed)
+
+        def decode(occupied: Occupancy) -> Occupancy:
+            return frozenset(cells[pin] for pin in wiring.low_pins(occupied, rng) if pin in cells)
+
+        sensor.read_through(decode, pin_map.cells())
+    return sensor
 
 
 def sim_settings(url: DeviceUrl, layout: Layout) -> tuple[Noise, int | None, float]:
@@ -231,4 +259,6 @@ def sim_settings(url: DeviceUrl, layout: Layout) -> tuple[Noise, int | None, flo
             f"option range={url.params['range']!r} in a sim:// URL must be positive millimetres, at most "
             f"a square ({layout.square_mm:g} mm)"
         )
+    if "map" in url.params:
+        _pin_map(url.params["map"], layout)
     return Noise.from_url(url, layout), seed, range_mm
