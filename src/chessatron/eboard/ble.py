@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 from ..errors import HardwareError
+from ..i18n import _
 from .ble_link import GattLink
 from .ble_profiles import BleProfile, Characteristic
 from .core import EboardProtocol
@@ -206,12 +207,16 @@ async def _connect(address: str) -> MessageBus:
     if address.startswith("unix:path="):
         socket = address.removeprefix("unix:path=").split(",", 1)[0]
         if not os.path.exists(socket):
-            raise BleUnavailableError(f"no D-Bus system bus at {socket!r}: {ENABLE}")
+            raise BleUnavailableError(
+                _("no D-Bus system bus at {socket!r}: {command}").format(socket=socket, command=ENABLE)
+            )
     try:
         return await asyncio.wait_for(MessageBus(bus_address=address, bus_type=BusType.SYSTEM).connect(), 5.0)
     except (OSError, TimeoutError, DBusError) as exc:
         raise BleUnavailableError(
-            f"cannot reach the D-Bus system bus at {address!r} ({exc}): {ENABLE}"
+            _("cannot reach the D-Bus system bus at {address!r} ({reason}): {command}").format(
+                address=address, reason=exc, command=ENABLE
+            )
         ) from exc
 
 
@@ -228,14 +233,20 @@ async def _find_adapter(bus: MessageBus, adapter: str | None) -> str:
         )
     )
     if owned.message_type == MessageType.ERROR or not owned.body[0]:
-        raise BleUnavailableError(f"BlueZ is not running (no {BLUEZ!r} on the system bus): {ENABLE}")
+        raise BleUnavailableError(
+            _("BlueZ is not running (no {name!r} on the system bus): {command}").format(
+                name=BLUEZ, command=ENABLE
+            )
+        )
     try:
         (objects,) = await _call(bus, "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
     except (DBusError, TimeoutError) as exc:  # a policy that keeps this user out, a BlueZ that hangs
-        text = exc.text if isinstance(exc, DBusError) else "no answer"
+        text = exc.text if isinstance(exc, DBusError) else _("no answer")
         raise BleUnavailableError(
-            f"BlueZ did not list its adapters ({text}): run as a member of the bluetooth group "
-            "(sudo usermod -aG bluetooth $USER, then log in again)"
+            _(
+                "BlueZ did not list its adapters ({reason}): run as a member of the bluetooth group (sudo "
+                "usermod -aG bluetooth $USER, then log in again)"
+            ).format(reason=text)
         ) from exc
     found: list[str] = sorted(
         str(path)
@@ -246,13 +257,21 @@ async def _find_adapter(bus: MessageBus, adapter: str | None) -> str:
     if adapter is not None:
         wanted = [path for path in found if path.rsplit("/", 1)[-1] == adapter]
         if not wanted:
-            names = ", ".join(path.rsplit("/", 1)[-1] for path in found) or "none"
-            raise BleUnavailableError(f"no Bluetooth adapter {adapter!r} (adapters: {names})")
+            names = ", ".join(path.rsplit("/", 1)[-1] for path in found)
+            if not names:
+                raise BleUnavailableError(
+                    _("no Bluetooth adapter {name!r} (no adapters)").format(name=adapter)
+                )
+            raise BleUnavailableError(
+                _("no Bluetooth adapter {name!r} (adapters: {names})").format(name=adapter, names=names)
+            )
         return wanted[0]
     if not found:
         raise BleUnavailableError(
-            "no Bluetooth adapter found: plug one in, or unblock it with `sudo rfkill unblock bluetooth`, "
-            "and check `bluetoothctl list`"
+            _(
+                "no Bluetooth adapter found: plug one in, or unblock it with `sudo rfkill unblock "
+                "bluetooth`, and check `bluetoothctl list`"
+            )
         )
     return found[0]
 
@@ -264,7 +283,9 @@ def check_ble(adapter: str | None = None) -> str:
     missing, no D-Bus system bus, BlueZ not running, no adapter.
     """
     if not HAVE_DBUS:
-        raise BleUnavailableError(f"Bluetooth LE needs the dbus-fast library: {PI_EXTRA}")
+        raise BleUnavailableError(
+            _("Bluetooth LE needs the dbus-fast library: {command}").format(command=PI_EXTRA)
+        )
 
     async def check() -> str:
         bus = await _connect(system_bus_address())
@@ -316,7 +337,9 @@ class BleServer:
         refuses the services or the first advertisement.
         """
         if not HAVE_DBUS:
-            raise BleUnavailableError(f"Bluetooth LE needs the dbus-fast library: {PI_EXTRA}")
+            raise BleUnavailableError(
+                _("Bluetooth LE needs the dbus-fast library: {command}").format(command=PI_EXTRA)
+            )
         self.link.protocol = protocol
         asyncio.run(self._serve(stop))
 
@@ -335,7 +358,9 @@ class BleServer:
                 await _call(bus, adapter, "org.bluez.GattManager1", "RegisterApplication", "oa{sv}", ROOT, {})
             except DBusError as exc:
                 raise BleUnavailableError(
-                    f"BlueZ refused the {self.profile.protocol} services: {exc.text}"
+                    _("BlueZ refused the {protocol} services: {reason}").format(
+                        protocol=self.profile.protocol, reason=exc.text
+                    )
                 ) from exc
             registered = True
             advertisements = await self._advertise(bus, adapter)
@@ -404,7 +429,9 @@ class BleServer:
                 )
             except DBusError as exc:
                 if index == 0:
-                    raise BleUnavailableError(f"BlueZ refused to advertise {name!r}: {exc.text}") from exc
+                    raise BleUnavailableError(
+                        _("BlueZ refused to advertise {name!r}: {reason}").format(name=name, reason=exc.text)
+                    ) from exc
                 LOGGER.warning("not advertising %r too: %s", name, exc.text)
                 continue
             registered.append(path)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import ConfigError
+from ..i18n import _
 
 #: BlueZ's names of the GATT characteristic properties used here (org.bluez.GattCharacteristic1 ``Flags``).
 Flag = Literal["read", "write", "write-without-response", "notify", "indicate"]
@@ -199,5 +200,9 @@ def profile(protocol: str) -> BleProfile:
     found = PROFILES.get(protocol.strip().lower())
     if found is None:
         choices = ", ".join(PROFILES)
-        raise ConfigError(f"{protocol!r} is not served over Bluetooth LE: choose one of {choices}, or --port")
+        raise ConfigError(
+            _("{protocol!r} is not served over Bluetooth LE: choose one of {choices}, or --port").format(
+                protocol=protocol, choices=choices
+            )
+        )
     return found

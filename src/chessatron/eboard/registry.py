@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 
 from ..errors import ConfigError
+from ..i18n import _
 from .core import EboardProtocol
 
 #: Protocol name -> ``module:class`` under this package.
@@ -21,7 +22,9 @@ def protocol_class(name: str) -> type[EboardProtocol]:
     spec = PROTOCOLS.get(name.strip().lower())
     if spec is None:
         choices = ", ".join(PROTOCOLS)
-        raise ConfigError(f"no e-board protocol {name!r}: choose one of {choices}")
-    module, _, attribute = spec.partition(":")
+        raise ConfigError(
+            _("no e-board protocol {name!r}: choose one of {choices}").format(name=name, choices=choices)
+        )
+    module, _colon, attribute = spec.partition(":")
     cls: type[EboardProtocol] = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
     return cls

@@ -18,6 +18,7 @@ from typing import Any
 import serial
 
 from ..errors import HardwareError
+from ..i18n import _
 from .core import EboardProtocol
 
 LOGGER = logging.getLogger(__name__)
@@ -51,7 +52,9 @@ class SerialTransport:
         try:
             self._port = serial.serial_for_url(self.url, timeout=READ_S, write_timeout=1.0, **self.settings)
         except (serial.SerialException, ValueError, OSError, termios.error) as exc:
-            raise HardwareError(f"cannot open the app's serial line {self.url!r}: {exc}") from exc
+            raise HardwareError(
+                _("cannot open the app's serial line {port!r}: {reason}").format(port=self.url, reason=exc)
+            ) from exc
 
     def close(self) -> None:
         port, self._port = self._port, None
@@ -84,14 +87,18 @@ class SerialTransport:
                     LOGGER.debug("%s", exc)
                     continue
                 if lost:
-                    self.notice(f"the app's line {self.url} is back")
+                    self.notice(_("the app's line {port} is back").format(port=self.url))
                     lost = False
                 continue
             try:
                 data = port.read(max(1, port.in_waiting or 1))
             except (serial.SerialException, OSError) as exc:
                 if not lost:
-                    self.notice(f"the app's line {self.url} went away ({exc}); waiting for it to come back")
+                    self.notice(
+                        _("the app's line {port} went away ({reason}); waiting for it to come back").format(
+                            port=self.url, reason=exc
+                        )
+                    )
                     lost = True
                 self.close()
                 continue

@@ -26,6 +26,8 @@ from ..game.records.store import resolve_games_dir
 from ..game.session import Session
 from ..game.telling.announcer import open_announcer
 from ..game.telling.live import LiveState
+from ..i18n import _
+from ..i18n.formats import either
 from ..sim.state import SimulatorState, default_state_path, load_state, save_after_robot_work, save_state
 from .core import EboardProtocol
 from .registry import protocol_class
@@ -70,8 +72,10 @@ def seats_for(settings: Config, options: EboardOptions) -> Seats:
     if options.hand_colour is not None:
         if not simulated:
             raise ConfigError(
-                f"--hand needs the simulator, but the sensors are {settings.urls['sensors']!r}; a person "
-                "at this table plays with --person white|black"
+                _(
+                    "--hand needs the simulator, but the sensors are {url!r}; a person at this table plays "
+                    "with --person white|black"
+                ).format(url=settings.urls["sensors"])
             )
         return Seats.of(PlayerSpec("hand", level=options.hand_level), options.hand_colour)
     if simulated or settings.urls["sensors"].startswith("none"):
@@ -95,8 +99,12 @@ def serve_eboard(
     the one ``options`` names (the tests' loopback for the Bluetooth LE protocols)."""
     cls = protocol_class(options.protocol)
     if options.transport not in cls.transports:
-        served = " or ".join(f"--{'port PORT' if kind == 'serial' else kind}" for kind in cls.transports)
-        raise ConfigError(f"the {cls.name} protocol is served over {served}, not over {options.transport}")
+        served = either([f"--{'port PORT' if kind == 'serial' else kind}" for kind in cls.transports])
+        raise ConfigError(
+            _("the {protocol} protocol is served over {served}, not over {transport}").format(
+                protocol=cls.name, served=served, transport=options.transport
+            )
+        )
     seats = seats_for(settings, options)
     live = LiveState(settings.layout)
     simulated = settings.is_simulated
@@ -139,7 +147,13 @@ def serve_eboard(
             from ..web.server import start_watch_page
 
             page = stack.enter_context(start_watch_page(live, host=options.web_host, port=options.web_port))
-            emit({"event": "eboard", "what": "serving", "message": f"the game on the web page: {page.url}"})
+            emit(
+                {
+                    "event": "eboard",
+                    "what": "serving",
+                    "message": _("the game on the web page: {url}").format(url=page.url),
+                }
+            )
         thread = threading.Thread(
             target=opened.serve, args=(protocol, stop), name="chessatron-eboard", daemon=True
         )
@@ -157,13 +171,17 @@ def serve_eboard(
         threading.Thread(target=tick, name="chessatron-eboard-tick", daemon=True).start()
         stack.callback(thread.join, 2.0)
         stack.callback(stop.set)
-        where_said = f"on {options.port}" if options.transport == "serial" else "over Bluetooth LE"
+        if options.transport == "serial":
+            serving = _("the table is a {protocol} e-board on {port}: waiting for the app (Ctrl-C ends)")
+        else:
+            serving = _(
+                "the table is a {protocol} e-board over Bluetooth LE: waiting for the app (Ctrl-C ends)"
+            )
         emit(
             {
                 "event": "eboard",
                 "what": "serving",
-                "message": f"the table is a {cls.name} e-board {where_said}: waiting for the app "
-                "(Ctrl-C ends)",
+                "message": serving.format(protocol=cls.name, port=options.port),
             }
         )
         records = table.play(start_of(options.chess960), games=options.games)

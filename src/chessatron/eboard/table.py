@@ -28,7 +28,8 @@ from ..game.records.journal import Journal
 from ..game.records.record import GameRecord
 from ..game.records.store import forget_unplayed, latest_resumable
 from ..game.session import Session
-from ..game.telling.live import colour_name
+from ..i18n import _, ngettext
+from ..i18n.formats import decimal
 from ..planning.layout import Cell
 from .core import EboardProtocol, TableView
 
@@ -75,7 +76,12 @@ class AppMover:
         self.colour = colour
 
     def choose(self, board: chess.Board) -> chess.Move | None:
-        self.table.live_status(f"{colour_name(self.colour)} to move: waiting for the app")
+        waiting = (
+            _("white to move: waiting for the app")
+            if self.colour
+            else _("black to move: waiting for the app")
+        )
+        self.table.live_status(waiting)
         while True:
             move = self.table.take_move(board, POLL_S)
             if move is not None:
@@ -198,12 +204,14 @@ class EboardTable:
 
     def app_message(self, text: str) -> None:
         """A message the app shows the person (CPP's ``msg``)."""
-        self.emit({"event": "notice", "message": f"the app says: {text}"})
+        self.emit({"event": "notice", "message": _("the app says: {text}").format(text=text)})
 
     def app_end(self, reason: str) -> None:
         """The app ended the game (a resignation, a flag, a draw agreed there): the table's game ends with
         it at the next turn, and the next begins when the app starts one (or after a while)."""
-        self.emit({"event": "eboard", "what": "ended", "message": f"the app ended the game ({reason})"})
+        # TRANSLATORS: {reason} is the app's own words (a resignation, a flag...)
+        ended = _("the app ended the game ({reason})").format(reason=reason)
+        self.emit({"event": "eboard", "what": "ended", "message": ended})
         self._ended_by_app = True
         self.session.restart_requested.set()
 
@@ -286,12 +294,14 @@ class EboardTable:
                 if self._ended_by_app and self._next_start is None:
                     self._ended_by_app = False
                     self.live_status(
-                        f"the app ended the game: the next in {NEXT_GAME_S:.0f} s (or when it starts one)"
+                        _("the app ended the game: the next in {seconds} s (or when it starts one)").format(
+                            seconds=decimal(NEXT_GAME_S)
+                        )
                     )
                     self._asked_new.wait(NEXT_GAME_S)
                 else:
                     self.emit(
-                        {"event": "eboard", "what": "new-game", "message": "the app started a new game"}
+                        {"event": "eboard", "what": "new-game", "message": _("the app started a new game")}
                     )
                 continue
             self._position(record.board())
@@ -299,7 +309,9 @@ class EboardTable:
             if games is not None and len(finished) >= games:
                 break
             self.live_status(
-                f"{record.result}: the next game in {NEXT_GAME_S:.0f} s (or when the app starts one)"
+                _("{result}: the next game in {seconds} s (or when the app starts one)").format(
+                    result=record.result, seconds=decimal(NEXT_GAME_S)
+                )
             )
             self._asked_new.wait(NEXT_GAME_S)
         return finished
@@ -313,14 +325,18 @@ class EboardTable:
             session.connect()
             return None
         journal, white, black = session.resume_at_table(summary.path)
-        message = f"going on with game {summary.game_id} ({summary.plies} plies), left unfinished here"
+        message = ngettext(
+            "going on with game {id} ({count} ply), left unfinished here",
+            "going on with game {id} ({count} plies), left unfinished here",
+            summary.plies,
+        ).format(id=summary.game_id, count=summary.plies)
         self.emit({"event": "notice", "message": message})
         return journal, white, black
 
     def _wait_for_the_app(self) -> None:
         """The game begins once the app has spoken: it holds the game (its clocks, its opponent)."""
         if not self._connected.is_set():
-            self.live_status("waiting for the app to connect")
+            self.live_status(_("waiting for the app to connect"))
         while not self._connected.wait(0.1):
             if self.session.stop_requested.is_set():
                 raise KeyboardInterrupt

@@ -13,7 +13,8 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 import berserk
@@ -22,6 +23,7 @@ import requests
 import urllib3.exceptions
 
 from ..errors import LoginError, OnlineError, ServerRefusedError, ServerUnavailableError
+from ..i18n import N_, _
 from .model import Account
 
 LOGGER = logging.getLogger(__name__)
@@ -38,6 +40,26 @@ CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 30.0
 #: The waits between attempts at a request the network or the server failed (seconds).
 BACKOFF_S = (1.0, 2.0, 4.0, 8.0)
+
+
+@dataclass(frozen=True)
+class Doing:
+    """What a request does (or what went wrong on the way), as its errors say it (in the person's
+    language: :meth:`words`) and the log (in English: ``str``): a message marked with
+    :func:`~chessatron.i18n.N_` and its placeholders."""
+
+    message: str
+    fields: Mapping[str, object] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.message.format(**self.fields)
+
+    def words(self) -> str:
+        return _(self.message).format(**self.fields)
+
+
+def _doing(message: str, **fields: object) -> Doing:
+    return Doing(message, fields)
 
 
 class _TokenSession(berserk.TokenSession):
@@ -108,7 +130,7 @@ class LichessClient:
 
     # --- requests ----------------------------------------------------------------------------------
 
-    def _call(self, what: str, request: Callable[[], T], *, attempts: int = 1) -> T:
+    def _call(self, what: Doing, request: Callable[[], T], *, attempts: int = 1) -> T:
         """Make one request (holding the lock: one at a time), waiting a minute after HTTP 429 and
         trying up to ``attempts`` times in all when the network or the server fails."""
         failures = 0
@@ -124,13 +146,17 @@ class LichessClient:
                         continue
                     if status < 500:
                         raise refusal(what, exc, self.url) from exc
-                    problem = f"the server failed (HTTP {status})"
+                    problem = _doing(N_("the server failed (HTTP {status})"), status=status)
                 except berserk.exceptions.ApiError as exc:
-                    problem = _network_problem(exc)
+                    problem = _doing(_network_problem(exc))
                 failures += 1
                 if failures >= attempts:
                     raise ServerUnavailableError(
-                        f"{what}: cannot reach {self.url} ({problem}); check the network and try again"
+                        # TRANSLATORS: {doing} is what the table was doing ("sending the move e2e4"),
+                        # {problem} what went wrong ("no answer in time")
+                        _("{doing}: cannot reach {url} ({problem}); check the network and try again").format(
+                            doing=what.words(), url=self.url, problem=problem.words()
+                        )
                     )
                 LOGGER.warning("%s: %s; trying again", what, problem)
                 self.sleep(BACKOFF_S[min(failures, len(BACKOFF_S)) - 1])
@@ -138,7 +164,7 @@ class LichessClient:
     def account(self) -> Account:
         """The account the token belongs to (asked once)."""
         if self._account is None:
-            data = self._call("logging in", self._api.account.get)
+            data = self._call(_doing(N_("logging in")), self._api.account.get)
             self._account = Account.from_json(data)
         return self._account
 
@@ -149,38 +175,39 @@ class LichessClient:
 
     def scopes(self, token: str) -> set[str] | None:
         """The scopes of ``token`` as the server tells (None: it does not know the token)."""
-        data = self._call("checking the token", lambda: self._api.oauth.test_tokens(token))
+        data = self._call(_doing(N_("checking the token")), lambda: self._api.oauth.test_tokens(token))
         found = data.get(token) if isinstance(data, dict) else None
         if not isinstance(found, dict):
             return None
         return {scope for scope in str(found.get("scopes") or "").split(",") if scope}
 
-    def _game_post(self, what: str, game_id: str, action: str, *, attempts: int = 1) -> None:
+    def _game_post(self, what: Doing, game_id: str, action: str, *, attempts: int = 1) -> None:
         path = f"/api/{self.api}/game/{game_id}/{action}"
         self._call(what, lambda: self._raw.post(path), attempts=attempts)
 
     def move(self, game_id: str, uci: str) -> None:
         """Play ``uci`` in game ``game_id`` (tried again while the network fails)."""
-        self._game_post(f"sending the move {uci}", game_id, f"move/{uci}", attempts=len(BACKOFF_S) + 1)
+        doing = _doing(N_("sending the move {uci}"), uci=uci)
+        self._game_post(doing, game_id, f"move/{uci}", attempts=len(BACKOFF_S) + 1)
 
     def draw(self, game_id: str, yes: bool) -> None:
         """Offer a draw or accept the opponent's offer (``yes``), or decline it."""
-        self._game_post("answering about a draw", game_id, f"draw/{'yes' if yes else 'no'}", attempts=3)
+        doing = _doing(N_("answering about a draw"))
+        self._game_post(doing, game_id, f"draw/{'yes' if yes else 'no'}", attempts=3)
 
     def takeback(self, game_id: str, yes: bool) -> None:
         """Propose a takeback or accept the opponent's proposal (``yes``), or decline it."""
-        self._game_post(
-            "answering about a takeback", game_id, f"takeback/{'yes' if yes else 'no'}", attempts=3
-        )
+        doing = _doing(N_("answering about a takeback"))
+        self._game_post(doing, game_id, f"takeback/{'yes' if yes else 'no'}", attempts=3)
 
     def resign(self, game_id: str) -> None:
-        self._game_post("resigning", game_id, "resign", attempts=3)
+        self._game_post(_doing(N_("resigning")), game_id, "resign", attempts=3)
 
     def abort(self, game_id: str) -> None:
-        self._game_post("aborting the game", game_id, "abort", attempts=3)
+        self._game_post(_doing(N_("aborting the game")), game_id, "abort", attempts=3)
 
     def claim_victory(self, game_id: str) -> None:
-        self._game_post("claiming the win", game_id, "claim-victory", attempts=3)
+        self._game_post(_doing(N_("claiming the win")), game_id, "claim-victory", attempts=3)
 
     def challenge_ai(
         self, level: int, *, clock: tuple[int, int] | None, color: str, variant: str
@@ -188,7 +215,7 @@ class LichessClient:
         """A game against the lichess AI; returns the game (``id``, ``player``...)."""
         limit, increment = clock if clock is not None else (None, None)
         return self._call(
-            "challenging the lichess AI",
+            _doing(N_("challenging the lichess AI")),
             lambda: self._api.challenges.create_ai(
                 level,
                 clock_limit=limit,
@@ -204,7 +231,7 @@ class LichessClient:
         """Challenge ``username``; returns the challenge (its ``id`` is the game's once accepted)."""
         limit, increment = clock if clock is not None else (None, None)
         return self._call(
-            f"challenging {username!r}",
+            _doing(N_("challenging {user!r}"), user=username),
             lambda: self._api.challenges.create(
                 username,
                 rated,
@@ -216,10 +243,10 @@ class LichessClient:
         )
 
     def accept(self, challenge_id: str) -> None:
-        self._call("accepting the challenge", lambda: self._api.challenges.accept(challenge_id))
+        self._call(_doing(N_("accepting the challenge")), lambda: self._api.challenges.accept(challenge_id))
 
     def cancel(self, challenge_id: str) -> None:
-        self._call("cancelling the challenge", lambda: self._api.challenges.cancel(challenge_id))
+        self._call(_doing(N_("cancelling the challenge")), lambda: self._api.challenges.cancel(challenge_id))
 
     # --- streams -----------------------------------------------------------------------------------
 
@@ -227,12 +254,14 @@ class LichessClient:
         """The account's event stream (games starting and ending, challenges), after an :data:`OPENED`
         line once the server answered; keep-alive lines are skipped. Raises as the requests do, also
         while reading."""
-        return self._stream("following the account's events", "/api/stream/event")
+        return self._stream(_doing(N_("following the account's events")), "/api/stream/event")
 
     def game(self, game_id: str) -> Iterator[dict[str, Any]]:
         """Game ``game_id``'s stream: :data:`OPENED`, its ``gameFull`` line, then a ``gameState`` line for
         every change."""
-        return self._stream(f"following game {game_id!r}", f"/api/{self.api}/game/stream/{game_id}")
+        return self._stream(
+            _doing(N_("following game {id!r}"), id=game_id), f"/api/{self.api}/game/stream/{game_id}"
+        )
 
     def seek(self, minutes: float, increment: int, *, rated: bool, color: str, variant: str) -> None:
         """Seek a game and keep the seek open until the server pairs it (then the stream ends) or the
@@ -241,14 +270,14 @@ class LichessClient:
         try:
             self._api.board.seek(time_value, increment, rated=rated, variant=variant, color=color)  # type: ignore[arg-type]
         except STREAM_FAILURES as exc:
-            raise self._stream_failure("seeking a game", exc) from exc
+            raise self._stream_failure(_doing(N_("seeking a game")), exc) from exc
 
     def close_streams(self, path: str = "") -> None:
         """End the streams this client reads (those whose address holds ``path``): their readers see them
         end."""
         self._session.close_streams(path)
 
-    def _stream(self, what: str, path: str) -> Iterator[dict[str, Any]]:
+    def _stream(self, what: Doing, path: str) -> Iterator[dict[str, Any]]:
         try:
             lines = self._raw.get(path, stream=True, fmt=berserk.NDJSON)  # returns once the server answered
             yield OPENED
@@ -256,19 +285,25 @@ class LichessClient:
         except STREAM_FAILURES as exc:
             raise self._stream_failure(what, exc) from exc
 
-    def _stream_failure(self, what: str, exc: Exception) -> OnlineError:
+    def _stream_failure(self, what: Doing, exc: Exception) -> OnlineError:
         """The error for a stream that could not open or dropped (after a minute's wait for HTTP 429)."""
         if isinstance(exc, berserk.exceptions.ResponseError):
             status = int(exc.status_code)
             if status == 429:
                 LOGGER.warning("%s: the server says too many requests; waiting a minute", self.url)
                 self.sleep(self.rate_limit_wait_s)
-                return ServerUnavailableError(f"{what}: the server asked to wait (HTTP 429)")
+                return ServerUnavailableError(
+                    _("{doing}: the server asked to wait (HTTP 429)").format(doing=what.words())
+                )
             if status < 500:
                 return refusal(what, exc, self.url)
-            return ServerUnavailableError(f"{what}: the server failed (HTTP {status})")
+            return ServerUnavailableError(
+                _("{doing}: the server failed (HTTP {status})").format(doing=what.words(), status=status)
+            )
         return ServerUnavailableError(
-            f"{what}: the connection to {self.url} dropped ({_network_problem(exc)})"
+            _("{doing}: the connection to {url} dropped ({problem})").format(
+                doing=what.words(), url=self.url, problem=_(_network_problem(exc))
+            )
         )
 
 
@@ -283,32 +318,41 @@ STREAM_FAILURES: tuple[type[Exception], ...] = (
 )
 
 
-def refusal(what: str, exc: berserk.exceptions.ResponseError, url: str) -> OnlineError:
+def refusal(what: Doing, exc: berserk.exceptions.ResponseError, url: str) -> OnlineError:
     """The error for a request the server refused (HTTP 4xx), with what the server said."""
     status = int(exc.status_code)
     cause = exc.cause
     said = cause.get("error") if isinstance(cause, dict) else None
     said = str(said or exc.reason or f"HTTP {status}")
+    doing = what.words()
     if status == 401:
         return LoginError(
-            f"{what}: {url} does not accept the API token ({said}); make a new one and run "
-            "`chessatron online login`"
+            _(
+                "{doing}: {url} does not accept the API token ({said}); make a new one and run `chessatron "
+                "online login`"
+            ).format(doing=doing, url=url, said=said)
         )
     if status == 403:
         return LoginError(
-            f"{what}: the API token may not do this ({said}); it needs the scopes board:play and "
-            "challenge:write: make a new one and run `chessatron online login`"
+            _(
+                "{doing}: the API token may not do this ({said}); it needs the scopes board:play and "
+                "challenge:write: make a new one and run `chessatron online login`"
+            ).format(doing=doing, said=said)
         )
-    return ServerRefusedError(f"{what}: the server refused: {said}", status=status)
+    return ServerRefusedError(
+        # TRANSLATORS: {said} is the server's own words
+        _("{doing}: the server refused: {said}").format(doing=doing, said=said),
+        status=status,
+    )
 
 
 def _network_problem(exc: Exception) -> str:
-    """What went wrong on the way, in a few words."""
+    """What went wrong on the way, in a few words (English: translate it with ``_`` where shown)."""
     cause: BaseException | None = exc
     while cause is not None:
         if isinstance(cause, requests.Timeout):
-            return "no answer in time"
+            return N_("no answer in time")
         if isinstance(cause, requests.ConnectionError):
-            return "connection refused or dropped"
+            return N_("connection refused or dropped")
         cause = cause.__cause__ or cause.__context__
     return type(exc).__name__

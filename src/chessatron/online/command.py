@@ -28,6 +28,7 @@ from ..game.telling.announcer import open_announcer
 from ..game.telling.events import describe_event, summary_line
 from ..game.telling.live import LiveState
 from ..game.telling.view import PlayView
+from ..i18n import _
 from ..render import terminal_console
 from ..sim.state import SimulatorState, default_state_path, load_state, save_after_robot_work, save_state
 from .client import LichessClient
@@ -65,7 +66,7 @@ def server_url(settings: Config, url: str | None) -> str:
 
 def open_client(url: str) -> LichessClient:
     """A client for ``url`` with the token for it (:class:`LoginError` when there is none)."""
-    token, _ = find_token(url)
+    token, _source = find_token(url)
     return LichessClient(url, token)
 
 
@@ -76,8 +77,10 @@ def run_online(options: OnlineOptions) -> None:
     player = PlayerSpec.parse(options.player)
     if player.kind == "web":
         raise ChessatronError(
-            "a 'web' player moves on the web page, which 'chessatron online' does not serve; run "
-            "'chessatron serve' and start the online game on the page, or play here at the board"
+            _(
+                "a 'web' player moves on the web page, which 'chessatron online' does not serve; run "
+                "'chessatron serve' and start the online game on the page, or play here at the board"
+            )
         )
     directory = resolve_games_dir(options.games_dir)
     console = terminal_console()
@@ -133,15 +136,16 @@ def run_online(options: OnlineOptions) -> None:
         except KeyboardInterrupt:
             view.close()
             click.echo(
-                f"game {game_id} stopped: `chessatron online --player {player.spec} --game {game_id}` "
-                "continues it (the server's clocks run on meanwhile)",
+                _(
+                    "game {id} stopped: `{command}` continues it (the server's clocks run on meanwhile)"
+                ).format(id=game_id, command=f"chessatron online --player {player.spec} --game {game_id}"),
                 err=True,
             )
             raise
         if simulated:
             save_state(default_state_path(), SimulatorState(session.table, record.board(), session.gantry))
         if record.result == "*":
-            raise OnlineGameError(f"game {game_id} ended without a result on the server")
+            raise OnlineGameError(_("game {id} ended without a result on the server").format(id=game_id))
         if options.pgn_out is not None:
             write_pgn(record, options.pgn_out)
         if not options.as_json:
@@ -158,9 +162,13 @@ def online_line(event: dict[str, Any]) -> str | None:
     """
     what = event.get("what")
     if what == "game":
-        return f"playing {event.get('url')} as {str(event.get('colour')).capitalize()}"
+        if event.get("colour") == "black":
+            return _("playing {url} as Black").format(url=event.get("url"))
+        return _("playing {url} as White").format(url=event.get("url"))
     if what == "ai":
-        return f"started game {event.get('game')} against the lichess AI level {event.get('level')}"
+        return _("started game {id} against the lichess AI level {level}").format(
+            id=event.get("game"), level=event.get("level")
+        )
     if what == "ended":
         return str(event.get("message"))
     return None
@@ -169,9 +177,9 @@ def online_line(event: dict[str, Any]) -> str | None:
 def login(url: str, token_text: str | None, *, say: Callable[[str], None]) -> None:
     """Check a token with the server (whose account, which scopes) and keep it for ``url``."""
     if token_text is None:
-        say(f"make a personal API token at {token_page(url)}")
+        say(_("make a personal API token at {page}").format(page=token_page(url)))
         if sys.stdin.isatty():
-            token_text = click.prompt("paste the token", hide_input=True)
+            token_text = click.prompt(_("paste the token"), hide_input=True)
         else:
             token_text = read_stdin_line("") or ""
     token = check_token(token_text)
@@ -179,21 +187,33 @@ def login(url: str, token_text: str | None, *, say: Callable[[str], None]) -> No
         account = client.account()
         scopes = client.scopes(token)
     if scopes is not None and not scopes & set(PLAY_SCOPES):
-        raise LoginError(
-            f"the token has the scopes {', '.join(sorted(scopes)) or 'none'}; it needs board:play (bot:play "
-            f"for a BOT account): make one at {token_page(url)}"
-        )
+        if scopes:
+            message = _(
+                "the token has the scopes {scopes}; it needs board:play (bot:play for a BOT account): make "
+                "one at {page}"
+            )
+        else:
+            message = _(
+                "the token has no scopes; it needs board:play (bot:play for a BOT account): make one at "
+                "{page}"
+            )
+        raise LoginError(message.format(scopes=", ".join(sorted(scopes)), page=token_page(url)))
     path = keep_token(url, token)
-    say(f"logged in as {account.name} on {url}; the token is kept in {path} (readable by you only)")
+    say(
+        _("logged in as {account} on {url}; the token is kept in {path} (readable by you only)").format(
+            account=account.name, url=url, path=path
+        )
+    )
     if scopes is not None and CHALLENGE_SCOPE not in scopes:
         say(
-            f"note: without the scope {CHALLENGE_SCOPE} it cannot challenge anyone or the AI, only seek "
-            "and accept"
+            _(
+                "note: without the scope {scope} it cannot challenge anyone or the AI, only seek and accept"
+            ).format(scope=CHALLENGE_SCOPE)
         )
 
 
 def logout(url: str, *, say: Callable[[str], None]) -> None:
     if forget_token(url):
-        say(f"forgot the token for {url}")
+        say(_("forgot the token for {url}").format(url=url))
     else:
-        say(f"no token was kept for {url}")
+        say(_("no token was kept for {url}").format(url=url))

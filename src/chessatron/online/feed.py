@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import LoginError, OnlineError, OnlineGameError, ProtocolError, ServerRefusedError
+from ..i18n import _
+from ..i18n.formats import decimal
 from .model import GameInfo, ServerState, parse_game_full, parse_game_state
 
 LOGGER = logging.getLogger(__name__)
@@ -198,7 +200,10 @@ class GameFeed(_Follower):
         if self.error is not None:
             raise self.error
         if self.info is None:
-            raise OnlineError(f"the server did not send the game within {timeout_s:g} s; try again")
+            seconds = decimal(timeout_s, 0 if float(timeout_s).is_integer() else 1)
+            raise OnlineError(
+                _("the server did not send the game within {seconds} s; try again").format(seconds=seconds)
+            )
         return self.info
 
     def wait(

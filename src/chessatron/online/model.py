@@ -30,6 +30,7 @@ import chess
 
 from ..errors import ConfigError, OnlineGameError, ProtocolError
 from ..game.records.record import ClockSettings, Result, Termination
+from ..i18n import _
 
 #: The statuses of a game still being played (GameStatusName in the API's specification).
 PLAYING = ("created", "started")
@@ -55,7 +56,9 @@ class Account:
         """From ``GET /api/account``."""
         name = str(data.get("username") or data.get("id") or "")
         if not name:
-            raise ProtocolError(f"the server's account answer has no user name: {dict(data)!r}")
+            raise ProtocolError(
+                _("the server's account answer has no user name: {answer!r}").format(answer=dict(data))
+            )
         return cls(str(data.get("id") or name.lower()), name, data.get("title") == "BOT")
 
 
@@ -139,13 +142,19 @@ class GameInfo:
         :class:`OnlineGameError` for a variant the table does not play."""
         if self.variant not in VARIANTS:
             raise OnlineGameError(
-                f"game {self.id!r} is {self.variant!r}; the table plays standard chess, Chess960 and games "
-                "from a position only"
+                _(
+                    "game {id!r} is {variant!r}; the table plays standard chess, Chess960 and games from a "
+                    "position only"
+                ).format(id=self.id, variant=self.variant)
             )
         try:
             board = chess.Board(self.initial_fen or chess.STARTING_FEN, chess960=self.variant == "chess960")
         except ValueError as exc:
-            raise ProtocolError(f"game {self.id!r} starts from {self.initial_fen!r}: {exc}") from exc
+            raise ProtocolError(
+                _("game {id!r} starts from {fen!r}: {reason}").format(
+                    id=self.id, fen=self.initial_fen, reason=exc
+                )
+            ) from exc
         if self.variant == "fromPosition":
             board.chess960 = board.has_chess960_castling_rights()
         return board
@@ -168,7 +177,9 @@ def parse_game_state(data: Mapping[str, Any]) -> ServerState:
     """A ``gameState`` line (or a ``gameFull``'s ``state``)."""
     moves = data.get("moves", "")
     if not isinstance(moves, str):
-        raise ProtocolError(f"the server sent moves {moves!r}; expected UCI moves separated by spaces")
+        raise ProtocolError(
+            _("the server sent moves {moves!r}; expected UCI moves separated by spaces").format(moves=moves)
+        )
     winner = data.get("winner")
     expiration = data.get("expiration")
     first_move_ms = None
@@ -191,7 +202,11 @@ def parse_game_state(data: Mapping[str, Any]) -> ServerState:
 def parse_game_full(data: Mapping[str, Any]) -> tuple[GameInfo, ServerState]:
     """A ``gameFull`` line: the game and its state."""
     if data.get("type") != "gameFull" or not isinstance(data.get("id"), str):
-        raise ProtocolError(f"a game stream must open with its gameFull line, not {dict(data)!r:.200}")
+        raise ProtocolError(
+            _("a game stream must open with its gameFull line, not {line}").format(
+                line=f"{dict(data)!r:.200}"
+            )
+        )
     variant = data.get("variant") or {}
     clock = data.get("clock")
     settings = None
@@ -224,7 +239,9 @@ def board_after(info: GameInfo, moves: Sequence[str]) -> chess.Board:
             board.push(board.parse_uci(uci))
         except ValueError as exc:
             raise ProtocolError(
-                f"the server's move {uci!r} is not legal in {board.fen()!r} (game {info.id!r})"
+                _("the server's move {move!r} is not legal in {fen!r} (game {id!r})").format(
+                    move=uci, fen=board.fen(), id=info.id
+                )
             ) from exc
     return board
 
@@ -289,16 +306,17 @@ def _draw_termination(state: ServerState, board: chess.Board) -> Termination:
 
 
 def ending_text(state: ServerState) -> str:
-    """The server's reason for a game that ended without a result, in words.
+    """The server's reason for a game that ended without a result, in words (the current language's).
 
     >>> ending_text(ServerState(status="aborted"))
     'the game was aborted'
     """
     if state.status == "aborted":
-        return "the game was aborted"
+        return _("the game was aborted")
     if state.status == "noStart":
-        return "the game never started: the first move did not come in time"
-    return f"the game ended ({state.status})"
+        return _("the game never started: the first move did not come in time")
+    # TRANSLATORS: {status} is the server's status code (unknownFinish, cheat...)
+    return _("the game ended ({status})").format(status=state.status)
 
 
 def clock_view(info: GameInfo, state: ServerState, turn: chess.Color) -> dict[str, Any] | None:
@@ -328,10 +346,14 @@ def parse_time_control(text: str) -> tuple[float, int]:
     """
     match = _TIME_CONTROL.fullmatch(text)
     if match is None or (float(match[1]) <= 0 and int(match[2]) == 0):
-        raise ConfigError(f"{text!r} is not a time control; write minutes+seconds, e.g. 10+5 or 15+10")
+        raise ConfigError(
+            _("{text!r} is not a time control; write minutes+seconds, e.g. 10+5 or 15+10").format(text=text)
+        )
     minutes, increment = float(match[1]), int(match[2])
     if minutes > 180 or increment > 180:
-        raise ConfigError(f"{text!r}: the server allows at most 180 minutes and 180 seconds a move")
+        raise ConfigError(
+            _("{text!r}: the server allows at most 180 minutes and 180 seconds a move").format(text=text)
+        )
     return minutes, increment
 
 
@@ -347,9 +369,11 @@ def check_seek(minutes: float, increment: int) -> None:
     """
     if minutes * 60 + 40 * increment < RAPID_ESTIMATE_S:
         raise ConfigError(
-            f"a {minutes:g}+{increment} game is too fast to seek from a board: the server pairs board "
-            "players in rapid and classical games only (initial minutes x 60 + 40 x increment at least "
-            f"{RAPID_ESTIMATE_S} s), e.g. --seek 10+0 or --seek 15+10"
+            _(
+                "a {control} game is too fast to seek from a board: the server pairs board players in rapid "
+                "and classical games only (initial minutes x 60 + 40 x increment at least {seconds} s), e.g. "
+                "--seek 10+0 or --seek 15+10"
+            ).format(control=f"{minutes:g}+{increment}", seconds=RAPID_ESTIMATE_S)
         )
 
 
@@ -389,14 +413,22 @@ class OnlineRequest:
             if value is not None
         ]
         if len(given) != 1:
-            raise ConfigError(
-                "say which game to play with one of --ai LEVEL, --challenge USER, --seek MIN+INC, --accept "
-                f"or --game ID (got {', '.join(given) or 'none'})"
+            message = (
+                _(
+                    "say which game to play with one of --ai LEVEL, --challenge USER, --seek MIN+INC, "
+                    "--accept or --game ID (got {options})"
+                )
+                if given
+                else _(
+                    "say which game to play with one of --ai LEVEL, --challenge USER, --seek MIN+INC, "
+                    "--accept or --game ID (got none)"
+                )
             )
+            raise ConfigError(message.format(options=", ".join(given)))
         if self.ai is not None and not 1 <= self.ai <= 8:
-            raise ConfigError(f"the lichess AI plays at levels 1 to 8, not {self.ai!r}")
+            raise ConfigError(_("the lichess AI plays at levels 1 to 8, not {level!r}").format(level=self.ai))
         if self.color not in ("white", "black", "random"):
-            raise ConfigError(f"colour {self.color!r}: use white, black or random")
+            raise ConfigError(_("colour {colour!r}: use white, black or random").format(colour=self.color))
         if self.seek is not None:
             check_seek(*parse_time_control(self.seek))
         if self.clock is not None:

@@ -22,6 +22,7 @@ from ..errors import OnlineError, ServerRefusedError
 from ..game.players.base import Command
 from ..game.records.journal import Journal
 from ..game.telling.live import colour_name
+from ..i18n import _
 from .client import LichessClient
 from .feed import GameFeed
 from .model import GameInfo, ServerState, board_after, common_plies
@@ -134,17 +135,18 @@ class ServerReferee:
             refusals = self._refused[(ply, uci)] = self._refused.get((ply, uci), 0) + 1
             if refusals > 1:
                 raise
-            self.emit({"event": "warning", "message": f"{exc}; the move is taken back"})
+            self.emit(
+                {"event": "warning", "message": _("{reason}; the move is taken back").format(reason=exc)}
+            )
             return
         self.feed.wait(lambda s: len(s.moves) > ply or s.is_over, ECHO_WAIT_S, stop=self.stopped)
 
     def allows(self, board: chess.Board, command: Command) -> bool:
         if command == Command.HINT:
             self.emit(
-                {"event": "notice", "message": "no hints in an online game: the engine keeps out of it"}
+                {"event": "notice", "message": _("no hints in an online game: the engine keeps out of it")}
             )
             return False
-        opponent = colour_name(not self.colour).capitalize()
         try:
             if command == Command.RESIGN:
                 self.client.resign(self.info.id)
@@ -152,11 +154,18 @@ class ServerReferee:
             if command == Command.DRAW:
                 accepting = self.feed.state.draw_offer == (not self.colour)
                 self.client.draw(self.info.id, True)
-                message = (
-                    f"accepting {opponent}'s draw offer"
-                    if accepting
-                    else f"{colour_name(self.colour).capitalize()} offers a draw; {opponent} answers"
-                )
+                if accepting:
+                    message = (
+                        _("accepting Black's draw offer")
+                        if self.colour
+                        else _("accepting White's draw offer")
+                    )
+                else:
+                    message = (
+                        _("White offers a draw; Black answers")
+                        if self.colour
+                        else _("Black offers a draw; White answers")
+                    )
                 self.emit({"event": "notice", "message": message})
                 return False  # the server's answer ends the game, or not
         except OnlineError as exc:
@@ -170,10 +179,10 @@ class ServerReferee:
         if plies < len(ours):
             return len(ours) - plies  # the server has taken them back already
         if not ours:
-            self.emit({"event": "notice", "message": "there is no move to take back"})
+            self.emit({"event": "notice", "message": _("there is no move to take back")})
             return 0
         state = self.feed.state
-        opponent = colour_name(not self.colour).capitalize()
+        white = self.colour == chess.WHITE  # (the player here: the opponent is the other side)
         accepting = state.takeback_offer == (not self.colour)
         # the game's state before the proposal: an opponent that declines at once (the lichess AI, a bot)
         # may clear the proposal before the stream ever shows it, in the first state that comes after it
@@ -184,9 +193,12 @@ class ServerReferee:
             self.emit({"event": "warning", "message": str(exc)})
             return 0
         if not accepting:
-            self.emit(
-                {"event": "notice", "message": f"asking {opponent} to take back; waiting for the answer"}
+            asking = (
+                _("asking Black to take back; waiting for the answer")
+                if white
+                else _("asking White to take back; waiting for the answer")
             )
+            self.emit({"event": "notice", "message": asking})
         proposed = [accepting]
 
         def answered(now: ServerState) -> bool:
@@ -203,7 +215,12 @@ class ServerReferee:
         if plies < len(ours):
             return len(ours) - plies
         if not state.is_over:
-            self.emit({"event": "notice", "message": f"{opponent} does not agree to take back; play on"})
+            refused = (
+                _("Black does not agree to take back; play on")
+                if white
+                else _("White does not agree to take back; play on")
+            )
+            self.emit({"event": "notice", "message": refused})
         return 0
 
     # --- what the server says meanwhile ------------------------------------------------------------
@@ -211,23 +228,23 @@ class ServerReferee:
     def offers(self, before: ServerState, state: ServerState) -> None:
         """Tell the player of offers the opponent makes (a new draw offer, a takeback proposal)."""
         opponent = not self.colour
-        name = colour_name(opponent).capitalize()
+        white = opponent == chess.WHITE
         if state.draw_offer == opponent and before.draw_offer != opponent and not state.is_over:
-            self.emit(
-                {
-                    "event": "notice",
-                    "message": f"{name} offers a draw: 'draw' (or Draw on the page) accepts it, a move "
-                    "declines it",
-                }
+            offer = (
+                # TRANSLATORS: {word} is what the person types ('draw'); Draw the page's button
+                _("White offers a draw: '{word}' (or Draw on the page) accepts it, a move declines it")
+                if white
+                else _("Black offers a draw: '{word}' (or Draw on the page) accepts it, a move declines it")
             )
+            self.emit({"event": "notice", "message": offer.format(word="draw")})
         if state.takeback_offer == opponent and before.takeback_offer != opponent and not state.is_over:
-            self.emit(
-                {
-                    "event": "notice",
-                    "message": f"{name} asks to take back: 'takeback' (or Take back on the page) agrees, "
-                    "a move declines",
-                }
+            asked = (
+                # TRANSLATORS: {word} is what the person types ('takeback'); Take back the page's button
+                _("White asks to take back: '{word}' (or Take back on the page) agrees, a move declines")
+                if white
+                else _("Black asks to take back: '{word}' (or Take back on the page) agrees, a move declines")
             )
+            self.emit({"event": "notice", "message": asked.format(word="takeback")})
 
 
 class ServerMover:

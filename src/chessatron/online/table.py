@@ -33,7 +33,11 @@ from ..game.records.journal import Journal, read_journal
 from ..game.records.record import GameRecord, Player
 from ..game.records.store import list_games
 from ..game.session import Session
+from ..game.telling.events import result_line
 from ..game.telling.live import colour_name
+from ..i18n import _
+from ..i18n.formats import decimal
+from ..i18n.notation import san_in
 from ..planning.table import Table
 from .client import LichessClient
 from .feed import EventFeed, GameFeed, OpponentGone
@@ -76,6 +80,12 @@ class Waits:
 def is_lichess(url: str) -> bool:
     """Whether ``url`` is lichess.org itself (where only a BOT account may let an engine play)."""
     return (urlsplit(url).hostname or "").lower() in LICHESS_HOSTS
+
+
+def _seconds(value: float | None) -> str:
+    """A wait in seconds as a message writes it (``60``, ``0,5``)."""
+    seconds = value or 0.0
+    return decimal(seconds, 0 if float(seconds).is_integer() else 1)
 
 
 def find_journal(games_dir: Path, url: str, game_id: str) -> Path | None:
@@ -128,13 +138,17 @@ class OnlineTable:
         kind = self.player.kind
         if kind not in ONLINE_PLAYERS:
             raise ConfigError(
-                f"a {kind!r} player cannot play online; use one of board, keyboard, voice, web or (on the "
-                "simulator) hand, or engine where the server allows it"
+                _(
+                    "a {kind!r} player cannot play online; use one of board, keyboard, voice, web or (on the "
+                    "simulator) hand, or engine where the server allows it"
+                ).format(kind=kind)
             )
         if kind == "engine" and is_lichess(self.client.url) and not account.is_bot:
             raise ConfigError(
-                f"{account.name} is a person's account: on lichess.org an engine may play only for a BOT "
-                "account (engine help is cheating); play at the board, or use a BOT account's token"
+                _(
+                    "{account} is a person's account: on lichess.org an engine may play only for a BOT "
+                    "account (engine help is cheating); play at the board, or use a BOT account's token"
+                ).format(account=account.name)
             )
         self.session.check_players(self.player, self.player)
 
@@ -148,7 +162,7 @@ class OnlineTable:
         if request.game is not None:
             return request.game
         if account.is_bot and request.seek is not None:
-            raise ConfigError("a BOT account cannot seek games; challenge a player, or accept challenges")
+            raise ConfigError(_("a BOT account cannot seek games; challenge a player, or accept challenges"))
         if request.ai is not None:
             if not request.chess960:
                 self._set_up(chess.Board())
@@ -157,7 +171,9 @@ class OnlineTable:
             )
             game_id = str(game.get("id") or "")
             if not game_id:
-                raise OnlineGameError(f"the server started no game against the AI: {game!r:.200}")
+                raise OnlineGameError(
+                    _("the server started no game against the AI: {answer}").format(answer=f"{game!r:.200}")
+                )
             self.emit({"event": "online", "what": "ai", "game": game_id, "level": request.ai})
             return game_id
         with self._events() as events:
@@ -206,7 +222,12 @@ class OnlineTable:
             variant=request.variant,
         )
         challenge_id = str(challenge.get("id") or "")
-        self.emit({"event": "notice", "message": f"challenged {user}; waiting for them to accept"})
+        self.emit(
+            {
+                "event": "notice",
+                "message": _("challenged {user}; waiting for them to accept").format(user=user),
+            }
+        )
         deadline = time.monotonic() + self.waits.challenge_s
         try:
             while True:
@@ -220,15 +241,24 @@ class OnlineTable:
                 if kind == "gameStart":
                     return challenge_id
                 if kind == "challengeDeclined":
-                    reason = item.get("declineReason") or item.get("declineReasonKey") or "no reason given"
-                    raise OnlineGameError(f"{user} declined the challenge ({reason})")
+                    reason = item.get("declineReason") or item.get("declineReasonKey")
+                    if not reason:
+                        raise OnlineGameError(
+                            _("{user} declined the challenge (no reason given)").format(user=user)
+                        )
+                    raise OnlineGameError(
+                        # TRANSLATORS: {reason} is the server's words (in the account's language on lichess)
+                        _("{user} declined the challenge ({reason})").format(user=user, reason=reason)
+                    )
                 if kind == "challengeCanceled":
-                    raise OnlineGameError(f"the challenge to {user} was cancelled")
+                    raise OnlineGameError(_("the challenge to {user} was cancelled").format(user=user))
         except TimeoutError:
             with contextlib.suppress(OnlineError):
                 self.client.cancel(challenge_id)
             raise OnlineGameError(
-                f"{user} did not accept the challenge within {self.waits.challenge_s:g} s; try again"
+                _("{user} did not accept the challenge within {seconds} s; try again").format(
+                    user=user, seconds=_seconds(self.waits.challenge_s)
+                )
             ) from None
         except KeyboardInterrupt:
             with contextlib.suppress(OnlineError):
@@ -253,7 +283,8 @@ class OnlineTable:
 
         thread = threading.Thread(target=seek, name="chessatron-seek", daemon=True)
         thread.start()
-        self.emit({"event": "notice", "message": f"seeking a {request.seek} game; waiting for an opponent"})
+        seeking = _("seeking a {control} game; waiting for an opponent").format(control=request.seek)
+        self.emit({"event": "notice", "message": seeking})
         deadline = None if self.waits.seek_s is None else time.monotonic() + self.waits.seek_s
         try:
             while True:
@@ -263,7 +294,9 @@ class OnlineTable:
                     event = self._next_event(events, deadline)
                 except TimeoutError:
                     raise OnlineGameError(
-                        f"no opponent took the seek within {self.waits.seek_s:g} s"
+                        _("no opponent took the seek within {seconds} s").format(
+                            seconds=_seconds(self.waits.seek_s)
+                        )
                     ) from None
                 if event is not None and event.get("type") == "gameStart":
                     game = event.get("game") or {}
@@ -284,13 +317,20 @@ class OnlineTable:
 
     def _accept(self, events: EventFeed, request: OnlineRequest) -> str:
         account = self.client.account()
-        self.emit({"event": "notice", "message": f"waiting for a challenge to {account.name}"})
+        self.emit(
+            {
+                "event": "notice",
+                "message": _("waiting for a challenge to {account}").format(account=account.name),
+            }
+        )
         deadline = None if self.waits.accept_s is None else time.monotonic() + self.waits.accept_s
         while True:
             try:
                 event = self._next_event(events, deadline)
             except TimeoutError:
-                raise OnlineGameError(f"no challenge came within {self.waits.accept_s:g} s") from None
+                raise OnlineGameError(
+                    _("no challenge came within {seconds} s").format(seconds=_seconds(self.waits.accept_s))
+                ) from None
             if event is None or event.get("type") != "challenge":
                 continue
             challenge = event.get("challenge") or {}
@@ -301,32 +341,36 @@ class OnlineTable:
             wanted = ("chess960",) if request.chess960 else ("standard", "fromPosition")
             who = (challenge.get("challenger") or {}).get("name") or challenger
             if variant not in wanted:
-                self.emit(
-                    {
-                        "event": "notice",
-                        "message": f"not accepting {who}'s {variant} challenge (the table plays "
-                        f"{' and '.join(wanted)} now)",
-                    }
-                )
+                if request.chess960:
+                    message = _("not accepting {user}'s {variant} challenge (the table plays Chess960 now)")
+                else:
+                    message = _(
+                        "not accepting {user}'s {variant} challenge (the table plays standard chess and "
+                        "games from a position now)"
+                    )
+                self.emit({"event": "notice", "message": message.format(user=who, variant=variant)})
                 continue
             fen = challenge.get("initialFen")
             if variant == "standard" or fen:
                 try:
                     self._set_up(chess.Board(fen) if fen and fen != "startpos" else chess.Board())
                 except (ValueError, ChessatronError) as exc:
-                    self.emit(
-                        {"event": "notice", "message": f"cannot set up {who}'s position ({exc}); skipped"}
+                    message = _("cannot set up {user}'s position ({reason}); skipped").format(
+                        user=who, reason=exc
                     )
+                    self.emit({"event": "notice", "message": message})
                     continue
             challenge_id = str(challenge.get("id"))
             self.client.accept(challenge_id)
-            self.emit({"event": "notice", "message": f"accepted {who}'s challenge"})
+            self.emit({"event": "notice", "message": _("accepted {user}'s challenge").format(user=who)})
             start_deadline = time.monotonic() + self.waits.game_s
             while True:
                 try:
                     started = self._next_event(events, start_deadline)
                 except TimeoutError:
-                    raise OnlineGameError(f"the game of {who}'s challenge did not start") from None
+                    raise OnlineGameError(
+                        _("the game of {user}'s challenge did not start").format(user=who)
+                    ) from None
                 if started is not None and started.get("type") == "gameStart":
                     game = started.get("game") or {}
                     if (game.get("gameId") or game.get("id")) == challenge_id:
@@ -345,7 +389,7 @@ class OnlineTable:
             return  # people set a board without a robot up when the game begins
         plan = session.resetter.plan(session.table, board, at=session.gantry)
         if plan.relocations:
-            session.live.update(status="setting up")
+            session.live.update(status="setting up")  # (a status the page and the display know: a code)
             session.run_plan(plan, "SETUP", None)
 
     # --- playing it --------------------------------------------------------------------------------
@@ -358,7 +402,9 @@ class OnlineTable:
             sleep=self.sleep,
             on_change=self._changed,
             on_gone=self._gone,
-            on_chat=lambda user, text: self.emit({"event": "notice", "message": f"{user}: {text}"}),
+            on_chat=lambda user, text: self.emit(
+                {"event": "notice", "message": f"{user}: {text}"}
+            ),  # (as said)
         )
         self._feed = feed
         self._last_state = ServerState()
@@ -369,15 +415,18 @@ class OnlineTable:
             colour = info.colour_of(account.id)
             if colour is None:
                 raise OnlineGameError(
-                    f"game {game_id!r} is between {info.white.label} and {info.black.label}; {account.name} "
-                    "does not play in it"
+                    _("game {id!r} is between {white} and {black}; {account} does not play in it").format(
+                        id=game_id, white=info.white.label, black=info.black.label, account=account.name
+                    )
                 )
             info.start_board()  # a variant the table does not play is refused before anything moves
             path = find_journal(session.games_dir, self.client.url, info.id)
             if path is None and feed.state.is_over:
                 raise OnlineGameError(
-                    f"game {game_id!r} is over on the server ({feed.state.status}); `chessatron games` lists "
-                    "the games saved here"
+                    _(
+                        "game {id!r} is over on the server ({status}); `chessatron games` lists the games "
+                        "saved here"
+                    ).format(id=game_id, status=feed.state.status)
                 )
             referee = ServerReferee(
                 self.client, feed, info, colour, emit=self.emit, stopped=session.stop_requested.is_set
@@ -403,7 +452,7 @@ class OnlineTable:
         white, black = (self.player, remote) if colour == chess.WHITE else (remote, self.player)
         if path is not None:
             standing = session.table if self._connected else None  # where the pieces stand now
-            journal, _, _ = session.resume(path)
+            journal, _white, _black = session.resume(path)
             try:
                 if standing is None:
                     self._connect()  # the machine starts from the table the journal rebuilt
@@ -482,7 +531,11 @@ class OnlineTable:
                 return self._finish(journal, info, state)
             idle_runs = idle_runs + 1 if (len(journal.state.moves), feed.version) == before else 0
             if idle_runs > 20:
-                raise OnlineError(f"the table cannot follow game {info.id!r} on the server; try --game again")
+                raise OnlineError(
+                    _("the table cannot follow game {id!r} on the server; try --game again").format(
+                        id=info.id
+                    )
+                )
             if idle_runs:
                 feed.wait_change(feed.version, 0.1)
 
@@ -496,9 +549,8 @@ class OnlineTable:
         board = board_after(info, state.moves)
         if board.turn != colour or ours[-1] not in board.legal_moves:
             return
-        self.emit(
-            {"event": "notice", "message": f"sending the move {board.san(ours[-1])} the server has not had"}
-        )
+        sending = _("sending the move {san} the server has not had").format(san=san_in(board.san(ours[-1])))
+        self.emit({"event": "notice", "message": sending})
         self._referee.moved(board, ours[-1])
 
     def _finish(self, journal: Journal, info: GameInfo, state: ServerState) -> GameRecord:
@@ -517,7 +569,7 @@ class OnlineTable:
         if not journal.state.is_finished:
             journal.finish(result, termination)
         session.live.show_board(board, result=result, termination=termination)
-        session.live.update(status=f"{result} ({termination or 'game over'})", prompt=None)
+        session.live.update(status=result_line(result, termination), prompt=None)
         self.emit({"event": "result", "result": result, "termination": termination})
         return journal.state.to_record()
 
@@ -534,7 +586,9 @@ class OnlineTable:
             return
         with contextlib.suppress(OnlineError):
             self.client.abort(self._feed.info.id)
-            self.emit({"event": "notice", "message": "the game had not begun: it is aborted on the server"})
+            self.emit(
+                {"event": "notice", "message": _("the game had not begun: it is aborted on the server")}
+            )
             self._discard(journal)
 
     def _discard(self, journal: Journal) -> None:
@@ -569,11 +623,11 @@ class OnlineTable:
                 and (before.first_move_ms is None or len(before.moves) != len(state.moves))
                 and not state.is_over
             ):
+                message = _("make the first move within {seconds} s, or the server aborts the game")
                 self.emit(
                     {
                         "event": "notice",
-                        "message": f"make the first move within {state.first_move_ms / 1000:.0f} s, "
-                        "or the server aborts the game",
+                        "message": message.format(seconds=decimal(state.first_move_ms / 1000)),
                     }
                 )
 
@@ -581,12 +635,13 @@ class OnlineTable:
         """The opponent left (or came back): claim the win once the server allows it."""
         self._cancel_claim()
         if not gone.gone:
-            self.emit({"event": "notice", "message": "the opponent is back"})
+            self.emit({"event": "notice", "message": _("the opponent is back")})
             return
         wait_s = gone.claim_in_s or 0.0
-        self.emit(
-            {"event": "notice", "message": f"the opponent left the game; claiming the win in {wait_s:.0f} s"}
+        leaving = _("the opponent left the game; claiming the win in {seconds} s").format(
+            seconds=decimal(wait_s)
         )
+        self.emit({"event": "notice", "message": leaving})
         info = self._feed.info
         if info is None:
             return
@@ -595,7 +650,12 @@ class OnlineTable:
             try:
                 self.client.claim_victory(info.id)
             except OnlineError as exc:
-                self.emit({"event": "warning", "message": f"the win could not be claimed: {exc}"})
+                self.emit(
+                    {
+                        "event": "warning",
+                        "message": _("the win could not be claimed: {reason}").format(reason=exc),
+                    }
+                )
 
         timer = threading.Timer(wait_s + 0.5, claim)
         timer.daemon = True

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from .. import files
 from ..errors import ChessatronError, LoginError
+from ..i18n import _
 
 #: The environment variable a token may come from instead (it wins over a kept one).
 ENV_VAR = "LICHESS_TOKEN"
@@ -56,8 +57,10 @@ def check_token(token: str) -> str:
     token = token.strip()
     if not _TOKEN.fullmatch(token):
         raise LoginError(
-            "that does not look like an API token (8 or more letters, digits, _ or -); copy it from the "
-            "page where you made it"
+            _(
+                "that does not look like an API token (8 or more letters, digits, _ or -); copy it from the "
+                "page where you made it"
+            )
         )
     return token
 
@@ -72,7 +75,7 @@ def _read(path: Path) -> dict[str, str]:
         return {}
     data = files.load_json(path, files.ONLINE_TOKENS)
     if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
-        raise files.ONLINE_TOKENS.fail(path, "it is not a table of server addresses and tokens")
+        raise files.ONLINE_TOKENS.fail(path, _("it is not a table of server addresses and tokens"))
     return {str(k): v for k, v in data.items()}
 
 
@@ -89,8 +92,10 @@ def find_token(
     if kept:
         return check_token(kept), str(path)
     raise LoginError(
-        f"no API token for {url}: run `chessatron online login` (or set ${ENV_VAR}); make the token at "
-        f"{token_page(url)}"
+        _(
+            "no API token for {url}: run `chessatron online login` (or set ${variable}); make the token at "
+            "{page}"
+        ).format(url=url, variable=ENV_VAR, page=token_page(url))
     )
 
 
@@ -128,7 +133,11 @@ def _write_private(path: Path, text: str) -> None:
         os.replace(temporary, path)
         temporary = None
     except OSError as exc:
-        raise ChessatronError(f"cannot keep the token in {str(path)!r}: {exc.strerror or exc}") from exc
+        raise ChessatronError(
+            _("cannot keep the token in {path!r}: {reason}").format(
+                path=str(path), reason=exc.strerror or exc
+            )
+        ) from exc
     finally:
         if temporary is not None:
             Path(temporary).unlink(missing_ok=True)

@@ -21,6 +21,7 @@ import chess
 import chess.engine
 
 from ..game.engine.player import EnginePlayer
+from ..i18n import _
 from .judgement import Judgement, chances, judge, loss
 
 LOGGER = logging.getLogger(__name__)
@@ -141,7 +142,7 @@ def search_position(engine: EnginePlayer, board: chess.Board, limit: chess.engin
             lines.append(Line(moves[0], score, moves))
     if not lines:
         # (a search stopped before it said anything: the engine was closed meanwhile)
-        raise chess.engine.EngineError(f"the engine gave no line for {board.fen()!r}")
+        raise chess.engine.EngineError(_("the engine gave no line for {fen!r}").format(fen=board.fen()))
     return Position(board.fen(), board.turn, lines[0].score, tuple(lines))
 
 

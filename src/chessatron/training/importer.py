@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..errors import PuzzleFileCutError
+from ..i18n import ngettext
+from ..i18n.formats import decimal
 from .lichess import Progress, Reading, Row, read_rows
 from .schema import Tags, count_changes, settle
 
@@ -65,10 +67,16 @@ class ImportReport:
         return self.new + self.updated + self.unchanged
 
     def summary(self) -> str:
-        """``1,000 puzzles (990 new, 10 updated, 0 unchanged)``."""
-        return (
-            f"{self.puzzles:,} puzzle{'s' if self.puzzles != 1 else ''} ({self.new:,} new, "
-            f"{self.updated:,} updated, {self.unchanged:,} unchanged)"
+        """``1,000 puzzles (990 new, 10 updated, 0 unchanged)``, in the current language."""
+        return ngettext(
+            "{count} puzzle ({new} new, {updated} updated, {unchanged} unchanged)",
+            "{count} puzzles ({new} new, {updated} updated, {unchanged} unchanged)",
+            self.puzzles,
+        ).format(
+            count=decimal(self.puzzles),
+            new=decimal(self.new),
+            updated=decimal(self.updated),
+            unchanged=decimal(self.unchanged),
         )
 
 

@@ -36,6 +36,8 @@ import chess
 import chess.engine
 import chess.pgn
 
+from ..i18n import ngettext
+
 Judgement = Literal["inaccuracy", "mistake", "blunder"]
 
 #: Winning chances lost (lichess's -1..+1 scale) from which a move is each judgement, worst first.
@@ -93,7 +95,11 @@ def describe_loss(lost: float) -> str:
     >>> describe_loss(0.31)
     '16 points of winning chances'
     """
-    return f"{round(50 * lost)} points of winning chances"
+    points = round(50 * lost)
+    # TRANSLATORS: points of win percentage (lichess's winning chances, 0 to 100) a move gave away
+    return ngettext("{count} point of winning chances", "{count} points of winning chances", points).format(
+        count=points
+    )
 
 
 __all__ = [

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any, Final, TypeAlias
 
 from ..errors import MissingLibraryError, PuzzleError, PuzzleFileCutError, PuzzleFileError
+from ..i18n import _, ngettext
 from .puzzle import MAX_PLIES, Puzzle
 
 LOGGER = logging.getLogger(__name__)
@@ -46,8 +47,17 @@ COLUMNS: Final = (
     "OpeningTags",
 )
 
-#: What a puzzle file must be, said when it is not.
+#: What a puzzle file must be, said when it is not (:func:`expected` says it in the person's language).
 EXPECTED: Final = f"expected lichess's puzzle CSV or .csv.zst, columns {','.join(COLUMNS)}"
+
+#: The damage of a zstandard file whose last frame ends early (else the damage is zstandard's words).
+CUT_SHORT: Final = "cut short"
+
+
+def expected() -> str:
+    """What a puzzle file must be, in the current language."""
+    return _("expected lichess's puzzle CSV or .csv.zst, columns {columns}").format(columns=",".join(COLUMNS))
+
 
 #: The first bytes of a zstandard frame.
 ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
@@ -98,7 +108,7 @@ class Reading:
     def skip(self, line: int, why: str) -> None:
         self.skipped += 1
         if len(self.reasons) < REASONS_KEPT:
-            self.reasons.append(f"line {line}: {why}")
+            self.reasons.append(_("line {line}: {reason}").format(line=line, reason=why))
 
 
 def check_row(cells: list[str]) -> Row:
@@ -114,19 +124,29 @@ def check_row(cells: list[str]) -> Row:
     chessatron.errors.PuzzleError: puzzle 'x': rating '9999999999999999…' is no number from 0 to 4000
     """
     if len(cells) < 3:
-        raise PuzzleError(f"{len(cells)} columns; a puzzle needs at least PuzzleId, FEN and Moves")
+        raise PuzzleError(
+            ngettext(
+                "{count} column; a puzzle needs at least PuzzleId, FEN and Moves",
+                "{count} columns; a puzzle needs at least PuzzleId, FEN and Moves",
+                len(cells),
+            ).format(count=len(cells))
+        )
     if len(cells) < len(COLUMNS):
         cells = cells + [""] * (len(COLUMNS) - len(cells))
     puzzle_id, fen, moves = cells[0].strip(), cells[1].strip(), cells[2].strip()
     if not _ID.fullmatch(puzzle_id):
-        raise PuzzleError(f"puzzle id {_short(puzzle_id)!r} is not a word of letters and digits")
+        raise PuzzleError(
+            _("puzzle id {id!r} is not a word of letters and digits").format(id=_short(puzzle_id))
+        )
     if not _FEN.fullmatch(fen):
-        raise PuzzleError(f"puzzle {puzzle_id!r} has a bad FEN {_short(fen)!r}")
+        raise PuzzleError(_("puzzle {id!r} has a bad FEN {fen!r}").format(id=puzzle_id, fen=_short(fen)))
     plies = moves.count(" ") + 1
     if not _MOVES.fullmatch(moves) or plies % 2 or plies > MAX_PLIES:
         raise PuzzleError(
-            f"puzzle {puzzle_id!r}: moves {_short(moves)!r} are not the opponent's move and the solution "
-            "(an even number of UCI moves)"
+            _(
+                "puzzle {id!r}: moves {moves!r} are not the opponent's move and the solution (an even "
+                "number of UCI moves)"
+            ).format(id=puzzle_id, moves=_short(moves))
         )
     try:
         rating = int(cells[3]) if cells[3] else 1500
@@ -144,7 +164,7 @@ def check_row(cells: list[str]) -> Row:
         raise PuzzleError(_numbers_wrong(puzzle_id, cells[3:7])) from None
     themes, url, openings = cells[7].strip(), cells[8].strip(), cells[9].strip()
     if "\ufffd" in themes or "\ufffd" in url or "\ufffd" in openings:
-        raise PuzzleError(f"puzzle {puzzle_id!r}: bytes that are not UTF-8 text")
+        raise PuzzleError(_("puzzle {id!r}: bytes that are not UTF-8 text").format(id=puzzle_id))
     return (puzzle_id, fen, moves, rating, deviation, popularity, plays, themes, url, openings)
 
 
@@ -159,8 +179,11 @@ def _numbers_wrong(puzzle_id: str, texts: list[str]) -> str:
         except ValueError:
             value = None
         if value is None or not low <= value <= high:
-            return f"puzzle {puzzle_id!r}: {name} {_short(text)!r} is no number from {low} to {high}"
-    return f"puzzle {puzzle_id!r}: its numbers are out of range"
+            # TRANSLATORS: {column} is one of lichess's column names: rating, deviation, popularity, plays
+            return _("puzzle {id!r}: {column} {text!r} is no number from {low} to {high}").format(
+                id=puzzle_id, column=name, text=_short(text), low=low, high=high
+            )
+    return _("puzzle {id!r}: its numbers are out of range").format(id=puzzle_id)
 
 
 def _binary(cells: list[str]) -> bool:
@@ -240,18 +263,26 @@ def read_rows(
     try:
         raw = path.open("rb")
     except OSError as exc:
-        raise PuzzleFileError(f"cannot read the puzzle file {name!r}: {exc.strerror or exc}") from exc
+        raise PuzzleFileError(
+            _("cannot read the puzzle file {file!r}: {reason}").format(file=name, reason=exc.strerror or exc)
+        ) from exc
     with raw:
         try:
             status = os.fstat(raw.fileno())
             if not stat.S_ISREG(status.st_mode):
-                raise PuzzleFileError(f"{name!r} is not a file; {EXPECTED}")
+                raise PuzzleFileError(
+                    _("{file!r} is not a file; {expected}").format(file=name, expected=expected())
+                )
             compressed = raw.read(4) == ZSTD_MAGIC
             raw.seek(0)
         except OSError as exc:
-            raise PuzzleFileError(f"cannot read the puzzle file {name!r}: {exc.strerror or exc}") from exc
+            raise PuzzleFileError(
+                _("cannot read the puzzle file {file!r}: {reason}").format(
+                    file=name, reason=exc.strerror or exc
+                )
+            ) from exc
         if status.st_size == 0:
-            raise PuzzleFileError(f"{name!r} is empty; {EXPECTED}")
+            raise PuzzleFileError(_("{file!r} is empty; {expected}").format(file=name, expected=expected()))
         frames = _ZstdFrames(raw, path) if compressed else None
         binary: IO[bytes] = io.BufferedReader(frames, 1 << 20) if frames is not None else raw
         text = io.TextIOWrapper(binary, encoding="utf-8", errors="replace", newline="")
@@ -291,17 +322,19 @@ def _rows(
         try:
             if lines.too_long:
                 lines.too_long = False
-                raise PuzzleError(f"a line longer than {MAX_LINE_CHARS} characters")
+                raise PuzzleError(_("a line longer than {count} characters").format(count=MAX_LINE_CHARS))
             if not row or (len(row) == 1 and not row[0].strip()):
                 continue
             checked = check_row(row)
         except PuzzleError as exc:
-            reading.skip(number, "bytes that are no UTF-8 text" if _binary(row) else str(exc))
+            reading.skip(number, _("bytes that are no UTF-8 text") if _binary(row) else str(exc))
             last_skipped = True
             if found == 0 and skip == 0 and number >= FIRST_LINES:
                 raise PuzzleFileError(
-                    f"{name!r} is not a lichess puzzle file ({reading.reasons[0]}, and none of lines 1 to "
-                    f"{number} is a puzzle); {EXPECTED}"
+                    _(
+                        "{file!r} is not a lichess puzzle file ({reason}, and none of lines 1 to {line} is a "
+                        "puzzle); {expected}"
+                    ).format(file=name, reason=reading.reasons[0], line=number, expected=expected())
                 ) from None
             continue
         last_skipped = False
@@ -311,21 +344,55 @@ def _rows(
         yield checked
     damaged = damage()
     if damaged is not None:
-        kept = "the puzzles before it are kept" if found else "no puzzle came before it"
-        raise PuzzleFileCutError(f"{name!r} {damaged} after line {reading.lines}; {kept}, download it again")
+        raise PuzzleFileCutError(_damaged(name, damaged, reading.lines, kept=found > 0))
     if found == 0 and skip == 0:
         if reading.skipped:
-            raise PuzzleFileError(f"{name!r} is not a lichess puzzle file ({reading.reasons[0]}); {EXPECTED}")
-        what = "only lichess's header line" if header else "no puzzle"
-        raise PuzzleFileError(f"{name!r} holds {what}; {EXPECTED}")
+            raise PuzzleFileError(
+                _("{file!r} is not a lichess puzzle file ({reason}); {expected}").format(
+                    file=name, reason=reading.reasons[0], expected=expected()
+                )
+            )
+        if header:
+            message = _("{file!r} holds only lichess's header line; {expected}")
+        else:
+            message = _("{file!r} holds no puzzle; {expected}")
+        raise PuzzleFileError(message.format(file=name, expected=expected()))
     if last_skipped and not lines.ended:
         # the last line is no puzzle and has no line end: the file was cut in the middle of it
         raise PuzzleFileCutError(
-            f"{name!r} ends in the middle of line {reading.lines} (cut short?); the puzzles before it are "
-            "kept, download it again"
+            _(
+                "{file!r} ends in the middle of line {line} (cut short?); the puzzles before it are kept, "
+                "download it again"
+            ).format(file=name, line=reading.lines)
         )
     if progress is not None:
         progress(size, size)
+
+
+def _damaged(name: str, damage: str, line: int, *, kept: bool) -> str:
+    """What is wrong with a zstandard file whose ``damage`` (:data:`CUT_SHORT`, else zstandard's words)
+    came after ``line``; ``kept``: puzzles came before it."""
+    if damage == CUT_SHORT and kept:
+        message = _(
+            "{file!r} is cut short (its last zstandard frame ends early) after line {line}; the puzzles "
+            "before it are kept, download it again"
+        )
+    elif damage == CUT_SHORT:
+        message = _(
+            "{file!r} is cut short (its last zstandard frame ends early) after line {line}; no puzzle came "
+            "before it, download it again"
+        )
+    elif kept:
+        message = _(
+            "{file!r} is damaged (zstandard: {reason}) after line {line}; the puzzles before it are kept, "
+            "download it again"
+        )
+    else:
+        message = _(
+            "{file!r} is damaged (zstandard: {reason}) after line {line}; no puzzle came before it, download "
+            "it again"
+        )
+    return message.format(file=name, line=line, reason=damage)
 
 
 class _Lines:
@@ -376,8 +443,10 @@ class _ZstdFrames(io.RawIOBase):
             import zstandard
         except ImportError as exc:
             raise MissingLibraryError(
-                f"{str(path)!r} is compressed with zstandard, which needs the 'zstandard' package: "
-                "pip install 'chessatron[puzzles]' (or unpack it first: unzstd FILE)"
+                _(
+                    "{file!r} is compressed with zstandard, which needs the 'zstandard' package: pip install "
+                    "'chessatron[puzzles]' (or unpack it first: unzstd FILE)"
+                ).format(file=str(path))
             ) from exc
         self._zstd: Any = zstandard
         self._raw = raw
@@ -407,7 +476,7 @@ class _ZstdFrames(io.RawIOBase):
         chunk = self._raw.read(1 << 20)
         if not chunk:
             if self._started and not self._frame.eof:
-                self.damage = "is cut short (its last zstandard frame ends early)"
+                self.damage = CUT_SHORT
             return False
         try:
             while chunk:
@@ -419,6 +488,6 @@ class _ZstdFrames(io.RawIOBase):
                     self._frame = self._zstd.ZstdDecompressor().decompressobj()
                     self._started = bool(chunk)
         except self._zstd.ZstdError as exc:
-            self.damage = f"is damaged (zstandard: {exc})"
+            self.damage = str(exc)
             return bool(self._pending)
         return True

@@ -31,6 +31,8 @@ import chess.engine
 
 from ..game.engine.player import EnginePlayer
 from ..game.records.record import GameRecord, PlayerKind
+from ..i18n import _, ngettext
+from ..i18n.formats import decimal
 from .analysis import REVIEW_LIMIT, GameAnalysis, MoveAnalysis, Position, analyse_game, search_position
 from .puzzle import CHESS960_THEME, Puzzle
 
@@ -107,18 +109,31 @@ def why_none(
         for index, judged in enumerate(analysis.moves)
         if index > 0 and judged.colour in wanted and judged.loss >= criterion.erred - 1e-9
     ]
-    said = (
-        f"no move of yours lost {criterion.erred:g} or more of winning chances where one move clearly stood "
-        f"out ({criterion.margin:g} above the next)"
-    )
+    values = {"erred": _chances(criterion.erred), "margin": _chances(criterion.margin)}
     if not erred:
-        return f"{said}; none lost that much at all"
+        return _(
+            "no move of yours lost {erred} or more of winning chances where one move clearly stood out "
+            "({margin} above the next); none lost that much at all"
+        ).format(**values)
     if not any(stands_out(judged.before, criterion) for judged in erred):
-        many = len(erred)
-        which = "1 move of yours lost" if many == 1 else f"{many} moves of yours lost"
-        where = "its position" if many == 1 else "each of their positions"
-        return f"{said}; {which} that much, but in {where} another move was nearly as good as the best"
-    return f"{said}; the solutions of the positions where one did could not be played through"
+        return ngettext(
+            "no move of yours lost {erred} or more of winning chances where one move clearly stood out "
+            "({margin} above the next); {count} move of yours lost that much, but in its position another "
+            "move was nearly as good as the best",
+            "no move of yours lost {erred} or more of winning chances where one move clearly stood out "
+            "({margin} above the next); {count} moves of yours lost that much, but in each of their "
+            "positions another move was nearly as good as the best",
+            len(erred),
+        ).format(count=len(erred), **values)
+    return _(
+        "no move of yours lost {erred} or more of winning chances where one move clearly stood out "
+        "({margin} above the next); the solutions of the positions where one did could not be played through"
+    ).format(**values)
+
+
+def _chances(value: float) -> str:
+    """Winning chances as the messages write them: ``0.2`` (``0,2``)."""
+    return decimal(value, 1) if round(value, 1) == value else decimal(value, 2)
 
 
 def mine_game(
@@ -166,7 +181,7 @@ def _puzzle(
     line = [board.uci(setting.move)]
     board.push(setting.move)
     position = erred.before
-    for _ in range(criterion.max_moves):
+    for _step in range(criterion.max_moves):
         best = position.best
         assert best is not None
         line.append(board.uci(best.move))

@@ -23,6 +23,7 @@ from typing import Literal
 import chess
 
 from ..errors import PuzzleError
+from ..i18n import N_, _
 
 #: The side a puzzle's person plays has this many moves at most: longer lines are no puzzles.
 MAX_PLIES = 40
@@ -34,6 +35,26 @@ Verdict = Literal["right", "mate", "wrong"]
 """A move in a puzzle: the solution's, another that mates at once (accepted, as lichess does), or wrong."""
 
 _ID = re.compile(r"[A-Za-z0-9_:.-]{1,64}")
+
+# a hint's words, one sentence a piece (the article and the words around it agree with the piece's gender)
+_MOVE_THE: dict[chess.PieceType, str] = {
+    # TRANSLATORS: a puzzle's first hint: the piece to move and its square
+    chess.PAWN: N_("move the pawn on {square}"),
+    chess.KNIGHT: N_("move the knight on {square}"),
+    chess.BISHOP: N_("move the bishop on {square}"),
+    chess.ROOK: N_("move the rook on {square}"),
+    chess.QUEEN: N_("move the queen on {square}"),
+    chess.KING: N_("move the king on {square}"),
+}
+_GOES_TO: dict[chess.PieceType, str] = {
+    # TRANSLATORS: a puzzle's second hint: the square the piece goes to
+    chess.PAWN: N_("the pawn goes to {square}"),
+    chess.KNIGHT: N_("the knight goes to {square}"),
+    chess.BISHOP: N_("the bishop goes to {square}"),
+    chess.ROOK: N_("the rook goes to {square}"),
+    chess.QUEEN: N_("the queen goes to {square}"),
+    chess.KING: N_("the king goes to {square}"),
+}
 
 
 @dataclass(frozen=True)
@@ -55,24 +76,38 @@ class Puzzle:
 
     def __post_init__(self) -> None:
         if not _ID.fullmatch(self.puzzle_id):
-            raise PuzzleError(f"puzzle id {self.puzzle_id!r} is not a word of letters and digits")
+            raise PuzzleError(
+                _("puzzle id {id!r} is not a word of letters and digits").format(id=self.puzzle_id)
+            )
         if len(self.moves) < 2 or len(self.moves) % 2 or len(self.moves) > MAX_PLIES:
             raise PuzzleError(
-                f"puzzle {self.puzzle_id!r} has {len(self.moves)} moves; a puzzle is the opponent's move and "
-                "the solution, an even number of moves, at least 2"
+                _(
+                    "puzzle {id!r} has {count} moves; a puzzle is the opponent's move and the solution, an "
+                    "even number of moves, at least 2"
+                ).format(id=self.puzzle_id, count=len(self.moves))
             )
         try:
             board = chess.Board(self.fen, chess960=self.chess960)
         except ValueError as exc:
-            raise PuzzleError(f"puzzle {self.puzzle_id!r} has a bad FEN {self.fen!r}: {exc}") from exc
+            raise PuzzleError(
+                _("puzzle {id!r} has a bad FEN {fen!r}: {reason}").format(
+                    id=self.puzzle_id, fen=self.fen, reason=exc
+                )
+            ) from exc
         if board.status() & ~chess.STATUS_BAD_CASTLING_RIGHTS != chess.STATUS_VALID:
-            raise PuzzleError(f"puzzle {self.puzzle_id!r}: {self.fen!r} is not a position a game can reach")
+            raise PuzzleError(
+                _("puzzle {id!r}: {fen!r} is not a position a game can reach").format(
+                    id=self.puzzle_id, fen=self.fen
+                )
+            )
         for ply, text in enumerate(self.moves, start=1):
             try:
                 board.push(board.parse_uci(text))
             except ValueError:
                 raise PuzzleError(
-                    f"puzzle {self.puzzle_id!r}: move {ply} {text!r} is not legal in {board.fen()!r}"
+                    _("puzzle {id!r}: move {ply} {move!r} is not legal in {fen!r}").format(
+                        id=self.puzzle_id, ply=ply, move=text, fen=board.fen()
+                    )
                 ) from None
 
     @property
@@ -122,16 +157,16 @@ class Puzzle:
 
     def hint(self, board: chess.Board, index: int, level: int) -> tuple[chess.Square, str]:
         """The hint for the line's move ``index`` on ``board``: at ``level`` 1 the piece to move (its
-        square), from 2 on the square it goes to; and the words to say."""
+        square), from 2 on the square it goes to; and the words to say (in the current language)."""
         move = board.parse_uci(self.moves[index])
         piece = board.piece_at(move.from_square)
-        name = chess.piece_name(piece.piece_type) if piece is not None else "piece"
+        kind = piece.piece_type if piece is not None else chess.PAWN
         if level <= 1:
-            return move.from_square, f"move the {name} on {chess.square_name(move.from_square)}"
+            return move.from_square, _(_MOVE_THE[kind]).format(square=chess.square_name(move.from_square))
         target = move.to_square
         if board.is_castling(move):
             target = chess.square(6 if board.is_kingside_castling(move) else 2, chess.square_rank(target))
-        return target, f"the {name} goes to {chess.square_name(target)}"
+        return target, _(_GOES_TO[kind]).format(square=chess.square_name(target))
 
     @property
     def url(self) -> str:

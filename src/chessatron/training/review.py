@@ -9,10 +9,11 @@ again) and the search limit.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import chess
 import chess.engine
@@ -22,6 +23,9 @@ from ..game.engine.settings import parse_level
 from ..game.records import store as games
 from ..game.records.record import GameRecord, Player
 from ..game.telling.events import move_label, result_line
+from ..i18n import _, ngettext
+from ..i18n.formats import decimal, percent
+from ..i18n.notation import san_in
 from .accuracy import SideFigures, figures
 from .analysis import REVIEW_LIMIT, Progress, analyse_game, describe_limit
 from .annotation import annotated_pgn, review_json, white_cp
@@ -80,13 +84,6 @@ def review_game(
 
 # --- as a person reads it ----------------------------------------------------------------------------
 
-#: How each judgement is counted, one and many.
-_COUNTED: Final = {
-    "inaccuracy": ("inaccuracy", "inaccuracies"),
-    "mistake": ("mistake", "mistakes"),
-    "blunder": ("blunder", "blunders"),
-}
-
 
 @dataclass(frozen=True)
 class SideReport:
@@ -101,17 +98,37 @@ class SideReport:
 
     def line(self) -> str:
         """``White Ann (keyboard): 1 inaccuracy, 0 mistakes, 2 blunders; average loss 87 cp, accuracy
-        64%``."""
-        side = "White" if self.colour == chess.WHITE else "Black"
-        counted = ", ".join(
-            f"{self.counts.get(judgement, 0)} {one if self.counts.get(judgement, 0) == 1 else many}"
-            for judgement, (one, many) in _COUNTED.items()
-        )
+        64%``, in the current language."""
+        white = self.colour == chess.WHITE
         figures = self.figures
         if figures.average_loss is None or figures.accuracy is None:
-            return f"{side} {self.player}: no move"
-        measured = f"average loss {round(figures.average_loss)} cp, accuracy {round(figures.accuracy)}%"
-        return f"{side} {self.player}: {counted}; {measured}"
+            return (_("White {player}: no move") if white else _("Black {player}: no move")).format(
+                player=self.player
+            )
+        inaccuracies = self.counts.get("inaccuracy", 0)
+        mistakes = self.counts.get("mistake", 0)
+        blunders = self.counts.get("blunder", 0)
+        if white:
+            # TRANSLATORS: the review of a game, one side's line; loss in centipawns, accuracy a percentage
+            message = _(
+                "White {player}: {inaccuracies}, {mistakes}, {blunders}; average loss {loss} cp, accuracy "
+                "{accuracy}"
+            )
+        else:
+            message = _(
+                "Black {player}: {inaccuracies}, {mistakes}, {blunders}; average loss {loss} cp, accuracy "
+                "{accuracy}"
+            )
+        return message.format(
+            player=self.player,
+            inaccuracies=ngettext("{count} inaccuracy", "{count} inaccuracies", inaccuracies).format(
+                count=inaccuracies
+            ),
+            mistakes=ngettext("{count} mistake", "{count} mistakes", mistakes).format(count=mistakes),
+            blunders=ngettext("{count} blunder", "{count} blunders", blunders).format(count=blunders),
+            loss=decimal(figures.average_loss),
+            accuracy=percent(round(figures.accuracy) / 100),
+        )
 
 
 def side_reports(summary: Mapping[str, Any], record: GameRecord) -> list[SideReport]:
@@ -144,13 +161,59 @@ def marked_lines(summary: Mapping[str, Any]) -> list[str]:
     lines = []
     for mistake in summary.get("mistakes") or ():
         ply = int(mistake.get("ply") or 0)
-        evaluation = after.get(ply, "").replace("-", "−")
-        left = f" ({evaluation})" if evaluation else ""
-        label = move_label(ply, start_fen)
-        lines.append(
-            f"{label} {mistake.get('san')}{mistake.get('glyph')} — {mistake.get('best')} was best{left}"
-        )
+        evaluation = evaluation_words(after.get(ply, ""))
+        said = {
+            "label": move_label(ply, start_fen),
+            "move": f"{san_in(str(mistake.get('san')))}{mistake.get('glyph')}",
+            "best": san_in(str(mistake.get("best"))),
+            "evaluation": evaluation,
+        }
+        if evaluation:
+            # TRANSLATORS: a marked move of a review: "5. Qg4?? — Ng3 was best (−3.1)", the evaluation from
+            # White's side after the move played
+            lines.append(_("{label} {move} — {best} was best ({evaluation})").format(**said))
+        else:
+            lines.append(_("{label} {move} — {best} was best").format(**said))
     return lines
+
+
+def evaluation_words(text: str) -> str:
+    """An evaluation as the review keeps it (``+1.5``, ``-0.3``, ``#3``, ``#-2``) as the person reads it:
+    the language's decimal mark and a true minus sign (``−0,3``); a mate as it is.
+
+    >>> evaluation_words("-3.1"), evaluation_words("#-2"), evaluation_words("")
+    ('−3.1', '#−2', '')
+    """
+    if not text:
+        return ""
+    if not text.startswith("#"):
+        try:
+            value = float(text)
+        except ValueError:
+            return text
+        text = decimal(value, 1, signed=True)
+    return text.replace("-", "−")
+
+
+def limit_words(limit: str) -> str:
+    """A review's search limit as kept (``depth 14``, ``20000 nodes``, ``0.5 s``, joined with ``, ``) in
+    the current language."""
+    parts = []
+    for part in limit.split(", "):
+        found = re.fullmatch(r"(?:depth (\d+)|(\d+) nodes|([\d.]+) s|(unlimited))", part)
+        if found is None:
+            parts.append(part)
+        elif found[1]:
+            parts.append(_("depth {depth}").format(depth=found[1]))
+        elif found[2]:
+            count = int(found[2])
+            parts.append(ngettext("{count} node", "{count} nodes", count).format(count=decimal(count)))
+        elif found[3]:
+            seconds = float(found[3])
+            parts.append(_("{seconds} s").format(seconds=decimal(seconds, 0 if seconds.is_integer() else 1)))
+        else:
+            parts.append(_("unlimited"))
+    return ", ".join(parts)
 
 
 def review_lines(summary: Mapping[str, Any], record: GameRecord, game_id: str) -> list[str]:
@@ -158,11 +221,18 @@ def review_lines(summary: Mapping[str, Any], record: GameRecord, game_id: str) -
     then the marked moves (:func:`marked_lines`)."""
     # (the moves numbered, as people count them: White's and Black's under one number)
     moves = (record.plies + (1 if record.start_board().turn == chess.WHITE else 2)) // 2
-    length = f"{moves} move{'s' if moves != 1 else ''}" if record.plies else "no moves"
-    ending = result_line(record.result, record.termination) if record.result != "*" else "unfinished"
+    length = (
+        ngettext("{count} move", "{count} moves", moves).format(count=moves)
+        if record.plies
+        else _("no moves")
+    )
+    ending = result_line(record.result, record.termination) if record.result != "*" else _("unfinished")
     lines = [
-        f"game {game_id}: White {_who(record.white)} vs Black {_who(record.black)}; {ending}; {length}",
-        f"reviewed by Stockfish at {summary.get('limit')}",
+        # TRANSLATORS: the review's first line: the game, its players, how it ended, its length
+        _("game {id}: White {white} vs Black {black}; {ending}; {length}").format(
+            id=game_id, white=_who(record.white), black=_who(record.black), ending=ending, length=length
+        ),
+        _("reviewed by Stockfish at {limit}").format(limit=limit_words(str(summary.get("limit") or ""))),
         "",
     ]
     lines.extend(report.line() for report in side_reports(summary, record))
@@ -171,7 +241,11 @@ def review_lines(summary: Mapping[str, Any], record: GameRecord, game_id: str) -
     if marked:
         lines.extend(marked)
     else:
-        lines.append("no move marked: no move gave away 0.1 or more of winning chances")
+        lines.append(
+            _("no move marked: no move gave away {chances} or more of winning chances").format(
+                chances=decimal(0.1, 1)
+            )
+        )
     return lines
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ..i18n import N_, _
 from .lichess import Row
 from .schema import BITS, MAX_RATING, OPENING, ROWID_MASK, SOURCE, THEME, key, rated_key
 
@@ -80,9 +81,18 @@ class Filters:
         )
 
     def words(self) -> str:
-        """`` (theme 'fork')``: what was asked, for messages."""
-        asked = [f"{name} {value!r}" for name, value in vars(self).items() if value]
-        return f" ({', '.join(asked)})" if asked else ""
+        """``theme 'fork'``: what was asked, for messages (in the current language; empty: nothing)."""
+        asked = [_(_ASKED[name]).format(value=value) for name, value in vars(self).items() if value]
+        return ", ".join(asked)
+
+
+#: Each filter as a message names it.
+_ASKED: Final = {
+    # TRANSLATORS: a filter of puzzles: a lichess theme id, an opening's name, a source (lichess, game...)
+    "theme": N_("theme {value!r}"),
+    "opening": N_("opening {value!r}"),
+    "source": N_("source {value!r}"),
+}
 
 
 #: Any puzzle.
@@ -114,7 +124,7 @@ def sample(
         bounds = (rated_key(low, 0), rated_key(high, ROWID_MASK))
         starts = [rated_key(rating, 0) for rating in range(low, high + 1)]
         found.update(dict.fromkeys(_walk(db, query, bounds, (draw.bits, draw.bits), starts, want, last, rng)))
-    total = sum(count for _, count in draw.tags) or 1
+    total = sum(count for _tag, count in draw.tags) or 1
     for tag, count in draw.tags:
         share = max(1, -(-want * count // total))
         query = "SELECT key FROM tagged WHERE key BETWEEN ? AND ? LIMIT ?"
@@ -143,7 +153,7 @@ def _walk(
     if len(rows) < whole:
         return [int(row[0]) & ROWID_MASK for row in rows]  # the window read whole
     found: dict[int, None] = {}
-    for _ in range(2 * want):
+    for _attempt in range(2 * want):
         if len(found) >= want:
             break
         start = rng.choice(starts) | rng.randint(0, last)

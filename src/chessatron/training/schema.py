@@ -40,6 +40,7 @@ from typing import Final, NamedTuple
 import numpy as np
 
 from ..errors import PuzzleStoreError
+from ..i18n import _
 
 LOGGER = logging.getLogger(__name__)
 
@@ -192,8 +193,10 @@ class Tags:
             if tag is None:
                 if len(self._ids) >= MAX_TAGS:
                     raise PuzzleStoreError(
-                        f"the training store holds {MAX_TAGS} different themes and openings already, so "
-                        f"{name[1]!r} cannot be added; is the file lichess's?"
+                        _(
+                            "the training store holds {count} different themes and openings already, so "
+                            "{name!r} cannot be added; is the file lichess's?"
+                        ).format(count=MAX_TAGS, name=name[1])
                     )
                 cursor = db.execute("INSERT INTO tags (kind, name) VALUES (?, ?)", name)
                 tag = self._ids[name] = int(cursor.lastrowid or 0)
@@ -293,7 +296,7 @@ def settle(db: sqlite3.Connection) -> int:
         for tag, kind, name, count in db.execute("SELECT id, kind, name, puzzles FROM tags WHERE puzzles > 0")
         if (str(kind), str(name)) not in BITS
     ]
-    for low, high, _ in _ranges(sorted(rare)):
+    for low, high, _count in _ranges(sorted(rare)):
         _append(
             db,
             "INSERT OR IGNORE INTO tagged VALUES (?)",
@@ -356,8 +359,10 @@ def create(db: sqlite3.Connection) -> None:
         version = _version(db) if has_puzzles else SCHEMA_VERSION
         if version > SCHEMA_VERSION:
             raise PuzzleStoreError(
-                f"the training store is of a newer chessatron (its schema {version}, this one reads up to "
-                f"{SCHEMA_VERSION}); upgrade chessatron, or give another store with --store"
+                _(
+                    "the training store is of a newer chessatron (its schema {version}, this one reads up to "
+                    "{known}); upgrade chessatron, or give another store with --store"
+                ).format(version=version, known=SCHEMA_VERSION)
             )
         if version < SCHEMA_VERSION:
             _upgrade_from_1(db)
@@ -385,7 +390,9 @@ def _version(db: sqlite3.Connection) -> int:
     try:
         return int(row[0]) if row is not None else 1
     except ValueError:
-        raise PuzzleStoreError(f"the training store's schema {row[0]!r} is no number; move it away") from None
+        raise PuzzleStoreError(
+            _("the training store's schema {version!r} is no number; move it away").format(version=row[0])
+        ) from None
 
 
 def _upgrade_from_1(db: sqlite3.Connection) -> None:

@@ -32,6 +32,7 @@ from ..errors import ChessatronError, PuzzleFileError
 from ..game.engine.player import EnginePlayer
 from ..game.engine.settings import parse_level
 from ..game.records.pgn import read_pgn_games
+from ..i18n import _
 from .lichess import COLUMNS, parse_row, puzzle_row
 from .mining import Criterion, mine_game
 from .puzzle import Puzzle
@@ -49,7 +50,9 @@ def load_starter() -> list[Puzzle]:
         text = (resources.files("chessatron") / "data" / STARTER).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PuzzleFileError(
-            f"the package's starter puzzles cannot be read ({exc}); reinstall chessatron"
+            _("the package's starter puzzles cannot be read ({reason}); reinstall chessatron").format(
+                reason=exc
+            )
         ) from exc
     rows = list(csv.reader(io.StringIO(text)))
     return [parse_row(row, source="starter") for row in rows[1:] if row]

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..errors import NoPuzzleError, PuzzleError, PuzzleStoreError
+from ..i18n import _
 from . import schema
 from .attempts import PERSON_PLAYERS, Attempt, is_person
 from .importer import ImportReport, import_file, resume_from, stopped_import, write_puzzles
@@ -71,7 +72,9 @@ class PuzzleStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise PuzzleStoreError(
-                f"cannot make the folder of the training store {str(self.path)!r}: {exc.strerror or exc}"
+                _("cannot make the folder of the training store {path!r}: {reason}").format(
+                    path=str(self.path), reason=exc.strerror or exc
+                )
             ) from exc
         with self._connection(autocommit=True) as db:
             # several programs share the store (the web page, a command): readers never wait for a writer
@@ -99,14 +102,18 @@ class PuzzleStore:
         try:
             db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None if autocommit else "DEFERRED")
         except sqlite3.Error as exc:
-            raise PuzzleStoreError(f"cannot open the training store {str(self.path)!r}: {exc}") from exc
+            raise PuzzleStoreError(
+                _("cannot open the training store {path!r}: {reason}").format(path=str(self.path), reason=exc)
+            ) from exc
         try:
             db.execute("PRAGMA synchronous = NORMAL")  # WAL: a crash loses at most the last transactions
             with db:
                 yield db
         except sqlite3.DatabaseError as exc:
             raise PuzzleStoreError(
-                f"the training store {str(self.path)!r} cannot be used ({exc}); move it away to start afresh"
+                _(
+                    "the training store {path!r} cannot be used ({reason}); move it away to start afresh"
+                ).format(path=str(self.path), reason=exc)
             ) from exc
         finally:
             db.close()
@@ -186,7 +193,7 @@ class PuzzleStore:
             ).fetchone()
             if found is None or found[3] is not None:
                 return
-            rating, tags, bits, _, themes, openings, source = found
+            rating, tags, bits, _bad, themes, openings, source = found
             db.execute("UPDATE puzzles SET bad = ? WHERE rowid = ?", (reason, candidate.rowid))
             _reindex(db, candidate.rowid, json.loads(tags), bits, rating, None)
             every = schema.Tags(db).of(db, themes, openings, source).ids
@@ -210,7 +217,7 @@ class PuzzleStore:
             if not draw.tags:
                 query = "SELECT count(*) FROM rated WHERE bits & ? = ?"
                 return int(db.execute(query, (draw.bits, draw.bits)).fetchone()[0])
-            tag, _ = draw.tags[0]
+            tag, _count = draw.tags[0]
             columns = ", ".join(f"puzzles.{column}" for column in COLUMNS.split(", "))
             query = (
                 f"SELECT {columns} FROM tagged JOIN puzzles ON puzzles.rowid = (key & {schema.ROWID_MASK}) "
@@ -229,7 +236,9 @@ class PuzzleStore:
             record = db.execute(f"SELECT {COLUMNS} FROM puzzles WHERE id = ?", (puzzle_id,)).fetchone()
         if record is None:
             raise NoPuzzleError(
-                f"no puzzle {puzzle_id!r} in the store; 'chessatron puzzles stats' counts them"
+                _("no puzzle {id!r} in the store; 'chessatron puzzles stats' counts them").format(
+                    id=puzzle_id
+                )
             )
         candidate = candidate_of(record)
         return row_puzzle(candidate.row, candidate.source)
@@ -320,9 +329,19 @@ class PuzzleStore:
 
     def none_left(self, filters: Filters) -> NoPuzzleError:
         """The error for no puzzle fitting ``filters``."""
+        asked = filters.words()
+        if not asked:
+            return NoPuzzleError(
+                _(
+                    "no puzzle in the store fits; 'chessatron puzzles import FILE' adds lichess's puzzles, "
+                    "'chessatron puzzles mine' your own"
+                )
+            )
         return NoPuzzleError(
-            f"no puzzle in the store fits{filters.words()}; 'chessatron puzzles import FILE' adds lichess's "
-            "puzzles, 'chessatron puzzles mine' your own"
+            _(
+                "no puzzle in the store fits ({asked}); 'chessatron puzzles import FILE' adds lichess's "
+                "puzzles, 'chessatron puzzles mine' your own"
+            ).format(asked=asked)
         )
 
     # --- attempts and the rating -------------------------------------------------------------------

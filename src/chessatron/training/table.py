@@ -57,7 +57,10 @@ from ..game.players.spec import PlayerSpec
 from ..game.players.web import InboxMover
 from ..game.seats import reply_hold_s
 from ..game.session import Session
+from ..i18n import _
+from ..i18n.notation import san_in
 from ..voice.player import VoiceMover
+from . import telling
 from .choice import Choice, UpNext
 from .puzzle import Puzzle
 from .rating import Rating
@@ -103,20 +106,17 @@ class Outcome:
         return "solved" if self.attempt.solved else "failed"
 
     def line(self) -> str:
-        """``puzzle 00sHx (1320): solved in 14.2 s, rating 1500 -> 1580``."""
-        how = "solved" if self.attempt.solved else "skipped" if self.how == "skipped" else "failed"
-        extra = []
-        if self.attempt.wrong:
-            extra.append(f"{self.attempt.wrong} wrong")
-        if self.attempt.hints:
-            extra.append(f"{self.attempt.hints} hint{'s' if self.attempt.hints > 1 else ''}")
-        detail = f" ({', '.join(extra)})" if extra else ""
-        whose = (
-            "rating" if is_person(self.attempt.player) else f"the simulated {self.attempt.player}'s rating"
-        )
-        return (
-            f"puzzle {self.puzzle.puzzle_id} ({self.puzzle.rating}): {how} in {self.attempt.seconds:.1f} s"
-            f"{detail}, {whose} {self.before} -> {self.attempt.rating}"
+        """``puzzle 00sHx (1320): solved in 14.2 s, rating 1500 -> 1580`` (in the current language)."""
+        attempt = self.attempt
+        how = "solved" if attempt.solved else "skipped" if self.how == "skipped" else "failed"
+        return telling.outcome_text(
+            self.puzzle.puzzle_id,
+            self.puzzle.rating,
+            how,
+            attempt.seconds,
+            (attempt.wrong, attempt.hints),
+            (self.before, attempt.rating),
+            None if is_person(attempt.player) else attempt.player,
         )
 
 
@@ -141,7 +141,9 @@ class PuzzleTable:
     ) -> None:
         if player.kind not in PUZZLE_PLAYERS:
             raise ConfigError(
-                f"a {player.spec!r} player cannot solve puzzles; use one of {', '.join(PUZZLE_PLAYERS)}"
+                _("a {player!r} player cannot solve puzzles; use one of {players}").format(
+                    player=player.spec, players=", ".join(PUZZLE_PLAYERS)
+                )
             )
         self.session = session
         self.store = store
@@ -257,11 +259,10 @@ class PuzzleTable:
                     done,
                     plan=session.has_robot,
                 )
-            words = f"{chess.COLOR_NAMES[colour].capitalize()} to play and win" if puzzle.person_moves else ""
             session.emit(
                 {
                     "event": "notice",
-                    "message": f"puzzle {puzzle.puzzle_id}: {words}",
+                    "message": telling.start_notice(puzzle.puzzle_id, colour),
                     "puzzle": "start",
                     "colour": chess.COLOR_NAMES[colour],
                 }
@@ -287,7 +288,7 @@ class PuzzleTable:
                     self._tell_solution(puzzle, "failed")
                     self._solution(board, line[index:], mover, stack, about, state)
                     break
-                session.live.update(status=f"find the best move for {chess.COLOR_NAMES[colour].capitalize()}")
+                session.live.update(status=telling.find_status(colour))
                 choice = mover.choose(board)
                 if isinstance(choice, Revision):
                     self._put_back(board, mover)  # the last move changed on the board: as it was
@@ -313,7 +314,8 @@ class PuzzleTable:
                 self._person_moved(board, choice, mover, stack)
                 board.push(choice)
                 san = _san_before(board)
-                session.emit({"event": "notice", "message": f"{san} is right", "puzzle": "right", "san": san})
+                right = _("{san} is right").format(san=san_in(san))
+                session.emit({"event": "notice", "message": right, "puzzle": "right", "san": san})
                 state.hint = None  # (the hint was for this move)
                 if verdict == "mate" or index + 1 >= len(line):
                     state.solved_board = True
@@ -351,7 +353,6 @@ class PuzzleTable:
             ending = "skipped"
         outcome = Outcome(puzzle, attempt, before, ending)
         self.outcomes.append(outcome)
-        verdict_words = {"solved": "solved", "with help": "done, with help"}.get(ending, ending)
         session.emit(
             {
                 "event": "puzzle",
@@ -364,10 +365,9 @@ class PuzzleTable:
         session.emit(
             {
                 "event": "notice",
-                "message": f"puzzle {verdict_words}; your rating is {after}"
-                if is_person(self.player.kind)
-                else f"puzzle {verdict_words}; the simulated {self.player.kind}'s rating is {after} "
-                "(yours does not change)",
+                "message": telling.done_notice(
+                    ending, after, None if is_person(self.player.kind) else self.player.kind
+                ),
                 "puzzle": "done",
             }
         )
@@ -402,10 +402,10 @@ class PuzzleTable:
                 plan = ready.plan  # planned while the last puzzle was solved, from this very table
             else:
                 plan = session.resetter.plan(session.table, board, at=session.gantry)
-            session.live.update(status="setting the puzzle up")
+            session.live.update(status=_("setting the puzzle up"))
             session.run_plan(plan, "PUZZLE SETUP", None)
         else:
-            session._arrange_by_hand(board, "set up the puzzle")
+            session._arrange_by_hand(board, "set up the puzzle")  # (a code: the game's telling words it)
         session.table.check_matches(board)
         session.live.show_table(session.table, ())
 
@@ -457,11 +457,11 @@ class PuzzleTable:
         session = self.session
         san = board.san(move)
         tries = max(0, MAX_WRONG - state.wrong)
-        left = f"{tries or 'no'} tr{'y' if tries == 1 else 'ies'} left"
-        then = ""  # a move typed, clicked, said or chosen with the buttons was never made
+        # a move typed, clicked, said or chosen with the buttons was never made
+        by: telling.PutBack = "none"
         if isinstance(mover, BoardMover):
-            then = "the robot puts it back; " if session.has_robot else "put it back as the lights show; "
-        message = f"{san} is not the move: {then}{left}"
+            by = "robot" if session.has_robot else "hand"
+        message = telling.wrong_move(san, tries, by)
         session.emit(
             {"event": "warning", "message": message, "puzzle": "wrong", "san": san, "tries_left": tries}
         )
@@ -485,10 +485,10 @@ class PuzzleTable:
         if session.has_robot:
             plan = session.resetter.plan(session.table, board, at=session.gantry)
             if plan.relocations:
-                session.live.update(status="putting the pieces back")
+                session.live.update(status=_("putting the pieces back"))
                 session.run_plan(plan, "PUZZLE PUT BACK", None)
         else:
-            session._arrange_by_hand(board, "put it back")
+            session._arrange_by_hand(board, "put it back")  # (a code: the game's telling words it)
         session.table.check_matches(board)
         session.live.show_board(board)
         session.live.show_table(session.table, ())
@@ -523,7 +523,7 @@ class PuzzleTable:
         """The whole solution, numbered (``failed: the solution is 17... Nf3+ 18. Kh1 Qg1#``)."""
         # (python-chess writes "17...Nf3+"; the move lines, as people do, "17... Nf3+")
         solution = re.sub(r"(\d+)\.\.\.(?=\S)", r"\1... ", puzzle.position().variation_san(puzzle.line()[1:]))
-        message = f"{ending}: the solution is {solution}"
+        message = telling.solution_notice(ending, solution)
         self.session.emit({"event": "notice", "message": message, "puzzle": "solution", "ending": ending})
 
     def _hint(
@@ -533,8 +533,10 @@ class PuzzleTable:
         square, words = puzzle.hint(board, index, state.hints)
         colour = self._signals.colours.selected if state.hints <= 1 else self._signals.colours.destination
         self.session.led_strip().show({self._signals.cell(square): colour})
-        self.session.emit({"event": "notice", "message": f"hint: {words}", "puzzle": "hint"})
-        piece, _ = puzzle.hint(board, index, 1)
+        self.session.emit(
+            {"event": "notice", "message": _("hint: {hint}").format(hint=words), "puzzle": "hint"}
+        )
+        piece, _words = puzzle.hint(board, index, 1)
         marked = (
             [chess.square_name(piece)]
             if state.hints <= 1
@@ -559,8 +561,7 @@ class PuzzleTable:
         elif command == Command.QUIT:
             raise QuitRequested
         else:
-            message = f"there is no {command.value} in a puzzle: hint, solution (or resign), skip or quit"
-            self.session.emit({"event": "notice", "message": message})
+            self.session.emit({"event": "notice", "message": telling.no_such_command(command.value)})
 
     def _pending(self) -> Request | None:
         try:
@@ -630,7 +631,9 @@ def _about(puzzle: Puzzle, number: int, of: int | None, rating: Rating) -> dict[
 
 
 def _players(colour: str) -> tuple[str, str]:
-    return ("you", "puzzle") if colour == "white" else ("puzzle", "you")
+    # TRANSLATORS: the two sides' names while a puzzle is on the table: the person and the puzzle
+    you, puzzle = _("you"), _("puzzle")
+    return (you, puzzle) if colour == "white" else (puzzle, you)
 
 
 def _san_before(board: chess.Board) -> str:

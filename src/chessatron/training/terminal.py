@@ -27,6 +27,9 @@ from ..game.telling import lineinput
 from ..game.telling.events import describe_event
 from ..game.telling.screen import render_view
 from ..game.telling.view import PlayView
+from ..i18n import _, ngettext
+from ..i18n.formats import decimal
+from ..i18n.notation import san_in
 from ..planning.planner import Relocation
 from ..planning.table import Table
 from .attempts import is_person
@@ -35,24 +38,36 @@ from .themes import theme_line
 
 __all__ = [
     "FINISHED",
-    "PUZZLE_HELP",
     "WORDS",
     "PuzzleLines",
     "PuzzlePrompt",
     "outcome_line",
+    "puzzle_help",
     "puzzle_keyboard",
     "puzzle_view",
     "typed_requests",
 ]
 
-#: What ``help`` (or ``?``) prints at a puzzle's prompt.
-PUZZLE_HELP: Final = """\
-type your move: Nf3, exd5, e8=Q, O-O, or from and to squares: g1f3
-hint (h): the piece to move, then the square it goes to (marked on the board)
-solution: the robot plays the solution out (the puzzle counts as failed)
-skip: on to the next puzzle (it counts as failed; its solution is printed)
-quit (q): stop here; the puzzles done are saved
-help (?): this help"""
+
+def puzzle_help(*, at_board: bool = False) -> str:
+    """What ``help`` (or ``?``) prints at a puzzle's prompt, in the current language (``at_board``: beside
+    a person who makes the moves at the board, without the line on typing moves)."""
+    examples = ", ".join(san_in(san) for san in ("Nf3", "exd5", "e8=Q", "O-O"))
+    lines = [
+        # TRANSLATORS: a puzzle's help, a line a word the person types ({hint}: "hint (h)"), then what it does
+        _("type your move: {examples}, or from and to squares: {uci}").format(examples=examples, uci="g1f3"),
+        _("{hint}: the piece to move, then the square it goes to (marked on the board)").format(
+            hint="hint (h)"
+        ),
+        _("{solution}: the robot plays the solution out (the puzzle counts as failed)").format(
+            solution="solution"
+        ),
+        _("{skip}: on to the next puzzle (it counts as failed; its solution is printed)").format(skip="skip"),
+        _("{quit}: stop here; the puzzles done are saved").format(quit="quit (q)"),
+        _("{help}: this help").format(help="help (?)"),
+    ]
+    return "\n".join(lines[1:] if at_board else lines)
+
 
 #: The live state's ``training`` states of a puzzle that ended (saved with its time and result).
 FINISHED: Final = frozenset({"solved", "failed"})
@@ -91,7 +106,7 @@ def puzzle_view(
     if not training or game.get("id") != f"puzzle-{training.get('id')}":
         return render_view(snapshot, table, paths, width=width, engine=engine, letters=letters)
     number, of = training.get("number"), training.get("of")
-    title = f"puzzle {number} of {of}" if of else f"puzzle {number}"
+    title = _title(number, of) or _("puzzle")
     hint = training.get("hint") or {}
     marked = [str(square) for square in hint.get("squares") or [hint.get("square")] if square]
     # the lines printed above say what the notices say; the panel keeps to the puzzle
@@ -125,7 +140,8 @@ def panel_rows(training: Mapping[str, Any], letters: bool = False) -> list[Rende
     """
     rows: list[RenderableType] = []
     head = Text(str(training.get("id")), style="bold")
-    head.append(_plain(f" · rated {training.get('rating')}", letters))
+    # TRANSLATORS: the puzzle panel's first row, after the puzzle's id: " · rated 1760"
+    head.append(_plain(_(" · rated {rating}").format(rating=training.get("rating")), letters))
     rows.append(head)
     themes = [str(theme) for theme in training.get("themes") or ()]
     if themes:
@@ -133,38 +149,58 @@ def panel_rows(training: Mapping[str, Any], letters: bool = False) -> list[Rende
     rows.append(_progress(training, letters))
     hint = training.get("hint") or {}
     if hint.get("text"):
-        rows.append(Text(f"hint: {hint['text']}", style="bold cyan"))
+        rows.append(Text(_("hint: {hint}").format(hint=hint["text"]), style="bold cyan"))
     mark = "?" if training.get("provisional") else ""
-    rating = Text(f"your rating {training.get('your_rating')}{mark}")
+    rating = Text(_("your rating {rating}").format(rating=f"{training.get('your_rating')}{mark}"))
     after = training.get("rating_after")
     if after is not None:
         change = int(after) - int(training.get("your_rating") or 0)
-        sign = "+" if change >= 0 else "−"
-        rating.append(_plain(f" → {after} ({sign}{abs(change)})", letters), style="bold")
+        rating.append(_plain(f" → {after} ({_signed(change)})", letters), style="bold")
     rows.append(rating)
     return rows
+
+
+def _signed(change: int) -> str:
+    """A rating's change with its sign: ``+16``, ``−69`` (a true minus sign)."""
+    return ("+" if change >= 0 else "−") + str(abs(change))
+
+
+def _title(number: object, of: object) -> str:
+    """``puzzle 1 of 10``, ``puzzle 1``; empty without a number."""
+    if number and of:
+        return _("puzzle {number} of {of}").format(number=number, of=of)
+    return _("puzzle {number}").format(number=number) if number else ""
+
+
+def _tries(left: int) -> str:
+    """``2 tries left``, ``no tries left``."""
+    if left <= 0:
+        return _("no tries left")
+    return ngettext("{count} try left", "{count} tries left", left).format(count=left)
 
 
 def _progress(training: Mapping[str, Any], letters: bool) -> Text:
     """How the person is doing: whose move and the tries left, or the verdict."""
     state = str(training.get("state") or "")
     wrong, hints = int(training.get("wrong") or 0), int(training.get("hints") or 0)
-    left = max(0, MAX_WRONG - wrong)
-    tries = f"{left or 'no'} tr{'y' if left == 1 else 'ies'} left"
-    helped = f" · {hints} hint{'s' if hints != 1 else ''}" if hints else ""
+    tries = _tries(MAX_WRONG - wrong)
+    helped = ngettext("{count} hint", "{count} hints", hints).format(count=hints) if hints else ""
     if state == "setting up":
-        return Text("the robot sets the puzzle up", style="cyan")
+        return Text(_("the robot sets the puzzle up"), style="cyan")
     if state == "wrong":
-        return Text(_plain(f"not the move · {tries}{helped}", letters), style="bold yellow")
+        said = " · ".join([_("not the move"), tries] + ([helped] if helped else []))
+        return Text(_plain(said, letters), style="bold yellow")
     if state == "solution":
-        return Text("the robot plays the solution", style="cyan")
+        return Text(_("the robot plays the solution"), style="cyan")
     if state == "solved":
-        return Text(_plain("solved ✓", letters), style="bold green")
+        return Text(_plain(_("solved ✓"), letters), style="bold green")
     if state == "failed":
-        return Text(_plain(f"not solved{helped}", letters), style="bold red")
+        return Text(
+            _plain(" · ".join([_("not solved")] + ([helped] if helped else [])), letters), style="bold red"
+        )
     if state == "stopped":
-        return Text("stopped before its end: not counted", style="bold")
-    return Text(_plain(f"{tries}{helped}", letters), style="bold")
+        return Text(_("stopped before its end: not counted"), style="bold")
+    return Text(_plain(" · ".join([tries] + ([helped] if helped else [])), letters), style="bold")
 
 
 # --- the lines -------------------------------------------------------------------------------------
@@ -175,28 +211,39 @@ def outcome_line(outcome: Outcome) -> str:
     (+16)``, ``failed in 31.0 s (3 wrong moves), rating 1500? → 1431? (−69)``, ``skipped after 4.0 s,
     which counts as failed, …``."""
     attempt = outcome.attempt
-    seconds = f"{attempt.seconds:.1f} s"
+    seconds = _("{seconds} s").format(seconds=decimal(attempt.seconds, 1))
     given = []
     if attempt.wrong:
-        given.append(f"{attempt.wrong} wrong move{'s' if attempt.wrong > 1 else ''}")
+        given.append(
+            ngettext("{count} wrong move", "{count} wrong moves", attempt.wrong).format(count=attempt.wrong)
+        )
     if attempt.hints:
-        given.append(f"{attempt.hints} hint{'s' if attempt.hints > 1 else ''}")
+        given.append(ngettext("{count} hint", "{count} hints", attempt.hints).format(count=attempt.hints))
     detail = ", ".join(given)
     how = outcome.how
     if how == "solved":
-        said = f"solved in {seconds}"
+        said = _("solved in {time}").format(time=seconds)
     elif how == "with help":
-        said = f"solved with help ({detail}) in {seconds}, which counts as failed"
+        said = _("solved with help ({help}) in {time}, which counts as failed").format(
+            help=detail, time=seconds
+        )
     elif how == "skipped":
-        said = f"skipped after {seconds}, which counts as failed"
+        said = _("skipped after {time}, which counts as failed").format(time=seconds)
+    elif detail:
+        said = _("failed in {time} ({help})").format(time=seconds, help=detail)
     else:
-        said = f"failed in {seconds}" + (f" ({detail})" if detail else "")
+        said = _("failed in {time}").format(time=seconds)
     after = attempt.rating
     change = round(after.rating) - round(outcome.before.rating)
-    sign = "+" if change >= 0 else "−"
     if not is_person(attempt.player):  # a simulated solver: its own rating, never the person's
-        return f"{said}, the simulated {attempt.player}'s rating {outcome.before} → {after}, not yours"
-    return f"{said}, rating {outcome.before} → {after} ({sign}{abs(change)})"
+        # TRANSLATORS: {outcome} is "solved in 8.4 s" or the like; {player} a simulated player's kind (hand)
+        return _("{outcome}, the simulated {player}'s rating {before} → {after}, not yours").format(
+            outcome=said, player=attempt.player, before=outcome.before, after=after
+        )
+    # TRANSLATORS: {outcome} is "solved in 8.4 s" or the like; {change} the rating's change, "+16"
+    return _("{outcome}, rating {before} → {after} ({change})").format(
+        outcome=said, before=outcome.before, after=after, change=_signed(change)
+    )
 
 
 class PuzzleLines:
@@ -220,26 +267,37 @@ class PuzzleLines:
         if kind == "puzzle":
             return _heading(event) if event.get("state") == "setting up" else None
         if about == "start":
-            return f"{str(event.get('colour')).capitalize()} to play and win"
+            return (
+                _("White to play and win") if event.get("colour") == "white" else _("Black to play and win")
+            )
         if about == "right":
-            return "right" if self.typed else str(event.get("message"))
+            return _("right") if self.typed else str(event.get("message"))
         if about == "wrong":
             if not self.typed:
-                return f"warning: {event.get('message')}"
+                return _("warning: {message}").format(message=event.get("message"))
             left = int(event.get("tries_left") or 0)
-            return f"not the move: {left or 'no'} tr{'y' if left == 1 else 'ies'} left"
+            return _("not the move: {tries}").format(tries=_tries(left))
         if about == "done":
             return None  # (the outcome's line says it, with the time and the rating's change)
+        if kind == "move" and event.get("who") == "puzzle":
+            event = {**event, "who": _("puzzle")}  # (the puzzle's own moves; a player's code otherwise)
         return describe_event(event, game)
 
 
 def _heading(event: Mapping[str, Any]) -> str:
     """``puzzle 1 of 2: 00sHx, rated 1760 (Mate in 2 · Short puzzle)``."""
-    number, of = event.get("number"), event.get("of")
-    which = f"puzzle {number} of {of}" if of else f"puzzle {number}" if number else "puzzle"
+    which = _title(event.get("number"), event.get("of")) or _("puzzle")
     themes = [str(theme) for theme in event.get("themes") or ()]
-    named = f" ({theme_line(themes)})" if themes else ""
-    return f"{which}: {event.get('id')}, rated {event.get('rating')}{named}"
+    said = {
+        "puzzle": which,
+        "id": event.get("id"),
+        "rating": event.get("rating"),
+        "themes": theme_line(themes),
+    }
+    if themes:
+        # TRANSLATORS: {puzzle} is "puzzle 1 of 2", {themes} the puzzle's themes in words
+        return _("{puzzle}: {id}, rated {rating} ({themes})").format(**said)
+    return _("{puzzle}: {id}, rated {rating}").format(**said)
 
 
 # --- the prompt ------------------------------------------------------------------------------------
@@ -249,7 +307,7 @@ class PuzzlePrompt:
     """The keyboard player's ``read_line`` for puzzles: a puzzle's own words on the prompt of a
     :class:`~chessatron.game.players.keyboard.KeyboardPlayer`, which knows a game's.
 
-    ``help`` (``?``) prints :data:`PUZZLE_HELP` (through ``write``) and asks again; ``solution`` (or ``give
+    ``help`` (``?``) prints :func:`puzzle_help` (through ``write``) and asks again; ``solution`` (or ``give
     up``) is the game's ``resign``, which a puzzle takes for the solution; ``skip`` calls ``skip`` (the
     table's request) and reads as ``resign`` too, which the table then passes over. Tab completes the
     legal moves and :data:`WORDS`, not the game's words (``takeback``, ``draw``)."""
@@ -274,7 +332,7 @@ class PuzzlePrompt:
                 return None
             word = " ".join(line.split()).lower()
             if word in ("help", "?"):
-                self._write(PUZZLE_HELP)
+                self._write(puzzle_help())
                 continue
             if word in ("solution", "give up", "show"):
                 return "resign"
@@ -329,7 +387,7 @@ def typed_requests(table: PuzzleTable, kind: str, say: Callable[[str], None]) ->
             elif word == "skip":
                 table.request("skip")
             elif word in ("help", "?"):
-                say(PUZZLE_HELP.split("\n", 1)[1])  # (the moves are made at the board)
+                say(puzzle_help(at_board=True))  # (the moves are made at the board)
             elif word in ("quit", "q", "stop"):
                 table.request("stop")
                 return

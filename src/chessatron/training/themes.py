@@ -14,104 +14,126 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 from ..errors import NoPuzzleError
+from ..i18n import _, current_language, pgettext
+from ..i18n.formats import either
 from .puzzle import CHESS960_THEME
 
-#: Every theme id lichess's puzzles carry, with the name lichess shows for it.
-THEME_NAMES: Final[dict[str, str]] = {
-    "advancedPawn": "Advanced pawn",
-    "advantage": "Advantage",
-    "anastasiaMate": "Anastasia's mate",
-    "arabianMate": "Arabian mate",
-    "attackingF2F7": "Attacking f2 or f7",
-    "attraction": "Attraction",
-    "backRankMate": "Back rank mate",
-    "balestraMate": "Balestra mate",
-    "bishopEndgame": "Bishop endgame",
-    "blindSwineMate": "Blind Swine mate",
-    "bodenMate": "Boden's mate",
-    "capturingDefender": "Capture the defender",
-    "castling": "Castling",
-    "clearance": "Clearance",
-    "cornerMate": "Corner mate",
-    "crushing": "Crushing",
-    "defensiveMove": "Defensive move",
-    "deflection": "Deflection",
-    "discoveredAttack": "Discovered attack",
-    "discoveredCheck": "Discovered check",
-    "doubleBishopMate": "Double bishop mate",
-    "doubleCheck": "Double check",
-    "dovetailMate": "Dovetail mate",
-    "endgame": "Endgame",
-    "enPassant": "En passant",
-    "equality": "Equality",
-    "exposedKing": "Exposed king",
-    "fork": "Fork",
-    "hangingPiece": "Hanging piece",
-    "hookMate": "Hook mate",
-    "interference": "Interference",
-    "intermezzo": "Intermezzo",
-    "killBoxMate": "Kill box mate",
-    "kingsideAttack": "Kingside attack",
-    "knightEndgame": "Knight endgame",
-    "long": "Long puzzle",
-    "master": "Master games",
-    "masterVsMaster": "Master vs Master games",
-    "mate": "Checkmate",
-    "mateIn1": "Mate in 1",
-    "mateIn2": "Mate in 2",
-    "mateIn3": "Mate in 3",
-    "mateIn4": "Mate in 4",
-    "mateIn5": "Mate in 5 or more",
-    "middlegame": "Middlegame",
-    "mix": "Healthy mix",
-    "morphysMate": "Morphy's mate",
-    "oneMove": "One-move puzzle",
-    "opening": "Opening",
-    "operaMate": "Opera mate",
-    "pawnEndgame": "Pawn endgame",
-    "pillsburysMate": "Pillsbury's mate",
-    "pin": "Pin",
-    "playerGames": "Player games",
-    "promotion": "Promotion",
-    "queenEndgame": "Queen endgame",
-    "queenRookEndgame": "Queen and Rook",
-    "queensideAttack": "Queenside attack",
-    "quietMove": "Quiet move",
-    "rookEndgame": "Rook endgame",
-    "sacrifice": "Sacrifice",
-    "short": "Short puzzle",
-    "skewer": "Skewer",
-    "smotheredMate": "Smothered mate",
-    "superGM": "Super GM games",
-    "trappedPiece": "Trapped piece",
-    "triangleMate": "Triangle mate",
-    "underPromotion": "Underpromotion",
-    "veryLong": "Very long puzzle",
-    "vukovicMate": "Vukovic mate",
-    "xRayAttack": "X-Ray attack",
-    "zugzwang": "Zugzwang",
-    CHESS960_THEME: "Chess960",
-}
+
+def _theme_names(pgettext: Callable[[str, str], str]) -> dict[str, str]:
+    """Every theme id lichess's puzzles carry, with the name lichess shows for it, through ``pgettext``
+    (the English names as they are, or :func:`chessatron.i18n.pgettext` for the current language's)."""
+    return {
+        "advancedPawn": pgettext("puzzle theme", "Advanced pawn"),
+        "advantage": pgettext("puzzle theme", "Advantage"),
+        "anastasiaMate": pgettext("puzzle theme", "Anastasia's mate"),
+        "arabianMate": pgettext("puzzle theme", "Arabian mate"),
+        "attackingF2F7": pgettext("puzzle theme", "Attacking f2 or f7"),
+        "attraction": pgettext("puzzle theme", "Attraction"),
+        "backRankMate": pgettext("puzzle theme", "Back rank mate"),
+        "balestraMate": pgettext("puzzle theme", "Balestra mate"),
+        "bishopEndgame": pgettext("puzzle theme", "Bishop endgame"),
+        "blindSwineMate": pgettext("puzzle theme", "Blind Swine mate"),
+        "bodenMate": pgettext("puzzle theme", "Boden's mate"),
+        "capturingDefender": pgettext("puzzle theme", "Capture the defender"),
+        "castling": pgettext("puzzle theme", "Castling"),
+        "clearance": pgettext("puzzle theme", "Clearance"),
+        "cornerMate": pgettext("puzzle theme", "Corner mate"),
+        "crushing": pgettext("puzzle theme", "Crushing"),
+        "defensiveMove": pgettext("puzzle theme", "Defensive move"),
+        "deflection": pgettext("puzzle theme", "Deflection"),
+        "discoveredAttack": pgettext("puzzle theme", "Discovered attack"),
+        "discoveredCheck": pgettext("puzzle theme", "Discovered check"),
+        "doubleBishopMate": pgettext("puzzle theme", "Double bishop mate"),
+        "doubleCheck": pgettext("puzzle theme", "Double check"),
+        "dovetailMate": pgettext("puzzle theme", "Dovetail mate"),
+        "endgame": pgettext("puzzle theme", "Endgame"),
+        "enPassant": pgettext("puzzle theme", "En passant"),
+        "equality": pgettext("puzzle theme", "Equality"),
+        "exposedKing": pgettext("puzzle theme", "Exposed king"),
+        "fork": pgettext("puzzle theme", "Fork"),
+        "hangingPiece": pgettext("puzzle theme", "Hanging piece"),
+        "hookMate": pgettext("puzzle theme", "Hook mate"),
+        "interference": pgettext("puzzle theme", "Interference"),
+        "intermezzo": pgettext("puzzle theme", "Intermezzo"),
+        "killBoxMate": pgettext("puzzle theme", "Kill box mate"),
+        "kingsideAttack": pgettext("puzzle theme", "Kingside attack"),
+        "knightEndgame": pgettext("puzzle theme", "Knight endgame"),
+        "long": pgettext("puzzle theme", "Long puzzle"),
+        "master": pgettext("puzzle theme", "Master games"),
+        "masterVsMaster": pgettext("puzzle theme", "Master vs Master games"),
+        "mate": pgettext("puzzle theme", "Checkmate"),
+        "mateIn1": pgettext("puzzle theme", "Mate in 1"),
+        "mateIn2": pgettext("puzzle theme", "Mate in 2"),
+        "mateIn3": pgettext("puzzle theme", "Mate in 3"),
+        "mateIn4": pgettext("puzzle theme", "Mate in 4"),
+        "mateIn5": pgettext("puzzle theme", "Mate in 5 or more"),
+        "middlegame": pgettext("puzzle theme", "Middlegame"),
+        "mix": pgettext("puzzle theme", "Healthy mix"),
+        "morphysMate": pgettext("puzzle theme", "Morphy's mate"),
+        "oneMove": pgettext("puzzle theme", "One-move puzzle"),
+        "opening": pgettext("puzzle theme", "Opening"),
+        "operaMate": pgettext("puzzle theme", "Opera mate"),
+        "pawnEndgame": pgettext("puzzle theme", "Pawn endgame"),
+        "pillsburysMate": pgettext("puzzle theme", "Pillsbury's mate"),
+        "pin": pgettext("puzzle theme", "Pin"),
+        "playerGames": pgettext("puzzle theme", "Player games"),
+        "promotion": pgettext("puzzle theme", "Promotion"),
+        "queenEndgame": pgettext("puzzle theme", "Queen endgame"),
+        "queenRookEndgame": pgettext("puzzle theme", "Queen and Rook"),
+        "queensideAttack": pgettext("puzzle theme", "Queenside attack"),
+        "quietMove": pgettext("puzzle theme", "Quiet move"),
+        "rookEndgame": pgettext("puzzle theme", "Rook endgame"),
+        "sacrifice": pgettext("puzzle theme", "Sacrifice"),
+        "short": pgettext("puzzle theme", "Short puzzle"),
+        "skewer": pgettext("puzzle theme", "Skewer"),
+        "smotheredMate": pgettext("puzzle theme", "Smothered mate"),
+        "superGM": pgettext("puzzle theme", "Super GM games"),
+        "trappedPiece": pgettext("puzzle theme", "Trapped piece"),
+        "triangleMate": pgettext("puzzle theme", "Triangle mate"),
+        "underPromotion": pgettext("puzzle theme", "Underpromotion"),
+        "veryLong": pgettext("puzzle theme", "Very long puzzle"),
+        "vukovicMate": pgettext("puzzle theme", "Vukovic mate"),
+        "xRayAttack": pgettext("puzzle theme", "X-Ray attack"),
+        "zugzwang": pgettext("puzzle theme", "Zugzwang"),
+        CHESS960_THEME: pgettext("puzzle theme", "Chess960"),
+    }
+
+
+#: Every theme id lichess's puzzles carry, with the English name lichess shows for it.
+THEME_NAMES: Final[dict[str, str]] = _theme_names(lambda context, message: message)
 
 _BY_NAME: Final = {name.casefold(): theme for theme, name in THEME_NAMES.items()}
 _BY_ID: Final = {theme.casefold(): theme for theme in THEME_NAMES}
 
 
 def theme_name(theme: str) -> str:
-    """The name people read for ``theme``; an id lichess may add later is split into words.
+    """The name people read for ``theme``, in the current language; an id lichess may add later is split
+    into words.
 
     >>> theme_name("someNewTheme")
     'Some new theme'
     """
-    known = THEME_NAMES.get(theme)
+    known = _names().get(theme)
     if known is not None:
         return known
     words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", theme).replace("_", " ").strip()
     return words[:1].upper() + words[1:].lower()
+
+
+_TRANSLATED: dict[str, dict[str, str]] = {}
+
+
+def _names() -> dict[str, str]:
+    """The themes' names in the current language (made once a language)."""
+    language = current_language()
+    found = _TRANSLATED.get(language)
+    if found is None:
+        found = _TRANSLATED[language] = THEME_NAMES if language == "en" else _theme_names(pgettext)
+    return found
 
 
 def theme_names(themes: Iterable[str]) -> list[str]:
@@ -120,11 +142,15 @@ def theme_names(themes: Iterable[str]) -> list[str]:
 
 
 def theme_id(text: str) -> str:
-    """The theme id for ``text``: an id (any case) or a name as :func:`theme_name` writes it; other text
-    is handed back stripped (a theme this list does not know may still be in the store)."""
+    """The theme id for ``text``: an id (any case) or a name as :func:`theme_name` writes it (in English or
+    the current language); other text is handed back stripped (a theme this list does not know may still
+    be in the store)."""
     words = " ".join(text.split())
     folded = words.casefold()
-    return _BY_ID.get(folded) or _BY_NAME.get(folded) or words
+    found = _BY_ID.get(folded) or _BY_NAME.get(folded)
+    if found is None:
+        found = next((theme for theme, name in _names().items() if name.casefold() == folded), None)
+    return found or words
 
 
 def theme_line(themes: Iterable[str]) -> str:
@@ -156,25 +182,36 @@ def resolve_theme(asked: str, known: Sequence[tuple[str, int]]) -> str:
 (the store's themes, the most common first: short, fork)
     """
     by_fold: dict[str, str] = {}
-    for theme, _ in known:
+    for theme, _count in known:
         by_fold.setdefault(_folded(theme), theme)
-        by_fold.setdefault(_folded(theme_name(theme)), theme)
+        by_fold.setdefault(_folded(THEME_NAMES.get(theme, theme)), theme)
+        by_fold.setdefault(_folded(theme_name(theme)), theme)  # (in the person's language)
     found = by_fold.get(_folded(asked))
     if found is not None:
         return found
+    if not known:
+        raise NoPuzzleError(
+            _(
+                "no puzzle in the store has the theme {theme!r} (the store has no puzzle with a theme; "
+                "'chessatron puzzles import FILE' adds lichess's)"
+            ).format(theme=asked)
+        )
     close = difflib.get_close_matches(_folded(asked), list(by_fold), n=3, cutoff=0.6)
     guesses = list(dict.fromkeys(by_fold[fold] for fold in close))
-    hint = ""
+    common = [theme for theme, _count in sorted(known, key=lambda item: (-item[1], item[0]))[:LISTED]]
+    themes = ", ".join(common) + (", …" if len(known) > LISTED else "")
     if guesses:
-        hint = "; did you mean " + " or ".join(repr(guess) for guess in guesses) + "?"
-    common = [theme for theme, _ in sorted(known, key=lambda item: (-item[1], item[0]))[:LISTED]]
-    more = ", …" if len(known) > LISTED else ""
-    listing = (
-        f" (the store's themes, the most common first: {', '.join(common)}{more})"
-        if common
-        else " (the store has no puzzle with a theme; 'chessatron puzzles import FILE' adds lichess's)"
-    )
-    raise NoPuzzleError(f"no puzzle in the store has the theme {asked!r}{hint}{listing}")
+        message = _(
+            "no puzzle in the store has the theme {theme!r}; did you mean {guesses}? (the store's themes, "
+            "the most common first: {themes})"
+        )
+    else:
+        message = _(
+            "no puzzle in the store has the theme {theme!r} (the store's themes, the most common first: "
+            "{themes})"
+        )
+    listed = either([repr(guess) for guess in guesses]) if guesses else ""
+    raise NoPuzzleError(message.format(theme=asked, guesses=listed, themes=themes))
 
 
 __all__ = ["THEME_NAMES", "resolve_theme", "theme_id", "theme_line", "theme_name", "theme_names"]

@@ -25,6 +25,8 @@ from ..game.players.engine import EngineMover
 from ..game.players.keyboard import KeyboardMover
 from ..game.players.script import ScriptMover
 from ..game.session import Session
+from ..i18n import _
+from ..i18n.notation import san_in
 from .judgement import chances, describe_loss
 
 LOGGER = logging.getLogger(__name__)
@@ -75,15 +77,19 @@ class MoveWatcher:
         lost = chances(best_score.pov(mover)) - chances(after_score.pov(mover))
         if lost < self.loss:
             return False
-        san = before.san(move)
-        better = ""
+        san = san_in(before.san(move))
         first = best_line[0] if isinstance(best_line, list) and best_line else None
         if isinstance(first, chess.Move) and first != move and before.is_legal(first):
-            better = f"; {before.san(first)} was better"
-        message = f"careful: {san} gives away {describe_loss(lost)}{better}. Take it back?"
+            message = _("careful: {san} gives away {loss}; {better} was better. Take it back?").format(
+                san=san, loss=describe_loss(lost), better=san_in(before.san(first))
+            )
+        else:
+            message = _("careful: {san} gives away {loss}. Take it back?").format(
+                san=san, loss=describe_loss(lost)
+            )
         self.session.emit({"event": "notice", "message": message})
         if isinstance(person, KeyboardMover):
-            return self.session.keyboard.confirm("Take it back?")
+            return self.session.keyboard.confirm(_("Take it back?"))
         while not self.answers.empty():
             self.answers.get_nowait()
         try:
