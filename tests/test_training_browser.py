@@ -300,7 +300,7 @@ def test_a_game_is_reviewed_from_its_end_and_its_review_shown_in_the_viewer(
     expect(blunder).to_have_text(re.compile(r"^2\. g4\?\? — \S+ was best \(#−1\)$"))
     white = page.locator("#review-sides tr[data-side=white] td")
     expect(white.nth(2)).to_have_text("1")  # one blunder
-    expect(white.nth(3)).to_have_text(re.compile(r"^\d+ %$"))  # lichess's accuracy
+    expect(white.nth(3)).to_have_text(re.compile(r"^\d+%$"))  # lichess's accuracy, as English writes a share
     review_board = page.locator("#review-board")
     expect(review_board).to_have_attribute("data-ply", "3")  # the blunder shown first, and its better move
     expect(shapes(page, "line", "#review-board")).to_have_count(1)
@@ -325,7 +325,7 @@ def test_a_game_is_reviewed_from_its_end_and_its_review_shown_in_the_viewer(
     page.goto(served.url + f"#game={game['id']}")
     expect(page.locator("#viewer-moves button.ply.blunder")).to_have_text("g4??")
     expect(page.locator("#viewer-reviewed")).to_contain_text(
-        re.compile(r"White: \d+ inaccurac\w+, \d+ mistakes?, 1 blunder, accuracy \d+ %")
+        re.compile(r"White: \d+ inaccurac\w+, \d+ mistakes?, 1 blunder, accuracy \d+%")
     )
     page.keyboard.press("ArrowLeft")
     expect(page.locator("#viewer-comment")).to_have_text(re.compile(r"^2\. g4\?\? — \S+ was best \(#−1\)$"))

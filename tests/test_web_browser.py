@@ -682,7 +682,7 @@ def test_a_saved_game_is_played_through_in_the_viewer_while_a_game_goes_on(
     open_saved(page, "Ann – Bob")
     expect(page.locator("#viewer-title")).to_have_text("Ann – Bob")
     expect(page.locator("#viewer-about")).to_have_text(
-        "White: Ann · Black: Bob · played 2023-04-01 · standard chess"
+        "White: Ann · Black: Bob · played Apr 1, 2023 · standard chess"  # the page's language's date
     )
     expect(page.locator("#viewer-result")).to_have_text("0-1 · Black won by checkmate")
     expect(page.locator("#viewer-continue")).to_be_hidden()  # a finished game

@@ -299,7 +299,7 @@ def test_the_settings_tell_the_truth_and_take_the_player_s_name(
             page.fill("[name='training.watcher_loss']", "5")
             press(save)
             expect(summary).to_have_text(
-                "2 settings need fixing: [grbl] baudrate, [training] watcher_loss; nothing was saved."
+                "2 settings need fixing: [grbl] baudrate and [training] watcher_loss; nothing was saved."
             )
             expect(beside).to_have_text(
                 "[grbl] baudrate = 0 must be a whole number from 1 to 4000000 (GRBL 1.1 talks at 115200)"

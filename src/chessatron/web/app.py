@@ -4,8 +4,11 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
 
 =======================================  ===========================================================
 ``GET  /api/v1``                         what this server allows: ``{"api", "watch_only", ...}``, the
-                                         table's ``layout`` (the page draws the table from it) and the
-                                         ``player``'s settings (``{"name", "level", "board", "sound"}``)
+                                         table's ``layout`` (the page draws the table from it), the
+                                         ``player``'s settings (``{"name", "level", "board", "sound"}``),
+                                         the ``languages`` the table speaks (code: own name) and the
+                                         ``language`` it is set to (None: not set, the page follows
+                                         the browser)
 ``GET  /api/v1/state``                   the live snapshot (:mod:`chessatron.game.telling.live`) with
                                          what the runner is doing (``"runner"``, see :mod:`.feed`)
 ``GET  /api/v1/board.svg``               the board (``?orientation=black`` turns it round)
@@ -42,6 +45,7 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
                                          previous file kept as ``….bak``, used from the next game on
 ``/api/v1/games...``                    the saved games, for the viewer and as PGN: see :mod:`.saved`
 ``/training``, ``/api/v1/training/...``  puzzles, the rating, reviews: see :mod:`.training`
+``GET  /i18n/{language}.json``           the page's words in a language: see :mod:`.words`
 =======================================  ===========================================================
 
 Every POST takes a JSON object (``Content-Type: application/json``, at most 4 KiB). A request that cannot
@@ -50,13 +54,15 @@ runner: 400 malformed, 401 no token, 403 foreign page, 404 no such thing, 409 no
 player's turn, a watch-only page), 413 too large, 415 not JSON, 422 impossible (an illegal move, an
 unknown player, a level the engine cannot play, a bad FEN, a set-up the table cannot make). A new game's
 and a set-up's errors also name the ``"field"`` they are about. Answers that gain from it are gzipped.
+The ``"error"`` is written in the language the request asks for (``Accept-Language``, ``?lang=``: see
+:mod:`.words`); the keys and codes of every answer stay English, and so do moves (SAN, UCI).
 
 The page is ``static/``; its board widget, chessground, is installed from npm into ``static/vendor/``
 by ``make`` (``scripts/web-vendor``). Without it the page answers 503 saying so, rather than a page
 without a board.
 """
 
-# One module on purpose (about 630 lines): the page's API, each route a few lines over the runner; split,
+# One module on purpose (about 660 lines): the page's API, each route a few lines over the runner; split,
 # the routes would lose the one place that says what the page may do.
 
 from __future__ import annotations
@@ -100,6 +106,8 @@ from ..game.requests import COMMANDS, REMOTE_PLAYERS
 from ..game.runner import GameRunner, NotYourTurnError
 from ..game.session import Session
 from ..game.telling.live import LiveState
+from ..i18n import LANGUAGES, _, ngettext
+from ..i18n.formats import both
 from ..planning.layout import Layout
 from . import validate
 from .feed import Feed, Snapshots
@@ -109,6 +117,7 @@ from .resuming import resume_offer
 from .saved import SavedGamesApi, saved_routes, unknown_game
 from .training import TrainingApi, training_routes
 from .validate import MAX_BODY_BYTES, BadRequestError, FieldError
+from .words import Speaking, catalog_route
 
 LOGGER = logging.getLogger(__name__)
 
@@ -156,7 +165,7 @@ def missing_widget(static: Path = STATIC) -> str | None:
     """What to do when the page's board widget is not installed in ``static``; None when it is."""
     if (static / VENDORED).is_file():
         return None
-    return (
+    return _(
         "the page's board (chessground) is not installed: run `make` in chessatron's folder (its "
         "scripts/web-vendor installs it with npm), then start `chessatron serve` again"
     )
@@ -185,9 +194,14 @@ async def read_json(request: Request) -> object:
     kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if kind != "application/json":
         raise BadRequestError(
-            f"send JSON (Content-Type: application/json), not {kind[:40] or 'no content type'!r}", 415
+            _("send JSON (Content-Type: application/json), not {kind!r}").format(
+                kind=kind[:40] or _("no content type")
+            ),
+            415,
         )
-    too_large = BadRequestError(f"the body is larger than {MAX_BODY_BYTES} bytes; no request needs that", 413)
+    too_large = BadRequestError(
+        _("the body is larger than {limit} bytes; no request needs that").format(limit=MAX_BODY_BYTES), 413
+    )
     declared = request.headers.get("content-length", "0")
     if not declared.isdigit() or int(declared) > MAX_BODY_BYTES:
         raise too_large
@@ -200,13 +214,19 @@ async def read_json(request: Request) -> object:
     except ClientDisconnect:
         # the page went away before its body was in (a closed tab, a lost network): nothing was asked,
         # and the answer goes nowhere
-        raise BadRequestError("the page hung up before its request arrived whole", 400) from None
+        raise BadRequestError(_("the page hung up before its request arrived whole"), 400) from None
     if not body.strip():
         return {}
     try:
         return json.loads(body)
     except (ValueError, RecursionError) as exc:
-        raise BadRequestError(f"the body is not JSON: {str(exc)[:80]}") from exc
+        raise BadRequestError(_("the body is not JSON: {reason}").format(reason=str(exc)[:80])) from exc
+
+
+def _said(text: str) -> str:
+    """A text another module wrote and marked (a config key's title or help), in the current language
+    (an empty one stays empty: gettext answers "" with its catalog's header)."""
+    return _(text) if text else text
 
 
 def _problem_json(problem: Problem) -> dict[str, str | None]:
@@ -228,9 +248,13 @@ class Api:
         static: Path = STATIC,
         token: str | None = None,
         config_path: Path | None = None,
+        language: str | None = None,
     ) -> None:
         self.runner = runner
         self.config_path = config_path
+        #: The language the table is set to (``--lang``, the config's ``language``); None: not set, each
+        #: page follows its browser.
+        self.language = language
         self.link = link
         self.static = static
         self.token = token
@@ -252,7 +276,7 @@ class Api:
 
     @staticmethod
     def _watch_only() -> WatchOnlyError:
-        return WatchOnlyError("this page only watches; start `chessatron serve` to play from a page")
+        return WatchOnlyError(_("this page only watches; start `chessatron serve` to play from a page"))
 
     # --- reading -----------------------------------------------------------------------------------
 
@@ -272,14 +296,18 @@ class Api:
                     "board": self.player.board,
                     "sound": self.player.sound,
                 },
+                "languages": dict(LANGUAGES),
+                "language": self.language,
             }
         )
 
     async def link_svg(self, request: Request) -> Response:
         if self.link is None:
             raise GameNotFoundError(
-                "this page is served on this machine only; start `chessatron serve --host 0.0.0.0` to "
-                "open it on a phone"
+                _(
+                    "this page is served on this machine only; start `chessatron serve --host 0.0.0.0` to "
+                    "open it on a phone"
+                )
             )
         return Response(
             link_svg(self.link), media_type=SVG_TYPE, headers={"content-security-policy": SVG_POLICY}
@@ -319,17 +347,19 @@ class Api:
         who, wanted = validate.online_request(await read_json(request))
         runner = self._runner()
         if runner.busy:
-            raise BusyError("the table is busy; stop the game first (Stop game) or wait for its end")
+            raise BusyError(_("the table is busy; stop the game first (Stop game) or wait for its end"))
         try:
             from ..online.client import LichessClient
             from ..online.table import OnlineTable
             from ..online.token import find_token
         except ImportError as exc:
             raise MissingLibraryError(
-                f"online play needs {exc.name or 'its libraries'!r}: pip install 'chessatron[online]'"
+                _("online play needs {library!r}: pip install 'chessatron[online]'").format(
+                    library=exc.name or "its libraries"
+                )
             ) from exc
         url = runner.config.lichess_url
-        token, _ = find_token(url)
+        token, _source = find_token(url)
         client = LichessClient(url, token)
         spec = PlayerSpec.parse(who)
 
@@ -371,7 +401,7 @@ class Api:
         validate.empty(await read_json(request))
         runner = self._runner()
         if not runner.busy:
-            raise ChessatronError("nothing is running; there is nothing to stop")
+            raise ChessatronError(_("nothing is running; there is nothing to stop"))
         runner.stop()
         return JSONResponse({"accepted": "stop"}, 202)
 
@@ -402,7 +432,7 @@ class Api:
         validate.empty(await read_json(request))
         runner = self._runner()
         if not runner.busy:
-            raise ChessatronError("the robot is not running; there is nothing to pause")
+            raise ChessatronError(_("the robot is not running; there is nothing to pause"))
         await run_in_threadpool(runner.pause)
         return JSONResponse({"accepted": "pause"}, 202)
 
@@ -423,7 +453,7 @@ class Api:
     def _settings_path(self) -> Path:
         self._runner()
         if self.config_path is None:
-            raise WatchOnlyError("this server was started without a config file to change")
+            raise WatchOnlyError(_("this server was started without a config file to change"))
         return self.config_path
 
     async def settings(self, request: Request) -> Response:
@@ -440,20 +470,23 @@ class Api:
                 "path": str(path),
                 "exists": path.exists(),
                 "previous": str(backup) if backup.exists() else None,
+                # the keys' titles and help in the request's language (the config's own words where
+                # they have no translation); a language is named in its own name
                 "keys": [
                     {
                         "key": key.key,
                         "section": key.section,
                         "name": key.name,
-                        "title": key.title,
+                        "title": _said(key.title),
                         "kind": key.kind,
                         "default": key.default,
                         "value": values.get(key.key),
-                        "doc": key.doc,
+                        "doc": _said(key.doc),
                         "examples": list(key.examples),
                     }
                     for key in CONFIG_KEYS
                 ],
+                "languages": dict(LANGUAGES),
                 "problems": [_problem_json(problem) for problem in problems],
             }
         )
@@ -471,14 +504,19 @@ class Api:
             # every problem at once, each beside its field; the summary names them for the save button
             named = list(
                 dict.fromkeys(
-                    KEY_OF[p.key].title if p.key in KEY_OF else p.key or "the file" for p in exc.problems
+                    _said(KEY_OF[p.key].title) if p.key in KEY_OF else p.key or _("the file")
+                    for p in exc.problems
                 )
             )
             count = len(named)
-            summary = f"{count} setting{'s' if count > 1 else ''} need{'' if count > 1 else 's'} fixing: "
+            summary = ngettext(
+                "{count} setting needs fixing: {settings}; nothing was saved",
+                "{count} settings need fixing: {settings}; nothing was saved",
+                count,
+            ).format(count=count, settings=both(named))
             return JSONResponse(
                 {
-                    "error": summary + ", ".join(named) + "; nothing was saved",
+                    "error": summary,
                     "field": exc.key or "settings",
                     "errors": [_problem_json(problem) for problem in exc.problems],
                 },
@@ -486,8 +524,10 @@ class Api:
             )
         self.player = saved.config.player
         waits = runner.use_config(saved.config)
-        applies = "from the next game on" + (
-            "; the new layout when `chessatron serve` starts again" if waits else ""
+        applies = (
+            _("from the next game on; the new layout when `chessatron serve` starts again")
+            if waits
+            else _("from the next game on")
         )
         return JSONResponse(
             {
@@ -503,7 +543,7 @@ class Api:
     async def page(self, request: Request) -> Response:
         problem = missing_widget(self.static)
         if problem is not None:
-            return HTMLResponse(notice_page("The page cannot be shown", problem), 503)
+            return HTMLResponse(notice_page(_("The page cannot be shown"), problem), 503)
         response = FileResponse(self.static / "index.html", media_type="text/html")
         token = token_of(request) if self.token is not None else None
         if token:
@@ -534,8 +574,12 @@ def _answering_errors(endpoint: Endpoint) -> Endpoint:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    messages = {404: f"nothing at {request.url.path[:80]!r}", 405: f"{request.method} is not allowed here"}
-    message = messages.get(exc.status_code, str(exc.detail))
+    if exc.status_code == 404:
+        message = _("nothing at {path!r}").format(path=request.url.path[:80])
+    elif exc.status_code == 405:
+        message = _("{method} is not allowed here").format(method=request.method)
+    else:
+        message = str(exc.detail)
     return JSONResponse({"error": message}, exc.status_code, headers=exc.headers)
 
 
@@ -549,6 +593,7 @@ def create_app(
     link: str | None = None,
     static: Path = STATIC,
     config_path: Path | None = None,
+    language: str | None = None,
 ) -> Starlette:
     """The page and its API over ``runner`` (None: a page that only watches ``live``, for the demo).
 
@@ -556,9 +601,11 @@ def create_app(
     ``hosts``: names the ``Host`` header may carry besides the loopback ones when there is no token;
     ``link``: the page's link on the network (with its token), shown as a QR code for phones;
     ``static``: the page's files (its board widget in ``vendor/``, see :func:`missing_widget`);
-    ``config_path``: the machine config the settings change (None: none can be changed).
+    ``config_path``: the machine config the settings change (None: none can be changed);
+    ``language``: the language the table is set to (``--lang``, the config's ``language``), which every
+    page then shows unless its person chooses another; None: each page follows its browser.
     """
-    api = Api(runner, live, link, static=static, token=token, config_path=config_path)
+    api = Api(runner, live, link, static=static, token=token, config_path=config_path, language=language)
 
     def get(path: str, endpoint: Endpoint) -> Route:
         return Route(API + path, _answering_errors(endpoint), methods=["GET"])
@@ -569,6 +616,7 @@ def create_app(
     routes = [
         Route("/", api.page, methods=["GET"]),
         Mount("/static", StaticFiles(directory=static), name="static"),
+        Route("/i18n/{language}.json", catalog_route(static), methods=["GET"]),
         get("", api.info),
         get("/state", api.state),
         get("/board.svg", api.board_svg),
@@ -600,6 +648,8 @@ def create_app(
             # WebSocket is left to its own per-message compression)
             Middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES),
             Middleware(SecurityHeaders),
+            # before the guard: its refusals are in the language asked for too
+            Middleware(Speaking),
             Middleware(Guard, token=token, hosts=hosts),
         ],
         exception_handlers={HTTPException: _http_error},

@@ -31,6 +31,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from ..i18n import PSEUDO, _, current_language
+
 COOKIE: Final = "chessatron_token"
 #: How long a browser keeps the token (a year), renewed each time the page is opened.
 COOKIE_MAX_AGE_S: Final = 365 * 24 * 3600
@@ -78,9 +80,10 @@ def host_name(host_header: str) -> str:
 def notice_page(title: str, message: str) -> str:
     """A page of its own, without script or style, for a browser that cannot have the real one."""
     text = html.escape(message[:1].upper() + message[1:])
+    language = "en" if current_language() == PSEUDO else current_language()
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
-        'content="width=device-width, initial-scale=1"><title>chessatron</title></head>'
+        f'<!DOCTYPE html>\n<html lang="{language}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><title>chessatron</title></head>'
         f"<body><h1>{html.escape(title)}</h1><p>{text}.</p></body></html>\n"
     )
 
@@ -90,7 +93,7 @@ def token_of(connection: HTTPConnection) -> str | None:
     query = connection.query_params.get("token")
     if query:
         return query
-    scheme, _, value = connection.headers.get("authorization", "").partition(" ")
+    scheme, _space, value = connection.headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and value.strip():
         return value.strip()
     return connection.cookies.get(COOKIE) or None
@@ -118,7 +121,7 @@ class Guard:
         if scope["type"] == "http" and scope.get("path") == "/" and status == 401:
             # someone opening the page (a bookmark whose cookie has gone): words, not JSON
             response = HTMLResponse(
-                notice_page("This page needs its link", message), status, headers=SECURITY_HEADERS
+                notice_page(_("This page needs its link"), message), status, headers=SECURITY_HEADERS
             )
         if status == 401:
             response.headers["www-authenticate"] = 'Bearer realm="chessatron"'
@@ -129,32 +132,33 @@ class Guard:
         if "websocket.http.response" in scope.get("extensions", {}):
             await websocket.send_denial_response(response)
         else:
-            await websocket.close(CLOSE_POLICY, message[:100])
+            # a close frame's reason is at most 123 bytes of UTF-8 (accents take two)
+            await websocket.close(CLOSE_POLICY, message.encode()[:120].decode(errors="ignore"))
 
     def refusal(self, connection: HTTPConnection) -> tuple[int, str] | None:
         """``(status, message)`` for a request that must be refused, else None."""
         host = host_name(connection.headers.get("host", ""))
         if self.token is None and host not in self.hosts:
-            return 403, (
-                f"this page answers only on the loopback address, not {host[:60]!r}; open "
+            return 403, _(
+                "this page answers only on the loopback address, not {host!r}; open "
                 "http://127.0.0.1:PORT/, or start `chessatron serve --host` to listen on the network"
-            )
+            ).format(host=host[:60])
         origin = connection.headers.get("origin")
         if origin is not None and origin != "null":
             parts = urlsplit(origin)
             if parts.netloc.lower() != connection.headers.get("host", "").lower():
-                return 403, f"requests from other pages ({origin[:60]!r}) are refused"
+                return 403, _("requests from other pages ({origin!r}) are refused").format(origin=origin[:60])
         elif origin == "null":
-            return 403, "requests from other pages ('null' origin) are refused"
+            return 403, _("requests from other pages ('null' origin) are refused")
         if self.token is not None:
             given = token_of(connection)
             if given is None:
-                return 401, (
+                return 401, _(
                     "this page needs its token: open the link `chessatron serve` printed (…/?token=…), or "
                     "scan the QR code it shows; the page then remembers it in this browser for a year"
                 )
             if not secrets.compare_digest(given.encode(), self.token.encode()):
-                return 401, "wrong token: open the link `chessatron serve` printed (…/?token=…)"
+                return 401, _("wrong token: open the link `chessatron serve` printed (…/?token=…)")
         return None
 
 

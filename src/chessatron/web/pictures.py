@@ -28,6 +28,7 @@ import segno
 
 from ..game.records.record import GameRecord
 from ..game.telling.live import LiveState
+from ..i18n import _
 from ..planning.layout import Layout
 from ..render import table_svg
 from .validate import Orientation
@@ -119,7 +120,7 @@ class Pictures:
         state = self.live.snapshot()
         fallback = None
         if state["game"] is None:
-            table, _ = self.live.table()
+            table, _paths = self.live.table()
             fallback = table.board_fen() if table is not None else None
         game = state["game"]
         key = (
@@ -144,7 +145,7 @@ class Pictures:
         # the drags still to come: the robot is done with the others (with every one when work is None)
         paths = paths[work["index"] :] if work is not None and work["of"] == len(paths) else ()
         if table is None:
-            return self._cached(self._tables, version, lambda: _empty_table(self.live.layout))
+            return _empty_table(self.live.layout)  # (not cached: it is in the asker's language)
         return self._cached(
             self._tables,
             version,
@@ -167,9 +168,11 @@ class Pictures:
 def _empty_table(layout: Layout) -> str:
     width = TABLE_PX
     height = round(TABLE_PX * layout.rows / layout.columns)
+    # TRANSLATORS: the table's picture before the table is known
+    words = html.escape(_("no table yet"))
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-        f'height="{height}"><text x="20" y="40">no table yet</text></svg>'
+        f'height="{height}"><text x="20" y="40">{words}</text></svg>'
     )
 
 
@@ -181,7 +184,7 @@ def link_svg(url: str) -> str:
     """
     svg = io.BytesIO()  # a whole SVG document (with its namespace: an <img> shows nothing without it)
     code = segno.make(url, error="m")
-    code.save(svg, kind="svg", scale=6, border=2, title="the page's link", xmldecl=False)
+    code.save(svg, kind="svg", scale=6, border=2, title=_("the page's link"), xmldecl=False)
     return svg.getvalue().decode("utf-8")
 
 

@@ -36,6 +36,7 @@ from ..game.records import store
 from ..game.records.pgn import to_pgn
 from ..game.records.record import GameRecord, Player, Termination, termination_of
 from ..game.records.store import GameSummary
+from ..i18n import _
 from . import validate
 from .pictures import SVG_POLICY, SVG_TYPE, saved_board_svg
 
@@ -119,7 +120,7 @@ def unknown_game(game_id: str | None) -> Iterator[None]:
         yield
     except GameNotFoundError as exc:
         raise GameNotFoundError(
-            f"no saved game {game_id!r}; the list of saved games shows those there are"
+            _("no saved game {game!r}; the list of saved games shows those there are").format(game=game_id)
         ) from exc
 
 

@@ -33,6 +33,7 @@ from ..game.records.store import resolve_games_dir
 from ..game.runner import GameRunner
 from ..game.telling.announcer import open_announcer
 from ..game.telling.live import LiveState
+from ..i18n import _
 from ..sim.state import default_state_path
 from ..termination import raising_on_sigterm
 from .app import create_app, missing_widget
@@ -69,8 +70,10 @@ def check_token(token: str) -> str:
     """A token given on the command line: 8 to 128 URL-safe characters (it goes into links)."""
     if not _TOKEN.fullmatch(token):
         raise ConfigError(
-            f"the token {token[:20]!r} must be 8 to 128 letters, digits or -._~; "
-            "leave --token out for a random one"
+            _(
+                "the token {token!r} must be 8 to 128 letters, digits or -._~; "
+                "leave --token out for a random one"
+            ).format(token=token[:20])
         )
     return token
 
@@ -93,8 +96,10 @@ def kept_token(path: Path, *, new: bool = False) -> str:
             text = ""
         except (OSError, UnicodeDecodeError) as exc:
             raise ChessatronError(
-                f"cannot read the page's token from {str(path)!r} ({exc}); "
-                "delete the file or pass --new-token"
+                _(
+                    "cannot read the page's token from {path!r} ({reason}); "
+                    "delete the file or pass --new-token"
+                ).format(path=str(path), reason=exc)
             ) from exc
         if _TOKEN.fullmatch(text):
             return text
@@ -109,7 +114,9 @@ def kept_token(path: Path, *, new: bool = False) -> str:
         os.chmod(path, 0o600)  # a file made earlier keeps its mode otherwise
     except OSError as exc:
         raise ChessatronError(
-            f"cannot keep the page's token in {str(path)!r} ({exc.strerror or exc}); give one with --token"
+            _("cannot keep the page's token in {path!r} ({reason}); give one with --token").format(
+                path=str(path), reason=exc.strerror or exc
+            )
         ) from exc
     return token
 
@@ -139,12 +146,14 @@ def _network_address() -> str:
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host``:``port`` (0: any free port); a clear error when it is taken."""
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(
+        family, kind, proto, _name, address = socket.getaddrinfo(
             host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )[0]
     except socket.gaierror as exc:
         raise ConfigError(
-            f"cannot listen on {host!r}: {exc.strerror}; give an address of this machine"
+            _("cannot listen on {host!r}: {reason}; give an address of this machine").format(
+                host=host, reason=exc.strerror
+            )
         ) from exc
     sock = socket.socket(family, kind, proto)
     try:
@@ -153,7 +162,9 @@ def bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise ChessatronError(
-            f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port"
+            _("cannot listen on {host}:{port}: {reason}; choose another --port").format(
+                host=host, port=port, reason=exc.strerror or exc
+            )
         ) from exc
     sock.set_inheritable(True)
     # listening from here on: a client that acts on the printed link before uvicorn has started waits in
@@ -243,15 +254,22 @@ def start_in_thread(
         if not thread.is_alive() or time.monotonic() > deadline:
             server.should_exit = True
             sock.close()
-            raise ChessatronError(f"the web server on {host}:{port} did not start; see the log")
+            raise ChessatronError(
+                _("the web server on {host}:{port} did not start; see the log").format(host=host, port=port)
+            )
         time.sleep(0.01)
     return ServerHandle(page_url(host, sock.getsockname()[1], token), server, thread)
 
 
-def start_watch_page(live: LiveState, *, host: str = "127.0.0.1", port: int = 0) -> ServerHandle:
-    """A page that only watches ``live`` (its commands answer 409), e.g. beside the demo's terminal view."""
+def start_watch_page(
+    live: LiveState, *, host: str = "127.0.0.1", port: int = 0, language: str | None = None
+) -> ServerHandle:
+    """A page that only watches ``live`` (its commands answer 409), e.g. beside the demo's terminal view;
+    ``language``: the one the table is set to (None: each page follows its browser)."""
     token = None if is_loopback(host) else secrets.token_urlsafe(16)
-    app = create_app(None, live, token=token, games_dir=resolve_games_dir(None), hosts=(host,))
+    app = create_app(
+        None, live, token=token, games_dir=resolve_games_dir(None), hosts=(host,), language=language
+    )
     return start_in_thread(app, host, port, token=token)
 
 
@@ -270,6 +288,7 @@ def serve(
     show_qr: bool = False,
     say: Callable[[str], None] = print,
     config_path: Path | None = None,
+    language: str | None = None,
 ) -> None:
     """``chessatron serve``: the page and its runner until Ctrl-C; then a game that needs no web player
     goes on to its end (a second Ctrl-C stops it, saved for ``chessatron play --resume``). SIGTERM (a
@@ -277,7 +296,10 @@ def serve(
     saved table and start from one set up as delivered. Off the loopback address the token is the one
     kept in :func:`token_path` (``new_token``: a new one, which locks out links with the old one);
     ``show_qr`` prints the link as a QR code too, for a phone's camera; ``config_path`` is the machine
-    config the page's settings change (None: they cannot be changed)."""
+    config the page's settings change (None: they cannot be changed); ``language`` the language the table
+    was set to (``--lang``, the config's ``language``), which the page shows unless its person chooses
+    another (None: each page follows its browser). What it prints, and a page's words made outside a
+    request (the live status, notices), are in the process's language."""
     if token is not None:
         check_token(token)
     elif not is_loopback(host):
@@ -289,7 +311,8 @@ def serve(
         runner = GameRunner(
             config, games_dir=directory, speed=speed, engine_path=engine_path, live=live, fresh=fresh
         )
-        runner.tell = lambda words: say(f"notice: {words}")  # a stop asked for on the page, as what it is
+        # a stop asked for on the page, as what it is
+        runner.tell = lambda words: say(_("notice: {words}").format(words=words))
         if config.watcher:  # the training's watcher of a person's moves (off unless the config says)
             from ..training.watcher import MoveWatcher
 
@@ -301,18 +324,25 @@ def serve(
         url = page_url(host, sock.getsockname()[1], token)
         link = url if token is not None else None
         app = create_app(
-            runner, live, token=token, games_dir=directory, hosts=(host,), link=link, config_path=config_path
+            runner,
+            live,
+            token=token,
+            games_dir=directory,
+            hosts=(host,),
+            link=link,
+            config_path=config_path,
+            language=language,
         )
         server = _server(app)
         problem = missing_widget()
         if problem is not None:
-            say(f"warning: {problem}")
-        say(f"the page: {url}")
+            say(_("warning: {problem}").format(problem=problem))
+        say(_("the page: {url}").format(url=url))
         if token is not None:
-            say("anyone with this link can play on this table; keep it to the people at the table")
+            say(_("anyone with this link can play on this table; keep it to the people at the table"))
             if show_qr:
                 say(link_text(url))
-        say("Ctrl-C stops the server; a game the page is not playing goes on to its end")
+        say(_("Ctrl-C stops the server; a game the page is not playing goes on to its end"))
         if open_browser:
             threading.Thread(target=_open_when_up, args=(server, url), daemon=True).start()
         # uvicorn catches SIGTERM while it serves and raises it again once it has stopped
@@ -327,8 +357,10 @@ def serve(
             except Terminated:
                 if runner.busy:
                     say(
-                        "stopping at the next safe point (the robot puts down the piece it holds); a game "
-                        "with a move stays saved"
+                        _(
+                            "stopping at the next safe point (the robot puts down the piece it holds); "
+                            "a game with a move stays saved"
+                        )
                     )
     finally:
         sock.close()
@@ -346,16 +378,18 @@ def _finish(runner: GameRunner, live: LiveState, say: Callable[[str], None]) -> 
     game = live.snapshot()["game"]
     if game is not None and "web" in (game["white"], game["black"]):
         say(
-            "stopping the game (it needs the page); with a move made it stays saved: the page's Resume "
-            "continues it"
+            _(
+                "stopping the game (it needs the page); with a move made it stays saved: the page's Resume "
+                "continues it"
+            )
         )
         return
-    say("the server has stopped; the table goes on to the end (Ctrl-C stops it, the game stays saved)")
+    say(_("the server has stopped; the table goes on to the end (Ctrl-C stops it, the game stays saved)"))
     try:
         while not runner.wait(0.5):
             pass
     except KeyboardInterrupt:
-        say("stopping the game; it is saved: `chessatron play --resume` continues it")
+        say(_("stopping the game; it is saved: `chessatron play --resume` continues it"))
 
 
 def _open_when_up(server: uvicorn.Server, url: str) -> None:

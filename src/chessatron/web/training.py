@@ -46,6 +46,7 @@ from ..game.records import store as games
 from ..game.requests import GameRequest
 from ..game.runner import GameRunner, NotYourTurnError
 from ..game.session import Session
+from ..i18n import _
 from ..training.puzzle import Puzzle
 from ..training.review import kept_review, review_game
 from ..training.store import Filters, PuzzleStore
@@ -96,7 +97,7 @@ class TrainingApi:
 
     def _runner(self) -> GameRunner:
         if self.runner is None:
-            raise BusyError("this page only watches; start `chessatron serve` to train from a page")
+            raise BusyError(_("this page only watches; start `chessatron serve` to train from a page"))
         return self.runner
 
     async def page(self, request: Request) -> Response:
@@ -114,8 +115,8 @@ class TrainingApi:
                 "puzzles": {
                     source: store.count(Filters(source=source)) for source in ("starter", "lichess", "game")
                 },
-                "themes": [theme for theme, _ in store.themes()[:40]],
-                "theme_names": {theme: theme_name(theme) for theme, _ in store.themes()},
+                "themes": [theme for theme, _count in store.themes()[:40]],
+                "theme_names": {theme: theme_name(theme) for theme, _count in store.themes()},
                 "players": list(PUZZLE_PLAYERS),
             }
 
@@ -129,13 +130,19 @@ class TrainingApi:
         with validate.about("player"):
             spec = PlayerSpec.parse(str(body.get("player") or "web"))
             if spec.kind not in PUZZLE_PLAYERS and spec.kind != "web":
-                raise ConfigError(f"a {spec.kind!r} player cannot solve puzzles here")
+                raise ConfigError(_("a {kind!r} player cannot solve puzzles here").format(kind=spec.kind))
         count = int(body.get("count") or 10)
         if not 1 <= count <= MAX_COUNT:
-            raise BadRequestError(f'"count" is {count}; play 1 to {MAX_COUNT} puzzles at a time')
+            raise BadRequestError(
+                _('"count" is {count}; play 1 to {most} puzzles at a time').format(
+                    count=count, most=MAX_COUNT
+                )
+            )
         rating = body.get("rating")
         if rating is not None and not 400 <= int(rating) <= 3500:
-            raise BadRequestError(f'"rating" is {rating}; give a rating from 400 to 3500')
+            raise BadRequestError(
+                _('"rating" is {rating}; give a rating from 400 to 3500').format(rating=rating)
+            )
         theme = theme_id(str(body.get("theme") or "")) or None  # an id, or its name as the page shows it
         runner = self._runner()
         store = self.store()
@@ -161,10 +168,10 @@ class TrainingApi:
         body = validate.fields(await self._read(request), {"what": (str,)}, ("what",))
         what = str(body["what"])
         if what not in ("hint", "give up"):
-            raise BadRequestError(f'"what" is {what!r}; ask for "hint" or "give up"')
+            raise BadRequestError(_('"what" is {what!r}; ask for "hint" or "give up"').format(what=what))
         table = self.table
         if table is None:
-            raise NotYourTurnError("no puzzle is under way")
+            raise NotYourTurnError(_("no puzzle is under way"))
         table.request("hint" if what == "hint" else "give up")
         return JSONResponse({"accepted": what}, 202)
 
@@ -173,11 +180,15 @@ class TrainingApi:
         the line (the board, the move, its SAN), for the page to step through."""
         puzzle_id = str(request.path_params["puzzle_id"])
         if not PUZZLE_ID.fullmatch(puzzle_id):
-            raise BadRequestError(f"no puzzle can be called {puzzle_id[:40]!r}; the page names those played")
+            raise BadRequestError(
+                _("no puzzle can be called {puzzle!r}; the page names those played").format(
+                    puzzle=puzzle_id[:40]
+                )
+            )
         if self.table is not None and self.runner is not None:
             shown = self.runner.live.snapshot().get("training") or {}
             if shown.get("id") == puzzle_id and shown.get("state") not in ("solved", "failed"):
-                raise NotYourTurnError("this puzzle is under way: its solution shows once it is over")
+                raise NotYourTurnError(_("this puzzle is under way: its solution shows once it is over"))
         try:
             puzzle = await run_in_threadpool(self.store().get, puzzle_id)
         except NoPuzzleError as exc:
@@ -194,7 +205,9 @@ class TrainingApi:
             )
         except GameNotFoundError as exc:
             raise GameNotFoundError(
-                f"no saved game {game_id!r}; the list of saved games shows those there are"
+                _("no saved game {game!r}; the list of saved games shows those there are").format(
+                    game=game_id
+                )
             ) from exc
         if kept is not None:
             return JSONResponse(kept.summary)
@@ -229,7 +242,7 @@ class TrainingApi:
         except Exception as exc:  # the page hears of it; the log has the traceback
             LOGGER.exception("the review of game %s failed", game_id)
             with self._lock:
-                self._review_errors[game_id] = f"the review failed: {exc!r}"
+                self._review_errors[game_id] = _("the review failed: {error!r}").format(error=exc)
         finally:
             with self._lock:
                 self._reviewing.pop(game_id, None)
@@ -244,11 +257,13 @@ class TrainingApi:
             record = await run_in_threadpool(games.load_game, game_id, self.games_dir)
         except GameNotFoundError as exc:
             raise GameNotFoundError(
-                f"no saved game {game_id!r}; the list of saved games shows those there are"
+                _("no saved game {game!r}; the list of saved games shows those there are").format(
+                    game=game_id
+                )
             ) from exc
         ply = validate.ply(str(body["ply"]), record.plies)
         if ply < 1:
-            raise BadRequestError('"ply" counts the game\'s moves from 1: the move to play again')
+            raise BadRequestError(_('"ply" counts the game\'s moves from 1: the move to play again'))
         board = record.start_board()
         for move in record.moves[: ply - 1]:
             board.push(move)
@@ -264,7 +279,7 @@ class TrainingApi:
         body = validate.fields(await self._read(request), {"take_back": (bool,)}, ("take_back",))
         watcher = self._runner().session.watcher
         if not isinstance(watcher, MoveWatcher):
-            raise ConfigError("the watcher is off; set [training] watcher = true in the config")
+            raise ConfigError(_("the watcher is off; set [training] watcher = true in the config"))
         watcher.answer(bool(body["take_back"]))
         return JSONResponse({"accepted": "watcher", "take_back": bool(body["take_back"])}, 202)
 

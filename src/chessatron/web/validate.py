@@ -38,6 +38,9 @@ from ..errors import ChessatronError, ConfigError
 from ..game.clock import parse_clock
 from ..game.players.spec import PlayerSpec
 from ..game.requests import COMMANDS, REMOTE_PLAYERS, GameRequest
+from ..i18n import N_, _, ngettext
+from ..i18n.formats import either
+from ..i18n.notation import PIECE_LETTERS
 from ..online.model import OnlineRequest
 from ..planning.targets import parse_target, position_flaws, require_pieces
 
@@ -53,7 +56,8 @@ WEB_ENGINE_OPTIONS: Final = {"depth": 40, "time": 30, "nodes": 50_000_000}
 Orientation = Literal["white", "black"]
 
 _PLAYER_CHARS = re.compile(r"[a-z0-9:=.]+")
-_MOVE = re.compile(r"[a-hA-H1-8KQRBNOkqrbnox=+#-]{2,10}")
+#: A move as typed, UCI or SAN, in the piece letters of any language (the runner reads the request's).
+_MOVE = re.compile(f"[a-hA-H1-8Oox=+#{''.join(sorted(set(''.join(PIECE_LETTERS.values()))))}kqrbn-]{{2,10}}")
 _GAME_ID = re.compile(r"[0-9a-z]{1,32}")
 _PLY = re.compile(r"[0-9]{1,5}")
 _SQUARE = re.compile(r"[a-h][1-8]")
@@ -108,30 +112,37 @@ def fields(
     chessatron.web.validate.BadRequestError: "move" must be a string, not 4
     """
     if not isinstance(body, dict):
-        raise BadRequestError(f"the body must be a JSON object, not {_short(body)}")
+        raise BadRequestError(_("the body must be a JSON object, not {value}").format(value=_short(body)))
     unknown = sorted(set(body) - set(allowed))
     if unknown:
-        raise BadRequestError(f"unknown field {unknown[0]!r}; use {', '.join(allowed) or 'none'}")
+        usable = _("unknown field {field!r}; use {fields}")
+        message = usable if allowed else _("unknown field {field!r}; this request takes none")
+        raise BadRequestError(message.format(field=unknown[0], fields=", ".join(allowed)))
     for key in required:
         if body.get(key) is None:
-            raise BadRequestError(f'the field "{key}" is missing')
+            raise BadRequestError(_('the field "{field}" is missing').format(field=key))
     for key, value in body.items():
         types = allowed[key]
         if value is None and key not in required:
             continue
         # bool is an int in Python, never in a request
         if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
-            names = " or ".join(_TYPE_NAMES[t] for t in types)
-            raise BadRequestError(f'"{key}" must be {names}, not {_short(value)}')
+            names = either([_(_TYPE_NAMES[t]) for t in types])
+            raise BadRequestError(
+                _('"{field}" must be {kinds}, not {value}').format(
+                    field=key, kinds=names, value=_short(value)
+                )
+            )
     return dict(body)
 
 
 _TYPE_NAMES = {
-    str: "a string",
-    int: "a whole number",
-    bool: "true or false",
-    float: "a number",
-    dict: "an object",
+    # TRANSLATORS: what a field of a request must be: '"move" must be a string, not 4'
+    str: N_("a string"),
+    int: N_("a whole number"),
+    bool: N_("true or false"),
+    float: N_("a number"),
+    dict: N_("an object"),
 }
 
 
@@ -146,7 +157,11 @@ def _text(body: dict[str, Any], key: str, limit: int) -> str | None:
         return None
     text = str(value).strip()
     if len(text) > limit:
-        raise BadRequestError(f'"{key}" is {len(text)} characters long; at most {limit} make sense here')
+        raise BadRequestError(
+            _('"{field}" is {length} characters long; at most {limit} make sense here').format(
+                field=key, length=len(text), limit=limit
+            )
+        )
     return text
 
 
@@ -167,19 +182,24 @@ def player(text: str) -> str:
     kind = text.split(":", 1)[0]
     if kind not in REMOTE_PLAYERS:
         raise ConfigError(
-            f"a {kind!r} player cannot be chosen from the page; "
-            "use web, engine[:LEVEL], hand[:LEVEL], board, voice or buttons"
+            _(
+                "a {kind!r} player cannot be chosen from the page; "
+                "use web, engine[:LEVEL], hand[:LEVEL], board, voice or buttons"
+            ).format(kind=kind)
         )
     if not _PLAYER_CHARS.fullmatch(text):
-        raise ConfigError(f"the player {text!r} has characters no player has; write e.g. engine:5")
+        raise ConfigError(
+            _("the player {player!r} has characters no player has; write e.g. engine:5").format(player=text)
+        )
     for field in text.split(":")[1:]:
         key, equals, value = field.partition("=")
         if not equals:
             continue
         if key not in WEB_ENGINE_OPTIONS:
             raise ConfigError(
-                f"the engine option {key + '='!r} cannot be set from the page; "
-                f"use {', '.join(k + '=' for k in WEB_ENGINE_OPTIONS)}"
+                _("the engine option {option!r} cannot be set from the page; use {options}").format(
+                    option=key + "=", options=", ".join(k + "=" for k in WEB_ENGINE_OPTIONS)
+                )
             )
         try:
             number = float(value)
@@ -187,8 +207,10 @@ def player(text: str) -> str:
             number = -1.0
         if not 0 < number <= WEB_ENGINE_OPTIONS[key]:
             raise ConfigError(
-                f"the engine option {field!r} is out of range; {key}= must be above 0 and at most "
-                f"{WEB_ENGINE_OPTIONS[key]} from the page"
+                _(
+                    "the engine option {option!r} is out of range; {key}= must be above 0 and at most "
+                    "{limit} from the page"
+                ).format(option=field, key=key, limit=WEB_ENGINE_OPTIONS[key])
             )
     PlayerSpec.parse(text)  # the level's grammar, with its own message
     return text
@@ -213,7 +235,9 @@ def game_request(
     with about("chess960"):
         chess960 = _text(data, "chess960", 16)
         if chess960 is not None and not _CHESS960.fullmatch(chess960):
-            raise ConfigError(f"chess960 {chess960!r} is neither a number 0-959, N:M, nor 'random'")
+            raise ConfigError(
+                _("chess960 {value!r} is neither a number 0-959, N:M, nor 'random'").format(value=chess960)
+            )
     with about("fen"):
         fen = _text(data, "fen", MAX_FEN_CHARS) or None
     with about("clock"):
@@ -229,9 +253,15 @@ def game_request(
         start = request.start()
         flaws = position_flaws(start, fen=fen)
         if flaws:
-            raise ConfigError(f"the position {start.fen()!r} cannot be played: {'; '.join(flaws)}")
+            raise ConfigError(
+                _("the position {fen!r} cannot be played: {flaws}").format(
+                    fen=start.fen(), flaws="; ".join(flaws)
+                )
+            )
         if start.is_game_over():
-            raise ConfigError(f"the position {start.fen()!r} is already over; choose another")
+            raise ConfigError(
+                _("the position {fen!r} is already over; choose another").format(fen=start.fen())
+            )
         if pieces is not None:
             require_pieces(start, pieces)
     return request
@@ -263,10 +293,14 @@ def online_request(body: object) -> tuple[str, OnlineRequest]:
     for key in ("challenge", "game"):
         text = _text(data, key, 32)
         if text is not None and not _NAME.fullmatch(text):
-            raise BadRequestError(f"{key} {text!r} is not a name; use letters, digits, - and _")
+            raise BadRequestError(
+                _("{field} {value!r} is not a name; use letters, digits, - and _").format(
+                    field=key, value=text
+                )
+            )
     color = _text(data, "color", 8) or "random"
     if color not in ("white", "black", "random"):
-        raise BadRequestError(f"color {color!r}: use white, black or random")
+        raise BadRequestError(_("color {value!r}: use white, black or random").format(value=color))
     request = OnlineRequest(
         ai=data.get("ai"),
         challenge=_text(data, "challenge", 32),
@@ -290,7 +324,10 @@ def move_text(body: object) -> str:
     data = fields(body, {"move": (str,)}, ("move",))
     text = _text(data, "move", MAX_MOVE_CHARS) or ""
     if not _MOVE.fullmatch(text):
-        raise BadRequestError(f"{text!r} is not a move; write it as UCI (e2e4, e7e8q) or SAN (Nf3, O-O)")
+        raise BadRequestError(
+            # TRANSLATORS: write the example moves with your language's piece letters (Sf3 in German)
+            _("{move!r} is not a move; write it as UCI (e2e4, e7e8q) or SAN (Nf3, O-O)").format(move=text)
+        )
     return text
 
 
@@ -303,7 +340,7 @@ def picked_square(body: object) -> str | None:
     data = fields(body, {"square": (str,)})
     text = _text(data, "square", 2)
     if text is not None and not _SQUARE.fullmatch(text):
-        raise BadRequestError(f"{text!r} is not a square; squares are a1 to h8")
+        raise BadRequestError(_("{square!r} is not a square; squares are a1 to h8").format(square=text))
     return text
 
 
@@ -336,24 +373,41 @@ def settings_request(body: object) -> dict[str, object]:
     data = fields(body, {"values": (dict,)}, ("values",))
     values: dict[str, object] = data["values"]
     if len(values) > MAX_SETTINGS:
-        raise BadRequestError(f"{len(values)} settings at once; the config has far fewer keys")
+        raise BadRequestError(
+            _("{count} settings at once; the config has far fewer keys").format(count=len(values))
+        )
     for key, value in values.items():
         number = isinstance(value, int | float) and not isinstance(value, bool)
         if (not isinstance(value, str | bool) and value is not None and not number) or (
             isinstance(value, float) and not math.isfinite(value)
         ):
             raise FieldError(
-                f"{key[:40]!r} must be a text, a number or true/false, not {_short(value)}", key, 400
+                _("{key!r} must be a text, a number or true/false, not {value}").format(
+                    key=key[:40], value=_short(value)
+                ),
+                key,
+                400,
             )
         if isinstance(value, str) and len(value) > MAX_SETTING_CHARS:
-            raise FieldError(f"{key[:40]!r} is {len(value)} characters long; no setting needs that", key, 400)
+            raise FieldError(
+                _("{key!r} is {length} characters long; no setting needs that").format(
+                    key=key[:40], length=len(value)
+                ),
+                key,
+                400,
+            )
     return dict(values)
 
 
 def command_name(name: str) -> str:
     """One of the runner's commands (hint, takeback, draw, resign); anything else is 404."""
     if name not in COMMANDS:
-        raise BadRequestError(f"there is no command {name[:20]!r}; use {', '.join(COMMANDS)}", 404)
+        raise BadRequestError(
+            _("there is no command {name!r}; use {commands}").format(
+                name=name[:20], commands=", ".join(COMMANDS)
+            ),
+            404,
+        )
     return name
 
 
@@ -361,7 +415,9 @@ def game_id(text: str) -> str:
     """A saved game's id as the games folder names them; never a path."""
     if not _GAME_ID.fullmatch(text):
         raise BadRequestError(
-            f"no saved game can be called {text[:40]!r}; game ids are 1 to 32 lower-case letters and digits"
+            _(
+                "no saved game can be called {game!r}; game ids are 1 to 32 lower-case letters and digits"
+            ).format(game=text[:40])
         )
     return text
 
@@ -414,11 +470,18 @@ def ply(text: str | None, plies: int) -> int:
     if text is None:
         return plies
     if not _PLY.fullmatch(text):
-        raise BadRequestError(f"ply {text[:20]!r} must be a whole number of half-moves, 0 for the start")
+        raise BadRequestError(
+            _("ply {ply!r} must be a whole number of half-moves, 0 for the start").format(ply=text[:20])
+        )
     number = int(text)
     if number > plies:
         raise BadRequestError(
-            f"ply {number} is past the end of this game; it has {plies} plies (0 to {plies})", 422
+            ngettext(
+                "ply {ply} is past the end of this game; it has {plies} ply (0 to {plies})",
+                "ply {ply} is past the end of this game; it has {plies} plies (0 to {plies})",
+                plies,
+            ).format(ply=number, plies=plies),
+            422,
         )
     return number
 
@@ -428,7 +491,7 @@ def orientation(text: str | None) -> Orientation:
         return "white"
     if text == "black":
         return "black"
-    raise BadRequestError(f"orientation {str(text)[:20]!r} must be 'white' or 'black'")
+    raise BadRequestError(_("orientation {value!r} must be 'white' or 'black'").format(value=str(text)[:20]))
 
 
 def empty(body: object) -> None:

@@ -9,17 +9,20 @@ import {
   gantryText,
   materialDiff,
   movePairs,
+  movesText,
   playerFromSpec,
   playerName,
   plyText,
   resumeQuestion,
   robotWork,
+  shownName,
   squaresFrom,
   startedText,
   statusWords,
   stoppedGameText,
   variantText,
 } from "./format.js";
+import { list, readMove, setUpLanguageMenu, shownLine, shownSan, speaking, startLanguage, t } from "./i18n.js";
 import { ask, withdraw } from "./question.js";
 import { applyPlayer, setUpSettings } from "./settings.js";
 import { play, setSound, soundOn, wake } from "./sound.js";
@@ -103,19 +106,23 @@ function pick(square) {
 async function post(path, body = {}, errorAt = "error") {
   if (errorAt) showError("");
   try {
-    const response = await fetch(API + path, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
+    const response = await fetch(
+      API + path,
+      speaking({
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+    );
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) {
-      if (errorAt) showError(answer.error || `the server answered ${response.status}`, errorAt, answer.field);
+      const why = answer.error || t("the server answered {status}", { status: response.status });
+      if (errorAt) showError(why, errorAt, answer.field);
       return null;
     }
     return answer;
   } catch {
-    if (errorAt) showError("the server cannot be reached; is chessatron serve still running?", errorAt);
+    if (errorAt) showError(t("the server cannot be reached; is chessatron serve still running?"), errorAt);
     return null;
   }
 }
@@ -172,12 +179,13 @@ function setConnection(up) {
   const again = up && wasOnline && !online;
   online = up;
   wasOnline = wasOnline || up;
-  badge.textContent = up ? "live" : "offline";
+  // TRANSLATORS: the badge that says whether the page hears the table's live feed
+  badge.textContent = up ? t("live") : t("offline");
   badge.className = `connection ${up ? "online" : "offline"}`;
   $("offline").hidden = up || !wasOnline;
   if (again) {
     // the server came back (perhaps restarted): what it allows and its games may have changed
-    showInfo("Connected to the server again.");
+    showInfo(t("Connected to the server again."));
     showError("");
     loadInfo();
     shownGames = null;
@@ -192,7 +200,7 @@ function setConnection(up) {
 
 async function loadInfo() {
   try {
-    const response = await fetch(API);
+    const response = await fetch(API, speaking());
     if (response.ok) {
       info = await response.json();
       watchOnly = info.watch_only;
@@ -255,10 +263,15 @@ function renderEboard() {
   const eboard = state.eboard;
   line.hidden = !eboard;
   if (!eboard) return;
-  const over = `${eboard.protocol} over ${eboard.transport === "ble" ? "Bluetooth LE" : "serial"}`;
-  const who = eboard.app ? `${eboard.app} connected` : "waiting for the app";
-  const lit = eboard.lit && eboard.lit.length ? `; the app shows ${eboard.lit.join(" ")}` : "";
-  line.textContent = `E-board (${over}${eboard.where ? `, ${eboard.where}` : ""}): ${who}${lit}`;
+  const values = { protocol: eboard.protocol, where: eboard.where || "", app: eboard.app || "" };
+  let over;
+  // TRANSLATORS: how the table talks to a chess app as its e-board: {protocol} is its name ("DGT"), {where}
+  // the port or the name it advertises
+  if (eboard.transport === "ble") over = eboard.where ? t("{protocol} over Bluetooth LE, {where}", values) : t("{protocol} over Bluetooth LE", values);
+  else over = eboard.where ? t("{protocol} over serial, {where}", values) : t("{protocol} over serial", values);
+  const who = eboard.app ? t("{app} connected", values) : t("waiting for the app");
+  const words = t("E-board ({connection}): {who}", { connection: over, who });
+  line.textContent = eboard.lit && eboard.lit.length ? t("{state}; the app shows {squares}", { state: words, squares: eboard.lit.join(" ") }) : words;
 }
 
 /** The board fits several moves (a capture that could have taken either of two pieces): ask the player
@@ -271,8 +284,9 @@ function renderQuestion() {
   if (boardQuestion !== null && key === null) withdraw();
   boardQuestion = key;
   if (!question || watchOnly) return;
-  const choices = question.options.map((o) => ({ label: o.san, value: o.uci }));
-  ask(`Which move was made at the board: ${question.text}`, choices).then((uci) => {
+  const choices = question.options.map((o) => ({ label: shownSan(o.san), value: o.uci }));
+  const moves = list(question.options.map((o) => shownSan(o.san)), "disjunction");
+  ask(t("Which move was made at the board: {moves}?", { moves }), choices).then((uci) => {
     if (uci !== null) post("/answer", { move: uci });
   });
 }
@@ -305,19 +319,21 @@ function orientation() {
 function renderStatus() {
   // while the robot is held the game may go on (a move made, the robot waiting to carry it out)
   const stopping = runner().stopping;
-  const words = runner().paused ? "robot paused" : stopping ? "stopping…" : statusWords(state.status);
+  // (the status is the table's words, in the table's language: made by the game, not for this page)
+  const words = runner().paused ? t("robot paused") : stopping ? t("stopping…") : statusWords(state.status);
   $("status").textContent = words;
   const robot = $("robot");
   const work = robotWork(state.gantry && state.gantry.work, state.game);
   if (runner().paused) {
-    robot.textContent = "Robot paused: press Resume robot to go on";
+    robot.textContent = t("Robot paused: press Resume robot to go on");
     robot.className = "robot paused";
   } else if (stopping && work) {
-    robot.textContent = `Robot: stopping once it has put down what it holds (${work})`;
+    robot.textContent = t("Robot: stopping once it has put down what it holds ({work})", { work });
     robot.className = "robot paused";
   } else if (work) {
     const left = countdownText(state.gantry.work, (performance.now() - workAt) / 1000);
-    robot.textContent = left ? `Robot: ${work}: ${left}` : `Robot: ${work}`;
+    // TRANSLATORS: {work} is what the robot does ("setting up the game (3 of 25)"), {left} "about 2:40"
+    robot.textContent = left ? t("Robot: {work}: {left}", { work, left }) : t("Robot: {work}", { work });
     robot.className = "robot working";
   }
   robot.hidden = !runner().paused && !work;
@@ -339,29 +355,35 @@ function turnWords() {
   const job = runner().job;
   const status = state.status || "";
   const said = [status.charAt(0).toUpperCase() + status.slice(1), "other"];
-  if (!online) return ["Offline: waiting for the server", "idle"];
-  if (runner().stopping) return ["Stopping…", "robot"];
-  if (runner().paused) return ["Robot paused", "robot"];
-  if (job === "reset") return ["Robot setting the table up", "robot"];
-  if (!game) return job ? said : [watchOnly ? "No game yet" : "No game: start one", "idle"];
-  if (game.result) return ["Game over", "over"]; // the banner says how
-  if (!job && !watchOnly) return [kept(game) ? "The game is stopped (saved)" : "The game is stopped", "idle"];
-  if ((state.gantry && state.gantry.work) || status === "robot moving") return ["Robot moving", "robot"];
-  const side = game.turn === "white" ? "White" : "Black";
+  if (!online) return [t("Offline: waiting for the server"), "idle"];
+  if (runner().stopping) return [t("Stopping…"), "robot"];
+  if (runner().paused) return [t("Robot paused"), "robot"];
+  if (job === "reset") return [t("Robot setting the table up"), "robot"];
+  if (!game) return job ? said : [watchOnly ? t("No game yet") : t("No game: start one"), "idle"];
+  if (game.result) return [t("Game over"), "over"]; // the banner says how
+  if (!job && !watchOnly) return [kept(game) ? t("The game is stopped (saved)") : t("The game is stopped"), "idle"];
+  if ((state.gantry && state.gantry.work) || status === "robot moving") return [t("Robot moving"), "robot"];
+  const white = game.turn === "white";
   const toMove = game[game.turn] || "";
   const sent = board.pending(); // this page's move, on its way: as the server will say it
-  if (sent && sent.plies === game.uci.length) return [`${side} played ${sent.san}`, "other"];
-  if (state.prompt && mine()) return [mine() === "both" ? `Your move (${side})` : "Your move", "yours"];
+  if (sent && sent.plies === game.uci.length) {
+    const move = shownSan(sent.san);
+    return [white ? t("White played {move}", { move }) : t("Black played {move}", { move }), "other"];
+  }
+  const yours = () => [mine() === "both" ? (white ? t("Your move (White)") : t("Your move (Black)")) : t("Your move"), "yours"];
+  if (state.prompt && mine()) return yours();
   // a move made, a set-up, a hint being found: what the status says (its turn is not the next side's yet)
   if (status && status !== `${game.turn} to move`) return said;
-  if (toMove === "web" && mine()) return [mine() === "both" ? `Your move (${side})` : "Your move", "yours"];
-  if (toMove.startsWith("engine")) return ["Engine thinking", "engine"];
-  if (toMove.startsWith("hand")) return [`${side} to move: the simulated hand`, "other"];
-  if (toMove === "board") return [`${side} to move at the table`, "other"];
-  if (toMove === "voice") return [`${side} to move: say it into the microphone`, "other"];
-  if (toMove === "buttons") return [`${side} to move with the buttons`, "other"];
-  if (toMove === "web") return [`${side} to move on the page`, "other"];
-  return [state.status, "other"];
+  if (toMove === "web" && mine()) return yours();
+  if (toMove.startsWith("engine")) return [t("Engine thinking"), "engine"];
+  const words = {
+    hand: white ? t("White to move: the simulated hand") : t("Black to move: the simulated hand"),
+    board: white ? t("White to move at the table") : t("Black to move at the table"),
+    voice: white ? t("White to move: say it into the microphone") : t("Black to move: say it into the microphone"),
+    buttons: white ? t("White to move with the buttons") : t("Black to move with the buttons"),
+    web: white ? t("White to move on the page") : t("Black to move on the page"),
+  }[toMove.startsWith("hand") ? "hand" : toMove];
+  return words ? [words, "other"] : [state.status, "other"];
 }
 
 /** The board part of a FEN of the pieces standing on the board (no game: the table as it is). */
@@ -467,7 +489,7 @@ function renderMoves() {
       button.type = "button";
       button.className = "ply";
       button.dataset.ply = String(ply);
-      button.textContent = move;
+      button.textContent = shownSan(move);
       if (ply > game.san.length) button.classList.add("pending");
       if (viewing === ply) button.classList.add("current");
       item.append(button, " ");
@@ -483,9 +505,26 @@ function renderMoves() {
   if (game.result) {
     const result = document.createElement("li");
     result.className = "result";
-    result.textContent = `${game.result} ${game.termination || ""}`.trim();
+    result.textContent = `${game.result} ${game.termination ? terminationWords(game.termination) : ""}`.trim();
     list.append(result);
   }
+}
+
+/** How a game ended, in a word or two, by its record's termination ("checkmate", "time forfeit"). */
+function terminationWords(termination) {
+  const words = {
+    checkmate: t("checkmate"),
+    resignation: t("resignation"),
+    "time forfeit": t("time forfeit"),
+    stalemate: t("stalemate"),
+    "agreed draw": t("agreed draw"),
+    "threefold repetition": t("threefold repetition"),
+    "fivefold repetition": t("fivefold repetition"),
+    "fifty moves": t("fifty moves"),
+    "seventy-five moves": t("seventy-five moves"),
+    "insufficient material": t("insufficient material"),
+  };
+  return words[termination] || termination;
 }
 
 /** What a stop left, as the server said it (its status), when the table has nothing under way. */
@@ -523,13 +562,15 @@ function renderPlayers() {
   const sides = { top: bottom === "white" ? "black" : "white", bottom };
   const playing = mine();
   for (const [place, side] of Object.entries(sides)) {
-    let name = "";
+    let line = "";
     if (game) {
-      name = playerName(playerFromSpec(game[side], game.names && game.names[side]));
-      if (playing === side || playing === "both") name += " (you)";
+      const name = playerName(playerFromSpec(game[side], game.names && game.names[side]));
+      const you = playing === side || playing === "both";
+      // TRANSLATORS: a player beside the board: {name} is a name ("Ann", "Stockfish (engine:5)")
+      if (side === "white") line = you ? t("White: {name} (you)", { name }) : t("White: {name}", { name });
+      else line = you ? t("Black: {name} (you)", { name }) : t("Black: {name}", { name });
     }
-    let line = game ? `${side === "white" ? "White" : "Black"}: ${name}` : "";
-    if (!game && place === "top") line = "No game: the pieces as they stand on the table";
+    if (!game && place === "top") line = t("No game: the pieces as they stand on the table");
     $(`name-${place}`).textContent = line;
     $(`player-${place}`).classList.toggle("to-move", Boolean(game && !game.result && game.turn === side));
     $(`clock-${place}`).dataset.side = side;
@@ -558,7 +599,9 @@ function renderMaterial() {
       }),
     );
     if (mineDiff.points) box.append(` +${mineDiff.points}`);
-    box.title = mineDiff.points ? `${side} is ${mineDiff.points} ahead in material` : "";
+    const points = { points: mineDiff.points };
+    const ahead = side === "white" ? t("White is {points} ahead in material", points) : t("Black is {points} ahead in material", points);
+    box.title = mineDiff.points ? ahead : "";
   }
 }
 
@@ -574,9 +617,12 @@ function renderClock() {
     }
     let ms = clock[`${side}_ms`];
     if (clock.running === side) ms -= performance.now() - clockAt;
-    element.textContent = `${side === "white" ? "White" : "Black"} ${clockText(ms)}`;
+    const time = clockText(ms);
+    // TRANSLATORS: a side's chess clock beside the board ("White 4:59")
+    element.textContent = side === "white" ? t("White {time}", { time }) : t("Black {time}", { time });
     element.className = `clock${clock.running === side ? " running" : ""}${ms < 20000 ? " low" : ""}`;
-    element.title = clock.running === side ? `${side}'s time is running` : "";
+    const running = side === "white" ? t("White's time is running") : t("Black's time is running");
+    element.title = clock.running === side ? running : "";
   }
 }
 
@@ -600,7 +646,7 @@ function renderEngine() {
   const guarded = personAgainstEngine() && !game.result;
   const shown = !guarded || engineAsked;
   $("engine-toggle").hidden = !guarded;
-  $("engine-toggle").textContent = engineAsked ? "Hide the engine's view" : "Show the engine's view";
+  $("engine-toggle").textContent = engineAsked ? t("Hide the engine's view") : t("Show the engine's view");
   $("engine-toggle").setAttribute("aria-pressed", String(engineAsked));
   const bar = $("eval");
   bar.hidden = !shown;
@@ -618,8 +664,9 @@ function renderEngine() {
     return;
   }
   if (!shown) {
-    $("eval-text").textContent = "hidden";
-    $("eval-words").textContent = "while you play the engine: no free hints";
+    // TRANSLATORS: the engine's evaluation, not shown while the person plays the engine
+    $("eval-text").textContent = t("hidden");
+    $("eval-words").textContent = t("while you play the engine: no free hints");
     pv.hidden = true;
     $("pv-toggle").hidden = true;
     return;
@@ -628,15 +675,15 @@ function renderEngine() {
   const { text, white } = evaluation(ev);
   $("eval-white").style.height = `${white}%`;
   bar.classList.toggle("none", !ev);
-  bar.title = ev ? `the engine's evaluation, ${text} from White's side` : "no evaluation of this position yet";
+  bar.title = ev ? t("the engine's evaluation, {value} from White's side", { value: text }) : t("no evaluation of this position yet");
   $("eval-text").textContent = text;
-  $("eval-words").textContent = ev ? evaluationWords({ ...ev, pv: [] }) : "the engine is looking at this position";
-  const line = ev && ev.pv && ev.pv.length ? ev.pv.join(" ") : "";
+  $("eval-words").textContent = ev ? evaluationWords({ ...ev, pv: [] }) : t("the engine is looking at this position");
+  const line = ev && ev.pv && ev.pv.length ? shownLine(ev.pv.join(" ")) : "";
   $("pv-toggle").hidden = !line;
-  $("pv-toggle").textContent = lineShown ? "Hide its line" : "Show its line";
+  $("pv-toggle").textContent = lineShown ? t("Hide its line") : t("Show its line");
   $("pv-toggle").setAttribute("aria-pressed", String(lineShown));
   pv.hidden = !line || !lineShown;
-  pv.textContent = line ? `It expects ${line}` : "";
+  pv.textContent = line ? t("It expects {line}", { line }) : "";
 }
 
 function renderControls() {
@@ -654,7 +701,7 @@ function renderControls() {
   $("move-form").elements.move.disabled = watchOnly || offline || !prompt;
   $("move-form").querySelector("button").disabled = watchOnly || offline || !prompt;
   $("stop").disabled = watchOnly || offline || !job || runner().stopping;
-  $("stop").textContent = job === "reset" ? "Stop the set-up" : runner().stopping ? "Stopping…" : "Stop game";
+  $("stop").textContent = job === "reset" ? t("Stop the set-up") : runner().stopping ? t("Stopping…") : t("Stop game");
   $("pause").disabled = watchOnly || offline || !job || paused;
   $("continue").disabled = watchOnly || offline || !paused;
   const busy = Boolean(job);
@@ -663,9 +710,9 @@ function renderControls() {
     element.disabled = watchOnly || offline || busy;
   }
   let note = "";
-  if (watchOnly) note = "This page only watches; `chessatron serve` plays from a page.";
-  else if (job === "reset") note = "The robot is setting the table up; new games wait until it has finished.";
-  else if (busy) note = "A game is under way: Stop game (it stays saved) before starting another.";
+  if (watchOnly) note = t("This page only watches; `chessatron serve` plays from a page.");
+  else if (job === "reset") note = t("The robot is setting the table up; new games wait until it has finished.");
+  else if (busy) note = t("A game is under way: Stop game (it stays saved) before starting another.");
   $("busy-note").textContent = note;
   $("reset-note").textContent = busy && !watchOnly ? note : "";
   if (!prompt && gameQuestion) {
@@ -680,18 +727,20 @@ function renderControls() {
 /** What the display beside the table says while someone plays with its buttons. */
 function renderButtonsLine() {
   const cursor = state.cursor;
-  $("buttons-line").textContent = cursor ? `Buttons: ${cursor.lines.filter(Boolean).join(" · ")}` : "";
+  // TRANSLATORS: {lines} are the display's two lines while someone plays with the table's buttons
+  $("buttons-line").textContent = cursor ? t("Buttons: {lines}", { lines: cursor.lines.filter(Boolean).join(" · ") }) : "";
 }
 
 function renderHint() {
   const hint = state.hint;
-  $("hint-text").textContent = hint && state.prompt ? `Hint: ${hint.san}` : "";
+  $("hint-text").textContent = hint && state.prompt ? t("Hint: {move}", { move: shownSan(hint.san) }) : "";
 }
 
 function renderGantry() {
   const g = state.gantry;
   const work = robotWork(g.work, state.game);
-  $("gantry-text").textContent = gantryText(g) + (work ? ` The robot is ${work}.` : "");
+  // TRANSLATORS: {work} is what the robot does ("making White's move 1. e4")
+  $("gantry-text").textContent = work ? t("{where} The robot is {work}.", { where: gantryText(g), work }) : gantryText(g);
 }
 
 function gridOf(id) {
@@ -712,7 +761,7 @@ function gridOf(id) {
 }
 
 function renderSensors() {
-  $("sensors-note").textContent = state.sensors ? "" : "(not read yet)";
+  $("sensors-note").textContent = state.sensors ? "" : t("(not read yet)");
   const occupied = new Set((state.sensors && state.sensors.squares) || []);
   for (const cell of gridOf("sensors").children) {
     cell.classList.toggle("on", occupied.has(cell.dataset.square));
@@ -737,15 +786,16 @@ function renderLeds() {
     const dot = document.createElement("span");
     dot.className = "led";
     dot.style.background = colour;
-    off.append(dot, `cell ${name} `);
+    // TRANSLATORS: an LED off the board, by its cell's column and row ("cell 0,3")
+    off.append(dot, t("cell {cell}", { cell: name }), " ");
   }
   const game = state.game;
   const atTheBoard = game && [game.white, game.black].some((p) => /^(board|hand)\b/.test(p || ""));
   let note = "";
   if (game && !game.result && atTheBoard) {
-    note = "The LEDs guide the person at the board: they light up as pieces are lifted.";
+    note = t("The LEDs guide the person at the board: they light up as pieces are lifted.");
   } else if (game && !game.result && state.runner && state.runner.leds && !lit) {
-    note = "The LEDs light the engine's move, a check, and where a piece you pick may go.";
+    note = t("The LEDs light the engine's move, a check, and where a piece you pick may go.");
   }
   $("leds-note").textContent = note;
 }
@@ -789,8 +839,8 @@ function showInfo(message, level = "info") {
 async function positionsUpTo(plies) {
   const game = state.game;
   if (positions && positions.id === game.id && positions.boards.length > plies) return positions;
-  const response = await fetch(`${API}/games/${encodeURIComponent(game.id)}`);
-  if (!response.ok) throw new Error(`the server answered ${response.status}`);
+  const response = await fetch(`${API}/games/${encodeURIComponent(game.id)}`, speaking());
+  if (!response.ok) throw new Error(t("the server answered {status}", { status: response.status }));
   const answer = await response.json();
   positions = { id: answer.id, boards: answer.boards, uci: answer.uci, san: answer.san, start: answer.start_fen };
   return positions;
@@ -816,7 +866,7 @@ async function go(ply) {
   try {
     await positionsUpTo(target);
   } catch {
-    showError("the game's earlier positions could not be loaded; try again");
+    showError(t("the game's earlier positions could not be loaded; try again"));
     return;
   }
   if (viewing === target) showViewed();
@@ -841,7 +891,8 @@ function renderViewing() {
   line.hidden = viewing === null || !game;
   if (viewing !== null && game) {
     const where = plyText([...game.san], game.start_fen, viewing);
-    line.textContent = `Looking at ${where}; the game goes on: » goes back to it.`;
+    // TRANSLATORS: {position} is "the start position" or "after 2. g4"
+    line.textContent = t("Looking at {position}; the game goes on: » goes back to it.", { position: where });
   }
   $("board-area").classList.toggle("past", viewing !== null);
 }
@@ -879,7 +930,7 @@ document.addEventListener("pointerdown", wake, { capture: true });
 document.addEventListener("keydown", wake, { capture: true });
 
 function renderSound() {
-  $("sound").textContent = soundOn() ? "Sound on" : "Sound off";
+  $("sound").textContent = soundOn() ? t("Sound on") : t("Sound off");
   $("sound").setAttribute("aria-pressed", String(soundOn()));
 }
 $("sound").addEventListener("click", () => {
@@ -913,9 +964,9 @@ for (const button of document.querySelectorAll("[data-command]")) {
     const name = button.dataset.command;
     if (name === "resign") {
       gameQuestion = true;
-      const sure = await ask("Resign this game?", [
-        { label: "Resign", value: true, primary: true },
-        { label: "Play on", value: false },
+      const sure = await ask(t("Resign this game?"), [
+        { label: t("Resign"), value: true, primary: true },
+        { label: t("Play on"), value: false },
       ]);
       gameQuestion = false;
       if (!sure) return;
@@ -928,7 +979,10 @@ $("move-form").addEventListener("submit", async (event) => {
   const field = event.target.elements.move;
   const text = field.value.trim();
   if (!text) return;
-  if (await post("/move", { move: text })) field.value = "";
+  // read in the page's language (and as English SAN or UCI); what reads as no legal move goes to the server
+  // as typed, which says why
+  const move = readMove(text, state && state.prompt ? state.prompt.san : null) || text;
+  if (await post("/move", { move })) field.value = "";
 });
 $("stop").addEventListener("click", () => post("/stop", {}, "machine-error"));
 $("pause").addEventListener("click", () => post("/pause", {}, "machine-error"));
@@ -939,12 +993,12 @@ $("resume").addEventListener("click", () => offerResume(null));
  * (said under the new game's controls). */
 async function resumeOffer(id) {
   try {
-    const response = await fetch(`${API}/resume${id ? `?game=${encodeURIComponent(id)}` : ""}`);
+    const response = await fetch(`${API}/resume${id ? `?game=${encodeURIComponent(id)}` : ""}`, speaking());
     const answer = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(answer.error || `the server answered ${response.status}`);
+    if (!response.ok) throw new Error(answer.error || t("the server answered {status}", { status: response.status }));
     return answer;
   } catch (error) {
-    const message = error instanceof TypeError ? "the server cannot be reached; try again" : error.message;
+    const message = error instanceof TypeError ? t("the server cannot be reached; try again") : error.message;
     showError(message, "game-error");
     return null;
   }
@@ -957,20 +1011,20 @@ async function offerResume(id) {
   const offer = await resumeOffer(id);
   if (!offer) return;
   if (!offer.game) {
-    showError("there is no stopped game to resume; start a new one", "game-error");
+    showError(t("there is no stopped game to resume; start a new one"), "game-error");
     renderResume(offer);
     return;
   }
-  const choices = [{ label: "Continue it", value: "continue", primary: true }];
-  if (offer.others.length) choices.push({ label: "Another stopped game", value: "other" });
-  choices.push({ label: "Start a new game instead", value: "new" });
+  const choices = [{ label: t("Continue it"), value: "continue", primary: true }];
+  if (offer.others.length) choices.push({ label: t("Another stopped game"), value: "other" });
+  choices.push({ label: t("Start a new game instead"), value: "new" });
   const answer = await ask(resumeQuestion(offer.game), choices);
   if (answer === "continue") {
     if (await post("/resume", { game: offer.game.id }, "game-error")) showBoard();
   } else if (answer === "other") {
-    const picked = await ask("Which stopped game?", [
+    const picked = await ask(t("Which stopped game?"), [
       ...offer.others.map((game) => ({ label: stoppedGameText(game), value: game.id })),
-      { label: "None of them", value: "" },
+      { label: t("None of them"), value: "" },
     ]);
     if (picked) offerResume(picked);
   } else if (answer === "new") {
@@ -990,7 +1044,7 @@ function renderResume(offer) {
 async function loadResume() {
   if (watchOnly) return;
   try {
-    const response = await fetch(`${API}/resume`);
+    const response = await fetch(`${API}/resume`, speaking());
     if (response.ok) renderResume(await response.json());
   } catch {
     // shown again on the next change
@@ -1011,12 +1065,12 @@ $("games").addEventListener("click", (event) => {
   if (row && !event.target.closest("a")) openGame(row.dataset.id);
 });
 $("forget").addEventListener("click", async () => {
-  const sure = await ask("Forget this page's token in this browser? The page then needs its link again.", [
-    { label: "Forget it", value: true, primary: true },
-    { label: "Keep it", value: false },
+  const sure = await ask(t("Forget this page's token in this browser? The page then needs its link again."), [
+    { label: t("Forget it"), value: true, primary: true },
+    { label: t("Keep it"), value: false },
   ]);
   if (sure && (await post("/forget", {}, "error"))) {
-    showInfo("This browser has forgotten the page's token: open the page's link (or its QR code) to come back.");
+    showInfo(t("This browser has forgotten the page's token: open the page's link (or its QR code) to come back."));
   }
 });
 
@@ -1094,7 +1148,7 @@ function maybeLoadGames() {
 async function loadGames() {
   loadResume();
   try {
-    const response = await fetch(`${API}/games`);
+    const response = await fetch(`${API}/games`, speaking());
     if (!response.ok) return;
     const games = await response.json();
     $("games").replaceChildren(
@@ -1105,13 +1159,13 @@ async function loadGames() {
         link.download = `chessatron-${game.id}.pgn`;
         link.textContent = "PGN";
         link.className = "pgn";
-        const moves = Math.ceil(game.plies / 2);
-        const length = `${moves} move${moves === 1 ? "" : "s"}`;
-        const names = [game.white, game.black].join(" – ");
+        const length = movesText(Math.ceil(game.plies / 2));
+        const names = [shownName(game.white), shownName(game.black)].join(" – ");
         const cells = [
           startedText(game.started),
           `${names}${game.variant === "chess960" ? " (960)" : ""}`,
-          game.in_progress ? `unfinished, ${length}` : `${game.result}, ${length}`,
+          // TRANSLATORS: a saved game's state in the list: {length} is "12 moves", {result} "1-0"
+          game.in_progress ? t("unfinished, {length}", { length }) : t("{result}, {length}", { result: game.result, length }),
         ].map((text) => {
           const cell = document.createElement("td");
           cell.textContent = text;
@@ -1122,7 +1176,7 @@ async function loadGames() {
         view.type = "button";
         view.className = "view";
         view.textContent = cells[1].textContent;
-        view.title = "Play this game through, move by move";
+        view.title = t("Play this game through, move by move");
         cells[1].replaceChildren(view);
         const linkCell = document.createElement("td");
         linkCell.append(link);
@@ -1147,6 +1201,8 @@ setInterval(() => {
 }, 1000);
 
 async function start() {
+  await startLanguage(); // before the page writes a word
+  setUpLanguageMenu($("language"));
   updateStartFields();
   renderSound();
   await loadInfo();

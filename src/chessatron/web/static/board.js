@@ -5,6 +5,7 @@
 // move's SAN), before the server has it; it is taken back if the server refuses it.
 import { Chessground } from "./vendor/chessground/chessground.min.js";
 import { moveSquares } from "./format.js";
+import { t } from "./i18n.js";
 
 const ROLE_OF = { q: "queen", r: "rook", b: "bishop", n: "knight" };
 const opposite = (colour) => (colour === "white" ? "black" : "white");
@@ -30,7 +31,7 @@ export function liveBoard(element, promotion, hooks) {
       showDests: true,
       castle: true,
       events: {
-        set: () => hooks.say("Premove: it is played as soon as it is your turn (tap the board to cancel it)."),
+        set: () => hooks.say(t("Premove: it is played as soon as it is your turn (tap the board to cancel it).")),
         unset: () => hooks.say(""),
       },
     },
@@ -158,9 +159,9 @@ export function liveBoard(element, promotion, hooks) {
     const premovable = held && (state.premovable.dests || []).includes(key);
     const mine = view.mine;
     if (piece && mine && mine !== "both" && piece.color !== mine && !reachable && !premovable) {
-      hooks.say(`The ${piece.role} on ${key} is ${piece.color === "white" ? "White" : "Black"}'s; you play ${mine === "white" ? "White" : "Black"}.`);
+      hooks.say(notYours(piece, key));
     } else if (!mine && piece && view.playing) {
-      hooks.say("No one plays from this page in this game: it only watches.");
+      hooks.say(t("No one plays from this page in this game: it only watches."));
     } else {
       hooks.say("");
     }
@@ -178,6 +179,29 @@ export function liveBoard(element, promotion, hooks) {
       told = now;
       hooks.select(now);
     });
+  }
+
+  /** What a tap on the other side's ``piece`` on ``square`` tells the player (one sentence per piece and
+   * colour: the words for a piece agree with it in many languages). */
+  function notYours(piece, square) {
+    const values = { square };
+    const black = {
+      king: () => t("The king on {square} is Black's; you play White.", values),
+      queen: () => t("The queen on {square} is Black's; you play White.", values),
+      rook: () => t("The rook on {square} is Black's; you play White.", values),
+      bishop: () => t("The bishop on {square} is Black's; you play White.", values),
+      knight: () => t("The knight on {square} is Black's; you play White.", values),
+      pawn: () => t("The pawn on {square} is Black's; you play White.", values),
+    };
+    const white = {
+      king: () => t("The king on {square} is White's; you play Black.", values),
+      queen: () => t("The queen on {square} is White's; you play Black.", values),
+      rook: () => t("The rook on {square} is White's; you play Black.", values),
+      bishop: () => t("The bishop on {square} is White's; you play Black.", values),
+      knight: () => t("The knight on {square} is White's; you play Black.", values),
+      pawn: () => t("The pawn on {square} is White's; you play Black.", values),
+    };
+    return (piece.color === "white" ? white : black)[piece.role]();
   }
 
   async function onMove(orig, dest, metadata) {

@@ -3,13 +3,14 @@
 // (GET and POST /api/v1/settings). The server checks a change as `chessatron config check` checks a file
 // and refuses every wrong value at once: each beside its field, all of them named at the save button,
 // nothing written. The note at the button is only ever about the latest save.
+import { list, speaking, t, tn } from "./i18n.js";
 import { setSound, soundByDefault } from "./sound.js";
 
 const API = "/api/v1";
 /** How a number is written, as the config's checker reads it (no letters: "12abc" is no 12). */
 const NUMBERS = {
-  int: { pattern: "-?[0-9]+", mode: "numeric", words: "a whole number: digits only, e.g. 115200" },
-  number: { pattern: "-?[0-9]+(\\.[0-9]+)?", mode: "decimal", words: "a number: digits and a point, e.g. 0.3" },
+  int: { pattern: "-?[0-9]+", mode: "numeric" },
+  number: { pattern: "-?[0-9]+(\\.[0-9]+)?", mode: "decimal" },
 };
 
 let loaded = null; // the settings as the server last sent them
@@ -26,37 +27,45 @@ export function setUpSettings(form, list, note, file, saved) {
     clearErrors(form, summary);
     const refused = unreadable(form);
     if (refused.length) {
-      show(form, summary, refused, `${needFixing(refused)}; nothing was sent`);
+      show(form, summary, refused, needFixing(refused, false));
       return;
     }
     const values = changes(form);
     if (!Object.keys(values).length) {
-      note.textContent = "Nothing changed.";
+      note.textContent = t("Nothing changed.");
       return;
     }
-    note.textContent = "Saving…";
+    note.textContent = t("Saving…");
     button.disabled = true;
     try {
-      const response = await fetch(`${API}/settings`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ values }),
-      });
+      const response = await fetch(
+        `${API}/settings`,
+        speaking({
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ values }),
+        }),
+      );
       const answer = await response.json().catch(() => ({}));
       if (!response.ok) {
         note.textContent = "";
-        const errors = answer.errors || [{ field: answer.field || null, error: answer.error || `the server answered ${response.status}` }];
-        show(form, summary, errors, answer.error || `the server answered ${response.status}`);
+        const why = answer.error || t("the server answered {status}", { status: response.status });
+        const errors = answer.errors || [{ field: answer.field || null, error: why }];
+        show(form, summary, errors, why);
         return;
       }
-      const kept = answer.previous ? ` The previous file is kept as ${answer.previous}.` : "";
-      note.textContent = `Saved to ${answer.path}.${kept} It applies ${answer.applies}.`;
+      // TRANSLATORS: {path} is the config file, {previous} its copy as it was, {applies} when the change
+      // applies ("from the next game on")
+      const said = { path: answer.path, previous: answer.previous, applies: answer.applies };
+      note.textContent = answer.previous
+        ? t("Saved to {path}. The previous file is kept as {previous}. It applies {applies}.", said)
+        : t("Saved to {path}. It applies {applies}.", said);
       if ("player.sound" in values) setSound(values["player.sound"] !== false); // this browser follows
       await load(form, list, file, summary);
       saved();
     } catch {
       note.textContent = "";
-      summary.textContent = "The settings could not be sent; is chessatron serve still running?";
+      summary.textContent = t("The settings could not be sent; is chessatron serve still running?");
     } finally {
       button.disabled = !loaded;
     }
@@ -83,35 +92,35 @@ export function applyPlayer(player) {
   soundByDefault(player.sound !== false);
   for (const side of ["white", "black"]) {
     const input = document.querySelector(`input[name=${side}-level]`);
-    if (input) input.placeholder = player.level ? `level: ${player.level} (your default)` : "level: 5, 1500elo";
+    if (input) input.placeholder = player.level ? t("level: {level} (your default)", { level: player.level }) : t("level: 5, 1500elo");
   }
 }
 
 async function load(form, list, file, summary) {
   try {
-    const response = await fetch(`${API}/settings`);
+    const response = await fetch(`${API}/settings`, speaking());
     const answer = await response.json();
     if (!response.ok) {
       list.replaceChildren();
-      summary.textContent = capital(answer.error || `the server answered ${response.status}`);
+      summary.textContent = capital(answer.error || t("the server answered {status}", { status: response.status }));
       return;
     }
     loaded = answer;
     const mine = answer.keys.filter((key) => key.section === "player");
     const machine = answer.keys.filter((key) => key.section !== "player");
     list.replaceChildren(
-      group("You", "Your name in the games, the engine's level when a game names none, this page's board and sound.", mine),
-      group("The machine", "The gantry's GRBL board, the magnet, the sensors, the LEDs, the display, the buzzer, the buttons, the voice, online play.", machine),
+      group(t("You"), t("Your name in the games, the engine's level when a game names none, this page's board and sound."), mine),
+      group(t("The machine"), t("The gantry's GRBL board, the magnet, the sensors, the LEDs, the display, the buzzer, the buttons, the voice, online play."), machine),
     );
     form.querySelector("button[type=submit]").disabled = false;
     file.textContent = answer.exists
-      ? `The file: ${answer.path}.`
-      : `The file: ${answer.path} (made from the defaults when saved).`;
+      ? t("The file: {path}.", { path: answer.path })
+      : t("The file: {path} (made from the defaults when saved).", { path: answer.path });
     if (answer.problems && answer.problems.length) {
-      show(form, summary, answer.problems, `In the file as it is, ${needFixing(answer.problems)}`, false);
+      show(form, summary, answer.problems, needFixing(answer.problems, true), false);
     }
   } catch {
-    summary.textContent = "The settings could not be loaded; is chessatron serve still running?";
+    summary.textContent = t("The settings could not be loaded; is chessatron serve still running?");
   }
 }
 
@@ -139,9 +148,9 @@ function field(key) {
   let input;
   if (key.kind === "bool" || key.kind === "choice") {
     input = document.createElement("select");
-    const unset = key.default === null ? "unset: automatic" : `default: ${key.default}`;
+    const unset = key.default === null ? t("unset: automatic") : t("default: {value}", { value: shown(key, key.default) });
     const choices = key.kind === "bool" ? ["true", "false"] : key.examples;
-    for (const [option, text] of [["", unset], ...choices.map((c) => [c, c])]) {
+    for (const [option, text] of [["", unset], ...choices.map((c) => [c, shown(key, c)])]) {
       const element = document.createElement("option");
       element.value = option;
       element.textContent = text;
@@ -157,12 +166,11 @@ function field(key) {
     if (number) {
       input.inputMode = number.mode;
       input.pattern = number.pattern;
-      input.dataset.words = number.words;
     }
     input.autocomplete = "off";
     input.spellcheck = false;
     input.maxLength = key.kind === "text" ? 40 : 400;
-    input.placeholder = key.default === null ? "unset" : `default: ${key.default}`;
+    input.placeholder = key.default === null ? t("unset") : t("default: {value}", { value: key.default });
     input.value = value;
     if (key.examples.length) {
       const list = document.createElement("datalist");
@@ -183,7 +191,8 @@ function field(key) {
   const doc = document.createElement("p");
   doc.className = "note";
   const listed = key.examples.length && key.kind !== "choice";
-  doc.textContent = key.doc + (listed ? ` For example: ${key.examples.join(", ")}.` : "");
+  // TRANSLATORS: {help} is what a setting does, {examples} values it takes ("/dev/ttyUSB0, sim://")
+  doc.textContent = listed ? t("{help} For example: {examples}.", { help: key.doc, examples: key.examples.join(", ") }) : key.doc;
   const error = document.createElement("span");
   error.className = "error field-error";
   error.dataset.field = key.key;
@@ -197,7 +206,11 @@ function field(key) {
 function misread(input) {
   const text = input.value.trim();
   if (!input.pattern || !text || new RegExp(`^(?:${input.pattern})$`).test(text)) return "";
-  return `${input.dataset.title} = ${JSON.stringify(text)} is not ${input.dataset.words}`;
+  const values = { setting: input.dataset.title, value: JSON.stringify(text) };
+  // TRANSLATORS: a number field's text that is no number: '[grbl] baudrate = "12abc" is not a whole number…'
+  return input.dataset.kind === "int"
+    ? t("{setting} = {value} is not a whole number: digits only, e.g. 115200", values)
+    : t("{setting} = {value} is not a number: digits and a point, e.g. 0.3", values);
 }
 
 /** The number fields whose text is no number, as errors beside them. */
@@ -210,11 +223,21 @@ function unreadable(form) {
   return found;
 }
 
-/** "2 settings need fixing: [grbl] baudrate, [training] watcher_loss". */
-function needFixing(errors) {
-  const names = [...new Set(errors.map((e) => (e.field && loadedTitle(e.field)) || e.field || "the file"))];
-  const many = names.length > 1;
-  return `${names.length} setting${many ? "s" : ""} need${many ? "" : "s"} fixing: ${names.join(", ")}`;
+/** "2 settings need fixing: [grbl] baudrate and [training] watcher_loss; nothing was sent" (``inFile``:
+ * what the file as it is needs). */
+function needFixing(errors, inFile) {
+  const names = [...new Set(errors.map((e) => (e.field && loadedTitle(e.field)) || e.field || t("the file")))];
+  const values = { count: names.length, settings: list(names) };
+  if (inFile) {
+    return tn("In the file as it is, {count} setting needs fixing: {settings}", "In the file as it is, {count} settings need fixing: {settings}", names.length, values);
+  }
+  return tn("{count} setting needs fixing: {settings}; nothing was sent", "{count} settings need fixing: {settings}; nothing was sent", names.length, values);
+}
+
+/** A setting's value as the page offers it: a language in its own name ("Deutsch (de)"). */
+function shown(key, value) {
+  const names = (loaded && loaded.languages) || {};
+  return key.key === "player.language" && Object.hasOwn(names, value) ? `${names[value]} (${value})` : String(value);
 }
 
 function loadedTitle(key) {

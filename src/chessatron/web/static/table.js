@@ -2,6 +2,8 @@
 // reserve), every physical piece where it stands, the gantry's crosshair where the robot reports it, the
 // drag under way and those still to come, and the piece the magnet carries following the gantry. Nothing
 // is fetched: the picture changes with the feed's small updates (the gantry's position a few times a second).
+import { number, t } from "./i18n.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 const ROLES = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
 /** The magnet has a piece once the gantry is this close to where the drag starts (in node pitches). */
@@ -42,7 +44,7 @@ export function tableView(container, layout) {
   const svg = element("svg", {
     viewBox: `${-margin} ${-margin} ${width + 2 * margin} ${height + 2 * margin}`,
     role: "img",
-    "aria-label": "the whole table: the board, the capture zones and the reserve, with the robot's gantry",
+    "aria-label": t("the whole table: the board, the capture zones and the reserve, with the robot's gantry"),
   });
   const kinds = new Map(layout.cells.map(([c, r, kind]) => [`${c},${r}`, kind]));
   const cells = element("g", { class: "cells" }, svg);
@@ -164,7 +166,9 @@ export function tableView(container, layout) {
       const clampedI = Math.min(Math.max(gi, -margin), width + margin);
       const clampedJ = Math.min(Math.max(gj, -margin), height + margin);
       place(gantry, clampedI, clampedJ);
-      gantry.querySelector("title").textContent = `gantry at X${g.x.toFixed(1)} Y${g.y.toFixed(1)}`;
+      const mm = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
+      // TRANSLATORS: the gantry's crosshair on the table's picture, where it is in millimetres
+      gantry.querySelector("title").textContent = t("gantry at X{x} Y{y}", { x: number(g.x, mm), y: number(g.y, mm) });
       const drags = table.drags || [];
       // the work's counter counts these drags only when they are that work's (not a finished one's)
       const work = g.work && g.work.of === drags.length ? g.work : null;

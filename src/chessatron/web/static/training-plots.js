@@ -1,6 +1,8 @@
 // The training page's plots: the rating after every puzzle, the puzzles solved and failed each day (SVG
 // drawn from GET /api/v1/training's attempts), and the SVG helper the review's graph uses too.
 
+import { t, when } from "./i18n.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 
 /** A new SVG element ``name`` with ``attributes``, appended to ``parent`` when given. */
@@ -28,8 +30,11 @@ export function drawRating(plot, attempts) {
   attempts.forEach((attempt, i) => {
     const dot = element("circle", { cx: x(i + 1), cy: y(attempt.rating), r: 3 }, plot);
     dot.setAttribute("class", attempt.solved ? "solved" : "failed");
-    element("title", {}, dot).textContent =
-      `${attempt.at}: puzzle ${attempt.puzzle} (${attempt.puzzle_rating}) ${attempt.solved ? "solved" : "failed"}`;
+    const values = { when: when(attempt.at), puzzle: attempt.puzzle, rating: attempt.puzzle_rating };
+    // TRANSLATORS: a point of the rating's plot: {puzzle} is its id, {rating} the puzzle's rating
+    element("title", {}, dot).textContent = attempt.solved
+      ? t("{when}: puzzle {puzzle} ({rating}) solved", values)
+      : t("{when}: puzzle {puzzle} ({rating}) failed", values);
   });
 }
 
@@ -53,7 +58,9 @@ export function drawResults(plot, attempts) {
     const failed = (90 * counts.failed) / most;
     element("rect", { class: "solved", x, y: 100 - solved, width: width * 0.8, height: solved }, plot);
     element("rect", { class: "failed", x, y: 100 - solved - failed, width: width * 0.8, height: failed }, plot);
-    element("title", {}, plot.lastChild).textContent = `${day}: ${counts.solved} solved, ${counts.failed} failed`;
+    const values = { day: when(day), solved: counts.solved, failed: counts.failed };
+    element("title", {}, plot.lastChild).textContent = t("{day}: {solved} solved, {failed} failed", values);
   });
-  element("text", { x: 40, y: 115 }, plot).textContent = `${entries[0][0]} … ${entries[entries.length - 1][0]}`;
+  const [first, last] = [entries[0][0], entries[entries.length - 1][0]];
+  element("text", { x: 40, y: 115 }, plot).textContent = `${when(first)} … ${when(last)}`;
 }

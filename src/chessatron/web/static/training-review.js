@@ -6,6 +6,7 @@
 // the positions from the saved game (GET /api/v1/games/{id}).
 import { Chessground } from "./vendor/chessground/chessground.min.js";
 import { moveLabel, moveSquares, playerName, plyText } from "./format.js";
+import { number, speaking, t, tn } from "./i18n.js";
 import { evaluationText, mistakeText, sideFigures } from "./training-format.js";
 import { element } from "./training-plots.js";
 
@@ -74,35 +75,37 @@ async function open(id) {
   const select = $("review-game");
   if ([...select.options].some((option) => option.value === id)) select.value = id;
   $("review-error").textContent = "";
-  $("review-state").textContent = "Loading the review…";
+  $("review-state").textContent = t("Loading the review…");
   let saved = null;
   for (;;) {
     let status, answer;
     try {
-      const response = await fetch(`${API}/training/review/${encodeURIComponent(id)}`);
+      const response = await fetch(`${API}/training/review/${encodeURIComponent(id)}`, speaking());
       status = response.status;
       answer = await response.json().catch(() => ({}));
       if (status === 200 && !saved) {
-        const loaded = await fetch(`${API}/games/${encodeURIComponent(id)}`);
+        const loaded = await fetch(`${API}/games/${encodeURIComponent(id)}`, speaking());
         saved = await loaded.json().catch(() => ({}));
-        if (!loaded.ok) throw new Error(saved.error || `the server answered ${loaded.status}`);
+        if (!loaded.ok) throw new Error(saved.error || t("the server answered {status}", { status: loaded.status }));
       }
     } catch (error) {
       if (wanted !== id) return;
-      const message = error instanceof TypeError ? "the server cannot be reached; try again" : error.message;
+      const message = error instanceof TypeError ? t("the server cannot be reached; try again") : error.message;
       $("review-error").textContent = message;
       $("review-state").textContent = "";
       return;
     }
     if (wanted !== id) return;
     if (status === 202) {
-      const of = answer.of ? ` of ${answer.of}` : "";
-      $("review-state").textContent = `Stockfish goes through the game: ${answer.done}${of} positions…`;
+      const values = { done: answer.done, count: answer.of };
+      $("review-state").textContent = answer.of
+        ? t("Stockfish goes through the game: {done} of {count} positions…", values)
+        : t("Stockfish goes through the game: {done} positions…", values);
       await new Promise((resolve) => setTimeout(resolve, 300));
       continue;
     }
     if (status !== 200) {
-      $("review-error").textContent = answer.error || `the server answered ${status}`;
+      $("review-error").textContent = answer.error || t("the server answered {status}", { status });
       $("review-state").textContent = "";
       return;
     }
@@ -115,9 +118,12 @@ function show(id, answer, saved) {
   review = answer;
   game = saved;
   const marked = review.mistakes.length;
-  $("review-state").textContent =
-    `${playerName(game.white)} – ${playerName(game.black)} ${game.result}: searched at ${review.limit}, ` +
-    `${marked} move${marked === 1 ? "" : "s"} marked.`;
+  // TRANSLATORS: {game} is "Ann – Stockfish 0-1", {limit} how deep Stockfish searched ("depth 14")
+  $("review-state").textContent = tn("{game}: searched at {limit}, {count} move marked.", "{game}: searched at {limit}, {count} moves marked.", marked, {
+    game: `${playerName(game.white)} – ${playerName(game.black)} ${game.result}`,
+    limit: review.limit,
+    count: marked,
+  });
   $("review-body").hidden = false;
   const flipped = game.black.kind === "web" && game.white.kind !== "web";
   board().set({ orientation: flipped ? "black" : "white" });
@@ -152,9 +158,11 @@ function go(target) {
   shown.dataset.ply = String(ply);
   const point = review.evaluations[ply];
   const where = plyText(game.san, game.start_fen, ply);
-  let words = `${where.charAt(0).toUpperCase()}${where.slice(1)} (${ply} of ${game.plies})`;
-  if (mistake) words += `: ${mistakeText(mistake, review.start_fen, review.evaluations)}`;
-  else if (point) words += `: ${evaluationText(point.text)}`;
+  const position = `${where.charAt(0).toUpperCase()}${where.slice(1)}`;
+  let words = t("{position} ({number} of {count})", { position, number: ply, count: game.plies });
+  // TRANSLATORS: where the review stands ("After 5. Qg4?? (9 of 40)"), then what Stockfish says of it
+  if (mistake) words = t("{where}: {comment}", { where: words, comment: mistakeText(mistake, review.start_fen, review.evaluations) });
+  else if (point) words = t("{where}: {comment}", { where: words, comment: evaluationText(point.text) });
   $("review-ply").textContent = words;
   for (const button of document.querySelectorAll("[data-review]")) {
     const back = button.dataset.review === "first" || button.dataset.review === "back";
@@ -193,9 +201,10 @@ function drawEvaluation() {
     element("line", { class: "tick", x1: x(i), y1: BOTTOM, x2: x(i), y2: BOTTOM + 4 }, axis);
     element("text", { x: x(i), y: BOTTOM + 18, "text-anchor": "middle" }, axis).textContent = String(number);
   }
-  element("text", { x: RIGHT, y: BOTTOM + 34, "text-anchor": "end" }, plot).textContent = "move";
-  element("text", { class: "side-label", x: LEFT + 6, y: TOP + 18 }, plot).textContent = "White ahead";
-  element("text", { class: "side-label", x: LEFT + 6, y: BOTTOM - 8 }, plot).textContent = "Black ahead";
+  // TRANSLATORS: the review graph's axis of move numbers
+  element("text", { x: RIGHT, y: BOTTOM + 34, "text-anchor": "end" }, plot).textContent = t("move");
+  element("text", { class: "side-label", x: LEFT + 6, y: TOP + 18 }, plot).textContent = t("White ahead");
+  element("text", { class: "side-label", x: LEFT + 6, y: BOTTOM - 8 }, plot).textContent = t("Black ahead");
   // where the board is
   element("line", { class: "cursor", x1: x(ply), y1: TOP, x2: x(ply), y2: BOTTOM }, plot);
   for (const mistake of review.mistakes) {
@@ -212,7 +221,7 @@ function drawEvaluation() {
 function drawSides() {
   const table = $("review-sides");
   const head = document.createElement("tr");
-  for (const text of ["", "inaccuracies ?!", "mistakes ?", "blunders ??", "accuracy"]) {
+  for (const text of ["", t("inaccuracies ?!"), t("mistakes ?"), t("blunders ??"), t("accuracy")]) {
     const cell = document.createElement("th");
     cell.textContent = text;
     head.append(cell);
@@ -223,7 +232,8 @@ function drawSides() {
     row.dataset.side = side;
     const name = document.createElement("th");
     name.scope = "row";
-    name.textContent = `${side === "white" ? "White" : "Black"}: ${playerName(game[side])}`;
+    const player = { name: playerName(game[side]) };
+    name.textContent = side === "white" ? t("White: {name}", player) : t("Black: {name}", player);
     row.append(name);
     for (const value of [figures.inaccuracies, figures.mistakes, figures.blunders]) {
       const cell = document.createElement("td");
@@ -231,7 +241,8 @@ function drawSides() {
       row.append(cell);
     }
     const accuracy = document.createElement("td");
-    accuracy.textContent = figures.accuracy === null || figures.accuracy === undefined ? "–" : `${Math.round(figures.accuracy)} %`;
+    const reckoned = figures.accuracy !== null && figures.accuracy !== undefined;
+    accuracy.textContent = reckoned ? number(Math.round(figures.accuracy) / 100, { style: "percent" }) : "–";
     row.append(accuracy);
     return row;
   });
@@ -253,7 +264,7 @@ function listMistakes(id) {
       const replay = document.createElement("button");
       replay.type = "button";
       replay.className = "replay";
-      replay.textContent = "Replay from here";
+      replay.textContent = t("Replay from here");
       replay.addEventListener("click", async () => {
         const player = $("review-form").player.value;
         const answer = await post("/training/replay", { game: id, ply: mistake.ply, player }, "review-error");
@@ -265,7 +276,7 @@ function listMistakes(id) {
   );
   if (!review.mistakes.length) {
     const none = document.createElement("li");
-    none.textContent = "No move marked: neither side gave away 0.1 of its winning chances.";
+    none.textContent = t("No move marked: neither side gave away 0.1 of its winning chances.");
     list.append(none);
   }
 }

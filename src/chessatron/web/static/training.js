@@ -6,7 +6,8 @@
 // its square), each right move and the puzzle's end are said with the rating's change, and after the
 // end its solution can be stepped through on the board (GET /api/v1/training/puzzle/{id}).
 import { liveBoard } from "./board.js";
-import { countdownText, moveSquares } from "./format.js";
+import { countdownText, moveSquares, shownName } from "./format.js";
+import { number, setUpLanguageMenu, shownLine, shownSan, speaking, startLanguage, t, tn, when } from "./i18n.js";
 import { drawRating, drawResults } from "./training-plots.js";
 import { setUpReview } from "./training-review.js";
 
@@ -41,19 +42,22 @@ const board = liveBoard($("puzzle-board"), $("promotion"), {
 async function post(path, body, errorAt) {
   if (errorAt) $(errorAt).textContent = "";
   try {
-    const response = await fetch(API + path, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
+    const response = await fetch(
+      API + path,
+      speaking({
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+    );
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) {
-      if (errorAt) $(errorAt).textContent = answer.error || `the server answered ${response.status}`;
+      if (errorAt) $(errorAt).textContent = answer.error || t("the server answered {status}", { status: response.status });
       return null;
     }
     return answer;
   } catch (error) {
-    if (errorAt) $(errorAt).textContent = `the server cannot be reached (${error.message})`;
+    if (errorAt) $(errorAt).textContent = t("the server cannot be reached ({reason})", { reason: error.message });
     return null;
   }
 }
@@ -78,7 +82,7 @@ function connect() {
     render();
   });
   socket.addEventListener("close", () => {
-    $("status").textContent = "the server is not answering; reconnecting…";
+    $("status").textContent = t("the server is not answering; reconnecting…");
     setTimeout(connect, 1000);
   });
 }
@@ -130,11 +134,15 @@ function render() {
     shapes: puzzle.state === "solving" ? hintShapes(puzzle.hint) : [],
     cursor: null,
   });
-  const of = puzzle.of ? ` of ${puzzle.of}` : "";
-  $("puzzle-about").textContent = `Puzzle ${puzzle.number}${of}`;
+  const counted = { number: puzzle.number, count: puzzle.of };
+  $("puzzle-about").textContent = puzzle.of ? t("Puzzle {number} of {count}", counted) : t("Puzzle {number}", counted);
   const themes = puzzle.themes.map(themeName).join(" · ");
-  const moves = `${puzzle.moves} move${puzzle.moves > 1 ? "s" : ""} to find`;
-  $("puzzle-themes").textContent = `#${puzzle.id}, rated ${puzzle.rating} · you play ${puzzle.colour}, ${moves}${themes ? ` · ${themes}` : ""}`;
+  const values = { id: puzzle.id, rating: puzzle.rating, count: puzzle.moves };
+  // TRANSLATORS: the puzzle under way: {id} is its id, {rating} its rating, {count} the moves to find
+  const about = puzzle.colour === "white"
+    ? tn("#{id}, rated {rating} · you play white, {count} move to find", "#{id}, rated {rating} · you play white, {count} moves to find", puzzle.moves, values)
+    : tn("#{id}, rated {rating} · you play black, {count} move to find", "#{id}, rated {rating} · you play black, {count} moves to find", puzzle.moves, values);
+  $("puzzle-themes").textContent = themes ? `${about} · ${themes}` : about;
   renderState(puzzle, game);
   renderDone(puzzle);
   renderResult(puzzle);
@@ -155,25 +163,27 @@ function hintShapes(hint) {
 }
 
 function renderState(puzzle, game) {
-  const colour = cap(puzzle.colour);
   const rightSoFar = Math.max(0, (game.uci.length - 1) / 2);
   let words;
   let kind = puzzle.state.replace(" ", "-");
   if (puzzle.state === "setting up") {
-    words = "The robot sets the puzzle up…";
+    words = t("The robot sets the puzzle up…");
   } else if (puzzle.state === "solving") {
-    if (puzzle.hint) words = `Hint: ${puzzle.hint.text}.`;
-    else if (rightSoFar >= 1) [words, kind] = ["Right! Keep going: find the next move.", "right"];
-    else words = `${colour} to play: find the best move.`;
+    // (the hint's words are the table's, in the table's language)
+    if (puzzle.hint) words = t("Hint: {hint}.", { hint: puzzle.hint.text });
+    else if (rightSoFar >= 1) [words, kind] = [t("Right! Keep going: find the next move."), "right"];
+    else words = puzzle.colour === "white" ? t("White to play: find the best move.") : t("Black to play: find the best move.");
   } else if (puzzle.state === "wrong") {
     const left = MAX_WRONG - puzzle.wrong;
-    words = left > 0 ? `Not the move: it goes back. Try again (${left} more tr${left === 1 ? "y" : "ies"}).` : "Not the move: here is the solution.";
+    words = left > 0
+      ? tn("Not the move: it goes back. Try again ({count} more try).", "Not the move: it goes back. Try again ({count} more tries).", left, { count: left })
+      : t("Not the move: here is the solution.");
   } else if (puzzle.state === "solution") {
-    words = "The robot plays the solution out.";
+    words = t("The robot plays the solution out.");
   } else if (puzzle.state === "solved") {
-    words = "Right!";
+    words = t("Right!");
   } else if (puzzle.state === "failed") {
-    words = puzzle.gave_up ? "Not this time: here is the solution." : "Done, with help: it counts as failed.";
+    words = puzzle.gave_up ? t("Not this time: here is the solution.") : t("Done, with help: it counts as failed.");
   } else {
     words = puzzle.state;
   }
@@ -188,13 +198,16 @@ function renderProgress() {
   const line = $("puzzle-progress");
   const title = work ? work.title : "";
   let words = "";
-  if (title.startsWith("PUZZLE SETUP")) words = "The robot sets the puzzle up";
-  else if (title.startsWith("PUZZLE PUT BACK")) words = "The robot puts the pieces back";
-  else if (title.startsWith("SOLUTION")) words = "The robot plays the solution";
-  else if (title.startsWith("PUZZLE")) words = "The robot makes the move";
-  if (words && work.of > 1) words += ` (${Math.min(work.index + 1, work.of)} of ${work.of})`;
+  if (title.startsWith("PUZZLE SETUP")) words = t("The robot sets the puzzle up");
+  else if (title.startsWith("PUZZLE PUT BACK")) words = t("The robot puts the pieces back");
+  else if (title.startsWith("SOLUTION")) words = t("The robot plays the solution");
+  else if (title.startsWith("PUZZLE")) words = t("The robot makes the move");
+  if (words && work.of > 1) {
+    words = t("{work} ({number} of {count})", { work: words, number: Math.min(work.index + 1, work.of), count: work.of });
+  }
   const left = words ? countdownText(work, (performance.now() - workAt) / 1000) : "";
-  line.textContent = left ? `${words}: ${left}` : words;
+  // TRANSLATORS: {work} is what the robot does, {left} how long it has left ("about 0:36")
+  line.textContent = left ? t("{work}: {left}", { work: words, left }) : words;
   line.hidden = !words;
 }
 
@@ -204,7 +217,9 @@ function renderDone(puzzle) {
     ...puzzle.done.map((attempt) => {
       const item = document.createElement("li");
       item.className = attempt.solved ? "solved" : "failed";
-      item.textContent = `#${attempt.puzzle}: ${attempt.solved ? "solved" : "failed"} in ${attempt.seconds} s`;
+      const values = { puzzle: attempt.puzzle, seconds: number(attempt.seconds) };
+      // TRANSLATORS: a puzzle of the set: {puzzle} is its id, {seconds} how long it took
+      item.textContent = attempt.solved ? t("#{puzzle}: solved in {seconds} s", values) : t("#{puzzle}: failed in {seconds} s", values);
       return item;
     }),
   );
@@ -220,17 +235,23 @@ function renderResult(puzzle) {
   const after = ended ? puzzle.rating_after : Math.round(last.rating);
   const before = ended ? puzzle.your_rating : ratingBefore(puzzle.done);
   const help = [];
-  if (last.wrong) help.push(`${last.wrong} wrong move${last.wrong > 1 ? "s" : ""}`);
-  if (last.hints) help.push(`${last.hints} hint${last.hints > 1 ? "s" : ""}`);
-  const how = `${last.solved ? "Solved" : "Failed"}${help.length ? ` (${help.join(", ")})` : ""} in ${last.seconds.toFixed(1)} s`;
-  let rating = `rating now ${after}`;
+  if (last.wrong) help.push(tn("{count} wrong move", "{count} wrong moves", last.wrong, { count: last.wrong }));
+  if (last.hints) help.push(tn("{count} hint", "{count} hints", last.hints, { count: last.hints }));
+  const seconds = number(last.seconds, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const timed = { seconds, help: help.join(", ") };
+  let how;
+  if (last.solved) how = help.length ? t("Solved ({help}) in {seconds} s", timed) : t("Solved in {seconds} s", timed);
+  else how = help.length ? t("Failed ({help}) in {seconds} s", timed) : t("Failed in {seconds} s", timed);
+  let rating = t("rating now {rating}", { rating: after });
   if (before !== null) {
     const change = after - before;
-    rating = `rating ${before} → ${after} (${change >= 0 ? "+" : "−"}${Math.abs(change)})`;
+    // TRANSLATORS: the rating's change after a puzzle: "rating 1500 → 1512 (+12)"
+    rating = t("rating {before} → {after} ({change})", { before, after, change: `${change >= 0 ? "+" : "−"}${Math.abs(change)}` });
   }
-  $("result-of").textContent = `Puzzle ${ended ? puzzle.number : puzzle.number - 1}, #${last.puzzle}`;
+  $("result-of").textContent = t("Puzzle {number}, #{puzzle}", { number: ended ? puzzle.number : puzzle.number - 1, puzzle: last.puzzle });
   const text = $("result-text");
-  text.textContent = `${last.solved ? "Right! " : ""}${how} — ${rating}`;
+  const said = { how, rating };
+  text.textContent = last.solved ? t("Right! {how} — {rating}", said) : t("{how} — {rating}", said);
   text.className = `result-text ${last.solved ? "solved" : "failed"}`;
   result.dataset.puzzle = last.puzzle;
   // the last puzzle's solution waits while the next is the person's to solve
@@ -272,7 +293,7 @@ async function loadSolution(id, show) {
   }
   if (solutionFor !== id) return;
   solution = answer;
-  $("solution-line").textContent = `The solution: ${solution.text}`;
+  $("solution-line").textContent = t("The solution: {line}", { line: shownLine(solution.text) });
   if (show) {
     autoShown = id;
     showStep(0);
@@ -323,13 +344,20 @@ function renderSteps() {
   }
   const moves = solution.positions.length - 1;
   if (!shown) {
-    words.textContent = "Step through it on the board: Back and Forward, or the arrow keys.";
+    words.textContent = t("Step through it on the board: Back and Forward, or the arrow keys.");
   } else if (step === 0) {
-    words.textContent = `The puzzle as it was set (0 of ${moves}): the arrow shows the move to find.`;
+    words.textContent = t("The puzzle as it was set (0 of {count}): the arrow shows the move to find.", { count: moves });
   } else {
-    const san = solution.positions[step].san;
-    const mover = step % 2 === 1 ? "yours" : "the reply";
-    words.textContent = `After ${san}, ${mover} (${step} of ${moves})${step < moves ? "; the arrow shows the next move" : ""}.`;
+    const values = { move: shownSan(solution.positions[step].san), number: step, count: moves };
+    const yours = step % 2 === 1;
+    // TRANSLATORS: a step of a puzzle's solution: {move} is the move, "yours" or "the reply" says whose
+    if (step < moves) {
+      words.textContent = yours
+        ? t("After {move}, yours ({number} of {count}); the arrow shows the next move.", values)
+        : t("After {move}, the reply ({number} of {count}); the arrow shows the next move.", values);
+    } else {
+      words.textContent = yours ? t("After {move}, yours ({number} of {count}).", values) : t("After {move}, the reply ({number} of {count}).", values);
+    }
   }
 }
 
@@ -362,10 +390,6 @@ document.addEventListener("keydown", (event) => {
   const at = step === null ? last : step;
   showStep({ ArrowLeft: at - 1, ArrowRight: step === null ? 0 : at + 1, Home: 0, End: last }[event.key]);
 });
-
-function cap(text) {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
 
 function themeName(theme) {
   const names = (summary && summary.theme_names) || {};
@@ -415,7 +439,7 @@ async function loadSummary() {
   summaryFor = puzzle ? puzzle.done.length : 0;
   let answer;
   try {
-    answer = await (await fetch(`${API}/training`)).json();
+    answer = await (await fetch(`${API}/training`, speaking())).json();
   } catch {
     return;
   }
@@ -428,9 +452,13 @@ async function loadSummary() {
     ),
   );
   const counts = answer.puzzles;
-  $("rating-note").textContent =
-    `${answer.attempts.length} puzzles played. The store holds ${counts.starter} starter puzzles, ` +
-    `${counts.lichess} from lichess and ${counts.game} from your games.`;
+  // TRANSLATORS: {starter}, {lichess} and {game} count the store's puzzles of each source
+  $("rating-note").textContent = tn(
+    "{count} puzzle played. The store holds {starter} starter puzzles, {lichess} from lichess and {game} from your games.",
+    "{count} puzzles played. The store holds {starter} starter puzzles, {lichess} from lichess and {game} from your games.",
+    answer.attempts.length,
+    { count: answer.attempts.length, starter: number(counts.starter), lichess: number(counts.lichess), game: number(counts.game) },
+  );
   drawRating($("rating-plot"), answer.attempts);
   drawResults($("results-plot"), answer.attempts);
   render();
@@ -446,7 +474,7 @@ setInterval(() => {
 async function loadGames() {
   let answer = [];
   try {
-    answer = await (await fetch(`${API}/games`)).json();
+    answer = await (await fetch(`${API}/games`, speaking())).json();
   } catch {
     answer = [];
   }
@@ -455,7 +483,7 @@ async function loadGames() {
     ...(answer || []).map((game) =>
       Object.assign(document.createElement("option"), {
         value: game.id,
-        textContent: `${game.started.slice(0, 16).replace("T", " ")}: ${game.white} – ${game.black} ${game.result}`,
+        textContent: `${when(game.started)}: ${shownName(game.white)} – ${shownName(game.black)} ${game.result}`,
       }),
     ),
   );
@@ -466,6 +494,8 @@ async function loadGames() {
   }
 }
 
+await startLanguage(); // before the page writes a word
+setUpLanguageMenu($("language"));
 restoreForm();
 connect();
 loadSummary();

@@ -4,7 +4,8 @@
 // shows its marks on the moves, each marked move's better move as an arrow and the evaluation; one not
 // reviewed yet links to its review.
 import { Chessground } from "./vendor/chessground/chessground.min.js";
-import { endingText, movePairs, moveSquares, playerName, plyText, startedText, variantText } from "./format.js";
+import { endingText, movePairs, moveSquares, movesText, playerName, plyText, startedText, variantText } from "./format.js";
+import { shownSan, speaking, t } from "./i18n.js";
 import { evaluationText, mistakeText, sideFigures, sideText } from "./training-format.js";
 
 const API = "/api/v1";
@@ -63,7 +64,7 @@ export async function openGame(id, { push = true } = {}) {
   game = null;
   review = null;
   $("viewer-error").textContent = "";
-  $("viewer-title").textContent = "Loading the game…";
+  $("viewer-title").textContent = t("Loading the game…");
   for (const line of ["viewer-about", "viewer-result", "viewer-ply", "viewer-comment", "viewer-reviewed"]) {
     $(line).textContent = "";
   }
@@ -83,16 +84,16 @@ export async function openGame(id, { push = true } = {}) {
   let reviewed = null;
   try {
     const [response, kept] = await Promise.all([
-      fetch(`${API}/games/${encodeURIComponent(id)}`),
-      fetch(`${API}/training/review/${encodeURIComponent(id)}?only=kept`).catch(() => null),
+      fetch(`${API}/games/${encodeURIComponent(id)}`, speaking()),
+      fetch(`${API}/training/review/${encodeURIComponent(id)}?only=kept`, speaking()).catch(() => null),
     ]);
     answer = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(answer.error || `the server answered ${response.status}`);
+    if (!response.ok) throw new Error(answer.error || t("the server answered {status}", { status: response.status }));
     if (kept && kept.status === 200) reviewed = await kept.json().catch(() => null);
   } catch (error) {
     if (wanted !== id) return;
-    $("viewer-title").textContent = "Saved game";
-    const message = error instanceof TypeError ? "the server cannot be reached; try again" : error.message;
+    $("viewer-title").textContent = t("Saved game");
+    const message = error instanceof TypeError ? t("the server cannot be reached; try again") : error.message;
     $("viewer-error").textContent = message.charAt(0).toUpperCase() + message.slice(1);
     return;
   }
@@ -120,19 +121,22 @@ function renderGame() {
   const black = playerName(game.black);
   $("viewer-title").textContent = `${white} – ${black}`;
   // a game played here started when it was stored; an imported one was played on its own date
-  let when = `saved ${startedText(game.started)}`;
-  if (game.date) when = `played ${game.started.startsWith(game.date) ? startedText(game.started) : game.date}`;
+  // TRANSLATORS: when a saved game was saved, or played (an imported game, on its own date)
+  let when = t("saved {when}", { when: startedText(game.started) });
+  if (game.date) {
+    when = t("played {when}", { when: startedText(game.started.startsWith(game.date) ? game.started : game.date) });
+  }
   const about = [
-    `White: ${white} · Black: ${black}`,
+    t("White: {white} · Black: {black}", { white, black }),
     when,
     variantText(game.variant, game.chess960, game.start_fen),
   ];
-  if (game.time_control) about.push(`clock ${game.time_control.replace("+", " + ")} s`);
+  // TRANSLATORS: a game's time control in seconds: {control} is "300 + 3"
+  if (game.time_control) about.push(t("clock {control} s", { control: game.time_control.replace("+", " + ") }));
   $("viewer-about").textContent = about.join(" · ");
-  const moves = Math.ceil(game.plies / 2);
   $("viewer-result").textContent =
     game.result === "*"
-      ? `Unfinished after ${moves} move${moves === 1 ? "" : "s"}`
+      ? t("Unfinished after {moves}", { moves: movesText(Math.ceil(game.plies / 2)) })
       : endingText(game.result, game.termination);
   const pgn = $("viewer-pgn");
   pgn.href = `${API}/games/${encodeURIComponent(game.id)}.pgn`;
@@ -159,7 +163,7 @@ function renderGame() {
         button.className = "ply";
         button.dataset.ply = String(index);
         const mark = markAt(index);
-        button.textContent = mark ? `${san}${mark.glyph}` : san;
+        button.textContent = mark ? `${shownSan(san)}${mark.glyph}` : shownSan(san);
         if (mark) button.classList.add(mark.judgement);
         item.append(button);
       }
@@ -186,13 +190,16 @@ function renderReviewed() {
   const link = $("viewer-review");
   link.href = `/training#review=${encodeURIComponent(game.id)}`;
   link.hidden = game.plies === 0;
-  link.textContent = review ? "Open the review" : "Review";
+  link.textContent = review ? t("Open the review") : t("Review");
   if (!review) {
-    $("viewer-reviewed").textContent = game.plies ? "Not reviewed yet: Review has Stockfish go through it." : "";
+    $("viewer-reviewed").textContent = game.plies ? t("Not reviewed yet: Review has Stockfish go through it.") : "";
     return;
   }
-  const sides = ["white", "black"].map((side) => `${side === "white" ? "White" : "Black"}: ${sideText(sideFigures(review, side))}`);
-  $("viewer-reviewed").textContent = `Reviewed by Stockfish (${review.limit}). ${sides.join(". ")}.`;
+  const white = sideText(sideFigures(review, "white"));
+  const black = sideText(sideFigures(review, "black"));
+  // TRANSLATORS: {limit} is how deep Stockfish searched ("depth 14"), {white} and {black} each side's
+  // figures ("1 inaccuracy, 0 mistakes, 1 blunder, accuracy 54 %")
+  $("viewer-reviewed").textContent = t("Reviewed by Stockfish ({limit}). White: {white}. Black: {black}.", { limit: review.limit, white, black });
 }
 
 /** Show the position after ``target`` half-moves (kept within the game). */
@@ -210,13 +217,15 @@ function go(target) {
     }
   }
   const where = plyText(game.san, game.start_fen, ply);
-  $("viewer-ply").textContent = `${where.charAt(0).toUpperCase()}${where.slice(1)} (${ply} of ${game.plies})`;
+  // TRANSLATORS: where the viewer stands: {position} is "after 2. g4" (its first letter made a capital)
+  const position = `${where.charAt(0).toUpperCase()}${where.slice(1)}`;
+  $("viewer-ply").textContent = t("{position} ({number} of {count})", { position, number: ply, count: game.plies });
   const mark = markAt(ply);
   const point = review && ply ? review.evaluations[ply] : null;
   $("viewer-comment").textContent = mark
     ? mistakeText(mark, review.start_fen, review.evaluations)
     : point
-      ? `Stockfish: ${evaluationText(point.text)}`
+      ? t("Stockfish: {evaluation}", { evaluation: evaluationText(point.text) })
       : "";
   $("viewer-comment").className = `viewer-comment ${mark ? mark.judgement : ""}`;
   renderSteps();
@@ -276,17 +285,17 @@ function renderContinue() {
   button.disabled = !resumable || state.watchOnly || state.offline || Boolean(state.job);
   let note = "";
   if (game && !game.in_progress && game.result === "*") {
-    note = "This game was imported, not played on this table: it can be viewed, not continued here.";
+    note = t("This game was imported, not played on this table: it can be viewed, not continued here.");
   } else if (!resumable) {
     note = "";
   } else if (state.watchOnly) {
-    note = "This page only watches; `chessatron serve` continues games from a page.";
+    note = t("This page only watches; `chessatron serve` continues games from a page.");
   } else if (state.job && state.game === game.id) {
-    note = "This game is being played on the table now; the viewer shows it as it was when opened.";
+    note = t("This game is being played on the table now; the viewer shows it as it was when opened.");
   } else if (state.job) {
-    note = "The table is busy: stop the game under way (Stop game) to continue this one.";
+    note = t("The table is busy: stop the game under way (Stop game) to continue this one.");
   } else {
-    note = "The robot first puts the pieces back where this game stopped.";
+    note = t("The robot first puts the pieces back where this game stopped.");
   }
   $("viewer-note").textContent = note;
 }
