@@ -6,16 +6,19 @@ between :mod:`.setup` (games begun and resumed) and :mod:`.session` (the loop), 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
 
 import chess
 
 from ..errors import ChessatronError
+from ..i18n import N_, _, ngettext
 from .players.base import Command
+from .players.notation import command_word
 from .records.journal import Journal
 from .records.record import Result, Termination, termination_of
 from .setup import GameSetup
-from .telling.live import colour_name
 
 __all__ = ["DRAW_EARLIEST_PLY", "DRAW_EQUAL_CP", "DRAW_WORSE_CP", "GameCommands", "Outcome", "QuitRequested"]
 
@@ -24,6 +27,29 @@ DRAW_EQUAL_CP = 30
 #: ...but before this ply only when it stands worse than this: a chess computer plays the game out.
 DRAW_EARLIEST_PLY = 40
 DRAW_WORSE_CP = -100
+
+
+#: A draw offer the opponent (the other colour) turns down or is told of, by the opponent's kind and the
+#: colour of the side that offers; {spec}: the opponent's spec (engine:5), {word}: the word for draw.
+_OFFERS: Final[Mapping[tuple[str, chess.Color], str]] = {
+    # TRANSLATORS: a notice; {spec}: the opponent as the command line names it (engine:5)
+    ("better", chess.WHITE): N_("Black ({spec}) declines the draw (it thinks it stands better); play on"),
+    ("better", chess.BLACK): N_("White ({spec}) declines the draw (it thinks it stands better); play on"),
+    ("early", chess.WHITE): N_("Black ({spec}) declines the draw (it is too early in the game); play on"),
+    ("early", chess.BLACK): N_("White ({spec}) declines the draw (it is too early in the game); play on"),
+    ("script", chess.WHITE): N_("Black ({spec}) plays on: a script does not accept draws"),
+    ("script", chess.BLACK): N_("White ({spec}) plays on: a script does not accept draws"),
+    ("web", chess.WHITE): N_("White offers a draw; Black can accept it on the web page, or play on"),
+    ("web", chess.BLACK): N_("Black offers a draw; White can accept it on the web page, or play on"),
+    # TRANSLATORS: a notice; {word}: what to type for a draw (your word for it in "typed command")
+    ("keyboard", chess.WHITE): N_("White offers a draw; Black can type '{word}' to accept it, or play on"),
+    ("keyboard", chess.BLACK): N_("Black offers a draw; White can type '{word}' to accept it, or play on"),
+    # TRANSLATORS: a notice; the voice player understands English only: keep 'draw'
+    ("voice", chess.WHITE): N_("White offers a draw; Black can say 'draw' to accept it, or play on"),
+    ("voice", chess.BLACK): N_("Black offers a draw; White can say 'draw' to accept it, or play on"),
+    ("other", chess.WHITE): N_("White offers Black a draw"),
+    ("other", chess.BLACK): N_("Black offers White a draw"),
+}
 
 
 class QuitRequested(KeyboardInterrupt):
@@ -56,11 +82,16 @@ class GameCommands(GameSetup):
             result: Result = "0-1" if board.turn == chess.WHITE else "1-0"
             return Outcome(result, "resignation")
         if command == Command.HINT:
-            self._say(f"finding a hint for {colour_name(board.turn)}")
+            if board.turn == chess.WHITE:
+                # TRANSLATORS: the table's status line
+                self._say(_("finding a hint for white"))
+            else:
+                self._say(_("finding a hint for black"))
             try:
                 hint = self._adviser().hint(board)
             except ChessatronError as exc:  # no engine to ask: the game goes on without hints
-                self.emit({"event": "notice", "message": f"no hint: {exc}"})
+                # TRANSLATORS: a notice; {error}: why there is none
+                self.emit({"event": "notice", "message": _("no hint: {error}").format(error=exc)})
                 return None
             self.live.update(hint={"uci": board.uci(hint), "san": board.san(hint), "fen": board.fen()})
             self.emit({"event": "hint", "uci": board.uci(hint), "san": board.san(hint)})
@@ -78,7 +109,7 @@ class GameCommands(GameSetup):
             return Outcome("1/2-1/2", "agreed draw")
         journal.offer_draw(board.turn)
         opponent = self._specs[not board.turn]
-        offering, other = colour_name(board.turn).capitalize(), colour_name(not board.turn).capitalize()
+        offering = board.turn
         if opponent.kind in ("engine", "hand"):
             score = self._adviser().evaluate(board)
             engine_view = None if score is None else score.pov(not board.turn).score(mate_score=100000)
@@ -87,18 +118,12 @@ class GameCommands(GameSetup):
                 journal.accept_draw(not board.turn)
                 return Outcome("1/2-1/2", "agreed draw")
             better = engine_view is None or engine_view > DRAW_EQUAL_CP
-            why = "it thinks it stands better" if better else "it is too early in the game"
-            message = f"{other} ({opponent.spec}) declines the draw ({why}); play on"
-        elif opponent.kind == "script":
-            message = f"{other} ({opponent.spec}) plays on: a script does not accept draws"
-        elif opponent.kind == "web":
-            message = f"{offering} offers a draw; {other} can accept it on the web page, or play on"
-        elif opponent.kind == "keyboard":
-            message = f"{offering} offers a draw; {other} can type 'draw' to accept it, or play on"
-        elif opponent.kind == "voice":
-            message = f"{offering} offers a draw; {other} can say 'draw' to accept it, or play on"
+            why = "better" if better else "early"
+        elif opponent.kind in ("script", "web", "keyboard", "voice"):
+            why = opponent.kind
         else:
-            message = f"{offering} offers {other} a draw"
+            why = "other"
+        message = _(_OFFERS[why, offering]).format(spec=opponent.spec, word=command_word(Command.DRAW))
         self.emit({"event": "notice", "message": message})
         return None
 
@@ -111,21 +136,26 @@ class GameCommands(GameSetup):
         if plies is None:
             plies = 2 if opponent.kind not in ("keyboard", "web", "buttons", "voice") else 1
         if len(board.move_stack) < plies:
-            message = "there is no move to take back"
+            message = _("there is no move to take back")
             if board.move_stack:
-                message = f"{colour_name(board.turn).capitalize()} has made no move yet to take back"
+                message = (
+                    _("White has made no move yet to take back")
+                    if board.turn == chess.WHITE
+                    else _("Black has made no move yet to take back")
+                )
             self.emit({"event": "notice", "message": message})
             return
         target = board.copy()
-        for _ in range(plies):
+        for _ply in range(plies):
             target.pop()
         journal.take_back(plies)
         self.emit({"event": "takeback", "plies": plies})
         self.live.show_board(target)  # taken back once journaled; the robot catches up
-        moves = "the last move" if plies == 1 else f"the last {plies} moves"
         if self.has_robot:
             plan = self.resetter.plan(self.table, target, at=self.gantry)
-            self._say(f"taking back {moves}", robot=True)
+            # TRANSLATORS: the table's status line, while the robot takes moves back
+            taking = ngettext("taking back the last move", "taking back the last {count} moves", plies)
+            self._say(taking.format(count=plies), robot=True)
             self.run_plan(plan, f"TAKEBACK {plies}", journal)
         else:
             before = self.table.placement()

@@ -13,6 +13,7 @@ from typing import Literal
 import chess
 
 from ..errors import ConfigError, IllegalMoveError
+from ..i18n import _
 from ..planning.targets import parse_target
 from .players.base import Command
 from .players.notation import Rejection, parse_command
@@ -63,14 +64,17 @@ class GameRequest:
         for player in players:
             if player.kind not in REMOTE_PLAYERS:
                 raise ConfigError(
-                    f"a {player.kind!r} player cannot be chosen here; use one of {', '.join(REMOTE_PLAYERS)}"
+                    # TRANSLATORS: {kind}: a kind of player (keyboard); {players}: the kinds there are
+                    _("a {kind!r} player cannot be chosen here; use one of {players}").format(
+                        kind=player.kind, players=", ".join(REMOTE_PLAYERS)
+                    )
                 )
         return players
 
     def start(self, rng: random.Random | None = None) -> chess.Board:
         """The start position; raises :class:`ConfigError` for a bad number or FEN."""
         if self.fen is not None and self.chess960 is not None:
-            raise ConfigError("give either a chess960 start or a FEN, not both")
+            raise ConfigError(_("give either a chess960 start or a FEN, not both"))
         if self.fen is not None:
             board = parse_target(self.fen).board
             # a position is standard chess unless its castling rights need Chess960 (a king off e1/e8)
@@ -101,5 +105,7 @@ def parse_move(board: chess.Board, text: str) -> chess.Move:
     if isinstance(result, chess.Move):
         return result
     if isinstance(result, Rejection) and result.is_move:
-        raise IllegalMoveError(f"{text!r}: {result.reason}")
-    raise IllegalMoveError(f"{text!r} is not a move; write it like e4, Nf3, O-O or e2e4")
+        # TRANSLATORS: {move}: the move as sent; {reason}: why it cannot be played
+        raise IllegalMoveError(_("{move!r}: {reason}").format(move=text, reason=result.reason))
+    # TRANSLATORS: {move}: what was sent; write Nf3 with your language's piece letters (Sf3, Cf3)
+    raise IllegalMoveError(_("{move!r} is not a move; write it like e4, Nf3, O-O or e2e4").format(move=text))

@@ -24,6 +24,7 @@ from typing import Any
 
 import chess
 
+from ...i18n import _
 from .keyboard import KeyboardPlayer
 
 __all__ = ["QuestionPrompt", "question_prompt"]
@@ -31,7 +32,8 @@ __all__ = ["QuestionPrompt", "question_prompt"]
 
 def question_prompt(asked: Mapping[str, Any]) -> str:
     """The prompt for the live state's ``question``."""
-    return f"Which move was made at the board: {asked.get('text')} "
+    # TRANSLATORS: a prompt; {question}: the moves asked about ("Nxb5 or Nxe6?")
+    return _("Which move was made at the board: {question} ").format(question=asked.get("text"))
 
 
 def asker(asked: Mapping[str, Any], game: Mapping[str, Any] | None) -> str:

@@ -14,6 +14,7 @@ import chess.engine
 
 from ...errors import HardwareError
 from ...feedback.signals import LedSignals, combine
+from ...i18n import _
 from ...planning.layout import Cell, Layout
 from ...ports import RGB, LedStrip, OccupancySensor
 from ...recognition import (
@@ -321,7 +322,10 @@ class BoardMover:
         showing_wrong = False
         while not made():
             if self.hand is not None and self.t > deadline:
-                raise HardwareError(f"the move {move.uci()} was not seen on the board; check the sensors")
+                raise HardwareError(
+                    # TRANSLATORS: {move}: the move in UCI (e2e4)
+                    _("the move {move} was not seen on the board; check the sensors").format(move=move.uci())
+                )
             if self.hand is None and self.expired():
                 raise KeyboardInterrupt  # stopped while waiting: the game stays journaled
             if self.recognizer.is_asking and self.answers.empty():
@@ -395,7 +399,7 @@ class BoardMover:
             return self._promotion_piece(board, found[0])
         if self.took_back > 0:
             return Command.TAKEBACK
-        raise HardwareError("no move was recognised on the board; check the sensors (chessatron hw test)")
+        raise HardwareError(_("no move was recognised on the board; check the sensors (chessatron hw test)"))
 
     def _promotion_piece(self, board: chess.Board, outcome: chess.Move | Revision) -> chess.Move | Revision:
         """A pawn the person moved to the last rank: with buttons, the move counts once its piece is
@@ -473,4 +477,7 @@ def illegal_message(event: Illegal, board: chess.Board) -> str:
     'that is not a legal move: put the pawn from e5 back on e2'
     """
     steps = event.guidance.instructions(board)
-    return f"{event.reason}: {'; '.join(steps)}" if steps else event.reason
+    if not steps:
+        return event.reason
+    # TRANSLATORS: {reason}: why the board shows no legal move; {steps}: what to do, separated by ";"
+    return _("{reason}: {steps}").format(reason=event.reason, steps="; ".join(steps))

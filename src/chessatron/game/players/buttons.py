@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping
 import chess
 
 from ...feedback.signals import LedSignals
+from ...i18n import _
+from ...i18n.notation import san_in
 from ...planning.layout import Cell, Layout
 from ...ports import RGB, Button, ButtonPad, LedStrip, StatusDisplay
 from ..engine.settings import parse_level
@@ -86,7 +88,8 @@ class ButtonPanel:
         self.cursor.stop()
         self._show()
         if isinstance(action, Play):
-            self._show_lines((f"played {board.san(action.move)}", ""))
+            # TRANSLATORS: the buttons' display, at most 16 columns: the move just played (Nf3)
+            self._show_lines((_("played {move}").format(move=san_in(board.san(action.move))), ""))
         return action
 
     def after_game(self, board: chess.Board, result: str) -> Settings | None:

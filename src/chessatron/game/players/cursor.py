@@ -46,7 +46,7 @@ Directions are seen from the player's side of the board: up goes toward the oppo
 Play(move=Move.from_uci('e2e4'))
 """
 
-# One module on purpose (about 610 lines): the cursor is one pure state machine; its modes hand the
+# One module on purpose (about 670 lines): the cursor is one pure state machine; its modes hand the
 # cursor to each other, and their tests read it as one.
 
 from __future__ import annotations
@@ -58,8 +58,11 @@ from typing import Literal
 
 import chess
 
+from ...i18n import N_, _, pgettext
+from ...i18n.notation import san_in
 from ...planning.planner import castling_squares
 from ...ports import Button
+from ..telling.names import piece_name
 from .base import Command, Settings
 
 Mode = Literal[
@@ -74,6 +77,33 @@ LEVELS = range(21)
 CHESS960_NUMBERS = 960
 
 _STEPS: Mapping[Button, tuple[int, int]] = {"up": (0, 1), "down": (0, -1), "left": (-1, 0), "right": (1, 0)}
+
+#: A piece that has no legal move, on the buttons' display.
+_STUCK: Mapping[chess.PieceType, str] = {
+    # TRANSLATORS: the buttons' display, at most 16 columns: the piece on {square} has no legal move
+    chess.PAWN: N_("pawn {square}: stuck"),
+    chess.KNIGHT: N_("knight {square}: stuck"),
+    chess.BISHOP: N_("bishop {square}: stuck"),
+    chess.ROOK: N_("rook {square}: stuck"),
+    chess.QUEEN: N_("queen {square}: stuck"),
+    chess.KING: N_("king {square}: stuck"),
+}
+#: The square under the cursor in words, by the piece's colour and kind.
+_DESCRIBED: Mapping[tuple[chess.Color, chess.PieceType], str] = {
+    # TRANSLATORS: the buttons' display, at most 16 columns: the square under the cursor and its piece
+    (chess.WHITE, chess.PAWN): N_("{square} white pawn"),
+    (chess.WHITE, chess.KNIGHT): N_("{square} white knight"),
+    (chess.WHITE, chess.BISHOP): N_("{square} white bishop"),
+    (chess.WHITE, chess.ROOK): N_("{square} white rook"),
+    (chess.WHITE, chess.QUEEN): N_("{square} white queen"),
+    (chess.WHITE, chess.KING): N_("{square} white king"),
+    (chess.BLACK, chess.PAWN): N_("{square} black pawn"),
+    (chess.BLACK, chess.KNIGHT): N_("{square} black knight"),
+    (chess.BLACK, chess.BISHOP): N_("{square} black bishop"),
+    (chess.BLACK, chess.ROOK): N_("{square} black rook"),
+    (chess.BLACK, chess.QUEEN): N_("{square} black queen"),
+    (chess.BLACK, chess.KING): N_("{square} black king"),
+}
 
 
 @dataclass(frozen=True)
@@ -136,7 +166,7 @@ class CursorView:
     refused: chess.Square | None = None
     """A square where select did nothing: shown as illegal until the next press."""
     lines: tuple[str, str] = ("", "")
-    """Two lines for a character display (16 columns is enough for the first)."""
+    """Two lines for a character display (16 columns is enough for the first), in the player's language."""
     menu: tuple[str, ...] = ()
     menu_index: int = 0
 
@@ -295,11 +325,14 @@ class Cursor:
         name = chess.square_name(square)
         if piece is None or piece.color != self.colour:
             self._refused = square
-            self._note = f"{name}: nothing here" if piece is None else f"{name}: not yours"
+            # TRANSLATORS: the buttons' display, at most 16 columns; {square}: where the cursor is (e3)
+            self._note = (_("{square}: nothing here") if piece is None else _("{square}: not yours")).format(
+                square=name
+            )
             return False
         if not any(move.from_square == square for move in self.board.legal_moves):
             self._refused = square
-            self._note = f"{chess.piece_name(piece.piece_type)} {name}: stuck"
+            self._note = _(_STUCK[piece.piece_type]).format(square=name)
             return False
         self.held = square
         self.mode = "in-hand"
@@ -321,7 +354,7 @@ class Cursor:
             elif move.to_square not in found or move.promotion == chess.QUEEN:
                 found[move.to_square] = move
         for move in castlings:
-            _, king_to, rook_from, _ = castling_squares(self.board, move)
+            _king_from, king_to, rook_from, _rook_to = castling_squares(self.board, move)
             found[rook_from] = move
             if king_to != held:
                 found.setdefault(king_to, move)
@@ -347,7 +380,7 @@ class Cursor:
                     self.held = held  # a stuck piece: the one in hand stays there
                 return None
             self._refused = self.square
-            self._note = f"{chess.square_name(self.square)}: not legal"
+            self._note = _("{square}: not legal").format(square=chess.square_name(self.square))
             return None
         if move.promotion is not None:
             self._pending = move
@@ -397,7 +430,11 @@ class Cursor:
         return None
 
     def menu_items(self) -> tuple[str, ...]:
-        """The menu as it reads now."""
+        """The menu as it reads now (in the player's language)."""
+        return tuple(_menu_label(item) for item in self._menu_keys())
+
+    def _menu_keys(self) -> tuple[str, ...]:
+        """The menu's items by their own (English) names, which the presses go by."""
         over = self._before == "game-over"
         items = [] if over else ["hint", "take back"]
         items += ["review moves", "new game"]
@@ -417,7 +454,7 @@ class Cursor:
         self._sure = False
 
     def _on_menu(self, button: Button) -> Action | None:
-        items = self.menu_items()
+        items = self._menu_keys()
         item = items[self._menu]
         sure, self._sure = self._sure, False
         if button in ("up", "down"):
@@ -481,11 +518,11 @@ class Cursor:
         """What to show now."""
         board = self.board
         mode = self.mode
-        side = "White" if self.colour == chess.WHITE else "Black"
         if mode == "waiting":
             return CursorView(mode, board)
         if mode == "game-over":
-            return CursorView(mode, board, lines=(self.result, "select: menu"))
+            # TRANSLATORS: the buttons' display, at most 16 columns: select opens the menu
+            return CursorView(mode, board, lines=(self.result, _("select: menu")))
         if mode == "history":
             shown = board.copy()
             while len(shown.move_stack) > self._ply:
@@ -493,18 +530,21 @@ class Cursor:
             total = len(board.move_stack)
             move = shown.move_stack[-1] if shown.move_stack else None
             before = shown.copy()
-            label = "the start"
+            # TRANSLATORS: the buttons' display, at most 16 columns: reviewing the game, at its start
+            label = _("the start")
             if move is not None:
                 before.pop()
                 number = before.fullmove_number
-                label = f"{number}{'.' if before.turn == chess.WHITE else '...'} {before.san(move)}"
-            return CursorView(
-                mode, shown, move=move, move_board=before, lines=(f"review {self._ply}/{total}", label)
-            )
+                label = f"{number}{'.' if before.turn == chess.WHITE else '...'} {san_in(before.san(move))}"
+            # TRANSLATORS: the buttons' display, at most 16 columns: the move reviewed of all ({ply}/{total})
+            review = _("review {ply}/{total}").format(ply=self._ply, total=total)
+            return CursorView(mode, shown, move=move, move_board=before, lines=(review, label))
         if mode == "menu":
             items = self.menu_items()
+            # TRANSLATORS: the buttons' display, at most 16 columns: the menu's title
+            title = _("menu")
             return CursorView(
-                mode, board, lines=("menu", f"> {items[self._menu]}"), menu=items, menu_index=self._menu
+                mode, board, lines=(title, f"> {items[self._menu]}"), menu=items, menu_index=self._menu
             )
         if mode == "question":
             move = self._options[self._choice]
@@ -515,7 +555,8 @@ class Cursor:
                 board,
                 square=square,
                 choices=tuple(sorted({s for m in self._options for s in (m.from_square, m.to_square)})),
-                lines=("which move?", f"> {self._option_sans[self._choice]}"),
+                # TRANSLATORS: the buttons' display, at most 16 columns: which move was made at the board?
+                lines=(_("which move?"), f"> {san_in(self._option_sans[self._choice])}"),
             )
         if mode == "promoting":
             assert self._pending is not None
@@ -529,21 +570,25 @@ class Cursor:
                 square=column[self._choice],
                 held=self._pending.from_square,
                 choices=column,
-                lines=("promote to", f"{chess.piece_name(piece)} {san}"),
+                # TRANSLATORS: the buttons' display, at most 16 columns: the piece a pawn becomes follows
+                lines=(_("promote to"), f"{piece_name(piece)} {san_in(san)}"),
             )
         if mode == "in-hand":
             assert self.held is not None
             targets = self.targets()
             in_hand = board.piece_at(self.held)
-            name = chess.piece_name(in_hand.piece_type) if in_hand is not None else "piece"
             target = targets.get(self.square)
             here = chess.square_name(self.square)
             if self.square == self.held:
-                second = "select: put down"
+                # TRANSLATORS: the buttons' display, at most 16 columns: select puts the piece in hand down
+                second = _("select: put down")
             elif target is not None:
-                second = f"{here}: {board.san(target)}"
+                second = f"{here}: {san_in(board.san(target))}"
             else:
-                second = self._note or f"{here}: not legal"
+                second = self._note or _("{square}: not legal").format(square=here)
+            name = piece_name(in_hand.piece_type) if in_hand is not None else "?"
+            # TRANSLATORS: the buttons' display, at most 16 columns: the piece in hand, where it goes next
+            first = _("{piece} {square} to").format(piece=name, square=chess.square_name(self.held))
             return CursorView(
                 mode,
                 board,
@@ -551,21 +596,26 @@ class Cursor:
                 held=self.held,
                 targets={square: _captures(board, move) for square, move in targets.items()},
                 refused=self._refused,
-                lines=(f"{name} {chess.square_name(self.held)} to", second),
+                lines=(first, second),
             )
         # new turn, contemplating
-        first = f"{side} to move" + (" +" if board.is_check() else "")
+        if self.colour == chess.WHITE:
+            side = pgettext("status display", "White to move")
+        else:
+            side = pgettext("status display", "Black to move")
+        first = side + (" +" if board.is_check() else "")
         move, move_board = None, None
         if self.hint is not None:
             move, move_board = self.hint, board
-            second = f"hint: {board.san(self.hint)}"
+            second = _("hint: {move}").format(move=san_in(board.san(self.hint)))
         elif mode == "new-turn" and board.move_stack:
             move = board.move_stack[-1]
             move_board = board.copy()
             move_board.pop()
             number = move_board.fullmove_number
             dots = "." if move_board.turn == chess.WHITE else "..."
-            second = f"last: {number}{dots}{move_board.san(move)}"
+            # TRANSLATORS: the buttons' display, at most 16 columns: the opponent's last move (1...e5)
+            second = _("last: {move}").format(move=f"{number}{dots}{san_in(move_board.san(move))}")
         else:
             second = _describe(board, self.square)
         if self._note:
@@ -601,6 +651,29 @@ def _describe(board: chess.Board, square: chess.Square) -> str:
     piece = board.piece_at(square)
     name = chess.square_name(square)
     if piece is None:
-        return f"{name} empty"
-    colour = "white" if piece.color == chess.WHITE else "black"
-    return f"{name} {colour} {chess.piece_name(piece.piece_type)}"
+        # TRANSLATORS: the buttons' display, at most 16 columns: the square under the cursor is empty
+        return _("{square} empty").format(square=name)
+    return _(_DESCRIBED[piece.color, piece.piece_type]).format(square=name)
+
+
+def _menu_label(key: str) -> str:
+    """A menu item as shown: ``key`` (its own name) in the player's language."""
+    if key.startswith("level "):
+        # TRANSLATORS: the buttons' menu, at most 14 columns: the engine's skill level (0-20)
+        return pgettext("buttons menu", "level {level}").format(level=key.removeprefix("level "))
+    if key.startswith("chess960 #"):
+        # TRANSLATORS: the buttons' menu, at most 14 columns: the Chess960 start's number
+        return pgettext("buttons menu", "chess960 #{number}").format(number=key.removeprefix("chess960 #"))
+    labels = {
+        # TRANSLATORS: an item of the buttons' menu, at most 14 columns
+        "hint": pgettext("buttons menu", "hint"),
+        "take back": pgettext("buttons menu", "take back"),
+        "review moves": pgettext("buttons menu", "review moves"),
+        "new game": pgettext("buttons menu", "new game"),
+        "standard chess": pgettext("buttons menu", "standard chess"),
+        "puzzles": pgettext("buttons menu", "puzzles"),
+        "resign": pgettext("buttons menu", "resign"),
+        # TRANSLATORS: the menu's resign item once selected: select again to resign (at most 14 columns)
+        "resign? select": pgettext("buttons menu", "resign? select"),
+    }
+    return labels.get(key, key)

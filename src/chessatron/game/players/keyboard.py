@@ -14,15 +14,27 @@ from typing import Final
 import chess
 
 from ...errors import ChessatronError
+from ...i18n import N_, _, pgettext
 from ..telling import lineinput
 from ..telling.view import PlayView
 from .base import Command
 from .notation import Rejection, parse_command, typed_words
 
-HELP_TEXT: Final = """\
+# TRANSLATORS: the help at the move prompt, three lines: write the moves with your language's piece letters
+# (Sf3, e8=D, Kxh1) and the commands as your words for them (the first of each in "typed command"); UCI
+# (e2e4, e7e8q) and "chessatron play --resume" stay as they are
+HELP_TEXT: Final = N_("""\
 type a move: e2e4, e7e8q, Nf3, exd5, e8=Q, O-O (castling also as the king onto its rook: Kxh1, e1h1)
 or a command: hint (h), takeback (undo), draw (offers a draw, or accepts one), resign, help (?),
-quit (q: the game is saved; chessatron play --resume continues it)"""
+quit (q: the game is saved; chessatron play --resume continues it)""")
+#: The prompt for a move, by the side to move and whether it is in check.
+_PROMPTS: Final = {
+    # TRANSLATORS: the prompt for a move at the terminal (the player types after it)
+    (chess.WHITE, False): N_("White to move: "),
+    (chess.BLACK, False): N_("Black to move: "),
+    (chess.WHITE, True): N_("White to move (in check): "),
+    (chess.BLACK, True): N_("Black to move (in check): "),
+}
 
 #: How often a prompt that can be given up checks whether it must be (seconds).
 GIVE_UP_POLL_S: Final = 0.05
@@ -42,7 +54,8 @@ class KeyboardPlayer:
     """A person at a terminal: prompts, explains every refused line and asks again.
 
     ``read_line(prompt)`` returns a line, or None at the end of input; ``write`` shows a line of text.
-    ``help`` is answered here with :data:`HELP_TEXT`; every other command goes back to the caller.
+    ``help`` is answered here with :data:`HELP_TEXT` (in the player's language); every other command goes
+    back to the caller.
     ``hold()`` is held while one prompt is asked again and again (the reason for a refused line shown
     between): a terminal view steps aside once, not after every typo (``PlayView.suspend``).
     The end of input (None or ``EOFError`` from ``read_line``) is :attr:`Command.QUIT`; Ctrl-C at a
@@ -70,12 +83,16 @@ class KeyboardPlayer:
         self._reading = threading.RLock()
 
     def confirm(self, question: str) -> bool:
-        """A yes/no question (``"Another game?"``): True for y/yes; no, anything else or the end of input
-        is False. Ctrl-C goes on up as the ``KeyboardInterrupt`` it is: the command stops, as at any
-        prompt."""
-        lineinput.offer(["yes", "no"])
+        """A yes/no question (``"Another game?"``): True for y/yes (or the language's word for it); no,
+        anything else or the end of input is False. Ctrl-C goes on up as the ``KeyboardInterrupt`` it is:
+        the command stops, as at any prompt."""
+        # TRANSLATORS: the words for yes at a yes/no prompt, separated by commas, the usual one first
+        yes = [word.strip().lower() for word in pgettext("typed answer", "yes, y").split(",") if word.strip()]
+        # TRANSLATORS: the usual word for no at a yes/no prompt
+        lineinput.offer([*yes[:1], pgettext("typed answer", "no")])
         try:
-            line = self._read(f"{question} [y/N] ", None)
+            # TRANSLATORS: a yes/no question; y and N: the first letters of your words for yes and no
+            line = self._read(_("{question} [y/N] ").format(question=question), None)
         except EOFError:
             line = None
         except KeyboardInterrupt:
@@ -84,7 +101,7 @@ class KeyboardPlayer:
         if line is None or line is _GAVE_UP:
             self._write("")
             return False
-        return str(line).strip().lower() in ("y", "yes")
+        return str(line).strip().lower() in ("y", "yes", *yes)
 
     def ask(
         self,
@@ -99,8 +116,7 @@ class KeyboardPlayer:
         None. The line is read on a thread of its own then, and a line typed after that answers the next
         prompt or question. ``typing`` is told the line typed so far while the prompt waits for keys
         (:func:`..telling.lineinput.follow`; at a terminal with readline only)."""
-        check = " (in check)" if board.is_check() else ""
-        prompt = f"{chess.COLOR_NAMES[board.turn].capitalize()} to move{check}: "
+        prompt = _(_PROMPTS[board.turn, board.is_check()])
         lineinput.offer(typed_words(board))
         lineinput.follow(typing)
         try:
@@ -130,7 +146,7 @@ class KeyboardPlayer:
             if isinstance(result, Rejection):
                 self._write(result.reason)
             elif result is Command.HELP:
-                self._write(HELP_TEXT)
+                self._write(_(HELP_TEXT))
             else:
                 return result
 

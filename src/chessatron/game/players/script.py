@@ -8,8 +8,8 @@ from pathlib import Path
 import chess
 
 from ...errors import ChessatronError
+from ...i18n import _, ngettext
 from ...sim.simulate import read_game
-from ..telling.live import colour_name
 from .base import Command
 
 __all__ = ["ScriptMover"]
@@ -30,12 +30,29 @@ class ScriptMover:
     def choose(self, board: chess.Board) -> chess.Move | Command:
         ply = len(board.move_stack)
         if ply >= len(self.moves):
-            self.on_notice(
-                f"the script {str(self.path)!r} has no move for {colour_name(board.turn)} after its "
-                f"{len(self.moves)} plies: the game stops here, saved"
-            )
+            count = len(self.moves)
+            if board.turn == chess.WHITE:
+                # TRANSLATORS: {path}: the PGN file; {count}: the half-moves it has
+                notice = ngettext(
+                    "the script {path!r} has no move for white after its {count} ply: the game stops here, "
+                    "saved",
+                    "the script {path!r} has no move for white after its {count} plies: the game stops here, "
+                    "saved",
+                    count,
+                )
+            else:
+                notice = ngettext(
+                    "the script {path!r} has no move for black after its {count} ply: the game stops here, "
+                    "saved",
+                    "the script {path!r} has no move for black after its {count} plies: the game stops here, "
+                    "saved",
+                    count,
+                )
+            self.on_notice(notice.format(path=str(self.path), count=count))
             return Command.QUIT
         move = self.moves[ply]
         if not board.is_legal(move):
-            raise ChessatronError(f"the script's move {move.uci()!r} is not legal in {board.fen()!r}")
+            # TRANSLATORS: {move}: the move in UCI; {fen}: the position, in FEN
+            message = _("the script's move {move!r} is not legal in {fen!r}")
+            raise ChessatronError(message.format(move=move.uci(), fen=board.fen()))
         return move

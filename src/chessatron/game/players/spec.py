@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from ...errors import ConfigError
+from ...i18n import _
 from ..engine.settings import parse_level
 from ..records.record import Player
 
@@ -51,9 +52,12 @@ class PlayerSpec:
             parse_level(text)  # validate now, with the level grammar's own message
             return cls("engine", level=text[len("engine:") :] or None)
         raise ConfigError(
-            f"unknown player {text!r}; use engine[:LEVEL] (e.g. engine:5, engine:1500elo), keyboard, "
-            "buttons, board, voice (moves said into the microphone), script:FILE.pgn, web (moves clicked on "
-            "the web page), or on the simulator hand[:LEVEL]"
+            # TRANSLATORS: {text}: the player named; the players' names (engine, keyboard...) stay as they are
+            _(
+                "unknown player {text!r}; use engine[:LEVEL] (e.g. engine:5, engine:1500elo), keyboard, "
+                "buttons, board, voice (moves said into the microphone), script:FILE.pgn, web (moves clicked "
+                "on the web page), or on the simulator hand[:LEVEL]"
+            ).format(text=text)
         )
 
     @property

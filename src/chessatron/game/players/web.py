@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 import chess
 
+from ...i18n import N_, _
+from ...i18n.notation import san_in
 from ..telling.live import LiveState, colour_name
 from .base import Command
 
@@ -15,9 +17,13 @@ __all__ = ["InboxMover"]
 
 #: The status while a command the player sent is carried out (the session says more once it knows).
 _ASKED = {
-    Command.TAKEBACK: "{colour} takes a move back",
-    Command.DRAW: "{colour} offers a draw",
-    Command.RESIGN: "{colour} resigns",
+    # TRANSLATORS: the table's status line, while the command is carried out
+    (Command.TAKEBACK, chess.WHITE): N_("white takes a move back"),
+    (Command.TAKEBACK, chess.BLACK): N_("black takes a move back"),
+    (Command.DRAW, chess.WHITE): N_("white offers a draw"),
+    (Command.DRAW, chess.BLACK): N_("black offers a draw"),
+    (Command.RESIGN, chess.WHITE): N_("white resigns"),
+    (Command.RESIGN, chess.BLACK): N_("black resigns"),
 }
 
 
@@ -63,9 +69,11 @@ class InboxMover:
 
     def _done(self, board: chess.Board, item: chess.Move | Command | None) -> dict[str, str]:
         """The status that says what the player did (none for a stop: the runner says that)."""
-        colour = colour_name(self.colour)
         if isinstance(item, chess.Move) and board.is_legal(item):
-            return {"status": f"{colour} played {board.san(item)}"}
-        if isinstance(item, Command) and item in _ASKED:
-            return {"status": _ASKED[item].format(colour=colour)}
+            move = san_in(board.san(item))
+            # TRANSLATORS: the table's status line; {move}: the move just played (e4)
+            played = _("white played {move}") if self.colour == chess.WHITE else _("black played {move}")
+            return {"status": played.format(move=move)}
+        if isinstance(item, Command) and (item, self.colour) in _ASKED:
+            return {"status": _(_ASKED[item, self.colour])}
         return {}

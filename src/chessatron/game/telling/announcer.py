@@ -27,11 +27,13 @@ from typing import Any, Final
 from ...config import Config
 from ...errors import ChessatronError
 from ...feedback.tunes import TUNES, TuneName
+from ...i18n import N_, _, pgettext
+from ...i18n.notation import san_in
 from ...ports import Buzzer, DeviceUrl, StatusDisplay
 from ..clock import format_clock
 from .events import move_label
 from .live import LiveState
-from .words import countdown_words, work_words
+from .words import countdown_words, minutes, seconds_left, work_words
 
 __all__ = ["Announcer", "display_lines", "open_announcer", "tunes_between"]
 
@@ -40,20 +42,36 @@ LOGGER = logging.getLogger(__name__)
 #: At most this many updates of the display a second.
 UPDATES_PER_S: Final = 10
 
-#: How the end of a game reads on a small display, after "White wins" or "Draw".
+#: How the end of a game reads on a small display, on the line under "White wins 1-0" or "Draw 1/2-1/2".
 _ENDINGS: Final[dict[str, str]] = {
-    "checkmate": "by checkmate",
-    "resignation": "by resignation",
-    "time forfeit": "on time",
-    "agreed draw": "agreed",
-    "stalemate": "by stalemate",
-    "threefold repetition": "by repetition",
-    "fivefold repetition": "by repetition",
-    "fifty moves": "by 50-move rule",
-    "seventy-five moves": "by 75-move rule",
-    "insufficient material": "no mating material",
-    "abandoned": "opponent left",
+    # TRANSLATORS: status display, at most 16 columns: how the game ended, under "White wins 1-0"
+    "checkmate": N_("by checkmate"),
+    "resignation": N_("by resignation"),
+    "time forfeit": N_("on time"),
+    "agreed draw": N_("agreed"),
+    "stalemate": N_("by stalemate"),
+    "threefold repetition": N_("by repetition"),
+    "fivefold repetition": N_("by repetition"),
+    "fifty moves": N_("by 50-move rule"),
+    "seventy-five moves": N_("by 75-move rule"),
+    "insufficient material": N_("no mating material"),
+    "abandoned": N_("opponent left"),
 }
+
+
+def turn_line(turn: str, check: bool) -> str:
+    """Whose move it is (``turn``: white or black) on a small display, and whether in check."""
+    if turn == "black" and check:
+        # TRANSLATORS: status display, at most 16 columns
+        return pgettext("status display", "Black in check")
+    if turn == "black":
+        # TRANSLATORS: status display, at most 14 columns (the buttons' display adds " +" in check)
+        return pgettext("status display", "Black to move")
+    if check:
+        # TRANSLATORS: status display, at most 16 columns
+        return pgettext("status display", "White in check")
+    # TRANSLATORS: status display, at most 14 columns (the buttons' display adds " +" in check)
+    return pgettext("status display", "White to move")
 
 
 # --- what the display shows ------------------------------------------------------------------------
@@ -85,27 +103,29 @@ def display_lines(
     """
     game = snapshot.get("game")
     work = (snapshot.get("gantry") or {}).get("work")
-    left = countdown_words(work, now)
+    left = seconds_left(work, now)
     if not game:
         if work and left is not None:  # a set-up between games
-            return [_work_line(work, None, cols), f"{left} left"]
-        return ["chessatron", str(snapshot.get("status") or "no game")]
+            return [_work_line(work, None, cols), _left(left)]
+        # TRANSLATORS: status display, at most 16 columns
+        return ["chessatron", str(snapshot.get("status") or _("no game"))]
     lines: list[str] = []
     question = snapshot.get("question")
     result = game.get("result")
     if question:
-        lines += ["Which move?", str(question.get("text") or "")]
+        # TRANSLATORS: status display, at most 16 columns: the board asks which of several moves was made
+        lines += [_("Which move?"), str(question.get("text") or "")]
     elif result is not None:
-        lines += _result_lines(str(result), game.get("termination"))
+        lines += _result_lines(str(result), game.get("termination"), cols)
     elif work:
         lines.append(_work_line(work, game, cols))
         if left is not None:
-            lines.append(f"{left} left")
-    elif str(snapshot.get("status") or "").startswith("setting up"):
-        lines.append("Setting up")  # the game is made; the robot is about to set the table up
+            lines.append(_left(left))
+    elif _is_setting_up(str(snapshot.get("status") or "")):
+        # TRANSLATORS: status display, at most 16 columns: the robot is about to set the table up
+        lines.append(_("Setting up"))
     else:
-        turn = str(game.get("turn") or "white").capitalize()
-        lines.append(f"{turn} in check" if game.get("check") else f"{turn} to move")
+        lines.append(turn_line(str(game.get("turn") or "white").lower(), bool(game.get("check"))))
     move = _last_move(game)
     clock = _clock_line(snapshot.get("clock"))
     if rows is None or len(lines) + 2 <= rows:
@@ -113,11 +133,26 @@ def display_lines(
     room = max(rows - len(lines), 0)
     if room and clock:
         sans: Sequence[str] = game.get("san") or ()
-        tries = [f"{clock} {move}", f"{clock} {sans[-1]}" if sans else clock, clock]
+        tries = [f"{clock} {move}", f"{clock} {san_in(sans[-1])}" if sans else clock, clock]
         lines.append(next(line for line in tries if cols is None or len(line) <= cols))
     elif room:
         lines.append(move)
     return lines[: rows if rows else None]
+
+
+def _is_setting_up(status: str) -> bool:
+    """Whether the session's status says the robot is about to set the table up (in English, or in the
+    language as the session marks it)."""
+    return status.startswith(("setting up", _("setting up")))
+
+
+def _left(seconds: float) -> str:
+    """How long the robot's long work has left, in a line."""
+    if seconds < 1.0:
+        # TRANSLATORS: status display, at most 16 columns: the robot's long work is about to end
+        return pgettext("status display", "almost done")
+    # TRANSLATORS: status display, at most 16 columns; {time}: minutes and seconds (2:40)
+    return _("about {time} left").format(time=minutes(seconds))
 
 
 def _work_line(work: Mapping[str, Any], game: Mapping[str, Any] | None, cols: int | None) -> str:
@@ -127,31 +162,42 @@ def _work_line(work: Mapping[str, Any], game: Mapping[str, Any] | None, cols: in
     if cols is None or len(words.headline) <= cols:
         return words.headline
     short = words.title[:1].upper() + words.title[1:]
-    return short if "left_s" in work and len(short) <= cols else "Robot moving"
+    # TRANSLATORS: status display, at most 16 columns
+    return short if "left_s" in work and len(short) <= cols else _("Robot moving")
 
 
-def _result_lines(result: str, termination: str | None) -> list[str]:
-    how = _ENDINGS.get(termination or "", termination or "")
+def _result_lines(result: str, termination: str | None, cols: int | None) -> list[str]:
+    ending = _ENDINGS.get(termination or "")
+    how = _(ending) if ending else termination or ""
     if result in ("1-0", "0-1"):
-        winner = "White" if result == "1-0" else "Black"
-        return [f"{winner} wins {result}", how] if how else [f"{winner} wins {result}"]
+        # TRANSLATORS: status display, at most 16 columns (else "White wins" shows); {score}: 1-0 or 0-1
+        won = (_("White wins {score}") if result == "1-0" else _("Black wins {score}")).format(score=result)
+        if cols is not None and len(won) > cols:
+            # TRANSLATORS: status display, at most 16 columns
+            won = _("White wins") if result == "1-0" else _("Black wins")
+        return [won, how] if how else [won]
     if result == "1/2-1/2":
-        return ["Draw 1/2-1/2", how] if how else ["Draw 1/2-1/2"]
-    return ["Game stopped"]
+        # TRANSLATORS: status display, at most 16 columns; {score}: 1/2-1/2
+        drawn = _("Draw {score}").format(score=result)
+        return [drawn, how] if how else [drawn]
+    # TRANSLATORS: status display, at most 16 columns
+    return [_("Game stopped")]
 
 
 def _last_move(game: Mapping[str, Any]) -> str:
     sans: Sequence[str] = game.get("san") or ()
     if not sans:
-        return "no moves yet"
-    return f"{move_label(len(sans), game.get('start_fen'))} {sans[-1]}".replace("... ", "...")
+        # TRANSLATORS: status display, at most 16 columns
+        return _("no moves yet")
+    return f"{move_label(len(sans), game.get('start_fen'))} {san_in(sans[-1])}".replace("... ", "...")
 
 
 def _clock_line(clock: Mapping[str, Any] | None) -> str:
     if not clock:
         return ""
     white, black = int(clock.get("white_ms") or 0), int(clock.get("black_ms") or 0)
-    return f"W{format_clock(white)} B{format_clock(black)}"
+    # TRANSLATORS: status display: both clocks in 12 columns (W4:53 B5:00), a letter each for White and Black
+    return _("W{white} B{black}").format(white=format_clock(white), black=format_clock(black))
 
 
 # --- what the buzzer plays -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import chess
 
 from ...errors import ChessatronError
 from ...feedback.signals import LedSignals, combine
+from ...i18n import _
 from ...planning.layout import Cell
 from ...ports import RGB, LedStrip
 from .live import LiveState, game_board
@@ -88,7 +89,8 @@ def show_guide(
                 strip.show(colours)
                 shown = colours
     except ChessatronError as exc:
-        live.notice(f"the LEDs stopped showing the game: {exc}", "warning")
+        # TRANSLATORS: {error}: why (the device's error message)
+        live.notice(_("the LEDs stopped showing the game: {error}").format(error=exc), "warning")
     finally:
         if shown:
             with contextlib.suppress(ChessatronError):

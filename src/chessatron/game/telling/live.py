@@ -79,6 +79,7 @@ from typing import Any
 
 import chess
 
+from ...i18n import _
 from ...planning.layout import Cell, Layout, MachinePoint, Node
 from ...planning.planner import Relocation
 from ...planning.table import Table
@@ -123,7 +124,8 @@ class LiveState:
         self._table: Table | None = None
         self._paths: tuple[Relocation, ...] = ()
         self._state: dict[str, Any] = {
-            "status": "idle",
+            # TRANSLATORS: the table's status line: nothing under way
+            "status": _("idle"),
             "game": None,
             "table": {"pieces": [], "drags": []},
             "gantry": {

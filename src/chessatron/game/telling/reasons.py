@@ -1,10 +1,15 @@
-"""Why a move a player named cannot be played, said in the player's terms.
+"""Why a move a player named cannot be played, said in the player's terms and language.
 
 python-chess decides what is legal; this module only asks it the questions a person would ask next. Is
 there a piece of mine on that square? Could it go there on an empty board (then something is in the
 way), and what stands there? Is it pinned, am I in check, does my king step into an attack? Why can I
 not castle: have my king or rook moved, is something between them, am I in check or would I pass an
 attacked square? Every function takes a move that python-chess already refused and never raises.
+
+Each reason is a whole sentence of the language (:mod:`chessatron.i18n`); where its words agree with a
+piece or a colour ("keine weiße Dame", "kein weißer Bauer") there is one message for each, and where a
+refusal and its cause are two clauses the language joins them (``"{refusal}: {reason}"``). A move the
+player typed is shown as typed (``text``: in the language's letters).
 
 >>> why_not_move(chess.Board(), chess.Move.from_uci("f1b5"), "f1b5")
 'the bishop on f1 cannot get to b5: the way is blocked at e2'
@@ -15,43 +20,32 @@ attacked square? Every function takes a move that python-chess already refused a
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
 
 import chess
+
+from ...i18n import _
+from ...i18n.notation import san_in
+from . import reason_words as words
+from .names import colour_word, listed
 
 __all__ = [
     "colour_word",
     "is_castling_attempt",
+    "no_piece_goes",
     "why_into_check",
     "why_no_piece_goes",
     "why_not_castle",
     "why_not_move",
 ]
 
-#: How each piece moves, for a person who asked for a move it does not make.
-_MOVES_LIKE: Final[dict[chess.PieceType, str]] = {
-    chess.KNIGHT: "knights jump in an L",
-    chess.BISHOP: "bishops move diagonally",
-    chess.ROOK: "rooks move along ranks and files",
-    chess.QUEEN: "queens move along ranks, files and diagonals",
-    chess.KING: "the king steps one square, or castles",
-    chess.PAWN: "a pawn moves one square forward, or two from its starting square",
-}
 
-
-def colour_word(colour: chess.Color) -> str:
-    """``"White"`` or ``"Black"``."""
-    return chess.COLOR_NAMES[colour].capitalize()
+def _joined(refusal: str, reason: str) -> str:
+    # TRANSLATORS: a refused move, then why ("the knight on b1 cannot go to d2: your own pawn stands there")
+    return _("{refusal}: {reason}").format(refusal=refusal, reason=reason)
 
 
 def _turn(board: chess.Board) -> str:
-    return f"it is {colour_word(board.turn)}'s move"
-
-
-def _squares(squares: Iterable[chess.Square]) -> str:
-    names = [chess.square_name(square) for square in squares]
-    *rest, last = names
-    return f"{', '.join(rest)} and {last}" if rest else last
+    return _(words.TURN[board.turn])
 
 
 def why_not_move(board: chess.Board, move: chess.Move, text: str) -> str:
@@ -64,13 +58,11 @@ def why_not_move(board: chess.Board, move: chess.Move, text: str) -> str:
     origin, target = move.from_square, move.to_square
     piece = board.piece_at(origin)
     if origin == target:
-        return f"{text} does not move the piece; type where it goes as well, like e2e4"
+        return _("{move} does not move the piece; type where it goes as well, like e2e4").format(move=text)
     if piece is None:
-        return f"there is no piece on {chess.square_name(origin)}"
-    name = chess.piece_name(piece.piece_type)
-    here = f"the {name} on {chess.square_name(origin)}"
+        return _("there is no piece on {square}").format(square=chess.square_name(origin))
     if piece.color != board.turn:
-        return f"{here} is {colour_word(piece.color)}'s, and {_turn(board)}"
+        return _(words.NOT_YOURS[piece.piece_type, piece.color]).format(square=chess.square_name(origin))
     if piece.piece_type == chess.KING and is_castling_attempt(board, move):
         return why_not_castle(board, kingside=target > origin, text=text)
     plain = chess.Move(origin, target)
@@ -78,17 +70,27 @@ def why_not_move(board: chess.Board, move: chess.Move, text: str) -> str:
     promotes = piece.piece_type == chess.PAWN and board.is_pseudo_legal(queening)
     if move.promotion is not None and not promotes:
         if board.is_legal(plain):
-            return f"only a pawn reaching the last rank is promoted; type {plain.uci()}"
+            return only_pawns_promote(plain.uci())
         move = plain
     elif move.promotion in (chess.KING, chess.PAWN):
-        return f"a pawn becomes a queen, rook, bishop or knight: {plain.uci()}q, r, b or n"
+        # TRANSLATORS: {move}: a move in UCI without its last letter (e7e8); q r b n are UCI's letters
+        return _("a pawn becomes a queen, rook, bishop or knight: {move}q, r, b or n").format(
+            move=plain.uci()
+        )
     elif move.promotion is None and promotes:
         if board.is_legal(queening):
-            return f"say which piece the pawn becomes: {plain.uci()}q (queen), r, b or n"
+            # TRANSLATORS: {move}: a move in UCI without its last letter (e7e8); q r b n are UCI's letters
+            return _("say which piece the pawn becomes: {move}q (queen), r, b or n").format(move=plain.uci())
         move = queening
     if board.is_pseudo_legal(move):
         return why_into_check(board, move, text)
     return _why_not_reached(board, piece, origin, target)
+
+
+def only_pawns_promote(move: str) -> str:
+    """The reason for a promotion asked of a move that promotes nothing: ``move`` is the move without it."""
+    # TRANSLATORS: {move}: the move the player meant, without a promotion (e2e4, e4)
+    return _("only a pawn reaching the last rank is promoted; type {move}").format(move=move)
 
 
 def why_into_check(board: chess.Board, move: chess.Move, text: str) -> str:
@@ -101,18 +103,16 @@ def why_into_check(board: chess.Board, move: chess.Move, text: str) -> str:
         for attacker in chess.SquareSet(board.attackers_mask(not board.turn, move.to_square, without_king)):
             by = board.piece_at(attacker)
             if by is not None:
-                return (
-                    f"your king cannot go to {target}: {colour_word(by.color)}'s "
-                    f"{chess.piece_name(by.piece_type)} on {chess.square_name(attacker)} attacks it"
+                return _(words.ATTACKED_BY[by.piece_type, by.color]).format(
+                    square=target, attacker=chess.square_name(attacker)
                 )
     if board.is_check():
-        return f"you are in check, and {text} does not get your king out of it"
+        # TRANSLATORS: {move}: the move as the player typed it
+        return _("you are in check, and {move} does not get your king out of it").format(move=text)
     if piece is not None and board.is_pinned(board.turn, move.from_square):
-        return (
-            f"the {chess.piece_name(piece.piece_type)} on {chess.square_name(move.from_square)} is pinned: "
-            f"{text} would leave your king in check"
-        )
-    return f"{text} would leave your king in check"
+        return _(words.PINNED[piece.piece_type]).format(square=chess.square_name(move.from_square), move=text)
+    # TRANSLATORS: {move}: the move as the player typed it
+    return _("{move} would leave your king in check").format(move=text)
 
 
 def _why_not_reached(
@@ -120,29 +120,34 @@ def _why_not_reached(
 ) -> str:
     """Why a piece of the player's cannot get from ``origin`` to ``target`` at all: it does not move
     that way, its own side's piece stands there, or something is in the way."""
-    name = chess.piece_name(piece.piece_type)
-    here = f"the {name} on {chess.square_name(origin)}"
-    there = chess.square_name(target)
+    kind = piece.piece_type
+    squares = {"origin": chess.square_name(origin), "target": chess.square_name(target)}
     if origin == target:
-        return f"your {name} is already on {there}"
+        return _(words.ALREADY[kind]).format(square=squares["target"])
     occupant = board.piece_at(target)
     own = occupant is not None and occupant.color == piece.color
     attacks = chess.SquareSet(_alone(piece, origin).attacks_mask(origin))
     if target not in _reach(piece, origin):
-        return f"{here} cannot go to {there}: {_MOVES_LIKE[piece.piece_type]}"
-    if piece.piece_type == chess.PAWN and target not in attacks:  # a push: nothing may stand in the way
+        return _(words.MOVES_LIKE[kind]).format(**squares)
+    if kind == chess.PAWN and target not in attacks:  # a push: nothing may stand in the way
         blocker = _first_blocker(board, origin, target, include_target=True)
         if blocker is not None and not (own and blocker == target):
-            return f"{here} cannot go to {there}: it is blocked at {chess.square_name(blocker)}"
+            # TRANSLATORS: {origin}, {target}: squares; {square}: the square in the pawn's way
+            return _("the pawn on {origin} cannot go to {target}: it is blocked at {square}").format(
+                square=chess.square_name(blocker), **squares
+            )
     if own:
         assert occupant is not None
-        return f"{here} cannot go to {there}: your own {chess.piece_name(occupant.piece_type)} stands there"
-    if piece.piece_type == chess.PAWN:
-        return f"{here} cannot go to {there}: a pawn moves diagonally only to capture, and {there} is empty"
+        return _joined(_(words.CANNOT_GO[kind]).format(**squares), _(words.OWN_THERE[occupant.piece_type]))
+    if kind == chess.PAWN:
+        return _(
+            "the pawn on {origin} cannot go to {target}: a pawn moves diagonally only to capture, and "
+            "{target} is empty"
+        ).format(**squares)
     blocker = _first_blocker(board, origin, target)
     if blocker is not None:
-        return f"{here} cannot get to {there}: the way is blocked at {chess.square_name(blocker)}"
-    return f"{here} cannot go to {there}"
+        return _(words.WAY_BLOCKED[kind]).format(square=chess.square_name(blocker), **squares)
+    return _(words.CANNOT_GO[kind]).format(**squares)
 
 
 def _alone(piece: chess.Piece, square: chess.Square) -> chess.Board:
@@ -190,13 +195,16 @@ def is_castling_attempt(board: chess.Board, move: chess.Move) -> bool:
     )
 
 
+def _squares(squares: Iterable[chess.Square]) -> str:
+    return listed([chess.square_name(square) for square in squares])
+
+
 def why_not_castle(board: chess.Board, *, kingside: bool, text: str) -> str:
     """Why the player cannot castle on that side now.
 
     >>> why_not_castle(chess.Board("4k3/8/8/8/8/8/8/4K2R w - - 0 1"), kingside=True, text="O-O")
     'you can no longer castle kingside: your king or that rook has moved'
     """
-    side = "kingside" if kingside else "queenside"
     king = board.king(board.turn)
     back_rank = chess.BB_RANK_1 if board.turn == chess.WHITE else chess.BB_RANK_8
     rooks = [
@@ -205,9 +213,9 @@ def why_not_castle(board: chess.Board, *, kingside: bool, text: str) -> str:
         if king is not None and (square > king) == kingside
     ]
     if king is None or not rooks:
-        return f"you can no longer castle {side}: your king or that rook has moved"
+        return _(words.NO_LONGER[kingside])
     if board.is_check():
-        return "you cannot castle while you are in check"
+        return _("you cannot castle while you are in check")
     rook = rooks[0]
     rank = chess.square_rank(king)
     king_to = chess.square(6 if kingside else 2, rank)
@@ -217,15 +225,13 @@ def why_not_castle(board: chess.Board, *, kingside: bool, text: str) -> str:
     needed -= chess.SquareSet(chess.BB_SQUARES[king] | chess.BB_SQUARES[rook])
     full = [square for square in needed if board.piece_at(square) is not None]
     if full:
-        return f"you cannot castle {side} yet: {_squares(sorted(needed))} must be empty first"
+        return _(words.NOT_EMPTY[kingside]).format(squares=_squares(sorted(needed)))
     passed = chess.SquareSet(chess.between(king, king_to) | chess.BB_SQUARES[king_to])
     attacked = [square for square in passed if board.is_attacked_by(not board.turn, square)]
     if attacked:
-        return (
-            f"you cannot castle {side} now: your king would pass through or land on "
-            f"{_squares(sorted(attacked))}, which {colour_word(not board.turn)} attacks"
-        )
-    return f"{text} is not possible here"
+        return _(words.THROUGH_CHECK[kingside, not board.turn]).format(squares=_squares(sorted(attacked)))
+    # TRANSLATORS: {move}: castling as the player typed it (O-O, Kg1)
+    return _("{move} is not possible here").format(move=text)
 
 
 def why_no_piece_goes(
@@ -243,43 +249,65 @@ def why_no_piece_goes(
     >>> why_no_piece_goes(chess.Board(), chess.PAWN, chess.E5)
     "no white pawn can go to e5 (it is White's move)"
     """
+    return no_piece_goes(
+        board,
+        piece_type,
+        target,
+        from_file=from_file,
+        from_rank=from_rank,
+        capture=capture,
+    )[1]
+
+
+def no_piece_goes(
+    board: chess.Board,
+    piece_type: chess.PieceType,
+    target: chess.Square,
+    *,
+    from_file: int | None = None,
+    from_rank: int | None = None,
+    capture: bool = False,
+) -> tuple[bool, str]:
+    """:func:`why_no_piece_goes`, with whether the reason names no piece in particular ("no white pawn
+    can go to e5"): a reason that says less than one about a piece the player has."""
     mask = chess.BB_ALL
     if from_file is not None:
         mask &= chess.BB_FILES[from_file]
     if from_rank is not None:
         mask &= chess.BB_RANKS[from_rank]
     own = chess.SquareSet(board.pieces_mask(piece_type, board.turn) & mask)
-    name = chess.piece_name(piece_type)
     there = chess.square_name(target)
-    colour = colour_word(board.turn).lower()
-    where = ""
-    if from_file is not None and from_rank is not None:
-        where = f" on {chess.square_name(chess.square(from_file, from_rank))}"
-    elif from_file is not None:
-        where = f" on the {chess.FILE_NAMES[from_file]}-file"
-    elif from_rank is not None:
-        where = f" on rank {from_rank + 1}"
     if not own:
-        return f"you have no {name}{where}"
+        if from_file is not None and from_rank is not None:
+            square = chess.square_name(chess.square(from_file, from_rank))
+            return False, _(words.NONE_ON_SQUARE[piece_type]).format(square=square)
+        if from_file is not None:
+            return False, _(words.NONE_ON_FILE[piece_type]).format(file=chess.FILE_NAMES[from_file])
+        if from_rank is not None:
+            return False, _(words.NONE_ON_RANK[piece_type]).format(rank=from_rank + 1)
+        return False, _(words.NONE[piece_type])
     king = board.king(board.turn)
     if piece_type == chess.KING and king is not None and is_castling_attempt(board, chess.Move(king, target)):
-        return why_not_castle(board, kingside=target > king, text=f"K{there}")
+        return False, why_not_castle(board, kingside=target > king, text=san_in(f"K{there}"))
     occupant = board.piece_at(target)
     if capture and occupant is None and not (piece_type == chess.PAWN and target == board.ep_square):
-        return f"there is nothing to take on {there}"
+        return False, _("there is nothing to take on {square}").format(square=there)
     # the pieces that could go there if nothing were in the way: with just one, say what stops it
     piece = chess.Piece(piece_type, board.turn)
     reaching = [square for square in own if square == target or target in _reach(piece, square)]
     if len(reaching) == 1 or len(own) == 1:
         (origin,) = reaching if len(reaching) == 1 else own
-        return _why_not_reached(board, piece, origin, target)
+        return False, _why_not_reached(board, piece, origin, target)
+    refusal = _(words.NONE_GOES[piece_type, board.turn]).format(square=there)
     if reaching and occupant is not None and occupant.color == board.turn:
-        mine = chess.piece_name(occupant.piece_type)
-        return f"no {colour} {name} can go to {there}: your own {mine} stands there"
+        return True, _joined(refusal, _(words.OWN_THERE[occupant.piece_type]))
     flipped = board.copy(stack=False)
     flipped.turn = not board.turn
     theirs = any(
         move.to_square == target and flipped.piece_type_at(move.from_square) == piece_type
         for move in flipped.generate_legal_moves(to_mask=chess.BB_SQUARES[target])
     )
-    return f"no {colour} {name} can go to {there}" + (f" ({_turn(board)})" if theirs else "")
+    if theirs:
+        # TRANSLATORS: a refused move, then a remark ("no white pawn can go to e5 (it is White's move)")
+        return True, _("{refusal} ({reason})").format(refusal=refusal, reason=_turn(board))
+    return True, refusal

@@ -31,12 +31,16 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from ...i18n import N_, _
+from ...i18n.formats import decimal
+from ...i18n.notation import san_in
 from ...planning.layout import Layout, Node
 from ...planning.planner import Relocation
 from ...planning.table import Table
 from ...render import table_text
 from ..clock import format_clock
 from .events import move_label, result_line
+from .names import colour_word
 from .words import countdown_words, drag_words, work_words
 
 __all__ = ["engine_view_shown", "render_view"]
@@ -56,8 +60,9 @@ _PLAIN_MARKS = {"▶": ">", "✗": "x", "·": "-", "→": "->"}
 #: Kinds of player that are a person, and those that play with an engine's brain.
 _PEOPLE = ("keyboard", "board", "web")
 _ENGINES = ("engine", "hand")
-#: Statuses that the line saying what the robot does already says.
-_ROBOT_STATUSES = ("robot moving", "idle", "setting up", "taking back")
+#: Statuses that the line saying what the robot does already says (the session's, in English or in the
+#: language).
+_ROBOT_STATUSES = (N_("robot moving"), N_("idle"), N_("setting up"), N_("taking back"))
 #: GRBL states worth a line of their own: the machine is not simply idle or running.
 _MACHINE_TROUBLE = ("alarm", "door", "hold", "sleep")
 #: The magnet carries the drag's piece while the gantry is this close to the drag's path (in node pitches,
@@ -99,8 +104,10 @@ def render_view(
     frame = box.SQUARE if letters else box.ROUNDED
     picture = Panel(
         _picture(snapshot, table, paths, letters, marked),
-        title="chessatron table",
-        subtitle="[ ] the magnet" if table is not None else None,
+        # TRANSLATORS: the title of the terminal's picture of the table
+        title=_("chessatron table"),
+        # TRANSLATORS: under the picture: the brackets mark where the magnet is
+        subtitle=_("[ ] the magnet") if table is not None else None,
         expand=False,
         padding=(0, 1),
         box=frame,
@@ -156,7 +163,7 @@ def _picture(
     marked: Sequence[str] = (),
 ) -> Text:
     if table is None:
-        return Text("the table is not known yet", style="dim")
+        return Text(_("the table is not known yet"), style="dim")
     layout = table.layout
     gantry = snapshot.get("gantry") or {}
     gantry_node = layout.nearest_node((gantry["x"], gantry["y"])) if "x" in gantry else None
@@ -270,28 +277,33 @@ def _info(
         rows.extend(_work(work, game, table, paths, letters))
     state = str(gantry.get("state") or "")
     if state.lower().startswith(_MACHINE_TROUBLE):
-        rows.append(Text(f"machine: {state}", style="bold red"))
+        # TRANSLATORS: {state}: the machine's state as its firmware names it (Alarm, Door, Hold)
+        rows.append(Text(_("machine: {state}").format(state=state), style="bold red"))
     hint = snapshot.get("hint")
     if hint and hint.get("san"):
-        rows.append(Text(f"hint: {hint['san']}", style="cyan"))
+        rows.append(Text(_("hint: {move}").format(move=san_in(str(hint["san"]))), style="cyan"))
     cursor = snapshot.get("cursor")
     if cursor:
         # what a display beside the board shows while the buttons are used (their cursor is on the LEDs)
         lines = [str(line) for line in cursor.get("lines") or () if line]
-        rows.append(Text("buttons: " + " · ".join(lines), style="magenta"))
+        # TRANSLATORS: {lines}: what the buttons' display shows
+        rows.append(Text(_("buttons: {lines}").format(lines=" · ".join(lines)), style="magenta"))
     status = str(snapshot.get("status") or "")
-    said = (verdict.plain.lower(), _result_status(game).lower())
-    if status and status.lower() not in said and not (work and status.lower().startswith(_ROBOT_STATUSES)):
+    if status and not _said(status, verdict.plain, game, robot=bool(work)):
         rows.append(Text(status, style="bold"))
     notices = (snapshot.get("notices") or [])[-NOTICES_SHOWN:]
     if notices:
         rows.append(_notices(notices, letters))
-    subtitle = f"clock {clock['control']}" if clock and clock.get("control") else None
+    subtitle = None
+    if clock and clock.get("control"):
+        # TRANSLATORS: the clock's time control (5+3)
+        subtitle = _("clock {control}").format(control=clock["control"])
     frame = box.SQUARE if letters else box.ROUNDED
     # the start a Chess960 game began from, which its players set their pieces by (and may ask for again)
     number = game.get("chess960") if game else None
     if title is None:
-        title = "game" if number is None else f"game: Chess960 #{number}"
+        # TRANSLATORS: the title of the terminal's panel of the game; {number}: its Chess960 start
+        title = _("game") if number is None else _("game: Chess960 #{number}").format(number=number)
     return Panel(Group(*rows), title=title, subtitle=subtitle, width=width, padding=(0, 1), box=frame)
 
 
@@ -325,7 +337,7 @@ def _players(
         spec = str(game.get(name) or "") if game else ""
         grid.add_row(
             Text(marker, style="bold"),
-            Text(name.capitalize(), style="bold"),
+            Text(colour_word(chess.WHITE if name == "white" else chess.BLACK), style="bold"),
             Text(spec, style="dim"),
             _clock_text(clock, name),
         )
@@ -346,21 +358,30 @@ def _clock_text(clock: Mapping[str, Any] | None, name: str) -> Text:
 def _verdict(game: Mapping[str, Any] | None) -> Text:
     """Whose move it is (and CHECK), or the result and how the game ended."""
     if game is None:
-        return Text("no game yet", style="dim")
+        return Text(_("no game yet"), style="dim")
     result = game.get("result")
     if result is not None:
         return Text(result_line(str(result), game.get("termination")), style="bold")
-    text = Text(f"{str(game.get('turn', 'white')).capitalize()} to move", style="bold")
+    black = str(game.get("turn", "white")).lower() == "black"
+    # TRANSLATORS: whose move it is, in the terminal's panel
+    text = Text(_("Black to move") if black else _("White to move"), style="bold")
     if game.get("check"):
-        text.append("  CHECK", style="bold red")
+        # TRANSLATORS: after "White to move" in the terminal's panel, in capitals
+        text.append("  " + _("CHECK"), style="bold red")
     return text
 
 
-def _result_status(game: Mapping[str, Any] | None) -> str:
-    """The session's status line for a finished game, which the verdict already says."""
-    if not game or game.get("result") is None:
-        return ""
-    return f"{game['result']} ({game.get('termination') or 'game over'})"
+def _said(status: str, verdict: str, game: Mapping[str, Any] | None, *, robot: bool) -> bool:
+    """Whether the panel says ``status`` already: the verdict line, a finished game's status (its score
+    first: the verdict names the result), or while the robot works the robot's statuses."""
+    lower = status.lower()
+    if lower == verdict.lower():
+        return True
+    result = game.get("result") if game else None
+    if result is not None and status.startswith(str(result)):
+        return True
+    robots = tuple(text.lower() for status in _ROBOT_STATUSES for text in (status, _(status)))
+    return robot and lower.startswith(robots)
 
 
 def _evaluation(evaluation: Mapping[str, Any]) -> Text:
@@ -369,15 +390,17 @@ def _evaluation(evaluation: Mapping[str, Any]) -> Text:
     if mate is not None:
         score = f"{'-' if mate < 0 else ''}M{abs(mate)}"
     elif cp is not None:
-        score = f"{cp / 100:+.2f}" if cp else "0.00"
+        score = decimal(cp / 100, 2, signed=True)
     else:
         score = "?"
-    text = Text("eval ", style="dim")
+    # TRANSLATORS: the engine's evaluation, before its score (+0.35), in the terminal's panel
+    text = Text(_("eval") + " ", style="dim")
     text.append(score, style="bold")
     if evaluation.get("depth"):
-        text.append(f"  depth {evaluation['depth']}", style="dim")
+        # TRANSLATORS: the engine's search depth in plies
+        text.append("  " + _("depth {depth}").format(depth=evaluation["depth"]), style="dim")
     if evaluation.get("pv"):
-        text.append("  " + " ".join(evaluation["pv"]), style="dim")
+        text.append("  " + " ".join(san_in(str(san)) for san in evaluation["pv"]), style="dim")
     text.no_wrap, text.overflow = True, "ellipsis"
     return text
 
@@ -386,9 +409,9 @@ def _move_lines(game: Mapping[str, Any] | None, width: int) -> list[Text]:
     """The last :data:`MOVES_SHOWN` moves as numbered SAN pairs, packed into lines of ``width``."""
     if game is None:
         return []
-    sans: list[str] = list(game.get("san") or ())
+    sans: list[str] = [san_in(str(san)) for san in game.get("san") or ()]
     if not sans:
-        return [Text("no moves yet", style="dim")]
+        return [Text(_("no moves yet"), style="dim")]
     start_fen = game.get("start_fen")
     groups: list[tuple[str, list[str]]] = []  # "12." and White's move and Black's reply; "12..." alone
     for ply, san in enumerate(sans, start=1):

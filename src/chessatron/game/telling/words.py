@@ -1,5 +1,5 @@
-"""The robot's work in a player's words: "9. Qe2" for the machine's ``MOVE 17 d1e2``, "the captured pawn
-on e2 goes to Black's capture zone" for a drag.
+"""The robot's work in a player's words and language: "9. Qe2" for the machine's ``MOVE 17 d1e2``, "the
+captured pawn on e2 goes to Black's capture zone" for a drag.
 
 The session titles robot work as the G-code program does (``MOVE 17 d1e2``: the 17th ply, in UCI;
 ``SETUP``, ``RESET``, ``TAKEBACK 2``, ``RESUME``, ``TIDY 17``, with ``(resumed)`` for work taken up after a
@@ -19,15 +19,45 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import chess
 
+from ...i18n import N_, _, ngettext
+from ...i18n.notation import san_in
 from ...planning.layout import Layout, Node
 from ...planning.planner import Relocation
 from .events import move_label
+from .names import piece_name
 
-__all__ = ["WorkWords", "countdown_words", "drag_words", "place_words", "work_words"]
+__all__ = ["WorkWords", "countdown_words", "drag_words", "place_words", "seconds_left", "work_words"]
+
+#: The robot carrying out a move, by whose it is (True: Black's) and whether it goes on with one it began.
+_MAKING: Final[Mapping[tuple[bool, bool], str]] = {
+    # TRANSLATORS: what the robot does (the terminal's headline; the status display's when it fits)
+    (False, False): N_("Robot making White's move"),
+    (True, False): N_("Robot making Black's move"),
+    (False, True): N_("Robot finishing White's move"),
+    (True, True): N_("Robot finishing Black's move"),
+}
+#: What one drag does, by its purpose ({piece}: the piece's name; {start}, {goal}: places, as
+#: :func:`place_words` names them).
+_DRAGS: Final[Mapping[str, str]] = {
+    # TRANSLATORS: one drag of the robot's, on a line of the terminal; {piece}: the piece's name ("pawn"),
+    # {start} and {goal}: a square ("e2") or a place ("Black's capture zone"). Write it so that no word
+    # has to agree with the piece or the place (an arrow will do: "{piece} von {start} → {goal}")
+    "capture": N_("the captured {piece} on {start} goes to {goal}"),
+    "tidy": N_("the {piece} waiting in {start} goes on to {goal}"),
+    "promote-out": N_("the {piece} on {start} makes room for its promotion: it goes to {goal}"),
+    "promote-in": N_("the new {piece} comes from {start} to {goal}"),
+    "castle": N_("castling: the {piece} goes from {start} to {goal}"),
+    "park": N_("the {piece} on {start} makes way: it waits on {goal}"),
+    "aside": N_("the {piece} on {start} makes way: it waits on {goal}"),
+    "unpark": N_("the {piece} goes on from {start} to {goal}"),
+    "back": N_("the {piece} goes back from {start} to {goal}"),
+    "setup": N_("the {piece} goes from {start} to {goal}"),
+    "hand": N_("the {piece} was moved by hand from {start} to {goal}"),
+}
 
 
 @dataclass(frozen=True)
@@ -59,22 +89,21 @@ def work_words(work: Mapping[str, Any], game: Mapping[str, Any] | None) -> WorkW
         sans: list[str] = list(game.get("san") or ()) if game else []
         ucis: list[str] = list(game.get("uci") or ()) if game else []
         san = sans[ply - 1] if len(sans) >= ply and len(ucis) >= ply and ucis[ply - 1] == uci else uci
-        colour = "Black" if label.endswith("...") else "White"
-        doing = "finishing" if resumed else "making"
-        return WorkWords(f"{label} {san}", f"Robot {doing} {colour}'s move")
+        return WorkWords(f"{label} {san_in(san)}", _(_MAKING[label.endswith("..."), resumed]))
     if kind in ("SETUP", "MOVE"):  # (a set-up cut short is taken up as the move before the first)
-        return WorkWords("setting up", "Robot setting up the game")
+        return WorkWords(_("setting up"), _("Robot setting up the game"))
     if kind == "RESET":
-        return WorkWords("setting up", "Robot setting the table up")
+        return WorkWords(_("setting up"), _("Robot setting the table up"))
     if kind == "TAKEBACK":
-        count = words[1] if len(words) > 1 and words[1].isdigit() else "1"
-        moves = "a move" if count == "1" else f"{count} moves"
-        return WorkWords("taking back", f"Robot taking back {moves}")
+        count = int(words[1]) if len(words) > 1 and words[1].isdigit() else 1
+        # TRANSLATORS: what the robot does (the terminal's headline)
+        taking = ngettext("Robot taking back a move", "Robot taking back {count} moves", count)
+        return WorkWords(_("taking back"), taking.format(count=count))
     if kind == "RESUME":
-        return WorkWords("putting back", "Robot putting the pieces back where the game stopped")
+        return WorkWords(_("putting back"), _("Robot putting the pieces back where the game stopped"))
     if kind == "TIDY":
-        return WorkWords("tidying", "Robot taking captured pieces to their zone")
-    return WorkWords(title.lower() or "robot", "Robot moving")
+        return WorkWords(_("tidying"), _("Robot taking captured pieces to their zone"))
+    return WorkWords(title.lower() or _("robot"), _("Robot moving"))
 
 
 def countdown_words(work: Mapping[str, Any] | None, now: float | None = None) -> str | None:
@@ -90,14 +119,29 @@ def countdown_words(work: Mapping[str, Any] | None, now: float | None = None) ->
     >>> countdown_words({"title": "MOVE 3 e2e4", "index": 0, "of": 1}) is None
     True
     """
+    left = seconds_left(work, now)
+    if left is None:
+        return None
+    if left < 1.0:
+        # TRANSLATORS: the robot's long work is about to end
+        return _("almost done")
+    # TRANSLATORS: how long the robot's work has left; {time}: minutes and seconds (2:40)
+    return _("about {time}").format(time=minutes(left))
+
+
+def seconds_left(work: Mapping[str, Any] | None, now: float | None = None) -> float | None:
+    """The seconds the robot's long ``work`` has left at wall-clock time ``now`` (as
+    :func:`countdown_words` counts them down; below one: almost done), None for short work (or none)."""
     if not work or work.get("left_s") is None:
         return None
     elapsed = (time.time() if now is None else now) - float(work.get("at") or 0.0)
-    left = float(work["left_s"]) - max(elapsed, 0.0)
-    if left < 1.0:
-        return "almost done"
-    seconds = round(left)
-    return f"about {seconds // 60}:{seconds % 60:02d}"
+    return float(work["left_s"]) - max(elapsed, 0.0)
+
+
+def minutes(seconds: float) -> str:
+    """``seconds`` as minutes and seconds: ``2:40``."""
+    whole = round(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def place_words(layout: Layout, node: Node) -> str:
@@ -113,15 +157,16 @@ def place_words(layout: Layout, node: Node) -> str:
         return chess.square_name(square)
     cell = layout.node_cell(node)
     if cell is None:
-        return "a point between squares"
+        # TRANSLATORS: a place on the table, as {start} or {goal} of a robot's drag
+        return _("a point between squares")
     kind = layout.cell_kind(cell)
     if kind == "capture-white":
-        return "White's capture zone"
+        return _("White's capture zone")
     if kind == "capture-black":
-        return "Black's capture zone"
+        return _("Black's capture zone")
     if kind == "reserve":
-        return "the reserve"
-    return "the free room beside the board"
+        return _("the reserve")
+    return _("the free room beside the board")
 
 
 def drag_words(relocation: Relocation, layout: Layout) -> str:
@@ -135,27 +180,7 @@ def drag_words(relocation: Relocation, layout: Layout) -> str:
     >>> drag_words(drag, layout)
     "the captured pawn on e7 goes to Black's capture zone"
     """
-    name = chess.piece_name(relocation.piece.piece.piece_type)
+    piece = piece_name(relocation.piece.piece.piece_type)
     start, goal = place_words(layout, relocation.start), place_words(layout, relocation.goal)
-    purpose = relocation.purpose
-    if purpose == "capture":
-        return f"the captured {name} on {start} goes to {goal}"
-    if purpose == "tidy":
-        return f"the {name} waiting in {start} goes on to {goal}"
-    if purpose == "promote-out":
-        return f"the {name} on {start} makes room for its promotion: it goes to {goal}"
-    if purpose == "promote-in":
-        return f"the new {name} comes from {start} to {goal}"
-    if purpose == "castle":
-        return f"castling: the {name} goes from {start} to {goal}"
-    if purpose in ("park", "aside"):
-        return f"the {name} on {start} makes way: it waits on {goal}"
-    if purpose == "unpark":
-        return f"the {name} goes on from {start} to {goal}"
-    if purpose == "back":
-        return f"the {name} goes back from {start} to {goal}"
-    if purpose == "setup":
-        return f"the {name} goes from {start} to {goal}"
-    if purpose == "hand":
-        return f"the {name} was moved by hand from {start} to {goal}"
-    return f"the {name} goes from {start} to {goal}"
+    message = _DRAGS.get(relocation.purpose, _DRAGS["setup"])
+    return _(message).format(piece=piece, start=start, goal=goal)
