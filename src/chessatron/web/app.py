@@ -46,6 +46,7 @@ The JSON API is versioned under ``/api/v1``; the page (``/`` and ``/static/``) u
 ``/api/v1/games...``                    the saved games, for the viewer and as PGN: see :mod:`.saved`
 ``/training``, ``/api/v1/training/...``  puzzles, the rating, reviews: see :mod:`.training`
 ``GET  /i18n/{language}.json``           the page's words in a language: see :mod:`.words`
+``/calibrate``, ``/api/v1/calibrate...``  the steps of ``hw calibrate`` on a phone: see :mod:`.calibrate`
 =======================================  ===========================================================
 
 Every POST takes a JSON object (``Content-Type: application/json``, at most 4 KiB). A request that cannot
@@ -110,6 +111,7 @@ from ..i18n import LANGUAGES, _, ngettext
 from ..i18n.formats import both
 from ..planning.layout import Layout
 from . import validate
+from .calibrate import CalibrationApi, calibration_routes
 from .feed import Feed, Snapshots
 from .guard import COOKIE, COOKIE_MAX_AGE_S, Guard, SecurityHeaders, notice_page, token_of
 from .pictures import SVG_POLICY, SVG_TYPE, Pictures, link_svg
@@ -606,12 +608,16 @@ def create_app(
     page then shows unless its person chooses another; None: each page follows its browser.
     """
     api = Api(runner, live, link, static=static, token=token, config_path=config_path, language=language)
+    calibration = CalibrationApi(runner, config_path, static, read_json)
 
     def get(path: str, endpoint: Endpoint) -> Route:
         return Route(API + path, _answering_errors(endpoint), methods=["GET"])
 
     def post(path: str, endpoint: Endpoint) -> Route:
         return Route(API + path, _answering_errors(endpoint), methods=["POST"])
+
+    def starting(endpoint: Endpoint) -> Endpoint:  # work on the table: not while it is calibrated
+        return _answering_errors(calibration.refusing(endpoint))
 
     routes = [
         Route("/", api.page, methods=["GET"]),
@@ -623,23 +629,24 @@ def create_app(
         get("/table.svg", api.table_svg),
         get("/link.svg", api.link_svg),
         WebSocketRoute(API + "/live", api.feed.serve),
-        post("/game", api.new_game),
-        post("/online", api.online_game),
+        Route(API + "/game", starting(api.new_game), methods=["POST"]),
+        Route(API + "/online", starting(api.online_game), methods=["POST"]),
         post("/move", api.move),
         post("/select", api.select),
         post("/answer", api.answer),
         post("/command/{name}", api.command),
         post("/stop", api.stop),
         get("/resume", api.resume_offer),
-        post("/resume", api.resume),
+        Route(API + "/resume", starting(api.resume), methods=["POST"]),
         post("/pause", api.pause),
         post("/continue", api.resume_machine),
-        post("/reset", api.reset),
+        Route(API + "/reset", starting(api.reset), methods=["POST"]),
         post("/forget", api.forget),
         get("/settings", api.settings),
-        post("/settings", api.save_settings),
+        Route(API + "/settings", starting(api.save_settings), methods=["POST"]),
         *saved_routes(SavedGamesApi(games_dir), _answering_errors, API),
-        *training_routes(TrainingApi(runner, games_dir, static, read_json), _answering_errors, API),
+        *training_routes(TrainingApi(runner, games_dir, static, read_json), starting, API),
+        *calibration_routes(calibration, _answering_errors, API),
     ]
     app = Starlette(
         routes=routes,
@@ -655,4 +662,5 @@ def create_app(
         exception_handlers={HTTPException: _http_error},
     )
     app.state.api = api
+    app.state.calibration = calibration
     return app
