@@ -20,13 +20,14 @@ import chess
 
 from ..planning.layout import Cell, Layout
 from ..planning.table import Table
+from ..sim.calibration_person import GantryPerson
 from ..sim.twin import TwinPiece
 from ..sim.wiring import Wiring
 from ..sim.world import SimWorld
 from .person import Nudge
 from .sensors import Step, off_board_question
 
-__all__ = ["SimHands", "SimPerson"]
+__all__ = ["SimHands", "SimMaker", "SimPerson"]
 
 
 class SimHands:
@@ -168,3 +169,59 @@ class SimPerson:
     def nudge(self, question: str) -> Nudge:
         self.told.append(question)
         return "done"
+
+
+class SimMaker:
+    """One simulated person for every part of ``hw calibrate --hand``: the :class:`SimPerson` who answers
+    about the sensors and the LEDs, the :class:`~chessatron.sim.calibration_person.GantryPerson` who
+    nudges the magnet and puts the piece for the board and the magnet; :attr:`part` (set by the command
+    before each part) says which one is at the table. ``echo`` shows the gantry person's dialogue (the
+    other one shows its own)."""
+
+    def __init__(
+        self, wiring: SimPerson, gantry: GantryPerson, *, echo: Callable[[str], None] | None = None
+    ) -> None:
+        self.wiring = wiring
+        self.gantry = gantry
+        self.echo = echo
+        self.part = "sensors"
+
+    def __repr__(self) -> str:
+        return f"<SimMaker part={self.part!r}>"
+
+    @property
+    def _at_gantry(self) -> bool:
+        return self.part in ("board", "magnet")
+
+    def _show(self, text: str) -> None:
+        if self.echo is not None and self._at_gantry:
+            self.echo(text)
+
+    def tell(self, text: str) -> None:
+        self._show(text)
+        (self.gantry if self._at_gantry else self.wiring).tell(text)
+
+    def ask(self, question: str, answers: Sequence[str]) -> str:
+        answer = (self.gantry if self._at_gantry else self.wiring).ask(question, answers)
+        self._show(f"{question} [{'/'.join(answers)}] {answer}")
+        return answer
+
+    def ask_square(self, question: str) -> chess.Square | None:
+        square = (self.gantry if self._at_gantry else self.wiring).ask_square(question)
+        self._show(f"{question} {'none' if square is None else chess.square_name(square)}")
+        return square
+
+    def nudge(self, question: str) -> Nudge:
+        key = (self.gantry if self._at_gantry else self.wiring).nudge(question)
+        if key == "done":  # the keys pressed for this centre, in one line
+            keys = self.gantry.keys[-self._pressed() :]
+            self._show(f"{question} {' '.join(keys)}")
+        return key
+
+    def _pressed(self) -> int:
+        """How many keys the gantry person pressed since the centre before (this one's "done" too)."""
+        keys = self.gantry.keys
+        count = 1
+        while count < len(keys) and keys[-count - 1] != "done":
+            count += 1
+        return count

@@ -3,7 +3,8 @@
 h j k l, and Ctrl-C (or the end of input) as :class:`~.person.Stopped`.
 
 On the simulator the person cannot look at the table: ``picture`` draws what they would see (the LEDs as
-they really light) before each question about it.
+they really light) before each question about it, and ``look`` says where the magnet really is from the
+square it is to be moved under, before each key.
 """
 
 from __future__ import annotations
@@ -57,13 +58,20 @@ def key_nudge(key: str) -> Nudge | None:
 
 class TerminalPerson:
     """A :class:`~.person.Person` at the terminal of ``console``; ``picture`` (optional) draws what the
-    person would see of the table before a question about a square."""
+    person would see of the table before a question about a square, ``look`` (optional) what they would
+    see of the magnet before each key of a nudge (given the question; None: nothing to say)."""
 
     def __init__(
-        self, console: Console, *, picture: Callable[[], RenderableType | None] | None = None
+        self,
+        console: Console,
+        *,
+        picture: Callable[[], RenderableType | None] | None = None,
+        look: Callable[[str], str | None] | None = None,
     ) -> None:
         self.console = console
         self.picture = picture
+        self.look = look
+        self._keys_told = False
 
     def tell(self, text: str) -> None:
         self.console.print(text, markup=False, highlight=False)
@@ -106,17 +114,41 @@ class TerminalPerson:
 
     def nudge(self, question: str) -> Nudge:
         self.tell(question)
+        seen = self.look(question) if self.look is not None else None
+        if seen is not None:
+            self.tell(seen)
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             while True:
-                found = key_nudge(self._line("> "))
+                typed = self._line("> ")
+                found = key_nudge(typed)
                 if found is not None:
                     return found
+                self.tell(
+                    _(
+                        "{typed!r} does not move the magnet; type left, right, up, down, finer, coarser or "
+                        "done."
+                    ).format(typed=typed)
+                )
+        if not self._keys_told:
+            self._keys_told = True
+            self.tell(
+                _(
+                    "Keys: the arrows or h j k l move the magnet, - or f makes the steps finer, + or c "
+                    "coarser, Enter when it is there; Ctrl-C stops."
+                )
+            )
         while True:
             with _keys() as read:
                 key = read()
             found = key_nudge(key)
             if found is not None:
                 return found
+            self.tell(
+                _(
+                    "{key!r} does not move the magnet: the arrows or h j k l move it, - and + change the "
+                    "step, Enter when it is there."
+                ).format(key=key)
+            )
 
 
 @contextlib.contextmanager
@@ -135,7 +167,7 @@ def _keys() -> Iterator[Callable[[], str]]:
         return key
 
     try:
-        tty.setcbreak(fd)
+        tty.setcbreak(fd, termios.TCSANOW)  # (not the default TCSAFLUSH: keys typed ahead are kept)
         yield read
     except KeyboardInterrupt:
         raise Stopped(_("stopped at the terminal")) from None

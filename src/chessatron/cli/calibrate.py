@@ -3,26 +3,31 @@ under the gantry and the magnet's pull, with the person's help, each part writte
 layout) as soon as it is done, the previous file kept.
 
 On the simulator the table can be built wrong on purpose (``--wrong FAULT,…`` or ``--seed N``: see
-:mod:`chessatron.sim.wiring`) and a simulated person can follow the instructions (``--hand``); without
-``--hand`` the simulated table's hands still move the pieces it asks for, and the person at the terminal
-answers.
+:mod:`chessatron.sim.wiring` and :mod:`chessatron.sim.wrong_gantry`; kept between commands, so that later
+ones, a game too, see the same table) and a simulated person can follow the instructions (``--hand``);
+without ``--hand`` the simulated table's hands still move the pieces it asks for, the terminal says where
+the magnet really is, and the person at the terminal answers.
+
+The board and the magnet are written into the layout file the config's ``layout =`` names; with the
+built-in layout, into ``table.toml`` beside the config, which ``layout =`` then names.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
+import re
 import sys
-from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import chess
 import click
 from rich.console import Console, RenderableType
 
 from ..calibrate.person import Person, Stopped
 from ..config import Config, default_config_path
+from ..config_write import save_settings, settings_in
 from ..errors import ChessatronError
 from ..i18n import _
 from ..planning.layout import Cell
@@ -46,7 +51,7 @@ PARTS = ("sensors", "leds", "board", "magnet")
     metavar="FAULT,...",
     default=None,
     help="On the simulator: build the table wrong first, with these faults "
-    "(e.g. ports-swapped,leds-serpentine).",
+    "(e.g. ports-swapped,leds-serpentine,board-offset,board-turned,magnet-weak).",
 )
 @click.option(
     "--seed", type=int, default=None, help="On the simulator: build the table wrong at random from this seed."
@@ -59,8 +64,12 @@ def calibrate_command(
     """Calibrate the table with your help: which input each sensor is on, the LEDs' chain, the board under
     the gantry, the magnet's pull (PART: sensors, leds, board, magnet or all, the default).
 
-    Each part writes what it learnt into the config as soon as it is done, the previous file kept beside
-    it as .bak; Ctrl-C stops the part under way and writes nothing of it. Run it again at any time."""
+    Each part writes what it learnt into the config (the board and the magnet: into the layout) as soon
+    as it is done, the previous file kept beside it as .bak; Ctrl-C stops the part under way and writes
+    nothing of it. Run it again at any time."""
+    from ..sim.state import default_state_path
+    from ..tablelock import hold_table, table_url
+
     chosen = [p for p in PARTS if p in parts or "all" in parts or not parts]
     path = config_path or default_config_path()
     settings = Config.load(config_path)
@@ -68,12 +77,16 @@ def calibrate_command(
     simulated = {kind: DeviceUrl.parse(url).scheme == "sim" for kind, url in settings.urls.items()}
     on_sim = simulated["sensors"] or simulated["leds"] or simulated["grbl"]
     if (hand or wrong is not None or seed is not None) and not on_sim:
-        raise click.UsageError("--hand, --wrong and --seed are for a simulated table (sim:// devices)")
+        raise click.UsageError(_("--hand, --wrong and --seed are for a simulated table (sim:// devices)"))
     with ExitStack() as stack:
+        # one program drives the table at a time (the simulated one: the table saved between commands)
+        stack.enter_context(
+            hold_table(table_url(settings.urls), state=default_state_path() if on_sim else None)
+        )
         bench = _Bench(settings, path, console, stack)
         if on_sim:
             bench.simulate(wrong, seed)
-        person = bench.person(hand)
+        person = bench.person(hand, seed)
         for part in chosen:
             console.rule(part)
             try:
@@ -103,11 +116,12 @@ class _Bench:
         self.hands: Any = None
         self.strip: Any = None
         self.sensors_done = False
+        self.gantry: Any = None
 
     def simulate(self, wrong: str | None, seed: int | None) -> None:
         from ..calibrate.simperson import SimHands
         from ..sim.wiring import build_wrong, load_wiring, save_wiring
-        from ..sim.world import SimWorld, register_world
+        from ..sim.world import register_world
 
         layout = self.settings.layout
         if wrong is not None or seed is not None:
@@ -118,7 +132,7 @@ class _Bench:
         else:
             self.wiring = load_wiring(layout)
         name = DeviceUrl.parse(self.settings.urls["sensors"]).target.strip("/") or "default"
-        self.world = register_world(SimWorld(layout, name=name))
+        self.world = register_world(self.wiring.world(layout, name=name))
         self.hands = SimHands(self.world, lit=self.lit_cell)
 
     def lit(self) -> dict[Cell, RGB]:
@@ -143,35 +157,57 @@ class _Bench:
         lit = self.lit()
         return leds_panel(lit, self.settings.layout, title=_("the LEDs as they light")) if lit else None
 
-    def person(self, hand: bool) -> Person:
+    def seen(self, question: str) -> str | None:
+        """Where the simulated magnet really is from the centre of the square ``question`` names, as a
+        person beside the table sees it (from white's side)."""
+        found = re.search(r"\b([a-h][1-8])\b", question)
+        if self.world is None or found is None:
+            return None
+        layout = self.world.layout
+        with self.world.lock:
+            magnet = self.world.twin.magnet_xy
+        centre = layout.node_mm(layout.square_node(chess.parse_square(found.group(1))))
+        (cx, cy), (mx, my) = layout.machine_to_table(centre), layout.machine_to_table(magnet)
+        return _(
+            "On the simulated table the centre of {square} is {right} mm toward the h-file and {up} mm "
+            "toward the 8th rank from the magnet."
+        ).format(square=found.group(1), right=f"{cx - mx:+.2f}", up=f"{cy - my:+.2f}")
+
+    def person(self, hand: bool, seed: int | None) -> Person:
+        def echo(text: str) -> None:
+            self.console.print(text, markup=False, highlight=False)
+
         if hand:
-            from ..calibrate.simperson import SimPerson
+            from ..calibrate.simperson import SimMaker, SimPerson
+            from ..sim.calibration_person import GantryPerson
 
-            def echo(text: str) -> None:
-                self.console.print(text, markup=False, highlight=False)
-
-            return SimPerson(self.settings.layout, self.wiring, lit=self.lit, echo=echo)
+            return SimMaker(
+                SimPerson(self.settings.layout, self.wiring, lit=self.lit, echo=echo),
+                GantryPerson(self.world, seed=seed or 0),
+                echo=echo,
+            )
         from ..calibrate.terminal import TerminalPerson
 
-        return TerminalPerson(self.console, picture=self.picture if self.world is not None else None)
+        simulated = self.world is not None
+        return TerminalPerson(
+            self.console,
+            picture=self.picture if simulated else None,
+            look=self.seen if simulated else None,
+        )
 
     def run(self, part: str, person: Person) -> bool:
         """Run one part and write what it learnt; False when it could not run here."""
+        from ..calibrate.simperson import SimMaker
+
+        if isinstance(person, SimMaker):
+            person.part = part
         if part == "sensors":
             return self.sensors(person)
         if part == "leds":
             return self.leds(person)
-        try:
-            module = importlib.import_module(f"chessatron.calibrate.{part}")
-        except ImportError:
-            self.console.print(_("The {part} part is not available yet; going on.").format(part=part))
-            return False
-        function: Callable[..., Any] = getattr(module, f"calibrate_{part}")
-        LOGGER.info("calibrating %s with %r", part, function)
-        self.console.print(
-            _("The {part} part is not wired into this command yet; going on.").format(part=part)
-        )
-        return False
+        if part == "board":
+            return self.board(person)
+        return self.magnet(person)
 
     def sensors(self, person: Person) -> bool:
         from ..calibrate.sensors import SensorTable, calibrate_sensors, write_sensors
@@ -235,6 +271,78 @@ class _Bench:
             self.console.print(_("Look at: {finding}").format(finding=finding), markup=False)
         saved = write_leds(result, self.path, url, settings.layout)
         self._said(saved.config, saved.config_backup, saved.file, saved.file_backup)
+        return True
+
+    def gantry_table(self) -> Any:
+        """The gantry, opened (and homed) once for the board and the magnet; None without one."""
+        from ..calibrate.machine import GantryTable
+
+        if self.gantry is None:
+            if DeviceUrl.parse(self.settings.urls["grbl"]).scheme == "none":
+                self.console.print(_("There is no gantry in the config; the board and the magnet need one."))
+                return None
+            self.gantry = self.stack.enter_context(GantryTable.open(self.settings))
+        return self.gantry
+
+    def layout_file(self) -> tuple[Path, bool]:
+        """The layout file the board and the magnet are written to, and whether the config names it
+        already (if not: ``table.toml`` beside the config, which ``layout =`` is then set to)."""
+        named = settings_in(self.path).get("layout")
+        if isinstance(named, str) and named.strip():
+            file = Path(named)
+            return (file if file.is_absolute() else self.path.parent / file), True
+        return self.path.parent / "table.toml", False
+
+    def _write_layout(self, write: Any, result: Any) -> None:
+        """``write(result, file)`` into the layout file, the config pointed at it, what was written said;
+        the gantry's layout is the written one from now on."""
+        file, named = self.layout_file()
+        written = write(result, file)
+        config, backup = None, None
+        if not named:
+            saved = save_settings(self.path, {"layout": file.name})
+            config, backup = saved.path, saved.previous
+        self.console.print(_("Written: {file}").format(file=written.path), markup=False, soft_wrap=True)
+        if config is not None:
+            self.console.print(_("Written: {config}").format(config=config), markup=False, soft_wrap=True)
+        for kept in (written.previous, backup):
+            if kept is not None:
+                said = _("The previous one is kept as {kept}").format(kept=kept)
+                self.console.print(said, markup=False, soft_wrap=True)
+        self.gantry.layout = written.layout
+        self.gantry.layout_path = file
+
+    def board(self, person: Person) -> bool:
+        from ..calibrate.board import calibrate_board, write_board
+
+        table = self.gantry_table()
+        if table is None:
+            return False
+        result = calibrate_board(table, person)
+        if not result.confirmed:
+            self.console.print(
+                _(
+                    "Look at: the magnet missed {places} on the board as measured; it is written anyway: "
+                    "run `chessatron hw calibrate board` again to measure it once more."
+                ).format(places=", ".join(result.missed)),
+                markup=False,
+            )
+        self._write_layout(write_board, result)
+        return True
+
+    def magnet(self, person: Person) -> bool:
+        from ..calibrate.magnet import calibrate_magnet, write_magnet
+
+        table = self.gantry_table()
+        if table is None:
+            return False
+        result = calibrate_magnet(table, person)
+        if result.carry_feed_mm_min is None:
+            self.console.print(
+                _("Nothing of the magnet part was written: no drag speed carried the piece."), markup=False
+            )
+            return False
+        self._write_layout(write_magnet, result)
         return True
 
     def _said(self, config: Path, backup: Path | None, file: Path | None, file_backup: Path | None) -> None:

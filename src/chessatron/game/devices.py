@@ -29,6 +29,7 @@ from ..planning.reset import ResetPlanner
 from ..planning.table import Table
 from ..ports import LedStrip, Microphone, OccupancySensor
 from ..sim.hand_style import HandStyle
+from ..sim.wiring import built_world  # (a simulated table built wrong on purpose stays so)
 from ..sim.world import SimWorld, register_world
 from ..tablelock import hold_table, table_url
 from ..voice.player import VoiceMover
@@ -215,7 +216,7 @@ class TableDevices:
             return
         if url.startswith("sim"):
             name = url.split("://", 1)[1].split("?", 1)[0] or "default"
-            self.world = register_world(SimWorld(self.layout, self.table, name=name))
+            self.world = register_world(built_world(self.layout, self.table, name=name))
             speed = "max" if self.speed is None else f"{self.speed:g}"
             joiner = "&" if "?" in url else "?"
             url = f"{url}{joiner}speed={speed}&homing=0" if "speed=" not in url else url
@@ -240,7 +241,7 @@ class TableDevices:
         sensors_url = self.config.urls["sensors"]
         if sensors_url.startswith("sim"):
             name = sensors_url.split("://", 1)[1].split("?", 1)[0] or "default"
-            self.world = register_world(SimWorld(self.layout, self.table, name=name))
+            self.world = register_world(built_world(self.layout, self.table, name=name))
         self._table_sensors()
         self.live.show_table(self.table, ())
         self.emit({"event": "connected", "url": "none://", "robot": False})

@@ -39,11 +39,15 @@ from .. import files
 from ..errors import ConfigError
 from ..feedback.mapping import Along, Corner, LedMapping
 from ..feedback.mapping import Wiring as LedWiring
+from ..i18n import _
 from ..planning.layout import Cell, Layout
+from ..planning.table import Table
 from ..sensors.names import cell_name, parse_cell
 from ..sensors.pinmap import BITS_PER_PORT, Pin, PinMap
+from .pull import MagnetPull
 from .state import default_state_path
 from .world import SimWorld
+from .wrong_gantry import GANTRY_FAULTS, Drawn, GantryBuild
 
 __all__ = [
     "FAULTS",
@@ -52,6 +56,7 @@ __all__ = [
     "Wiring",
     "build_path",
     "build_wrong",
+    "built_world",
     "load_wiring",
     "save_wiring",
 ]
@@ -99,11 +104,32 @@ class SensorWiring:
 
 @dataclass(frozen=True)
 class Wiring:
-    """The simulated table as built: its sensors' inputs and its LED chain, and the faults in words."""
+    """The simulated table as built: its sensors' inputs and its LED chain, where its board lies under the
+    gantry and how hard its magnet holds (``gantry``, against the board the layout showed when it was
+    built: ``drawn``), and the faults in words."""
 
     sensors: SensorWiring
     leds: LedMapping
     faults: tuple[str, ...] = field(default=())
+    gantry: GantryBuild = field(default_factory=GantryBuild)
+    drawn: Drawn | None = None
+
+    def true_layout(self, layout: Layout) -> Layout:
+        """Where the board really lies for a machine whose layout (now) says ``layout``: as it says when
+        the gantry was built right, else where it was built, whatever a calibration wrote since."""
+        if self.gantry == GantryBuild() or self.drawn is None:
+            return layout
+        return self.gantry.true_layout(self.drawn.on(layout))
+
+    def world(self, layout: Layout, table: Table | None = None, *, name: str = "default") -> SimWorld:
+        """The simulated world of this table for a machine whose layout says ``layout``: the pieces of
+        ``table`` (the start position by default) stand on the real squares, the magnet as weak as built."""
+        truth = self.true_layout(layout)
+        start = table if table is not None else Table.from_board(layout, chess.Board())
+        if truth is not layout:
+            start = Table(truth, [(piece, start.node_of(piece.id)) for piece in start])
+        pull = None if self.gantry.pull == MagnetPull() else self.gantry.pull
+        return SimWorld(truth, start, name=name, pull=pull)
 
     @classmethod
     def default(cls, layout: Layout) -> Wiring:
@@ -118,12 +144,18 @@ class Wiring:
             "dead": sorted(str(pin) for pin in self.sensors.dead),
             "flickering": sorted(str(pin) for pin in self.sensors.flickering),
             "leds": ["-" if cell is None else f"{cell[0]}:{cell[1]}" for cell in self.leds.cells],
+            "gantry": self.gantry.spec(),
+            "drawn": None if self.drawn is None else self.drawn.to_json(),
         }
 
     @classmethod
     def from_json(cls, data: Any, layout: Layout, source: str) -> Wiring:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ConfigError(f"{source} is not a simulated table's wiring; delete it to wire it as drawn")
+            raise ConfigError(
+                _("{source} is not a simulated table's wiring; delete it to wire it as drawn").format(
+                    source=source
+                )
+            )
         try:
             pins = {parse_cell(name, layout): _pin(text) for name, text in data["pins"].items()}
             sensors = SensorWiring(
@@ -132,9 +164,16 @@ class Wiring:
                 frozenset(_pin(text) for text in data["flickering"]),
             )
             leds = LedMapping.from_entries(data["leds"], layout, source=source)
-            return cls(sensors, leds, tuple(str(fault) for fault in data["faults"]))
+            gantry = GantryBuild.parse(str(data.get("gantry", "")))
+            drawn = None if data.get("drawn") is None else Drawn.from_json(data["drawn"])
+            faults = tuple(str(fault) for fault in data["faults"])
+            return cls(sensors, leds, faults, gantry, drawn)
         except (KeyError, TypeError, ValueError, AttributeError, ConfigError) as exc:
-            raise ConfigError(f"{source} is damaged ({exc}); delete it to wire the table as drawn") from exc
+            raise ConfigError(
+                _("{source} is damaged ({error}); delete it to wire the table as drawn").format(
+                    source=source, error=exc
+                )
+            ) from exc
 
 
 def _pin(text: str) -> Pin:
@@ -196,7 +235,9 @@ def _remap(
 
 def _with(wiring: Wiring, fault: str, **changes: Any) -> Wiring:
     sensors = replace(wiring.sensors, **{k: v for k, v in changes.items() if k != "leds"})
-    return Wiring(sensors, changes.get("leds", wiring.leds), (*wiring.faults, fault))
+    return replace(
+        wiring, sensors=sensors, leds=changes.get("leds", wiring.leds), faults=(*wiring.faults, fault)
+    )
 
 
 def _ports_swapped(wiring: Wiring, layout: Layout, rng: random.Random) -> Wiring:
@@ -296,6 +337,15 @@ def _leds_table(wiring: Wiring, layout: Layout, rng: random.Random) -> Wiring:
     )
 
 
+def _gantry(name: str) -> Fault:
+    def fault(wiring: Wiring, layout: Layout, rng: random.Random) -> Wiring:
+        gantry, said = GANTRY_FAULTS[name](wiring.gantry, layout, rng)
+        drawn = wiring.drawn or Drawn.of(layout)
+        return replace(wiring, gantry=gantry, drawn=drawn, faults=(*wiring.faults, said))
+
+    return fault
+
+
 #: Every fault a simulated table can be built with, by the name ``--wrong`` takes.
 FAULTS: Mapping[str, Fault] = {
     "ports-swapped": _ports_swapped,
@@ -310,18 +360,21 @@ FAULTS: Mapping[str, Fault] = {
     "leds-serpentine": _leds_serpentine,
     "leds-mirrored": _leds_mirrored,
     "leds-table": _leds_table,
+    **{name: _gantry(name) for name in GANTRY_FAULTS},
 }
 
 _WIRINGS = ("ports-swapped", "rank-reversed", "ranks-shuffled", "files", "inputs-shuffled")
 _BREAKS = ("dead", "double", "flicker")
 _CHAINS = ("leds-grid", "leds-serpentine", "leds-mirrored", "leds-table")
+_GANTRY_ODDS = (("board-turned", 0.7), ("board-scaled", 0.5), ("magnet-weak", 0.7))
 
 
 def build_wrong(layout: Layout, spec: str | None = None, *, seed: int | None = None) -> Wiring:
     """The table wired wrong: with the faults ``spec`` names (``"files,leds-serpentine"``, in that
     order, drawn with ``seed``), or with no spec a few drawn at random from ``seed``: one or two wirings
-    of the sensors, sometimes a broken sensor, and an LED chain. Raises :class:`ConfigError` for a
-    name that is no fault."""
+    of the sensors, sometimes a broken sensor, an LED chain, the board off where the layout says (often
+    turned, sometimes with squares of another size) and often a weak magnet. Raises :class:`ConfigError`
+    for a name that is no fault."""
     rng = random.Random(seed)
     if spec is None:
         names = rng.sample(_WIRINGS, rng.choice((1, 1, 2)))
@@ -333,12 +386,19 @@ def build_wrong(layout: Layout, spec: str | None = None, *, seed: int | None = N
         for name in names:
             if name not in FAULTS:
                 raise ConfigError(
-                    f"--wrong names {name!r}, which is no fault of a simulated table; use any of "
-                    f"{', '.join(FAULTS)}, separated by commas"
+                    _(
+                        "--wrong names {name!r}, which is no fault of a simulated table; use any of "
+                        "{faults}, separated by commas"
+                    ).format(name=name, faults=", ".join(FAULTS))
                 )
     wiring = Wiring.default(layout)
     for name in names:
         wiring = FAULTS[name](wiring, layout, rng)
+    if spec is None:  # (drawn after the wiring's, so that a seed wires the sensors and LEDs as it did)
+        gantry = ["board-offset"]
+        gantry += [name for name, odds in _GANTRY_ODDS if rng.random() < odds]
+        for name in gantry:
+            wiring = FAULTS[name](wiring, layout, rng)
     return wiring
 
 
@@ -359,6 +419,15 @@ def load_wiring(layout: Layout, path: Path | None = None) -> Wiring:
     return Wiring.from_json(files.load_json(path, files.SIMULATOR_STATE), layout, repr(str(path)))
 
 
+def built_world(layout: Layout, table: Table | None = None, *, name: str = "default") -> SimWorld:
+    """The simulated world of a machine whose layout says ``layout``, built as the saved wiring says
+    (:func:`load_wiring`: the board where it was built, the magnet as weak), holding ``table``'s pieces
+    (the start position by default); as the layout says when no table was built wrong."""
+    if files.is_missing(build_path()):
+        return SimWorld(layout, table, name=name)
+    return load_wiring(layout).world(layout, table, name=name)
+
+
 def save_wiring(wiring: Wiring, layout: Layout, path: Path | None = None) -> Path:
     """Keep the wiring (atomically) for the commands after this one; returns where."""
     path = path or build_path()
@@ -373,6 +442,8 @@ def save_wiring(wiring: Wiring, layout: Layout, path: Path | None = None) -> Pat
         os.replace(temporary, path)
     except OSError as exc:
         raise ConfigError(
-            f"cannot keep the simulated wiring in {str(path)!r}: {exc.strerror or exc}"
+            _("cannot keep the simulated wiring in {path}: {error}").format(
+                path=repr(str(path)), error=exc.strerror or exc
+            )
         ) from exc
     return path

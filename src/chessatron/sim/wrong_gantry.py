@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import chess
 
@@ -31,7 +33,7 @@ from ..planning.table import Table
 from .pull import MagnetPull
 from .world import SimWorld
 
-__all__ = ["GantryBuild"]
+__all__ = ["GANTRY_FAULTS", "Drawn", "GantryBuild"]
 
 
 @dataclass(frozen=True)
@@ -148,3 +150,101 @@ class GantryBuild:
         ``board`` (the start position by default) stand on the real squares."""
         truth = self.true_layout(layout)
         return SimWorld(truth, Table.from_board(truth, board or chess.Board()), name=name, pull=self.pull)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """Where a layout put the board when a simulated table was built (the board's origin, square and turn),
+    kept with the build: a calibration writes a new layout, but the board stays where it was built.
+
+    >>> layout = Layout.default()
+    >>> moved = replace(layout, origin_mm=(3.0, 4.0))
+    >>> Drawn.of(layout).on(moved).origin_mm == layout.origin_mm
+    True
+    """
+
+    origin_mm: tuple[float, float]
+    square_mm: float
+    rotation_deg: float
+
+    @classmethod
+    def of(cls, layout: Layout) -> Drawn:
+        return cls((layout.origin_mm[0], layout.origin_mm[1]), layout.square_mm, layout.rotation_deg)
+
+    def on(self, layout: Layout) -> Layout:
+        """``layout`` (the machine's other settings as it says now) with the board where it was drawn."""
+        return replace(
+            layout,
+            origin_mm=self.origin_mm,
+            square_mm=self.square_mm,
+            clearance_mm=min(layout.clearance_mm, self.square_mm),
+            rotation_deg=self.rotation_deg,
+        )
+
+    def to_json(self) -> list[float]:
+        return [self.origin_mm[0], self.origin_mm[1], self.square_mm, self.rotation_deg]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Drawn:
+        x, y, square, rotation = (float(value) for value in data)
+        return cls((x, y), square, rotation)
+
+
+def _fitting(
+    build: GantryBuild, layout: Layout, rng: random.Random, draw: Callable[[random.Random], GantryBuild]
+) -> GantryBuild:
+    """The first of ``draw``'s builds (from ``build``) whose table still lies inside the envelope."""
+    for _try in range(100):
+        candidate = draw(rng)
+        try:
+            candidate.true_layout(layout, margin_mm=1.0)
+        except ChessatronError:
+            continue
+        return candidate
+    return build
+
+
+def _sign(rng: random.Random) -> float:
+    return rng.choice((-1.0, 1.0))
+
+
+def _offset(build: GantryBuild, layout: Layout, rng: random.Random) -> tuple[GantryBuild, str]:
+    def draw(rng: random.Random) -> GantryBuild:
+        dx, dy = (round(_sign(rng) * rng.uniform(1.0, 4.0), 2) for _axis in range(2))
+        return replace(build, offset_mm=(dx, dy))
+
+    built = _fitting(build, layout, rng, draw)
+    x, y = built.offset_mm
+    return built, f"the board {x:+g} mm along X and {y:+g} mm along Y off where the layout says"
+
+
+def _turned(build: GantryBuild, layout: Layout, rng: random.Random) -> tuple[GantryBuild, str]:
+    def draw(rng: random.Random) -> GantryBuild:
+        return replace(build, turn_deg=round(_sign(rng) * rng.uniform(0.2, 0.9), 3))
+
+    built = _fitting(build, layout, rng, draw)
+    return built, f"the board turned {built.turn_deg:+g}° about a1"
+
+
+def _scaled(build: GantryBuild, layout: Layout, rng: random.Random) -> tuple[GantryBuild, str]:
+    def draw(rng: random.Random) -> GantryBuild:
+        return replace(build, square_scale=round(1 + _sign(rng) * rng.uniform(0.002, 0.006), 4))
+
+    built = _fitting(build, layout, rng, draw)
+    return built, f"the board's squares {built.square_scale:g} times the layout's"
+
+
+def _weak(build: GantryBuild, layout: Layout, rng: random.Random) -> tuple[GantryBuild, str]:
+    drop = float(round(rng.uniform(1500.0, 7000.0)))
+    built = replace(build, pull=replace(build.pull, drop_feed_mm_min=drop))
+    return built, f"a weak magnet that drops a dragged piece above {drop:g} mm/min"
+
+
+#: The ways the gantry's table can be built wrong, by the name ``hw calibrate --wrong`` takes: each draws
+#: its amount from the random generator and says what it did.
+GANTRY_FAULTS: Mapping[str, Callable[[GantryBuild, Layout, random.Random], tuple[GantryBuild, str]]] = {
+    "board-offset": _offset,
+    "board-turned": _turned,
+    "board-scaled": _scaled,
+    "magnet-weak": _weak,
+}
