@@ -4,9 +4,7 @@ in the pseudo-language (no English escapes translation) and in each language (th
 
 from __future__ import annotations
 
-import gettext
 import io
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,11 +12,8 @@ from typing import Any
 
 import chess
 import pytest
-from babel.messages.catalog import Catalog
-from babel.messages.mofile import write_mo
 from rich.console import Console
 
-import chessatron.i18n as i18n
 from chessatron.config import Config
 from chessatron.feedback.display import SimDisplay
 from chessatron.feedback.speaker import SimSpeaker
@@ -86,35 +81,6 @@ def _is_notation(word: str) -> bool:
 
 
 # --- the catalogs -------------------------------------------------------------------------------------
-
-#: The translations this area delivers before they are merged into the catalogs (the catalogs win once they
-#: have them).
-DELIVERED = Path(__file__).resolve().parent.parent / "i18n-i18n-term.json"
-
-
-@pytest.fixture
-def catalogs(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Each language's catalog; before the area's translations are merged into them, with the translations
-    delivered beside the code in front of them."""
-    if DELIVERED.exists():
-        entries = json.loads(DELIVERED.read_text(encoding="utf-8"))
-        for code in OTHERS:
-            catalog = Catalog(locale=code, domain=i18n.DOMAIN)
-            for entry in entries:
-                if "plural" in entry:
-                    singular, plural = entry[code]
-                    forms = (singular,) + (plural,) * (catalog.num_plurals - 1)
-                    catalog.add((entry["id"], entry["plural"]), forms, context=entry["context"])
-                else:
-                    catalog.add(entry["id"], entry[code], context=entry["context"])
-            buffer = io.BytesIO()
-            write_mo(buffer, catalog)
-            buffer.seek(0)
-            delivered = gettext.GNUTranslations(buffer)
-            delivered.add_fallback(i18n.translations(code))
-            monkeypatch.setitem(i18n._LOADED, code, delivered)
-    yield
-
 
 @pytest.fixture
 def pseudo() -> Iterator[None]:
@@ -329,7 +295,7 @@ SAID = {
 
 
 @pytest.mark.parametrize("language", OTHERS)
-def test_moves_are_said_in_the_languages_chess_words(language: str, catalogs: None) -> None:
+def test_moves_are_said_in_the_languages_chess_words(language: str) -> None:
     knight, castling, draw = SAID[language]
     with using(language):
         assert spoken_san("Nxf3+") == knight
@@ -339,7 +305,7 @@ def test_moves_are_said_in_the_languages_chess_words(language: str, catalogs: No
 
 
 @pytest.mark.parametrize("language", OTHERS)
-def test_commands_are_typed_in_the_language(language: str, catalogs: None) -> None:
+def test_commands_are_typed_in_the_language(language: str) -> None:
     draw, resign = {
         "de": ("remis", "aufgeben"),
         "fr": ("nulle", "abandonner"),
@@ -364,7 +330,7 @@ def test_commands_are_typed_in_the_language(language: str, catalogs: None) -> No
 
 
 @pytest.mark.parametrize("language", OTHERS)
-def test_the_status_display_fits_sixteen_columns(language: str, catalogs: None) -> None:
+def test_the_status_display_fits_sixteen_columns(language: str) -> None:
     game = {
         "san": ["e4", "Nf6"],
         "uci": ["e2e4", "g8f6"],
