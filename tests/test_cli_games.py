@@ -60,11 +60,11 @@ def test_export_says_what_is_missing(tmp_path: Path, club: Path) -> None:
 
 def test_importing_a_file_twice_keeps_each_game_once(tmp_path: Path, club: Path) -> None:
     first = games(tmp_path, "--import", str(club))
-    assert first.exit_code == 0 and first.output.startswith("imported 2 game(s): "), first.output
+    assert first.exit_code == 0 and first.output.startswith("imported 2 games: "), first.output
     ids = first.output.split(": ", 1)[1].strip()
     again = games(tmp_path, "--import", str(club))
     assert again.exit_code == 0, again.output
-    assert again.output.splitlines() == ["imported 0 game(s)", f"skipped 2 game(s) saved already: {ids}"]
+    assert again.output.splitlines() == ["imported 0 games", f"skipped 2 games saved already: {ids}"]
     assert len(list_games(tmp_path / "games")) == 2
 
 
@@ -73,10 +73,7 @@ def test_a_file_with_one_new_game_imports_only_that_one(tmp_path: Path, club: Pa
     more = tmp_path / "more.pgn"
     more.write_text(SCHOLARS_MATE + "\n" + '[White "Ed"]\n\n1. d4 d5 *\n' + "\n" + SCHOLARS_MATE)
     result = games(tmp_path, "--import", str(more))
-    assert (
-        result.output.startswith("imported 1 game(s): ")
-        and "skipped 2 game(s) saved already" in result.output
-    )
+    assert result.output.startswith("imported 1 game: ") and "skipped 2 games saved already" in result.output
     assert sorted(s.white.name for s in list_games(tmp_path / "games")) == ["Ann", "Cy", "Ed"]
 
 
@@ -86,11 +83,11 @@ def test_a_game_exported_and_imported_back_is_not_doubled(tmp_path: Path, club: 
     exported = tmp_path / "exported.pgn"
     exported.write_text(games(tmp_path, "--export", game_id).output)
     back = games(tmp_path, "--import", str(exported))
-    assert back.output.splitlines()[-1] == f"skipped 1 game(s) saved already: {game_id}"
+    assert back.output.splitlines()[-1] == f"skipped 1 game saved already: {game_id}"
     compact = tmp_path / "game.bin"
     assert games(tmp_path, "--export-compact", game_id, "--out", str(compact)).exit_code == 0
-    assert games(tmp_path, "--import", str(compact)).output.startswith("imported 1 game(s)")  # no players
-    assert games(tmp_path, "--import", str(compact)).output.startswith("imported 0 game(s)")
+    assert games(tmp_path, "--import", str(compact)).output.startswith("imported 1 game")  # no players
+    assert games(tmp_path, "--import", str(compact)).output.startswith("imported 0 games")
 
 
 def test_a_pgn_error_names_the_wrong_move(tmp_path: Path) -> None:
@@ -183,7 +180,7 @@ def test_without_a_terminal_a_long_import_prints_a_line_every_few_seconds() -> N
 def test_a_quick_import_prints_nothing_but_what_it_did(tmp_path: Path, club: Path) -> None:
     result = games(tmp_path, "--import", str(club))
     assert result.exit_code == 0 and result.stderr == ""
-    assert result.output.startswith("imported 2 game(s): ")
+    assert result.output.startswith("imported 2 games: ")
 
 
 def test_on_a_terminal_an_import_shows_a_progress_bar_that_goes_when_it_is_done() -> None:
@@ -202,5 +199,5 @@ def test_an_import_of_many_games_names_a_few_and_says_how_to_list_them(tmp_path:
     result = games(tmp_path, "--import", str(path))
     assert result.exit_code == 0, result.output
     line = result.output.splitlines()[0]
-    assert line.startswith("imported 25 game(s): ") and "(25 games: 'chessatron games' lists them)" in line
+    assert line.startswith("imported 25 games: ") and "(25 games: 'chessatron games' lists them)" in line
     assert len(line) < 120

@@ -163,6 +163,7 @@ WRONG: dict[str, tuple[object, str]] = {
     "player.level": ("25", "outside 0 to 20"),
     "player.board": ("pink", "must be one of 'brown', 'blue', 'green', 'grey'"),
     "player.sound": ("yes", "true or false"),
+    "player.language": ("klingon", "must be one of 'en', 'de', 'fr', 'es', 'nl', 'it'"),
     "grbl.url": ("ftp://table", "unknown scheme 'ftp'"),
     "grbl.baudrate": ("12abc", "must be a whole number from 1 to 4000000"),
     "grbl.home": (1, "true or false"),

@@ -23,7 +23,9 @@ FAST = ["--white", "engine:20:depth=1", "--black", "engine:20:depth=1", "--max-p
 def _refusal(terminal: Terminal, holder: Terminal) -> str:
     """The one line a refused program ends with: it names the holder's command and pid; exit status 2."""
     found = terminal.expect(
-        r"chessatron: the simulated table is in use by '([^']+)' \(pid (\d+)\) since \d\d:\d\d: stop it first"
+        # (the time as the language writes it: 14:05, 2:05 PM)
+        r"chessatron: the simulated table is in use by '([^']+)' \(pid (\d+)\) "
+        r"since \d\d?:\d\d\D*?: stop it first"
     )
     assert found[1] == "chessatron serve --port 0 --speed max"
     assert int(found[2]) == holder.child.pid

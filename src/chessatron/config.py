@@ -21,11 +21,13 @@ from urllib.parse import urlsplit
 import chess
 
 from . import files
+from .config_devices import check_device_url as check_device_url
 from .config_eboard import EboardSettings, eboard_settings
 from .config_keys import CONFIG_KEYS
 from .config_player import PlayerSettings, player_settings
 from .config_problems import ConfigProblems, Problem, Problems, shown_path
 from .errors import ConfigError
+from .i18n import LANGUAGES, _, current_language, formats, pgettext
 from .keys import unknown
 from .planning.layout import Layout
 from .ports import DeviceUrl
@@ -59,7 +61,7 @@ DEFAULT_URLS: Mapping[str, str] = {
 
 #: The keys each section takes; anything else is a typo and an error (``urll`` would leave the simulator on).
 KEYS: Mapping[str, frozenset[str]] = {
-    "player": frozenset({"name", "level", "board", "sound"}),
+    "player": frozenset({"name", "level", "board", "sound", "language"}),
     "grbl": frozenset({"url", "baudrate", "home", "wait_near_reply", "tidy_while_thinking"}),
     "magnet": frozenset({"url"}),
     "sensors": frozenset({"url"}),
@@ -191,7 +193,11 @@ class Config:
         target = path or default_config_path()
         if files.is_missing(target):
             if explicit:
-                raise ConfigError(f"no config file at {str(target)!r}; `chessatron config init` writes one")
+                raise ConfigError(
+                    _("no config file at {path!r}; `chessatron config init` writes one").format(
+                        path=str(target)
+                    )
+                )
             return cls.default()
         return cls.from_text(files.read_text(target, files.CONFIG), target)
 
@@ -205,8 +211,8 @@ class Config:
         try:
             data = files.parse_toml(text)
         except ValueError as exc:
-            reason = str(exc).removeprefix("it ")
-            raise ConfigProblems([Problem(None, f"the file {reason}")], where) from exc
+            said = exc.of_the_file if isinstance(exc, files.ContentError) else str(exc)
+            raise ConfigProblems([Problem(None, said)], where) from exc
         return cls.from_dict(data, source=repr(str(path)), base=path.parent, where=where)
 
     @classmethod
@@ -238,16 +244,19 @@ class Config:
         if not isinstance(baudrate, int) or isinstance(baudrate, bool) or not 0 < baudrate <= MAX_BAUDRATE:
             problems.add(
                 "grbl.baudrate",
-                f"[grbl] baudrate = {baudrate!r} must be a whole number from 1 to {MAX_BAUDRATE} "
-                "(GRBL 1.1 talks at 115200)",
+                _(
+                    "[grbl] baudrate = {value!r} must be a whole number from 1 to {most} (GRBL 1.1 talks at "
+                    "115200)"
+                ).format(value=baudrate, most=MAX_BAUDRATE),
             )
             baudrate = 115200
         tidy_while_thinking = grbl.get("tidy_while_thinking", "board")
         if tidy_while_thinking not in get_args(TidyWhen):
             problems.add(
                 "grbl.tidy_while_thinking",
-                f"[grbl] tidy_while_thinking = {tidy_while_thinking!r} must be one of "
-                f"{', '.join(repr(when) for when in get_args(TidyWhen))}",
+                _("[grbl] tidy_while_thinking = {value!r} must be one of {choices}").format(
+                    value=tidy_while_thinking, choices=", ".join(repr(when) for when in get_args(TidyWhen))
+                ),
             )
             tidy_while_thinking = "board"
         flags = {
@@ -270,17 +279,19 @@ class Config:
         ):
             problems.add(
                 "training.watcher_loss",
-                f"[training] watcher_loss = {watcher_loss!r} must be a number above 0 and at most "
-                f"{MAX_WATCHER_LOSS:g} (a drop in winning chances, which run from -1, lost, to +1, won; "
-                "0.3: a blunder, 0.2: a mistake)",
+                _(
+                    "[training] watcher_loss = {value!r} must be a number above 0 and at most {most} (a drop "
+                    "in winning chances, which run from -1, lost, to +1, won; 0.3: a blunder, 0.2: a mistake)"
+                ).format(value=watcher_loss, most=f"{MAX_WATCHER_LOSS:g}"),
             )
             watcher_loss = 0.3
         lichess_url = sections["lichess"].get("url", DEFAULT_LICHESS_URL)
         if not isinstance(lichess_url, str) or not _is_http_url(lichess_url):
             problems.add(
                 "lichess.url",
-                f"[lichess] url = {lichess_url!r} must be an http:// or https:// address, "
-                f"e.g. {DEFAULT_LICHESS_URL!r}",
+                _(
+                    "[lichess] url = {value!r} must be an http:// or https:// address, e.g. {example!r}"
+                ).format(value=lichess_url, example=DEFAULT_LICHESS_URL),
             )
             lichess_url = DEFAULT_LICHESS_URL
         problems.found.sort(key=in_file_order)
@@ -308,22 +319,63 @@ class Config:
         layout = self.layout
         a1 = layout.node_mm(layout.square_node(chess.A1))
         lines = [
-            f"layout: {layout.columns} × {layout.rows} squares of {layout.square_mm:g} mm, board a1 at "
-            f"({a1[0]:g}, {a1[1]:g}) mm, {layout.magnet.method} magnet, {layout.profile.kinematics} "
-            "kinematics"
+            _(
+                "layout: {columns} × {rows} squares of {size} mm, board a1 at ({x}, {y}) mm, {method} "
+                "magnet, {kinematics} kinematics"
+            ).format(
+                columns=layout.columns,
+                rows=layout.rows,
+                size=_number(layout.square_mm),
+                x=_number(a1[0]),
+                y=_number(a1[1]),
+                method=layout.magnet.method,
+                kinematics=layout.profile.kinematics,
+            )
         ]
-        player = self.player
-        level = f"engine level {player.level}" if player.level else "the engine at full strength"
-        name = player.name or "no name (the games name the way you play)"
-        sound = "on" if player.sound else "off"
-        lines.append(f"player: {name}; {level} when a game names none; {player.board} board; sound {sound}")
+        lines.append(self._player_line())
         for kind, url in self.urls.items():
-            line = f"{kind}: {url}"
             if kind == "grbl" and self.device("grbl").scheme not in ("sim", "none"):
-                line += f" at {self.baudrate} baud"
-            lines.append(line)
+                lines.append(
+                    _("{kind}: {url} at {baudrate} baud").format(kind=kind, url=url, baudrate=self.baudrate)
+                )
+            else:
+                lines.append(f"{kind}: {url}")
         lines.append(f"lichess: {self.lichess_url}")
+        language = self.player.language
+        if language is not None:
+            lines.append(
+                _("language: {name} ({code})").format(name=LANGUAGES.get(language, language), code=language)
+            )
+        else:
+            code = current_language()
+            lines.append(
+                _("language: unset, the system's: {name} ({code})").format(
+                    name=LANGUAGES.get(code, code), code=code
+                )
+            )
         return lines
+
+    def _player_line(self) -> str:
+        """``config check``'s line for ``[player]``."""
+        player = self.player
+        # TRANSLATORS: the parts of config check's line "player: Ann; engine level 5 when a game names none;
+        # blue board; sound on"; {board} is the colour scheme's name as the config writes it (brown, blue...)
+        if player.level:
+            level = _("engine level {level} when a game names none").format(level=player.level)
+        else:
+            level = _("the engine at full strength when a game names none")
+        sound = pgettext("sound", "on") if player.sound else pgettext("sound", "off")
+        name = player.name or _("no name (the games name the way you play)")
+        return _("player: {name}; {level}; {board} board; sound {sound}").format(
+            name=name, level=level, board=player.board, sound=sound
+        )
+
+
+def _number(value: float) -> str:
+    """A length as ``:g`` writes it (``137``, ``86.2``), in the language's digits (``86,2`` in German)."""
+    text = f"{value:g}"
+    places = len(text.partition(".")[2]) if "e" not in text else 3
+    return formats.decimal(value, places)
 
 
 _ORDER: Final = {key.key: index for index, key in enumerate(CONFIG_KEYS)}
@@ -344,7 +396,9 @@ def _known_sections(data: Mapping[str, Any], problems: Problems) -> dict[str, Ma
     for key, value in data.items():
         if key in KEYS:
             if not isinstance(value, Mapping):
-                problems.add(key, f'[{key}] must be a table, as in [{key}] url = "…"')
+                problems.add(
+                    key, _('[{section}] must be a table, as in [{section}] url = "…"').format(section=key)
+                )
                 continue
             sections[key] = value
             for inner in value:
@@ -361,7 +415,9 @@ def _layout(value: object, base: Path | None, problems: Problems) -> Layout | No
     if value is None:
         return Layout.default()
     if not isinstance(value, str) or not value.strip():
-        problems.add("layout", f"layout = {value!r} must be the path of a layout TOML file")
+        problems.add(
+            "layout", _("layout = {value!r} must be the path of a layout TOML file").format(value=value)
+        )
         return None
     path = Path(value)
     if base is not None and not path.is_absolute():
@@ -379,14 +435,18 @@ def _device_url(
     """``[kind] url`` checked by its backend's parsing; a wrong one is a problem and the default used."""
     key = f"{kind}.url"
     if not isinstance(url, str):
-        problems.add(key, f"[{kind}] url = {url!r} must be a string")
+        problems.add(key, _("[{section}] url = {value!r} must be a string").format(section=kind, value=url))
         return DEFAULT_URLS[kind]
     parsed = DeviceUrl.parse(url)
     if parsed.scheme.partition("+")[0] not in schemes:
         problems.add(
             key,
-            f"[{kind}] url = {url!r} has the unknown scheme {parsed.scheme!r}; "
-            f"use one of {', '.join(sorted(s + '://' for s in schemes))}",
+            _("[{section}] url = {value!r} has the unknown scheme {scheme!r}; use one of {schemes}").format(
+                section=kind,
+                value=url,
+                scheme=parsed.scheme,
+                schemes=", ".join(sorted(s + "://" for s in schemes)),
+            ),
         )
         return DEFAULT_URLS[kind]
     if layout is None and kind in ("sensors", "leds"):
@@ -400,10 +460,15 @@ def _flag(
     sections: Mapping[str, Mapping[str, Any]], key: str, default: bool | None, problems: Problems
 ) -> bool | None:
     """A true/false key (``"grbl.home"``); anything else is a problem and the default is used."""
-    section, _, name = key.partition(".")
+    section, __, name = key.partition(".")
     value = sections[section].get(name, default)
     if value is not None and not isinstance(value, bool):
-        problems.add(key, f"[{section}] {name} = {value!r} must be true or false")
+        problems.add(
+            key,
+            _("[{section}] {name} = {value!r} must be true or false").format(
+                section=section, name=name, value=value
+            ),
+        )
         return default
     return value
 
@@ -418,72 +483,16 @@ def _check_magnet(urls: Mapping[str, str], layout: Layout | None, problems: Prob
     if method == "servo" and magnet == "grbl":
         problems.add(
             "magnet.url",
-            f"[magnet] url = {url!r}: the layout's magnet method is 'servo' (switched by the host); set "
-            "the url to servo://PIN (or sim:// on the simulator)",
+            _(
+                "[magnet] url = {value!r}: the layout's magnet method is 'servo' (switched by the host); set "
+                "the url to servo://PIN (or sim:// on the simulator)"
+            ).format(value=url),
         )
     if method != "servo" and magnet in ("servo", "gpio"):
         problems.add(
             "magnet.url",
-            f"[magnet] url = {url!r}: the layout switches the magnet in the G-code ({method!r}); set "
-            'method = "servo" in the layout\'s [magnet] or use url = "grbl://"',
+            _(
+                "[magnet] url = {value!r}: the layout switches the magnet in the G-code ({method!r}); set "
+                'method = "servo" in the layout\'s [magnet] or use url = "grbl://"'
+            ).format(value=url, method=method),
         )
-
-
-def check_device_url(kind: str, url: str, layout: Layout) -> None:
-    """Check the URL of a device of ``kind`` (grbl, magnet, sensors, leds, display, buzzer, buttons, speech,
-    microphone) with the parsing its backend uses when it opens the device, without opening anything or
-    importing a vendor library: unknown options, values out of range, files it names (a pin map, an LED
-    mapping, a press script).
-
-    Raises :class:`ConfigError` (or one of its kinds) naming what is wrong.
-    """
-    if kind == "grbl":
-        _check_grbl_url(url)
-    elif kind == "magnet":
-        from .gantry.magnet import check_magnet_url
-
-        check_magnet_url(url)
-    elif kind == "sensors":
-        from .sensors import check_sensor_url
-
-        check_sensor_url(url, layout)
-    elif kind == "leds":
-        from .feedback.leds import check_leds_url
-
-        check_leds_url(url, layout)
-    elif kind == "display":
-        from .feedback.display import check_display_url
-
-        check_display_url(url)
-    elif kind == "buzzer":
-        from .feedback.buzzer import check_buzzer_url
-
-        check_buzzer_url(url)
-    elif kind == "speech":
-        from .feedback.speaker import check_speaker_url
-
-        check_speaker_url(url)
-    elif kind == "microphone":
-        from .voice.microphone import check_microphone_url
-
-        check_microphone_url(url)
-    elif kind == "buttons":
-        from .buttons import check_buttons_url
-
-        check_buttons_url(url)
-    else:
-        raise ValueError(f"no device kind {kind!r}; use one of {', '.join(SCHEMES)}")
-
-
-def _check_grbl_url(url: str) -> None:
-    parsed = DeviceUrl.parse(url)
-    if parsed.scheme == "sim":
-        from .sim.grbl import sim_grbl_options
-
-        sim_grbl_options(url)
-    elif parsed.scheme == "none":
-        parsed.check_options(())
-    else:
-        from .serialurl import check_serial_url
-
-        check_serial_url(url)

@@ -20,6 +20,7 @@ from typing import Any, Final, Literal, TypeAlias, get_args
 
 from .config_problems import Problems
 from .eboard.registry import PROTOCOLS
+from .i18n import _
 
 __all__ = ["EBOARD_PROTOCOLS", "EboardSettings", "eboard_settings"]
 
@@ -49,24 +50,41 @@ def eboard_settings(section: Mapping[str, Any], problems: Problems) -> EboardSet
     protocol = section.get("protocol")
     if protocol is not None and (not isinstance(protocol, str) or protocol.lower() not in EBOARD_PROTOCOLS):
         choices = ", ".join(repr(name) for name in EBOARD_PROTOCOLS)
-        problems.add("eboard.protocol", f"[eboard] protocol = {protocol!r} must be one of {choices}")
+        problems.add(
+            "eboard.protocol",
+            _("[eboard] protocol = {value!r} must be one of {choices}").format(
+                value=protocol, choices=choices
+            ),
+        )
         protocol = None
     transport = section.get("transport", default.transport)
     if transport not in get_args(Transport):
-        problems.add("eboard.transport", f"[eboard] transport = {transport!r} must be 'serial' or 'ble'")
+        problems.add(
+            "eboard.transport",
+            _("[eboard] transport = {value!r} must be 'serial' or 'ble'").format(value=transport),
+        )
         transport = default.transport
     port = section.get("port")
     if port is not None and (not isinstance(port, str) or not port.strip()):
-        problems.add("eboard.port", f"[eboard] port = {port!r} must be a serial device such as '/dev/ttyGS0'")
+        problems.add(
+            "eboard.port",
+            _("[eboard] port = {value!r} must be a serial device such as '/dev/ttyGS0'").format(value=port),
+        )
         port = None
     person = section.get("person", default.person)
     if person not in get_args(Person):
-        problems.add("eboard.person", f"[eboard] person = {person!r} must be 'white', 'black' or 'none'")
+        problems.add(
+            "eboard.person",
+            _("[eboard] person = {value!r} must be 'white', 'black' or 'none'").format(value=person),
+        )
         person = default.person
     name = section.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 29):
         problems.add(
-            "eboard.name", f"[eboard] name = {name!r} must be a name of 1 to 29 characters (Bluetooth LE)"
+            "eboard.name",
+            _("[eboard] name = {value!r} must be a name of 1 to 29 characters (Bluetooth LE)").format(
+                value=name
+            ),
         )
         name = None
     return EboardSettings(

@@ -1,16 +1,17 @@
 """The player's own settings, the config's ``[player]`` section: the name the games give the person at
 the table (PGN headers, the page), the engine's level when a game names none, the look of the web page's
-board and whether the page and the table make sounds. Checked here, by the config's checker
-(:meth:`chessatron.config.Config.from_dict`), so that ``config check``, every command and the web page's
-settings refuse the same values.
+board, whether the page and the table make sounds, and the language of the table's words. Checked here,
+by the config's checker (:meth:`chessatron.config.Config.from_dict`), so that ``config check``, every
+command and the web page's settings refuse the same values.
 
 >>> problems = Problems()
 >>> player_settings({"name": "Ann", "level": 5, "board": "blue"}, problems)
-PlayerSettings(name='Ann', level='5', board='blue', sound=True)
->>> player_settings({"name": " ", "level": "25", "board": "pink"}, problems) == PlayerSettings()
+PlayerSettings(name='Ann', level='5', board='blue', sound=True, language=None)
+>>> wrong = {"name": " ", "level": "25", "board": "pink", "language": "pt"}
+>>> player_settings(wrong, problems) == PlayerSettings()
 True
 >>> [problem.key for problem in problems.found]
-['player.name', 'player.level', 'player.board']
+['player.name', 'player.level', 'player.board', 'player.language']
 """
 
 from __future__ import annotations
@@ -23,8 +24,17 @@ from typing import Any, Final, Literal, TypeAlias, get_args
 from .config_problems import Problems
 from .errors import ConfigError
 from .game.engine.settings import parse_level
+from .i18n import LANGUAGES, PSEUDO, _, normalize
 
-__all__ = ["BOARD_LOOKS", "MAX_NAME_CHARS", "BoardLook", "PlayerSettings", "check_name", "player_settings"]
+__all__ = [
+    "BOARD_LOOKS",
+    "MAX_NAME_CHARS",
+    "BoardLook",
+    "PlayerSettings",
+    "check_name",
+    "language_of",
+    "player_settings",
+]
 
 #: The look of the web page's board: chessground's own brown, and colour schemes drawn by the page's CSS.
 BoardLook: TypeAlias = Literal["brown", "blue", "green", "grey"]
@@ -48,6 +58,9 @@ class PlayerSettings:
     sound: bool = True
     """False: the page makes no sound (unless this browser was switched on again) and the buzzer is
     silent; the speech follows ``[speech] muted``, since a player who cannot see a display needs it."""
+    language: str | None = None
+    """The language of the table's words (a code of :data:`chessatron.i18n.LANGUAGES`, or ``pseudo``);
+    None: the environment's locale (``--lang`` overrides either, :func:`chessatron.i18n.choose_language`)."""
 
 
 def check_name(text: str) -> str:
@@ -65,14 +78,22 @@ letters, digits, spaces and punctuation
     """
     name = text.strip()
     if not name or name == "?":
-        raise ConfigError(f"{text!r} is no name; write the name the games should give you, e.g. 'Ann'")
+        raise ConfigError(
+            _("{text!r} is no name; write the name the games should give you, e.g. 'Ann'").format(text=text)
+        )
     if len(name) > MAX_NAME_CHARS:
-        raise ConfigError(f"{name[:20]!r}… is {len(name)} characters long; at most {MAX_NAME_CHARS} fit")
+        raise ConfigError(
+            _("{start!r}… is {length} characters long; at most {most} fit").format(
+                start=name[:20], length=len(name), most=MAX_NAME_CHARS
+            )
+        )
     for char in name:
         if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp"):
             raise ConfigError(
-                f"{name!r} holds the control character {char!r}; a name is one line of letters, digits, "
-                "spaces and punctuation"
+                _(
+                    "{name!r} holds the control character {char!r}; a name is one line of letters, digits, "
+                    "spaces and punctuation"
+                ).format(name=name, char=char)
             )
     return name
 
@@ -84,7 +105,9 @@ def player_settings(section: Mapping[str, Any], problems: Problems) -> PlayerSet
     name = section.get("name")
     if name is not None:
         if not isinstance(name, str):
-            problems.add("player.name", f"[player] name = {name!r} must be a text, e.g. 'Ann'")
+            problems.add(
+                "player.name", _("[player] name = {value!r} must be a text, e.g. 'Ann'").format(value=name)
+            )
             name = None
         else:
             with problems.about("player.name", "[player] name = "):
@@ -94,7 +117,10 @@ def player_settings(section: Mapping[str, Any], problems: Problems) -> PlayerSet
     level = section.get("level")
     if level is not None:
         if isinstance(level, bool) or not isinstance(level, int | str):
-            problems.add("player.level", f"[player] level = {level!r} must be a level such as 5 or '1500elo'")
+            problems.add(
+                "player.level",
+                _("[player] level = {value!r} must be a level such as 5 or '1500elo'").format(value=level),
+            )
             level = None
         else:
             level = str(level).strip().lower()
@@ -107,10 +133,38 @@ def player_settings(section: Mapping[str, Any], problems: Problems) -> PlayerSet
     board = section.get("board", default.board)
     if board not in BOARD_LOOKS:
         looks = ", ".join(repr(look) for look in BOARD_LOOKS)
-        problems.add("player.board", f"[player] board = {board!r} must be one of {looks}")
+        problems.add(
+            "player.board",
+            _("[player] board = {value!r} must be one of {choices}").format(value=board, choices=looks),
+        )
         board = default.board
     sound = section.get("sound", default.sound)
     if not isinstance(sound, bool):
-        problems.add("player.sound", f"[player] sound = {sound!r} must be true or false")
+        problems.add(
+            "player.sound", _("[player] sound = {value!r} must be true or false").format(value=sound)
+        )
         sound = default.sound
-    return PlayerSettings(name=name, level=level, board=board, sound=sound)
+    language = section.get("language")
+    if language is not None:
+        language = normalize(language) if isinstance(language, str) else None
+        if language is None:
+            choices = ", ".join(repr(code) for code in LANGUAGES)
+            problems.add(
+                "player.language",
+                # TRANSLATORS: {choices} lists the language codes: 'en', 'de', 'fr'...
+                _(
+                    "[player] language = {value!r} must be one of {choices} (unset: the system's language)"
+                ).format(value=section["language"], choices=choices),
+            )
+    return PlayerSettings(name=name, level=level, board=board, sound=sound, language=language)
+
+
+def language_of(section: object) -> str | None:
+    """The language a config's ``[player]`` section (parsed TOML, unchecked) names, None when it names none
+    the table speaks: what a command reads before anything else, to speak the person's language from its
+    first word (:mod:`chessatron.cli.language`)."""
+    if not isinstance(section, Mapping):
+        return None
+    value = section.get("language")
+    code = normalize(value) if isinstance(value, str) else None
+    return code if code in LANGUAGES or code == PSEUDO else None

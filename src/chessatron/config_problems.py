@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError
+from .i18n import _, ngettext
 
 __all__ = ["ConfigProblems", "Problem", "Problems", "shown_path"]
 
@@ -46,13 +47,19 @@ class ConfigProblems(ConfigError):
             raise ValueError("a config with no problem is no error")
         self.problems = tuple(problems)
         self.where = where
-        text = "; ".join(problem.message for problem in self.problems)
         count = len(self.problems)
-        if count > 1:
-            text += f" ({count} problems" + (f" in {where})" if where else ")")
+        if count > 1 and where:
+            text = ngettext(
+                "{problems} ({count} problem in {where})", "{problems} ({count} problems in {where})", count
+            )
+        elif count > 1:
+            text = ngettext("{problems} ({count} problem)", "{problems} ({count} problems)", count)
         elif where:
-            text += f" (in {where})"
-        super().__init__(text)
+            text = _("{problems} (in {where})")
+        else:
+            text = "{problems}"
+        listed = "; ".join(problem.message for problem in self.problems)
+        super().__init__(text.format(problems=listed, count=count, where=where))
 
     @property
     def key(self) -> str | None:

@@ -34,6 +34,7 @@ from .config import Config, default_config_text, in_file_order
 from .config_keys import KEY_OF, ConfigKey
 from .config_problems import ConfigProblems, Problem, Problems
 from .errors import ChessatronError, ConfigError, MissingLibraryError
+from .i18n import N_, _
 
 __all__ = [
     "BACKUP_SUFFIX",
@@ -107,7 +108,7 @@ def save_settings(path: Path, changes: Mapping[str, object]) -> SavedConfig:
         import tomlkit
     except ImportError as exc:
         raise MissingLibraryError(
-            "changing the config from the page needs tomlkit: pip install 'chessatron[web]'"
+            _("changing the config from the page needs tomlkit: pip install 'chessatron[web]'")
         ) from exc
     problems = Problems()
     for key, value in changes.items():
@@ -119,7 +120,14 @@ def save_settings(path: Path, changes: Mapping[str, object]) -> SavedConfig:
         document = tomlkit.parse(before)
     except Exception as exc:  # tomlkit's own errors: the file was damaged by hand
         raise SettingError(
-            [Problem(None, f"the config file is not valid TOML ({exc}); fix it by hand first")]
+            [
+                Problem(
+                    None,
+                    _("the config file is not valid TOML ({detail}); fix it by hand first").format(
+                        detail=exc
+                    ),
+                )
+            ]
         ) from exc
     for key, value in changes.items():
         if not problems.has(key):
@@ -142,28 +150,31 @@ def save_settings(path: Path, changes: Mapping[str, object]) -> SavedConfig:
 def _check_kind(key: str, value: object) -> None:
     """A value of the kind its key takes (the config's checker says whether it is one that works)."""
     if key not in KEY_OF:
-        raise ConfigError(f"the config has no key {key!r}; the settings list those it has")
+        raise ConfigError(_("the config has no key {key!r}; the settings list those it has").format(key=key))
     if value is None:
         return
     entry = KEY_OF[key]
     kind = entry.kind
+    said = {"key": entry.title, "value": value, "example": _example(key)}
     if kind == "bool" and not isinstance(value, bool):
-        raise ConfigError(f"{entry.title} = {value!r} must be true or false")
+        raise ConfigError(_("{key} = {value!r} must be true or false").format(**said))
     if kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
         raise ConfigError(
-            f"{entry.title} = {value!r} is not a whole number; write digits only, e.g. {_example(key)}"
+            _("{key} = {value!r} is not a whole number; write digits only, e.g. {example}").format(**said)
         )
     if kind == "choice" and value not in entry.examples:
-        raise ConfigError(f"{entry.title} = {value!r} must be one of {', '.join(entry.examples)}")
+        raise ConfigError(
+            _("{key} = {value!r} must be one of {choices}").format(choices=", ".join(entry.examples), **said)
+        )
     if kind == "number" and (isinstance(value, bool) or not isinstance(value, int | float)):
-        raise ConfigError(f"{entry.title} = {value!r} is not a number; write e.g. {_example(key)}")
+        raise ConfigError(_("{key} = {value!r} is not a number; write e.g. {example}").format(**said))
     if kind == "level" and (isinstance(value, bool) or not isinstance(value, int | str)):
-        raise ConfigError(f"{entry.title} = {value!r} must be a level, e.g. {_example(key)}")
+        raise ConfigError(_("{key} = {value!r} must be a level, e.g. {example}").format(**said))
     if kind in ("url", "path", "http", "text"):
         if not isinstance(value, str) or not value.strip():
-            raise ConfigError(f"{entry.title} = {value!r} must be a text, e.g. {_example(key)}")
+            raise ConfigError(_("{key} = {value!r} must be a text, e.g. {example}").format(**said))
         if any(ord(char) < 32 for char in value):
-            raise ConfigError(f"{entry.title} = {value!r} holds a control character")
+            raise ConfigError(_("{key} = {value!r} holds a control character").format(**said))
 
 
 def _example(key: str) -> str:
@@ -185,7 +196,7 @@ def _apply(document: Any, key: ConfigKey, value: object, tomlkit: Any) -> None:
     table[key.name] = value
 
 
-def replace_file(path: Path, text: str, *, what: str = "the config") -> Path | None:
+def replace_file(path: Path, text: str, *, what: str = N_("the config")) -> Path | None:
     """Write ``text`` to ``path`` atomically (a temporary file beside it, flushed, renamed into place), the
     file there before kept as ``path`` + :data:`BACKUP_SUFFIX` (returned; None when there was none).
     Raises :class:`~chessatron.errors.ChessatronError` naming ``what`` when it cannot be written; nothing
@@ -193,7 +204,7 @@ def replace_file(path: Path, text: str, *, what: str = "the config") -> Path | N
     return _replace(path, text, keep=not files.is_missing(path), what=what)
 
 
-def _replace(path: Path, text: str, *, keep: bool, what: str = "the config") -> Path | None:
+def _replace(path: Path, text: str, *, keep: bool, what: str = N_("the config")) -> Path | None:
     """Write ``text`` to ``path`` atomically; the file there before is kept as its backup (returned)."""
     backup = path.with_name(path.name + BACKUP_SUFFIX) if keep else None
     temporary: str | None = None
@@ -222,7 +233,9 @@ def _replace(path: Path, text: str, *, keep: bool, what: str = "the config") -> 
         _sync_folder(path.parent)
     except OSError as exc:
         raise ChessatronError(
-            f"cannot save {what} to {str(path)!r}: {exc.strerror or exc}; nothing was changed"
+            _("cannot save {what} to {path!r}: {reason}; nothing was changed").format(
+                what=_(what), path=str(path), reason=exc.strerror or exc
+            )
         ) from exc
     finally:
         if temporary is not None:

@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Self
 
 from .errors import ChessatronError, DeviceClosedError
+from .i18n import _
 
 
 class Device:
@@ -46,7 +47,9 @@ class Device:
         """Teardown; runs once."""
 
     def _closed_error(self) -> ChessatronError:
-        return DeviceClosedError(f"{self!r} is closed; open the device again to use it")
+        return DeviceClosedError(
+            _("{device!r} is closed; open the device again to use it").format(device=self)
+        )
 
     def _check_open(self) -> None:
         if self._closed:

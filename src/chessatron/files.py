@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from .errors import ChessatronError, ConfigError, GameFileError, LedMappingError, LoginError
+from .i18n import N_, _, formats
 
 PathLike: TypeAlias = str | os.PathLike[str]
 
@@ -45,10 +46,22 @@ MAX_DEPTH = 32
 MAX_INTEGER = 2**64 - 1
 
 
+class ContentError(ValueError):
+    """What is wrong with a file's content (not valid TOML, nested too deep...), said of "it" (``str()``:
+    ``cannot read config '…': it is not valid TOML (…)``) and of "the file" (:attr:`of_the_file`: ``the
+    file is not valid TOML (…)``), each a whole sentence in the current language."""
+
+    def __init__(self, of_it: str, of_the_file: str | None = None) -> None:
+        super().__init__(of_it)
+        self.of_the_file = of_it if of_the_file is None else of_the_file
+
+
 @dataclass(frozen=True)
 class FileKind:
     """What a file is to chessatron: its ``name`` in messages, the ``error`` its problems raise, the most
-    bytes it may hold, its text encoding, and what to do when it is damaged (``advice``)."""
+    bytes it may hold, its text encoding, and what to do when it is damaged (``advice``, marked for
+    translation). ``cannot_read`` is the message that starts each of its errors (``{path}`` in it; marked
+    for translation); by default ``cannot read {name} {path!r}``, in English only."""
 
     name: str
     error: type[ChessatronError]
@@ -58,48 +71,82 @@ class FileKind:
     advice: str = ""
     max_line_chars: int | None = None
     """The longest line a file of this kind may have (None: any)."""
+    cannot_read: str = ""
 
     def fail(self, path: PathLike, reason: str, *, advice: str | None = None) -> ChessatronError:
-        """The error for ``reason`` (what is wrong with the file at ``path``)."""
-        then = self.advice if advice is None else advice
-        return self.error(
-            f"cannot read {self.name} {os.fspath(path)!r}: {reason}{'; ' + then if then else ''}"
-        )
+        """The error for ``reason`` (what is wrong with the file at ``path``, in the current language)."""
+        then = _(self.advice) if advice is None and self.advice else advice
+        shown = os.fspath(path)
+        if self.cannot_read:
+            start = _(self.cannot_read).format(path=shown)
+        else:
+            start = f"cannot read {self.name} {shown!r}"
+        if then:
+            return self.error(
+                _("{start}: {reason}; {advice}").format(start=start, reason=reason, advice=then)
+            )
+        return self.error(_("{start}: {reason}").format(start=start, reason=reason))
 
 
-CONFIG = FileKind("config", ConfigError, 1 * MiB)
-LAYOUT = FileKind("layout", ConfigError, 1 * MiB)
+CONFIG = FileKind("config", ConfigError, 1 * MiB, cannot_read=N_("cannot read config {path!r}"))
+LAYOUT = FileKind("layout", ConfigError, 1 * MiB, cannot_read=N_("cannot read layout {path!r}"))
 SIMULATOR_STATE = FileKind(
-    "simulator state", ConfigError, 16 * MiB, advice="delete it or pass --fresh to start from a fresh table"
+    "simulator state",
+    ConfigError,
+    16 * MiB,
+    advice=N_("delete it or pass --fresh to start from a fresh table"),
+    cannot_read=N_("cannot read simulator state {path!r}"),
 )
-JOURNAL = FileKind("game journal", GameFileError, 64 * MiB)
+JOURNAL = FileKind(
+    "game journal", GameFileError, 64 * MiB, cannot_read=N_("cannot read game journal {path!r}")
+)
 #: The PGN standard keeps lines under 256 characters; exports that put a game's moves, clocks and comments
 #: on one line stay far below this.
 MAX_PGN_LINE_CHARS = 100_000
-PGN = FileKind("PGN file", GameFileError, 256 * MiB, max_line_chars=MAX_PGN_LINE_CHARS)
-COMPACT_RECORD = FileKind("compact record", GameFileError, 1 * MiB)
-TRACE = FileKind("sensor trace", GameFileError, 256 * MiB)
+PGN = FileKind(
+    "PGN file",
+    GameFileError,
+    256 * MiB,
+    max_line_chars=MAX_PGN_LINE_CHARS,
+    cannot_read=N_("cannot read PGN file {path!r}"),
+)
+COMPACT_RECORD = FileKind(
+    "compact record", GameFileError, 1 * MiB, cannot_read=N_("cannot read compact record {path!r}")
+)
+TRACE = FileKind(
+    "sensor trace", GameFileError, 256 * MiB, cannot_read=N_("cannot read sensor trace {path!r}")
+)
 PROGRAM = FileKind(
-    "g-code program", ConfigError, 256 * MiB, encoding="ascii", advice="give a g-code text file"
+    "g-code program",
+    ConfigError,
+    256 * MiB,
+    encoding="ascii",
+    advice=N_("give a g-code text file"),
+    cannot_read=N_("cannot read g-code program {path!r}"),
 )
 PIN_MAP = FileKind(
     "pin map",
     ConfigError,
     1 * MiB,
-    advice="give map= a file, the map itself ('0A: a1 b1 …;0B: …') or 'default'",
+    advice=N_("give map= a file, the map itself ('0A: a1 b1 …;0B: …') or 'default'"),
+    cannot_read=N_("cannot read pin map {path!r}"),
 )
 LED_MAPPING = FileKind(
     "LED mapping",
     LedMappingError,
     1 * MiB,
-    advice="use order=serpentine, order=rows or the path of a mapping file",
+    advice=N_("use order=serpentine, order=rows or the path of a mapping file"),
+    cannot_read=N_("cannot read LED mapping {path!r}"),
 )
 PRESS_SCRIPT = FileKind(
     "press script",
     ConfigError,
     1 * MiB,
-    advice="write button names (up, down, left, right, select, back) separated by commas or spaces, "
-    "right*3 for three presses",
+    advice=N_(
+        "write button names (up, down, left, right, select, back) separated by commas or spaces, "
+        "right*3 for three presses"
+    ),
+    cannot_read=N_("cannot read press script {path!r}"),
 )
 
 #: Every kind of file chessatron reads (its own package data aside); the fuzz test covers each.
@@ -107,7 +154,8 @@ ONLINE_TOKENS = FileKind(
     "kept online tokens",
     LoginError,
     64 * 1024,
-    advice="delete it and run `chessatron online login` again",
+    advice=N_("delete it and run `chessatron online login` again"),
+    cannot_read=N_("cannot read kept online tokens {path!r}"),
 )
 KINDS = (
     CONFIG,
@@ -144,21 +192,27 @@ def read_bytes(path: PathLike, kind: FileKind) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        raise kind.fail(path, "no such file", advice=kind.advice or "check the path") from None
+        raise kind.fail(path, _("no such file"), advice=_(kind.advice or N_("check the path"))) from None
     except IsADirectoryError:
-        raise kind.fail(path, "it is a folder, not a file", advice=kind.advice or "give a file") from None
+        raise kind.fail(
+            path, _("it is a folder, not a file"), advice=_(kind.advice or N_("give a file"))
+        ) from None
     except PermissionError:
-        raise kind.fail(path, "permission denied", advice="check who may read it") from None
+        raise kind.fail(path, _("permission denied"), advice=_("check who may read it")) from None
     except (OSError, ValueError) as exc:
         raise kind.fail(path, _reason(exc)) from exc
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            raise kind.fail(path, "it is a folder, not a file", advice=kind.advice or "give a file")
+            raise kind.fail(path, _("it is a folder, not a file"), advice=_(kind.advice or N_("give a file")))
         if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
             # /dev/zero or /dev/urandom would be read until memory runs out, a terminal until Ctrl-D
-            what = "a character device" if stat.S_ISCHR(mode) else "a device or a socket"
-            raise kind.fail(path, f"it is {what}, not a file", advice=kind.advice or "give a file")
+            what = (
+                _("it is a character device, not a file")
+                if stat.S_ISCHR(mode)
+                else _("it is a device or a socket, not a file")
+            )
+            raise kind.fail(path, what, advice=_(kind.advice or N_("give a file")))
         if stat.S_ISFIFO(mode):
             # opened without waiting for a writer (a named pipe nobody writes to reads as empty, never
             # hangs); a pipe's writer (process substitution, /dev/stdin) is waited for to its end
@@ -170,7 +224,9 @@ def read_bytes(path: PathLike, kind: FileKind) -> bytes:
             size += len(chunk)
             if size > kind.max_bytes:
                 raise kind.fail(
-                    path, f"it is larger than {_size(kind.max_bytes)}", advice="is it the right file?"
+                    path,
+                    _("it is larger than {size}").format(size=_size(kind.max_bytes)),
+                    advice=_("is it the right file?"),
                 )
     except OSError as exc:
         raise kind.fail(path, _reason(exc)) from exc
@@ -193,8 +249,10 @@ def decode(data: bytes, path: PathLike, kind: FileKind) -> str:
         charset = "ASCII" if kind.encoding == "ascii" else "UTF-8"
         raise kind.fail(
             path,
-            f"it is not {charset} text (byte {data[exc.start]:#04x} at offset {exc.start})",
-            advice=kind.advice or f"save it as {charset}",
+            _("it is not {charset} text (byte {byte} at offset {offset})").format(
+                charset=charset, byte=f"{data[exc.start]:#04x}", offset=exc.start
+            ),
+            advice=_(kind.advice) if kind.advice else _("save it as {charset}").format(charset=charset),
         ) from None
     if kind.max_line_chars is not None:
         long_line = first_long_line(text, kind.max_line_chars)
@@ -202,9 +260,13 @@ def decode(data: bytes, path: PathLike, kind: FileKind) -> str:
             number, length = long_line
             raise kind.fail(
                 path,
-                f"line {number} is {length:,} characters long, longer than a {kind.name.split()[0]} line "
-                f"may be ({kind.max_line_chars:,})",
-                advice="is it the right file?",
+                _(
+                    # TRANSLATORS: only a PGN file has lines this long
+                    "line {number} is {length} characters long, longer than a PGN line may be ({most})"
+                ).format(
+                    number=number, length=formats.decimal(length), most=formats.decimal(kind.max_line_chars)
+                ),
+                advice=_("is it the right file?"),
             )
     return text
 
@@ -249,11 +311,19 @@ def parse_toml(text: str) -> dict[str, Any]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"it is not valid TOML ({exc})") from None
+        raise ContentError(
+            _("it is not valid TOML ({detail})").format(detail=exc),
+            _("the file is not valid TOML ({detail})").format(detail=exc),
+        ) from None
     except RecursionError:
-        raise ValueError(f"it nests tables or lists more than {MAX_DEPTH} deep") from None
+        raise ContentError(
+            _("it nests tables or lists more than {depth} deep").format(depth=MAX_DEPTH),
+            _("the file nests tables or lists more than {depth} deep").format(depth=MAX_DEPTH),
+        ) from None
     except ValueError:  # Python refuses to read a whole number of thousands of digits
-        raise ValueError("it holds a number of thousands of digits") from None
+        raise ContentError(
+            _("it holds a number of thousands of digits"), _("the file holds a number of thousands of digits")
+        ) from None
     check_values(data)
     return data
 
@@ -265,15 +335,23 @@ def parse_json(text: str | bytes, *, finite: bool = True) -> Any:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"it is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        values = {"detail": exc.msg, "line": exc.lineno, "column": exc.colno}
+        raise ContentError(
+            _("it is not valid JSON ({detail} at line {line} column {column})").format(**values),
+            _("the file is not valid JSON ({detail} at line {line} column {column})").format(**values),
         ) from None
     except UnicodeDecodeError as exc:
-        raise ValueError(f"it is not UTF-8 text (byte {exc.object[exc.start]:#04x})") from None
+        byte = f"{exc.object[exc.start]:#04x}"
+        raise ContentError(
+            _("it is not UTF-8 text (byte {byte})").format(byte=byte),
+            _("the file is not UTF-8 text (byte {byte})").format(byte=byte),
+        ) from None
     except RecursionError:
-        raise ValueError(f"it nests objects or lists more than {MAX_DEPTH} deep") from None
+        raise _too_deep() from None
     except ValueError:  # Python refuses to read a whole number of thousands of digits
-        raise ValueError("it holds a number of thousands of digits") from None
+        raise ContentError(
+            _("it holds a number of thousands of digits"), _("the file holds a number of thousands of digits")
+        ) from None
     check_values(data, finite=finite)
     return data
 
@@ -286,7 +364,7 @@ def check_values(data: Any, *, finite: bool = True) -> None:
         value, depth, where = stack.pop()
         if isinstance(value, dict | list):
             if depth >= MAX_DEPTH:
-                raise ValueError(f"it nests objects or lists more than {MAX_DEPTH} deep")
+                raise _too_deep()
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for key, item in items:
                 stack.append(
@@ -295,11 +373,23 @@ def check_values(data: Any, *, finite: bool = True) -> None:
         elif isinstance(value, bool):
             continue
         elif isinstance(value, int) and abs(value) > MAX_INTEGER:
-            raise ValueError(
-                f"{where.lstrip('.') or 'it'} is a number of {len(str(abs(value)))} digits, out of range"
+            key, digits = where.lstrip("."), len(str(abs(value)))
+            if key:
+                raise ContentError(
+                    _("{key} is a number of {digits} digits, out of range").format(key=key, digits=digits)
+                )
+            raise ContentError(
+                _("it is a number of {digits} digits, out of range").format(digits=digits),
+                _("the file is a number of {digits} digits, out of range").format(digits=digits),
             )
         elif finite and isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"{where.lstrip('.') or 'it'} is {value!r}, not a finite number")
+            key = where.lstrip(".")
+            if key:
+                raise ContentError(_("{key} is {value!r}, not a finite number").format(key=key, value=value))
+            raise ContentError(
+                _("it is {value!r}, not a finite number").format(value=value),
+                _("the file is {value!r}, not a finite number").format(value=value),
+            )
 
 
 def json_lines(path: PathLike, kind: FileKind) -> Iterator[tuple[int, str]]:
@@ -308,6 +398,13 @@ def json_lines(path: PathLike, kind: FileKind) -> Iterator[tuple[int, str]]:
     for number, line in enumerate(read_text(path, kind).split("\n"), start=1):
         if line.strip():
             yield number, line
+
+
+def _too_deep() -> ContentError:
+    return ContentError(
+        _("it nests objects or lists more than {depth} deep").format(depth=MAX_DEPTH),
+        _("the file nests objects or lists more than {depth} deep").format(depth=MAX_DEPTH),
+    )
 
 
 def _reason(exc: BaseException) -> str:
@@ -332,6 +429,7 @@ __all__ = [
     "PROGRAM",
     "SIMULATOR_STATE",
     "TRACE",
+    "ContentError",
     "FileKind",
     "check_values",
     "decode",

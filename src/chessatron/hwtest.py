@@ -30,6 +30,7 @@ from .errors import ChessatronError, GrblBuildError
 from .gantry.verification import cell_name
 from .grbl.build import BuildInfo, build_checks
 from .grbl.motion import STEPPERS_ALWAYS_ON
+from .i18n import N_, _, formats, ngettext, pgettext
 from .planning.layout import Cell, Layout
 from .ports import DeviceUrl, OccupancySensor
 from .render import wants_letters
@@ -43,10 +44,56 @@ Ask = Callable[[str], bool]
 BUTTON_WAIT_S = 20.0
 #: How long it listens for the maker to say "yes" (seconds).
 LISTEN_S = 10.0
-#: What the speaker says.
-TEST_SENTENCE = "chessatron hardware test: knight f3, check"
+#: What the speaker says (in the table's language: :func:`spoken_sentence`).
+TEST_SENTENCE = N_("chessatron hardware test: knight f3, check")
 #: Below this level (dB below full scale) a word is too quiet for the recogniser: the microphone's gain.
 QUIET_DBFS = -40.0
+
+
+#: Each corner of the table: its name, where the magnet goes, and the question a maker answers.
+_CORNER_WORDS = {
+    "near left": (
+        N_("near left"),
+        N_("magnet to the near left corner of the table: X{x} Y{y}"),
+        N_("is the magnet under the near left corner?"),
+    ),
+    "near right": (
+        N_("near right"),
+        N_("magnet to the near right corner of the table: X{x} Y{y}"),
+        N_("is the magnet under the near right corner?"),
+    ),
+    "far right": (
+        N_("far right"),
+        N_("magnet to the far right corner of the table: X{x} Y{y}"),
+        N_("is the magnet under the far right corner?"),
+    ),
+    "far left": (
+        N_("far left"),
+        N_("magnet to the far left corner of the table: X{x} Y{y}"),
+        N_("is the magnet under the far left corner?"),
+    ),
+}
+
+
+def step_title(name: str) -> str:
+    """A step's title in the current language (``leds`` is ``LEDs`` in German)."""
+    titles = {
+        "gantry": pgettext("hw test", "gantry"),
+        "magnet": pgettext("hw test", "magnet"),
+        "leds": pgettext("hw test", "leds"),
+        "sensors": pgettext("hw test", "sensors"),
+        "display": pgettext("hw test", "display"),
+        "buzzer": pgettext("hw test", "buzzer"),
+        "buttons": pgettext("hw test", "buttons"),
+        "speech": pgettext("hw test", "speech"),
+        "microphone": pgettext("hw test", "microphone"),
+    }
+    return titles.get(name, name)
+
+
+def spoken_sentence() -> str:
+    """What the speaker says, in the current language."""
+    return _(TEST_SENTENCE)
 
 
 @dataclass(frozen=True)
@@ -83,13 +130,15 @@ def describe_build(build: BuildInfo, layout: Layout, settings: Mapping[int, floa
     """The firmware's build as the maker should see it: its ``[OPT:…]`` line in words, then each option
     the table needs, checked (``ok``, ``FAIL``, or ``warn`` for what is only a warning), with the line of
     grbl's source to change when it fails."""
-    lines = [
-        f"grbl {build.version or '?'} {build.opt_line or 'without an [OPT:...] line'}"
-        + (f": {', '.join(build.option_names())}" if build.options else "")
-    ]
+    version = build.version or "?"
+    if build.opt_line:
+        first = f"grbl {version} {build.opt_line}"
+    else:
+        first = _("grbl {version} without an [OPT:...] line").format(version=version)
+    lines = [first + (f": {', '.join(build.option_names())}" if build.options else "")]
     if build.options is None:
         return lines
-    lines.append("the $I options this table needs:")
+    lines.append(_("the $I options this table needs:"))
     for check in build_checks(build, layout, settings):
         mark = "ok" if check.ok else "FAIL" if check.refuses else "warn"
         lines.append(f"  {mark:<4} {check.option:<4} {check.label}" + ("" if check.ok else f": {check.fix}"))
@@ -106,10 +155,16 @@ def _describe_grbl(link: GrblLink, layout: Layout, console: Console) -> None:
     idle = link.settings.get(1)
     if idle == STEPPERS_ALWAYS_ON:
         console.print(
-            "$1=255: the motors hold the carriage at every stop, while the magnet engages and releases"
+            _("$1=255: the motors hold the carriage at every stop, while the magnet engages and releases"),
+            markup=False,
         )
     elif idle is not None:
-        console.print(f"$1={idle:g}: the motors go limp {idle:g} ms after every stop; set $1=255 (see below)")
+        console.print(
+            _("$1={value}: the motors go limp {value} ms after every stop; set $1=255 (see below)").format(
+                value=f"{idle:g}"
+            ),
+            markup=False,
+        )
 
 
 def hardware_test(
@@ -122,14 +177,18 @@ def hardware_test(
     def step(name: str, action: Callable[[], tuple[bool, str]]) -> None:
         if only is not None and name not in only:
             return
-        console.rule(name)
+        console.rule(escape(step_title(name)))
         try:
             ok, detail = action()
         except ChessatronError as exc:
             ok, detail = False, str(exc)
         results.append(StepResult(name, ok, detail))
         # the detail is plain text: "pip install 'chessatron[pi]'" must not lose its [pi] as markup
-        console.print(("[green]ok[/green] " if ok else "[red]failed[/red] ") + escape(detail))
+        if ok:
+            mark = "[green]" + escape(pgettext("hw test", "ok")) + "[/green] "
+        else:
+            mark = "[red]" + escape(pgettext("hw test", "failed")) + "[/red] "
+        console.print(mark + escape(detail))
 
     simulated = {kind: DeviceUrl.parse(url).scheme == "sim" for kind, url in config.urls.items()}
 
@@ -146,26 +205,39 @@ def hardware_test(
                 raise
             _describe_grbl(link, layout, console)
             for warning in warnings:
-                console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+                console.print(
+                    "[yellow]" + escape(pgettext("hw test", "warning:")) + "[/yellow] " + escape(warning)
+                )
             if config.home or link.is_locked:
                 console.print(
-                    f"homing ($H): grbl says nothing until it is done, which takes at most "
-                    f"{link.homing_bound_s():.0f} s…"
+                    _(
+                        "homing ($H): grbl says nothing until it is done, which takes at most {seconds} s…"
+                    ).format(seconds=f"{link.homing_bound_s():.0f}"),
+                    markup=False,
                 )
                 started = time.monotonic()
                 link.ready(home=config.home)
                 status = link.status(fresh=True)
                 at = status.machine_position() or (0.0, 0.0)
                 console.print(
-                    f"homed in {time.monotonic() - started:.1f} s; the magnet is at X{at[0]:g} Y{at[1]:g}, "
-                    f"the layout's home_mm {layout.home_mm!r}",
+                    _(
+                        "homed in {seconds} s; the magnet is at X{x} Y{y}, the layout's home_mm {home!r}"
+                    ).format(
+                        seconds=formats.decimal(time.monotonic() - started, 1),
+                        x=f"{at[0]:g}",
+                        y=f"{at[1]:g}",
+                        home=layout.home_mm,
+                    ),
                     markup=False,
                 )
             elif link.settings.get(22) != 1:
-                console.print("homing is off ($22=0): the gantry must stand at home_mm when grbl starts")
+                console.print(
+                    _("homing is off ($22=0): the gantry must stand at home_mm when grbl starts"),
+                    markup=False,
+                )
             missed = []
             for name, (x, y) in _corners(layout):
-                console.print(f"magnet to the {name} corner of the table: X{x:g} Y{y:g}")
+                console.print(_(_CORNER_WORDS[name][1]).format(x=f"{x:g}", y=f"{y:g}"), markup=False)
                 result = link.stream([f"G0 X{x:.3f} Y{y:.3f}", "G4 P0"])
                 result.raise_for_error()
                 if simulated["grbl"]:
@@ -173,40 +245,53 @@ def hardware_test(
                     at = world.twin.magnet_xy
                     if abs(at[0] - x) > 0.01 or abs(at[1] - y) > 0.01:
                         missed.append(name)
-                elif not ask(f"is the magnet under the {name} corner?"):
+                elif not ask(_(_CORNER_WORDS[name][2])):
                     missed.append(name)
             if missed:
+                corners = ", ".join(_(_CORNER_WORDS[name][0]) for name in missed)
                 return (
                     False,
-                    f"the magnet did not reach: {', '.join(missed)}; check $100/$101 steps/mm and $3",
+                    _("the magnet did not reach: {corners}; check $100/$101 steps/mm and $3").format(
+                        corners=corners
+                    ),
                 )
-            return True, f"grbl answered, {len(warnings)} settings warnings, all four corners reached"
+            return True, ngettext(
+                "grbl answered, {count} settings warning, all four corners reached",
+                "grbl answered, {count} settings warnings, all four corners reached",
+                len(warnings),
+            ).format(count=len(warnings))
 
     def magnet() -> tuple[bool, str]:
         from .gantry.magnet import open_magnet
 
         url = config.urls["magnet"]
         if DeviceUrl.parse(url).scheme == "grbl":
-            return True, f"the magnet is switched by GRBL ({layout.magnet.method}); the game programs test it"
+            return True, _("the magnet is switched by GRBL ({method}); the game programs test it").format(
+                method=layout.magnet.method
+            )
         with open_magnet(url) as device:
             device.engage()
-            engaged = simulated["magnet"] or ask("is the magnet up (engaged)?")
+            engaged = simulated["magnet"] or ask(_("is the magnet up (engaged)?"))
             device.release()
-            released = simulated["magnet"] or ask("is the magnet down (released)?")
-        return engaged and released, "engaged and released" if engaged and released else "check the wiring"
+            released = simulated["magnet"] or ask(_("is the magnet down (released)?"))
+        if engaged and released:
+            return True, _("engaged and released")
+        return False, _("check the wiring")
 
     def leds() -> tuple[bool, str]:
         from .feedback.leds import open_leds
 
         if config.urls["leds"].startswith("none"):
-            return True, "no LEDs configured"
+            return True, _("no LEDs configured")
         with open_leds(config.urls["leds"], layout) as strip:
             for square in chess.SQUARES:
                 strip.show({layout.square_cell(square): (0, 80, 255)})
                 time.sleep(0 if simulated["leds"] else 0.05)
             strip.show({})
-        ok = simulated["leds"] or ask("did the LEDs light one after another from a1 to h8?")
-        return ok, "64 squares lit in turn" if ok else "check the mapping (order=, origin=) and the data pin"
+        ok = simulated["leds"] or ask(_("did the LEDs light one after another from a1 to h8?"))
+        return ok, _("64 squares lit in turn") if ok else _(
+            "check the mapping (order=, origin=) and the data pin"
+        )
 
     def sensors() -> tuple[bool, str]:
         from .sensors import open_sensor
@@ -215,7 +300,7 @@ def hardware_test(
         url = config.urls["sensors"]
         scheme = DeviceUrl.parse(url).scheme
         if scheme == "none":
-            return True, "no sensors configured"
+            return True, _("no sensors configured")
         world = get_world(DeviceUrl.parse(url).target or "default", layout) if scheme == "sim" else None
         device: OccupancySensor
         with open_sensor(url, layout, world=world) as device:
@@ -233,12 +318,20 @@ def hardware_test(
             expected = world.occupied_cells()
             wrong = sorted(cells ^ expected)
             if wrong:
-                return False, "sensors disagree with the table at " + ", ".join(
-                    cell_name(layout, c) for c in wrong
+                return False, _("sensors disagree with the table at {cells}").format(
+                    cells=", ".join(cell_name(layout, c) for c in wrong)
                 )
-            return True, f"{len(cells)} occupied cells, as on the table"
-        ok = ask("does the matrix show exactly where pieces stand?")
-        return ok, f"{len(cells)} occupied cells" if ok else "check the pin map (map=) and the wiring"
+            return True, ngettext(
+                "{count} occupied cell, as on the table",
+                "{count} occupied cells, as on the table",
+                len(cells),
+            ).format(count=len(cells))
+        ok = ask(_("does the matrix show exactly where pieces stand?"))
+        if ok:
+            return ok, ngettext("{count} occupied cell", "{count} occupied cells", len(cells)).format(
+                count=len(cells)
+            )
+        return ok, _("check the pin map (map=) and the wiring")
 
     def display() -> tuple[bool, str]:
         from .feedback.display import open_display
@@ -248,9 +341,9 @@ def hardware_test(
         ok = (
             simulated["display"]
             or config.urls["display"].startswith(("terminal", "none"))
-            or ask("does the display show 'chessatron / hw test'?")
+            or ask(_("does the display show 'chessatron / hw test'?"))
         )
-        return ok, "status shown" if ok else "check the LCD address (i2cdetect -y 1)"
+        return ok, _("status shown") if ok else _("check the LCD address (i2cdetect -y 1)")
 
     def buzzer() -> tuple[bool, str]:
         from .feedback.buzzer import open_buzzer
@@ -261,43 +354,52 @@ def hardware_test(
         ok = (
             simulated["buzzer"]
             or config.urls["buzzer"].startswith("none")
-            or ask("did you hear a short tune?")
+            or ask(_("did you hear a short tune?"))
         )
-        return ok, "tune played" if ok else "check the buzzer pin (a passive piezo needs PWM)"
+        return ok, _("tune played") if ok else _("check the buzzer pin (a passive piezo needs PWM)")
 
     def buttons() -> tuple[bool, str]:
         from .buttons import BUTTONS, open_buttons
 
         url = config.urls["buttons"]
         if url.startswith("none"):
-            return True, "no buttons configured"
+            return True, _("no buttons configured")
         wait_s = 0.5 if simulated["buttons"] else BUTTON_WAIT_S
         with open_buttons(url) as pad:
             for name in BUTTONS:
-                console.print(f"press {name}")
+                # (the buttons by the names the config gives their pins: up, down, left, right, select, back)
+                console.print(_("press {button}").format(button=name), markup=False)
                 deadline = time.monotonic() + wait_s
                 while (pressed := pad.read(max(0.0, deadline - time.monotonic()))) != name:
                     if pressed is None:
-                        return False, f"no {name} press within {wait_s:g} s; check its pin and wiring"
-                    console.print(f"that was {pressed}; press {name}")
-        return True, f"all {len(BUTTONS)} buttons answer"
+                        return False, _(
+                            "no {button} press within {seconds} s; check its pin and wiring"
+                        ).format(button=name, seconds=f"{wait_s:g}")
+                    console.print(
+                        _("that was {pressed}; press {button}").format(pressed=pressed, button=name),
+                        markup=False,
+                    )
+        return True, _("all {count} buttons answer").format(count=len(BUTTONS))
 
     def speech() -> tuple[bool, str]:
         from .feedback.speaker import SimSpeaker, open_speaker
 
         url = config.urls["speech"]
         if url.startswith("none"):
-            return True, "no speaker configured"
+            return True, _("no speaker configured")
+        sentence = spoken_sentence()
         with open_speaker(url, muted=False) as speaker:
-            speaker.say(TEST_SENTENCE)
+            speaker.say(sentence)
             if isinstance(speaker, SimSpeaker):
-                ok = speaker.texts() == [TEST_SENTENCE]
+                ok = speaker.texts() == [sentence]
             else:
                 speaker.close()  # waits until the sentence has been said
-                ok = ask(f"did you hear {TEST_SENTENCE!r}?")
+                ok = ask(_("did you hear {sentence!r}?").format(sentence=sentence))
         return (
             ok,
-            "sentence said" if ok else "check the sound card (aplay -l) and the URL's device and volume",
+            _("sentence said")
+            if ok
+            else _("check the sound card (aplay -l) and the URL's device and volume"),
         )
 
     def microphone() -> tuple[bool, str]:
@@ -308,27 +410,43 @@ def hardware_test(
 
         url = config.urls["microphone"]
         if url.startswith("none"):
-            return True, "no microphone configured"
+            return True, _("no microphone configured")
         # before the microphone: a missing library is said at once
         recognizer = SpeechRecognizer(wide_voices=config.wide_voices)
         with open_microphone(url) as mic:
             if isinstance(mic, SimMicrophone):
                 mic.say("yes")
-            console.print(f'say "yes" into the microphone (listening for {LISTEN_S:g} s)')
+            # TRANSLATORS: voice input stays English: the maker says the English word "yes"
+            console.print(
+                _('say "yes" into the microphone (listening for {seconds} s)').format(seconds=f"{LISTEN_S:g}")
+            )
             pcm = mic.listen(LISTEN_S)
         if not pcm:
-            return False, f"nothing heard within {LISTEN_S:g} s; check the device (python -m sounddevice)"
+            return False, _(
+                "nothing heard within {seconds} s; check the device (python -m sounddevice)"
+            ).format(seconds=f"{LISTEN_S:g}")
         samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float64)
         level = 20 * math.log10(max(float(np.sqrt(np.mean(samples**2))), 1.0) / 32768)
         # checked as the voice player checks an answer: a noise is always some phrase to the grammar
         hearing = recognizer.hear(pcm, answer_grammar(), checked=lambda words: True)
         heard = hearing.words if hearing.clear else ""
-        understood = repr(heard) if heard else "nothing clearly"
-        detail = f"{len(samples) / SAMPLE_RATE:.1f} s at {level:.0f} dBFS, understood {understood}"
+        said = {
+            "seconds": formats.decimal(len(samples) / SAMPLE_RATE, 1),
+            "level": f"{level:.0f}",
+            "heard": heard,
+        }
+        if heard:
+            detail = _("{seconds} s at {level} dBFS, understood {heard!r}").format(**said)
+        else:
+            detail = _("{seconds} s at {level} dBFS, understood nothing clearly").format(**said)
         if level < QUIET_DBFS:
-            return False, f"{detail}: too quiet; raise the microphone's gain (alsamixer)"
+            return False, _("{detail}: too quiet; raise the microphone's gain (alsamixer)").format(
+                detail=detail
+            )
         if heard != "yes":
-            return False, f"{detail}, not 'yes'; try again closer to the microphone, in a quieter room"
+            return False, _(
+                "{detail}, not 'yes'; try again closer to the microphone, in a quieter room"
+            ).format(detail=detail)
         return True, detail
 
     for name, action in (

@@ -3,12 +3,25 @@ that names the closest known name and lists the others, never a silent default.
 
 >>> unknown("key", "urll", ("url", "baudrate", "home"), where="[grbl]")
 "unknown key 'urll' in [grbl]; did you mean 'url'? (known: baudrate, home, url)"
+>>> unknown("option", "flicer", ("flicker", "seed"), scheme="sim")
+"unknown option 'flicer' in a sim:// URL; did you mean 'flicker'? (known: flicker, seed)"
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Collection
+
+from .i18n import N_, _, pgettext
+
+#: What can be unknown, by the word callers give: alone, and in a place (``where``: ``[grbl]``, ``[[zone]]
+#: #2``, a config section or layout table as the file writes it).
+_UNKNOWN: dict[str, tuple[str, str]] = {
+    "key": (N_("unknown key {name!r}"), N_("unknown key {name!r} in {where}")),
+    "section": (N_("unknown section {name!r}"), N_("unknown section {name!r} in {where}")),
+    "option": (N_("unknown option {name!r}"), N_("unknown option {name!r} in {where}")),
+    "button": (N_("unknown button {name!r}"), N_("unknown button {name!r} in {where}")),
+}
 
 
 def closest(name: str, known: Collection[str]) -> str | None:
@@ -21,10 +34,21 @@ def closest(name: str, known: Collection[str]) -> str | None:
     return matches[0]
 
 
-def unknown(what: str, name: str, known: Collection[str], *, where: str = "") -> str:
-    """The message for an unknown ``what`` (a key, a section, an option) called ``name``."""
-    place = f" in {where}" if where else ""
+def unknown(what: str, name: str, known: Collection[str], *, where: str = "", scheme: str = "") -> str:
+    """The message for an unknown ``what`` (``key``, ``section``, ``option``, ``button``) called ``name``,
+    in the current language; ``where`` names the place as the file writes it (``[grbl]``), ``scheme`` the
+    device URL's whose option it is (``sim``)."""
+    alone, placed = _UNKNOWN.get(what, _UNKNOWN["key"])
+    if scheme:
+        problem = _("unknown option {name!r} in a {scheme}:// URL").format(name=name, scheme=scheme)
+    elif where:
+        problem = _(placed).format(name=name, where=where)
+    else:
+        problem = _(alone).format(name=name)
     guess = closest(name, known)
-    hint = f"; did you mean {guess!r}?" if guess is not None else ""
-    listing = ", ".join(sorted(known)) or "none"
-    return f"unknown {what} {name!r}{place}{hint} (known: {listing})"
+    listing = ", ".join(sorted(known)) or pgettext("known names", "none")
+    if guess is not None:
+        return _("{problem}; did you mean {guess!r}? (known: {known})").format(
+            problem=problem, guess=guess, known=listing
+        )
+    return _("{problem} (known: {known})").format(problem=problem, known=listing)

@@ -1,5 +1,6 @@
 """Where log records go while the ``chessatron`` command runs: the user sees chessatron's own warnings
-and errors, one line each; everything else (python-chess, asyncio, uvicorn, Python's warnings, the
+and errors, one line each (the records themselves stay English; the words around them are in the table's
+language); everything else (python-chess, asyncio, uvicorn, Python's warnings, the
 tracebacks behind those lines) goes to a log file, so that no library's noise reaches the terminal.
 
 ``--debug`` (or ``CHESSATRON_DEBUG=1``) shows every record and every traceback on stderr instead. The log
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+
+from .i18n import _, pgettext
 
 __all__ = ["LogSetup", "active", "configure", "default_log_path", "internal_error"]
 
@@ -56,8 +59,11 @@ class _UserHandler(logging.Handler):
         except Exception:
             self.handleError(record)
             return
-        level = "error" if record.levelno >= logging.ERROR else "warning"
-        click.echo(f"chessatron: {level}: {lines[0]}", err=True)
+        if record.levelno >= logging.ERROR:
+            said = _("error: {message}").format(message=lines[0])
+        else:
+            said = _("warning: {message}").format(message=lines[0])
+        click.echo(f"chessatron: {said}", err=True)
 
     def handleError(self, record: logging.LogRecord) -> None:
         """A stderr that is gone (a closed pipe) must not stop the game with a logging traceback."""
@@ -160,25 +166,28 @@ def _thread_failed(args: threading.ExceptHookArgs) -> None:
     exc_info = (args.exc_type, args.exc_value or args.exc_type(), args.exc_traceback)
     LOGGER.error("internal error in thread %s", name, exc_info=exc_info, extra={SHOWN: not _debug()})
     if not _debug():
-        line = f"chessatron: internal error in {name}: {_one_line(args.exc_value)}; please report it"
-        click.echo(line, err=True)
+        said = _("internal error in {thread}: {detail}; please report it").format(
+            thread=name, detail=_one_line(args.exc_value)
+        )
+        click.echo(f"chessatron: {said}", err=True)
 
 
 def internal_error(exc: BaseException) -> str:
     """File ``exc``'s traceback and return the line to show the user (``--debug`` shows it instead)."""
     LOGGER.error("internal error", exc_info=exc, extra={SHOWN: True})
     setup = _ACTIVE
-    where = (
-        f"the details are in {setup.path}"
-        if setup is not None and setup.path is not None
-        else "run with --debug to see the details"
+    if setup is not None and setup.path is not None:
+        return _("internal error: {detail}; please report it (the details are in {path})").format(
+            detail=_one_line(exc), path=setup.path
+        )
+    return _("internal error: {detail}; please report it (run with --debug to see the details)").format(
+        detail=_one_line(exc)
     )
-    return f"internal error: {_one_line(exc)}; please report it ({where})"
 
 
 def _one_line(exc: BaseException | None) -> str:
     if exc is None:
-        return "unknown"
+        return pgettext("error", "unknown")
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterator
 import chess
 import chess.pgn
 
+from .i18n import _
+
 __all__ = ["read_games"]
 
 #: What python-chess skips between tokens without harm: spaces, move numbers, check and mate signs, a
@@ -53,7 +55,12 @@ def read_games(
         try:
             game = chess.pgn.read_game(stream, Visitor=_QuietBuilder)
         except Exception as exc:  # python-chess's own bug on some damaged text: the rest is unreadable
-            yield chess.pgn.Game(), f"python-chess cannot read it ({type(exc).__name__}: {exc})"
+            yield (
+                chess.pgn.Game(),
+                _("python-chess cannot read it ({kind}: {detail})").format(
+                    kind=type(exc).__name__, detail=exc
+                ),
+            )
             return
         if game is None:
             return
@@ -76,10 +83,10 @@ def _variant_problem(game: chess.pgn.Game) -> str | None:
         pass  # a variant nobody knows
     variant = game.headers.get("Variant", "?")
     shown = variant if len(variant) <= 40 else variant[:39] + "…"
-    return (
-        f"[Variant {shown!r}] is a variant chessatron does not play; it plays standard chess and Chess960: "
+    return _(
+        "[Variant {variant!r}] is a variant chessatron does not play; it plays standard chess and Chess960: "
         "give a game of one of those"
-    )
+    ).format(variant=shown)
 
 
 class _Recording(io.StringIO):
@@ -112,13 +119,33 @@ class _QuietBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
     def handle_error(self, error: Exception) -> None:
         if self._san is not None and isinstance(error, ValueError):
             number, turn, san = self._san
+            said = {"number": number, "san": san, "fen": str(error).rsplit(" in ", 1)[-1]}
             if isinstance(error, chess.IllegalMoveError):
-                problem = "is illegal in " + str(error).rsplit(" in ", 1)[-1]
+                message = (
+                    _("move {number} (white): {san!r} is illegal in {fen}")
+                    if turn
+                    else _("move {number} (black): {san!r} is illegal in {fen}")
+                )
             elif isinstance(error, chess.AmbiguousMoveError):
-                problem = "is ambiguous: give the piece's file or rank, as in Nbd2"
+                message = (
+                    # TRANSLATORS: a PGN file's moves are in English letters whatever the language: keep Nbd2
+                    _(
+                        "move {number} (white): {san!r} is ambiguous: give the piece's file or rank, as in "
+                        "Nbd2"
+                    )
+                    if turn
+                    else _(
+                        "move {number} (black): {san!r} is ambiguous: give the piece's file or rank, as in "
+                        "Nbd2"
+                    )
+                )
             else:
-                problem = "is not a move"
-            error = ValueError(f"move {number} ({chess.COLOR_NAMES[turn]}): {san!r} {problem}")
+                message = (
+                    _("move {number} (white): {san!r} is not a move")
+                    if turn
+                    else _("move {number} (black): {san!r} is not a move")
+                )
+            error = ValueError(message.format(**said))
         self.game.errors.append(error)
 
 
@@ -182,10 +209,10 @@ def _too_long_number(gap: str) -> str | None:
     for number in _MOVE_NUMBER.findall(gap):
         if len(number) > MAX_MOVE_NUMBER_DIGITS:
             shown = number if len(number) <= 12 else number[:12] + "…"
-            return (
-                f"move number {shown!r} ({len(number)} digits) is past any game: chess allows fewer than "
-                "6000 moves; the file is damaged"
-            )
+            return _(
+                "move number {number!r} ({digits} digits) is past any game: chess allows fewer than 6000 "
+                "moves; the file is damaged"
+            ).format(number=shown, digits=len(number))
     return None
 
 
@@ -203,5 +230,6 @@ def _describe(line: str, start: int, end: int, number: str | None) -> str:
     word = re.sub(r"^\d+\.+", "", line[left:right]) or line[left:right]
     if len(word) > 30:
         word = word[:29] + "…"
-    where = f"move {number}: " if number is not None else ""
-    return f"{where}{word!r} is not a move"
+    if number is not None:
+        return _("move {number}: {word!r} is not a move").format(number=number, word=word)
+    return _("{word!r} is not a move").format(word=word)

@@ -15,6 +15,7 @@ from typing import Literal, Protocol, TypeAlias, runtime_checkable
 from urllib.parse import parse_qsl, urlsplit
 
 from .errors import ConfigError
+from .i18n import _
 from .keys import unknown
 from .planning.layout import Cell
 
@@ -136,14 +137,16 @@ class DeviceUrl:
     def parse(cls, url: str) -> DeviceUrl:
         url = url.strip()
         if not url:
-            raise ConfigError("an empty device URL; use sim:// for the simulator")
+            raise ConfigError(_("an empty device URL; use sim:// for the simulator"))
         if "://" not in url:
             return cls("serial", url, {})  # a bare device path such as /dev/ttyACM0 or COM3
         try:
             parts = urlsplit(url)
             params = dict(parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query)))
         except ValueError as exc:
-            raise ConfigError(f"cannot read the options of {url!r}: {exc}") from exc
+            raise ConfigError(
+                _("cannot read the options of {url!r}: {reason}").format(url=url, reason=exc)
+            ) from exc
         return cls(parts.scheme.lower(), parts.netloc + parts.path, params)
 
     def check_options(self, known: Collection[str], example: str = "") -> None:
@@ -157,8 +160,10 @@ class DeviceUrl:
         """
         for key in self.params:
             if key not in known:
-                message = unknown("option", key, known, where=f"a {self.scheme}:// URL")
-                raise ConfigError(message + (f"; e.g. {example}" if example else ""))
+                message = unknown("option", key, known, scheme=self.scheme)
+                if example:
+                    message = _("{problem}; e.g. {example}").format(problem=message, example=example)
+                raise ConfigError(message)
 
     def number(self, key: str, default: float) -> float:
         text = self.params.get(key)
@@ -167,13 +172,21 @@ class DeviceUrl:
         try:
             return float(int(text, 0)) if text.lower().startswith("0x") else float(text)
         except ValueError:
-            raise ConfigError(f"option {key}={text!r} in a {self.scheme}:// URL is not a number") from None
+            raise ConfigError(
+                _("option {key}={value!r} in a {scheme}:// URL is not a number").format(
+                    key=key, value=text, scheme=self.scheme
+                )
+            ) from None
 
     def integer(self, key: str, default: int) -> int:
         value = self.number(key, default)
         if not math.isfinite(value) or value != int(value):
             text = self.params[key]
-            raise ConfigError(f"option {key}={text!r} in a {self.scheme}:// URL is not a whole number")
+            raise ConfigError(
+                _("option {key}={value!r} in a {scheme}:// URL is not a whole number").format(
+                    key=key, value=text, scheme=self.scheme
+                )
+            )
         return int(value)
 
     def flag(self, key: str, default: bool = False) -> bool:
@@ -184,7 +197,11 @@ class DeviceUrl:
             return True
         if text.lower() in ("0", "false", "no", "off"):
             return False
-        raise ConfigError(f"option {key}={text!r} in a {self.scheme}:// URL is not yes or no")
+        raise ConfigError(
+            _("option {key}={value!r} in a {scheme}:// URL is not yes or no").format(
+                key=key, value=text, scheme=self.scheme
+            )
+        )
 
     def integers(self, key: str, default: Sequence[int]) -> list[int]:
         text = self.params.get(key)
@@ -193,5 +210,8 @@ class DeviceUrl:
         try:
             return [int(part, 0) for part in text.split(",") if part.strip()]
         except ValueError:
-            wanted = "a list of numbers"
-            raise ConfigError(f"option {key}={text!r} in a {self.scheme}:// URL is not {wanted}") from None
+            raise ConfigError(
+                _("option {key}={value!r} in a {scheme}:// URL is not a list of numbers").format(
+                    key=key, value=text, scheme=self.scheme
+                )
+            ) from None

@@ -31,6 +31,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
+from .i18n import PSEUDO, _, current_language
 from .planning.layout import Cell, Layout, MachinePoint, Node
 from .planning.planner import Purpose, Relocation
 from .planning.table import Table
@@ -105,9 +106,12 @@ def table_html(svg: str, title: str, moves: Sequence[str], start_fen: str | None
         f'      <li value="{number}">{html.escape(pair)}</li>'
         for number, pair in _full_moves(moves, start_fen)
     )
-    listing = f'    <ol class="moves">\n{items}\n    </ol>' if moves else '    <p class="moves">no moves</p>'
+    none = html.escape(_("no moves"))
+    listing = f'    <ol class="moves">\n{items}\n    </ol>' if moves else f'    <p class="moves">{none}</p>'
+
+    language = "en" if current_language() == PSEUDO else current_language()
     return f"""<!DOCTYPE html>
-<html lang="en">
+<html lang="{language}">
 <head>
   <meta charset="utf-8">
   <title>{html.escape(title)}</title>
@@ -375,7 +379,9 @@ class _SvgPicture:
                 "stroke-width": _f(0.045 * s),
             },
         )
-        ET.SubElement(g, "title").text = f"gantry at X{gantry[0]:.1f} Y{gantry[1]:.1f}"
+        ET.SubElement(g, "title").text = _("gantry at X{x} Y{y}").format(
+            x=f"{gantry[0]:.1f}", y=f"{gantry[1]:.1f}"
+        )
         ET.SubElement(g, "circle", {"r": _f(0.3 * s)})
         for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
             ET.SubElement(
@@ -518,7 +524,7 @@ def table_text(
                 left, right = "[", "]"
             entry = shown.get(cell)
             if entry is not None:
-                piece, offset, _ = entry
+                piece, offset, __ = entry
                 glyph = piece.symbol() if letters else piece.unicode_symbol()
                 centre = Text(glyph, Style(color=_TEXT_FG[piece.color], bold=True, bgcolor=background))
                 if offset != (0, 0):

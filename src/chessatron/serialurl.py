@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlsplit
 
 from .errors import ConfigError
+from .i18n import _
 from .keys import unknown
 
 #: The options each pyserial URL handler knows (pyserial 3.5's ``serial.urlhandler.protocol_*``).
@@ -40,21 +41,29 @@ def check_serial_url(url: str) -> None:
         parts = urlsplit(url)
         options = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
     except ValueError as exc:
-        raise ConfigError(f"cannot read the serial URL {url!r}: {exc}") from exc
+        raise ConfigError(
+            _("cannot read the serial URL {url!r}: {reason}").format(url=url, reason=exc)
+        ) from exc
     scheme = parts.scheme.lower()
     known = OPTIONS.get(scheme)
     if known is None:
         return
     for key, value in options:
         if key not in known:
-            raise ConfigError(f"{url!r}: {unknown('option', key, known, where=f'a {scheme}:// URL')}")
+            raise ConfigError(f"{url!r}: {unknown('option', key, known, scheme=scheme)}")
         if key == "logging" and value not in _LOG_LEVELS:
-            raise ConfigError(f"{url!r}: logging={value!r} is not one of {', '.join(_LOG_LEVELS)}")
+            raise ConfigError(
+                _("{url!r}: logging={value!r} is not one of {levels}").format(
+                    url=url, value=value, levels=", ".join(_LOG_LEVELS)
+                )
+            )
         if key == "timeout":
             try:
                 float(value)
             except ValueError:
-                raise ConfigError(f"{url!r}: timeout={value!r} is not a number of seconds") from None
+                raise ConfigError(
+                    _("{url!r}: timeout={value!r} is not a number of seconds").format(url=url, value=value)
+                ) from None
     if scheme in ("socket", "rfc2217"):
         try:
             port = parts.port
@@ -62,7 +71,11 @@ def check_serial_url(url: str) -> None:
             port = -1
         if not parts.hostname or port is None:
             raise ConfigError(
-                f"{url!r} needs a host and a port: {scheme}://HOST:PORT, e.g. {scheme}://pi.local:7000"
+                _(
+                    "{url!r} needs a host and a port: {scheme}://HOST:PORT, e.g. {scheme}://pi.local:7000"
+                ).format(url=url, scheme=scheme)
             )
         if not 0 < port < 65536:
-            raise ConfigError(f"{url!r} has no valid port number; use 1 to 65535 after the host's ':'")
+            raise ConfigError(
+                _("{url!r} has no valid port number; use 1 to 65535 after the host's ':'").format(url=url)
+            )

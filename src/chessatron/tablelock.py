@@ -52,6 +52,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .errors import TableInUseError
+from .i18n import _, formats
 
 if sys.platform != "win32":
     import fcntl
@@ -78,11 +79,17 @@ class Holder:
     since: dt.datetime
 
     def describe(self, now: dt.datetime | None = None) -> str:
-        """``'chessatron serve' (pid 4321) since 10:02`` (with the date when it is not today's)."""
+        """``'chessatron serve' (pid 4321) since 10:02`` (with the date when it is not today's), the time as
+        the current language writes it."""
         local = self.since.astimezone()
         today = (now or dt.datetime.now().astimezone()).date()
-        when = f"{local:%H:%M}" if local.date() == today else f"{local:%Y-%m-%d %H:%M}"
-        return f"{self.command!r} (pid {self.pid}) since {when}"
+        if local.date() == today:
+            return _("{command!r} (pid {pid}) since {time}").format(
+                command=self.command, pid=self.pid, time=formats.time_of_day(local)
+            )
+        return _("{command!r} (pid {pid}) since {date_time}").format(
+            command=self.command, pid=self.pid, date_time=formats.date_time(local)
+        )
 
     def to_json(self) -> dict[str, object]:
         return {"command": self.command, "pid": self.pid, "since": self.since.isoformat()}
@@ -152,9 +159,8 @@ def lock_path(url: str, *, state: Path | None) -> Path | None:
 
 
 def _table_words(url: str) -> str:
-    if url.strip().lower().startswith("sim"):
-        return "the simulated table"
-    return f"the machine on {url!r}"
+    """What the table is, as the refusal names it: ``simulated`` or the URL of the machine."""
+    return "sim" if url.strip().lower().startswith("sim") else url
 
 
 @dataclass
@@ -202,7 +208,8 @@ def _acquire(path: Path, key: str, table: str, state: Path | None) -> None:
 def _locked_fd(path: Path, table: str, state: Path | None) -> int | None:
     """A descriptor of ``path`` holding its lock, the holder's text written in it; None when the lock
     cannot be made at all. Raises :class:`TableInUseError` when another program holds it."""
-    for _ in range(5):  # again when the file was replaced (its holder removed it) between open and lock
+    # again when the file was replaced (its holder removed it) between open and lock
+    for _attempt in range(5):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -288,11 +295,31 @@ def _alive(pid: int) -> bool:
 
 
 def _refusal(table: str, holder: Holder | None, state: Path | None) -> str:
-    who = f"by {holder.describe()}" if holder is not None else "by another program"
-    text = (
-        f"{table} is in use {who}: stop it first (Ctrl-C in its terminal, or `systemctl stop chessatron` "
-        "for the service), then run this again"
-    )
+    """The one line that says who drives the table and what to do (``table``: :func:`_table_words`)."""
+    simulated = table == "sim"
+    if holder is not None and simulated:
+        said = _(
+            "the simulated table is in use by {holder}: stop it first (Ctrl-C in its terminal, or `systemctl "
+            "stop chessatron` for the service), then run this again"
+        )
+    elif holder is not None:
+        said = _(
+            "the machine on {url!r} is in use by {holder}: stop it first (Ctrl-C in its terminal, or "
+            "`systemctl stop chessatron` for the service), then run this again"
+        )
+    elif simulated:
+        said = _(
+            "the simulated table is in use by another program: stop it first (Ctrl-C in its terminal, or "
+            "`systemctl stop chessatron` for the service), then run this again"
+        )
+    else:
+        said = _(
+            "the machine on {url!r} is in use by another program: stop it first (Ctrl-C in its terminal, or "
+            "`systemctl stop chessatron` for the service), then run this again"
+        )
+    text = said.format(url=table, holder=holder.describe() if holder is not None else "")
     if state is not None:
-        text += f"; another state file (CHESSATRON_STATE, now {str(state)!r}) is another table"
+        text = _("{refusal}; another state file (CHESSATRON_STATE, now {path!r}) is another table").format(
+            refusal=text, path=str(state)
+        )
     return text

@@ -16,7 +16,7 @@ from typing import Any
 from .. import files
 from ..config_write import replace_file
 from ..errors import ConfigError, MissingLibraryError
-from ..i18n import _
+from ..i18n import N_, _
 from ..planning.layout import Layout
 
 __all__ = ["LayoutWritten", "write_layout_keys"]
@@ -68,5 +68,5 @@ def write_layout_keys(path: Path, changes: Mapping[tuple[str, str], Value]) -> L
         table[key] = value
     text = tomlkit.dumps(document)
     layout = Layout.from_dict(files.parse_toml(text), source=repr(str(path)))
-    previous = replace_file(path, text, what="the layout")
+    previous = replace_file(path, text, what=N_("the layout"))
     return LayoutWritten(path, previous, layout)

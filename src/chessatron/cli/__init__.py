@@ -7,7 +7,7 @@ too, its traceback in the log file (:mod:`chessatron.logs`), or on stderr with `
 
 from __future__ import annotations
 
-from . import config, eboard, games, hw, online, play, serve, simulate, training
+from . import analysis, config, eboard, games, hw, online, play, serve, simulate, training
 from .common import EXIT_INTERNAL, EXIT_STOPPED, EXIT_USAGE
 from .main import main
 
@@ -15,6 +15,7 @@ __all__ = [
     "EXIT_INTERNAL",
     "EXIT_STOPPED",
     "EXIT_USAGE",
+    "analysis",
     "config",
     "eboard",
     "games",

@@ -18,8 +18,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from .. import logs
 from ..errors import ChessatronError
+from ..i18n import N_, _
 from ..planning.layout import Layout
 from ..termination import ctrl_c_at_a_safe_moment, raising_on_sigterm
+from .helptext import composed
 
 P = ParamSpec("P")
 
@@ -52,11 +54,11 @@ def friendly(func: Callable[P, R]) -> Callable[P, R]:
             click.echo(f"chessatron: {exc}", err=True)
             sys.exit(EXIT_USAGE)
         except KeyboardInterrupt:
-            click.echo("chessatron: interrupted", err=True)
+            click.echo("chessatron: " + _("interrupted"), err=True)
             sys.exit(EXIT_STOPPED)
         except click.exceptions.Abort as exc:
             if isinstance(exc.__context__, KeyboardInterrupt):  # Ctrl-C at one of click's own prompts
-                click.echo("\nchessatron: interrupted", err=True)
+                click.echo("\nchessatron: " + _("interrupted"), err=True)
                 sys.exit(EXIT_STOPPED)
             raise  # the end of input at click's prompt: click's own "Aborted!"
         except (click.ClickException, click.exceptions.Exit):
@@ -104,7 +106,7 @@ layout_option = click.option(
     "layout_path",
     type=READ_FILE,
     default=None,
-    help="Table layout TOML (default: the classic 12x10 table).",
+    help=N_("Table layout TOML (default: the classic 12x10 table)."),
 )
 
 
@@ -112,12 +114,14 @@ def write_file(path: Path, text: str) -> None:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
+        raise cannot_write(path, exc) from exc
 
 
-def count_noun(number: int, noun: str) -> str:
-    """``1 piece``, ``12 pieces``."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def cannot_write(path: Path, exc: OSError) -> ChessatronError:
+    """The error for a file that cannot be written."""
+    return ChessatronError(
+        _("cannot write {path!r}: {reason}").format(path=str(path), reason=exc.strerror or exc)
+    )
 
 
 def progress_bar(console: Console) -> Progress:
@@ -140,25 +144,30 @@ def parse_speed(text: str) -> float | None:
     except ValueError:
         factor = float("nan")
     if not factor > 0 or factor == float("inf"):
-        raise click.BadParameter(f"{text!r} is not a positive factor or 'max'", param_hint="--speed")
+        raise click.BadParameter(
+            _("{text!r} is not a positive factor or 'max'").format(text=text), param_hint="--speed"
+        )
     return factor
 
 
-#: What ``--speed`` is, in the same words on every command that has it.
-SPEED_HELP = (
+#: What ``--speed`` is, in the same words on every command that has it (then why its default is what it is).
+SPEED_HELP = N_(
     "How fast the simulated robot moves: 1 is a real robot's pace, 2 twice as fast, max as fast as this "
-    "computer allows (a real machine always moves at its own pace). The default {because}."
+    "computer allows (a real machine always moves at its own pace)."
 )
 
 #: Why each kind of command has the default it has.
 SPEED_DEFAULTS: dict[str, tuple[str, str]] = {
     # a game or a puzzle: what matters is the chess, not the robot's pace
-    "play": ("max", "finishes the robot's moves before they can be watched (--speed 1 to watch them)"),
+    "play": (
+        "max",
+        N_("The default finishes the robot's moves before they can be watched (--speed 1 to watch them)."),
+    ),
     # a page people watch the robot on, a sender that expects the machine's own timing
-    "watch": ("1", "is the real machine's pace, as people watching it expect"),
-    "sender": ("1", "is the real machine's timing, as a GRBL sender expects"),
+    "watch": ("1", N_("The default is the real machine's pace, as people watching it expect.")),
+    "sender": ("1", N_("The default is the real machine's timing, as a GRBL sender expects.")),
     # the showcase: watchable, and over in minutes
-    "demo": ("8", "shows the showcase in minutes"),
+    "demo": ("8", N_("The default shows the showcase in minutes.")),
 }
 
 
@@ -172,7 +181,7 @@ def speed_option(kind: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
         metavar="FACTOR|max",
         default=default,
         show_default=True,
-        help=SPEED_HELP.format(because=because),
+        help=composed(SPEED_HELP, because),
     )
 
 
@@ -181,14 +190,14 @@ config_option = click.option(
     "config_path",
     type=READ_FILE,
     default=None,
-    help="Machine config TOML (default: $CHESSATRON_CONFIG or ~/.config/chessatron/chessatron.toml).",
+    help=N_("Machine config TOML (default: $CHESSATRON_CONFIG or ~/.config/chessatron/chessatron.toml)."),
 )
 
 
 fresh_option = click.option(
     "--fresh",
     is_flag=True,
-    help="On the simulator: forget the saved table and start from a table set up as delivered.",
+    help=N_("On the simulator: forget the saved table and start from a table set up as delivered."),
 )
 
 
@@ -196,7 +205,7 @@ def write_bytes(path: Path, data: bytes) -> None:
     try:
         path.write_bytes(data)
     except OSError as exc:
-        raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
+        raise cannot_write(path, exc) from exc
 
 
 def web_server() -> ModuleType:
@@ -207,6 +216,8 @@ def web_server() -> ModuleType:
         from ..web import server
     except ImportError as exc:
         raise MissingLibraryError(
-            f"the web page needs {exc.name or 'its libraries'!r}: pip install 'chessatron[web]'"
+            _("the web page needs {library!r}: pip install 'chessatron[web]'").format(library=exc.name)
+            if exc.name
+            else _("the web page needs its libraries: pip install 'chessatron[web]'")
         ) from exc
     return server

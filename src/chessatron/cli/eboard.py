@@ -18,68 +18,88 @@ import click
 from ..config import Config
 from ..eboard.registry import PROTOCOLS
 from ..errors import ConfigError
+from ..i18n import N_, _
 from .common import config_option, fresh_option, friendly, parse_speed, sigterm_interrupts, speed_option
 from .main import main
 
-HAND_HELP = (
+HAND_HELP = N_(
     "On the simulator: a simulated person makes SIDE's moves (white or black) at the simulated sensors, "
     "choosing them with Stockfish at LEVEL (default 1), e.g. --hand white:3. Without it the table waits "
     "for the app alone (the app plays both sides)."
 )
 
 
-@main.command("eboard")
+@main.command(
+    "eboard",
+    help=N_(
+        "Serve the table as the e-board of an app (Millennium ChessLink, DGT, Chessnut or the Chess "
+        "Peripheral Protocol) until stopped: the app reads the position, and the robot makes the app's "
+        "moves. Ctrl-C ends it, the game saved and the magnet off."
+    ),
+)
 @click.argument("protocol", required=False, type=click.Choice(list(PROTOCOLS), case_sensitive=False))
 @click.option(
     "--port",
     "port",
     metavar="PORT",
     default=None,
-    help="The serial line the app is on: /dev/ttyGS0 (the Pi as a USB board), a USB-serial adapter, a "
-    "pseudo-terminal, or a pyserial URL (socket://host:port).",
+    help=N_(
+        "The serial line the app is on: /dev/ttyGS0 (the Pi as a USB board), a USB-serial adapter, a "
+        "pseudo-terminal, or a pyserial URL (socket://host:port)."
+    ),
 )
 @click.option(
-    "--ble", is_flag=True, help="Serve over Bluetooth LE, advertised as the protocol's real boards."
+    "--ble", is_flag=True, help=N_("Serve over Bluetooth LE, advertised as the protocol's real boards.")
 )
 @click.option("--hand", "hand_text", metavar="SIDE[:LEVEL]", default=None, help=HAND_HELP)
 @click.option(
     "--person",
     type=click.Choice(["white", "black", "none"]),
     default=None,
-    help="On a real table: the side the person at the board plays (default: the config's [eboard] "
-    "person, white); none: the app plays both sides.",
+    help=N_(
+        "On a real table: the side the person at the board plays (default: the config's [eboard] "
+        "person, white); none: the app plays both sides."
+    ),
 )
 @click.option(
     "--chess960",
     type=click.IntRange(0, 959),
     default=None,
     metavar="N",
-    help="Start from Chess960 position N (for a protocol that has Chess960; its app may start another).",
+    help=N_("Start from Chess960 position N (for a protocol that has Chess960; its app may start another)."),
 )
 @click.option(
     "--games",
     "game_count",
     type=click.IntRange(min=1),
     default=None,
-    help="Stop after this many games (default: serve until stopped).",
+    help=N_("Stop after this many games (default: serve until stopped)."),
 )
-@click.option("--name", "names", multiple=True, metavar="NAME", help="The name advertised over Bluetooth LE.")
-@speed_option("play")
-@click.option("--json", "as_json", is_flag=True, help="Print events, one JSON object a line.")
-@click.option("--web", is_flag=True, help="Also show the game on the web page (it only watches).")
 @click.option(
-    "--web-port", type=click.IntRange(0, 65535), default=8960, show_default=True, help="The web page's port."
+    "--name", "names", multiple=True, metavar="NAME", help=N_("The name advertised over Bluetooth LE.")
+)
+@speed_option("play")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print events, one JSON object a line."))
+@click.option("--web", is_flag=True, help=N_("Also show the game on the web page (it only watches)."))
+@click.option(
+    "--web-port",
+    type=click.IntRange(0, 65535),
+    default=8960,
+    show_default=True,
+    help=N_("The web page's port."),
 )
 @click.option(
     "--host",
     default="127.0.0.1",
     show_default=True,
-    help="With --web: where the page listens (0.0.0.0: every network; a link with a token is printed).",
+    help=N_("With --web: where the page listens (0.0.0.0: every network; a link with a token is printed)."),
 )
 @click.option(
-    "--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine name or path."
+    "--engine", "engine_path", default="stockfish", show_default=True, help=N_("UCI engine name or path.")
 )
-@click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
+@click.option(
+    "--games-dir", type=click.Path(path_type=Path, file_okay=False), help=N_("Where games are saved.")
+)
 @fresh_option
 @config_option
 @friendly
@@ -103,22 +123,19 @@ def eboard(
     fresh: bool,
     config_path: Path | None,
 ) -> None:
-    """Serve the table as the e-board of an app (Millennium ChessLink, DGT, Chessnut or the Chess
-    Peripheral Protocol) until stopped: the app reads the position, and the robot makes the app's moves.
-    Ctrl-C ends it, the game saved and the magnet off."""
     from ..eboard.serve import EboardOptions, serve_eboard
 
     settings = Config.load(config_path)
     chosen = settings.eboard
     name = (protocol or chosen.protocol or "").lower()
     if not name:
-        raise click.UsageError("name the protocol: chessatron eboard millennium|dgt|chessnut|cpp")
+        raise click.UsageError(_("name the protocol: chessatron eboard millennium|dgt|chessnut|cpp"))
     if port is not None and ble:
-        raise click.UsageError("--port and --ble: the app is either on a serial line or on Bluetooth LE")
+        raise click.UsageError(_("--port and --ble: the app is either on a serial line or on Bluetooth LE"))
     transport = "ble" if ble else "serial" if port is not None else chosen.transport
     line = port if port is not None else chosen.port
     if transport == "serial" and not line:
-        raise click.UsageError("say where the app is: --port PORT (a serial line) or --ble")
+        raise click.UsageError(_("say where the app is: --port PORT (a serial line) or --ble"))
     hand_side, hand_level = _hand(hand_text)
     person_side = person or chosen.person
     options = EboardOptions(
@@ -154,10 +171,11 @@ def _hand(text: str | None) -> tuple[chess.Color | None, str | None]:
     """``--hand SIDE[:LEVEL]`` as (colour, level)."""
     if text is None:
         return None, None
-    side, _, level = text.strip().lower().partition(":")
+    side, __, level = text.strip().lower().partition(":")
     if side not in ("white", "black"):
         raise click.BadParameter(
-            f"{text!r}: write white or black, then :LEVEL if you like", param_hint="--hand"
+            _("{text!r}: write white or black, then :LEVEL if you like").format(text=text),
+            param_hint="--hand",
         )
     from ..game.players.spec import PlayerSpec
 
@@ -180,10 +198,11 @@ def eboard_line(event: dict[str, Any], game: dict[str, Any] | None = None) -> st
     if event.get("event") == "eboard":
         what = event.get("what")
         if what == "connected":
-            where = f", {event['where']}" if event.get("where") else ""
-            return (
-                f"{event.get('app')} connected ({event.get('protocol')} over {event.get('transport')}{where})"
-            )
+            values = {key: event.get(key) for key in ("app", "protocol", "transport", "where")}
+            if event.get("where"):
+                # TRANSLATORS: "ChessLink app connected (millennium over serial, /dev/ttyGS0)"
+                return _("{app} connected ({protocol} over {transport}, {where})").format(**values)
+            return _("{app} connected ({protocol} over {transport})").format(**values)
         if what == "serving":
             return str(event.get("message"))
         return str(event.get("message")) if event.get("message") else None

@@ -14,6 +14,7 @@ import click
 
 from ..config import Config
 from ..errors import ChessatronError
+from ..i18n import N_, _
 from ..planning.targets import parse_target
 from ..render import terminal_console
 from ..sim.state import SimulatorState, default_state_path, load_state, save_after_robot_work, save_state
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 #: ``play --resume`` without an id: the latest unfinished game.
 LATEST = "latest"
 
-PLAYER_HELP = (
+PLAYER_HELP = N_(
     "White's player: keyboard (moves typed here), engine[:LEVEL] (Stockfish; LEVEL a skill 0-20 or an "
     "elo like 1500elo, e.g. engine:5), buttons (a d-pad and a cursor on the LEDs: the config's [buttons]), "
     "board (a person moving the pieces on the table, seen by its "
@@ -39,7 +40,15 @@ PLAYER_HELP = (
 )
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Play a game at the table: typed moves, a person at the board or the engine; the robot moves the "
+        "pieces (on the simulator unless the config names a machine).\n\n"
+        "Moves are typed as e2e4, Nf3, exd5, e8=Q or O-O; 'help' lists the commands (hint, takeback, draw, "
+        "resign, quit). Every game is saved as it goes: 'chessatron games' lists them, and "
+        "'chessatron play --resume [ID]' continues one that was stopped."
+    )
+)
 @click.option(
     "--white",
     "white_text",
@@ -54,7 +63,7 @@ PLAYER_HELP = (
     metavar="PLAYER",
     default="engine",
     show_default=True,
-    help="Black's player, as for --white.",
+    help=N_("Black's player, as for --white."),
 )
 @click.option(
     "--chess960",
@@ -63,10 +72,12 @@ PLAYER_HELP = (
     flag_value="random",
     default=None,
     metavar="[N|N:M]",
-    help="Chess960: start N (0-959), random when no N, or N:M for Double Fischer Random.",
+    help=N_("Chess960: start N (0-959), random when no N, or N:M for Double Fischer Random."),
 )
 @click.option(
-    "--pgn-out", type=click.Path(path_type=Path, dir_okay=False), help="Also write the finished game here."
+    "--pgn-out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help=N_("Also write the finished game here."),
 )
 @click.option(
     "--resume",
@@ -75,30 +86,36 @@ PLAYER_HELP = (
     flag_value=LATEST,
     default=None,
     metavar="[ID]",
-    help="Continue a stopped game (after a crash or a power cut, too): the latest unfinished one, or game "
-    "ID ('chessatron games' lists them). --white or --black given too hand that side to another player.",
+    help=N_(
+        "Continue a stopped game (after a crash or a power cut, too): the latest unfinished one, or game "
+        "ID ('chessatron games' lists them). --white or --black given too hand that side to another player."
+    ),
 )
 @speed_option("play")
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print machine-readable events, one JSON object a line."
+    "--json", "as_json", is_flag=True, help=N_("Print machine-readable events, one JSON object a line.")
 )
 @click.option(
-    "--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine name or path."
+    "--engine", "engine_path", default="stockfish", show_default=True, help=N_("UCI engine name or path.")
 )
-@click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
+@click.option(
+    "--games-dir", type=click.Path(path_type=Path, file_okay=False), help=N_("Where games are saved.")
+)
 @click.option(
     "--max-plies",
     type=click.IntRange(min=1),
     default=None,
-    help="Stop after this many plies (the game stays open).",
+    help=N_("Stop after this many plies (the game stays open)."),
 )
 @click.option(
     "--clock",
     "clock_text",
     metavar="MIN+INC",
     default=None,
-    help="A chess clock: minutes for the game plus seconds a move (5+3, 90+30, 3m+2s, 45s+1s); "
-    "a flag that falls ends the game.",
+    help=N_(
+        "A chess clock: minutes for the game plus seconds a move (5+3, 90+30, 3m+2s, 45s+1s); "
+        "a flag that falls ends the game."
+    ),
 )
 @click.option(
     "--games",
@@ -106,29 +123,37 @@ PLAYER_HELP = (
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Play this many games in a row, the robot setting the table up again between them "
-    "(with a keyboard player, each game ends with 'another game?').",
+    help=N_(
+        "Play this many games in a row, the robot setting the table up again between them "
+        "(with a keyboard player, each game ends with 'another game?')."
+    ),
 )
 @click.option(
     "--show-engine",
     is_flag=True,
-    help="Show the engine's evaluation and line even while a person plays the engine (otherwise hidden: "
-    "its line starts with the person's best move; 'hint' asks for one).",
+    help=N_(
+        "Show the engine's evaluation and line even while a person plays the engine (otherwise hidden: "
+        "its line starts with the person's best move; 'hint' asks for one)."
+    ),
 )
 @click.option(
     "--ascii/--unicode",
     "letters",
     default=None,
-    help="Draw pieces as letters (K, q...) instead of chess symbols; by default letters on the Linux "
-    "console (TERM=linux: its fonts have no chess symbols) or when the terminal is not UTF-8.",
+    help=N_(
+        "Draw pieces as letters (K, q...) instead of chess symbols; by default letters on the Linux "
+        "console (TERM=linux: its fonts have no chess symbols) or when the terminal is not UTF-8."
+    ),
 )
 @click.option(
     "--name",
     "person_name",
     metavar="NAME",
     default=None,
-    help="Your name in the saved game (PGN White or Black) for the side a person plays here, when the "
-    "other is not a person too; default: the config's [player] name, else the way you play (keyboard).",
+    help=N_(
+        "Your name in the saved game (PGN White or Black) for the side a person plays here, when the "
+        "other is not a person too; default: the config's [player] name, else the way you play (keyboard)."
+    ),
 )
 @fresh_option
 @config_option
@@ -153,12 +178,6 @@ def play(
     config_path: Path | None,
     person_name: str | None,
 ) -> None:
-    """Play a game at the table: typed moves, a person at the board or the engine; the robot moves the
-    pieces (on the simulator unless the config names a machine).
-
-    Moves are typed as e2e4, Nf3, exd5, e8=Q or O-O; 'help' lists the commands (hint, takeback, draw,
-    resign, quit). Every game is saved as it goes: 'chessatron games' lists them, and
-    'chessatron play --resume [ID]' continues one that was stopped."""
     import random
 
     from ..game.clock import parse_clock
@@ -259,12 +278,18 @@ def play(
         else:
             ignored = [name for name, given in (("--chess960", chess960), ("--clock", clock_text)) if given]
             if ignored:
-                verb = "do" if len(ignored) > 1 else "does"
-                click.echo(
-                    f"chessatron: {' and '.join(ignored)} {verb} not apply to a game resumed: it goes on "
-                    "from its own start, with its own clock",
-                    err=True,
+                said = (
+                    _(
+                        "{option} does not apply to a game resumed: it goes on from its own start, with its "
+                        "own clock"
+                    ).format(option=ignored[0])
+                    if len(ignored) == 1
+                    else _(
+                        "{option} and {other} do not apply to a game resumed: it goes on from its own start, "
+                        "with its own clock"
+                    ).format(option=ignored[0], other=ignored[1])
                 )
+                click.echo(f"chessatron: {said}", err=True)
         finished: list[GameRecord] = []
         played = 0
         connected = False
@@ -357,7 +382,7 @@ def play(
                 continue
             # (the players of the game played: a resumed game's)
             ask_again = single and "keyboard" in (white.kind, black.kind)
-            if ask_again and session.keyboard.confirm("Another game?"):
+            if ask_again and session.keyboard.confirm(_("Another game?")):
                 game_count += 1
                 continue
             break
@@ -397,11 +422,15 @@ def _refuse_web_players(white: str, black: str, game_id: str | None = None) -> N
         return
     if game_id is not None:
         raise ChessatronError(
-            f"game {game_id!r} has a player on the web page; continue it there: run 'chessatron serve'"
+            _("game {game!r} has a player on the web page; continue it there: run 'chessatron serve'").format(
+                game=game_id
+            )
         )
     raise ChessatronError(
-        "a 'web' player moves on the web page, which 'chessatron play' does not serve; run "
-        "'chessatron serve' and start the game on the page, or play here with keyboard or board"
+        _(
+            "a 'web' player moves on the web page, which 'chessatron play' does not serve; run "
+            "'chessatron serve' and start the game on the page, or play here with keyboard or board"
+        )
     )
 
 
@@ -419,8 +448,10 @@ def _game_to_resume(
     summary = latest_resumable(directory) if resume == LATEST else resumable_game(resume, directory)
     if summary is None:
         raise ChessatronError(
-            f"no unfinished game in {str(directory)!r} to resume; 'chessatron games' lists the saved ones, "
-            "'chessatron play' starts a new one"
+            _(
+                "no unfinished game in {folder!r} to resume; 'chessatron games' lists the saved ones, "
+                "'chessatron play' starts a new one"
+            ).format(folder=str(directory))
         )
     kinds = [
         named[colour].kind if colour in named else player.kind
@@ -430,9 +461,9 @@ def _game_to_resume(
     if resume == LATEST:
         for skipped in skipped_by_resume(directory):
             game_id = skipped.game_id
-            message = (
-                f"game {game_id} (started later, no move yet) is not the one resumed: 'chessatron play "
-                f"--resume {game_id}' starts it, 'chessatron games --abandon {game_id}' removes it"
-            )
+            message = _(
+                "game {game} (started later, no move yet) is not the one resumed: 'chessatron play "
+                "--resume {game}' starts it, 'chessatron games --abandon {game}' removes it"
+            ).format(game=game_id)
             emit({"event": "notice", "message": message})
     return summary

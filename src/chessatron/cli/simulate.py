@@ -10,6 +10,7 @@ from pathlib import Path
 import chess
 import click
 
+from ..i18n import N_, _, formats, ngettext
 from ..planning.gcode import program_text
 from ..planning.targets import SetupTarget, chess960_target, parse_target
 from ..render import terminal_console
@@ -18,7 +19,6 @@ from ..sim.state import SimulatorState, default_state_path, load_state, save_sta
 from ..tablelock import hold_table
 from .common import (
     READ_FILE,
-    count_noun,
     friendly,
     layout_option,
     load_layout,
@@ -31,29 +31,37 @@ from .common import (
 from .main import main
 
 
-@main.command()
+@main.command(help=N_("Play a PGN's main line on the simulated table and check it in the digital twin."))
 @click.argument("game_path", metavar="GAME.pgn", type=READ_FILE)
 @click.option(
     "--layout-out",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the starting placement of every piece (JSON).",
+    help=N_("Write the starting placement of every piece (JSON)."),
 )
 @click.option(
     "--gcode-out",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the whole game as one GRBL program (each move after (MOVE n uci), the tidying that "
-    "follows it after (TIDY n)).",
+    help=N_(
+        "Write the whole game as one GRBL program (each move after (MOVE n uci), the tidying that "
+        "follows it after (TIDY n))."
+    ),
 )
 @click.option(
     "--reset",
     is_flag=True,
-    help="Append the reset to the game's start position after (RESET) (standard or its Chess960 start).",
+    help=N_("Append the reset to the game's start position after (RESET) (standard or its Chess960 start)."),
 )
 @click.option(
-    "--reset-to", "reset_to", metavar="N", help="Reset to Chess960 start N (518: standard); implies --reset."
+    "--reset-to",
+    "reset_to",
+    metavar="N",
+    help=N_("Reset to Chess960 start N (518: standard); implies --reset."),
 )
 @click.option(
-    "--reset-to-fen", "reset_to_fen", metavar="FEN", help="Reset to any legal position; implies --reset."
+    "--reset-to-fen",
+    "reset_to_fen",
+    metavar="FEN",
+    help=N_("Reset to any legal position; implies --reset."),
 )
 @click.option(
     "--game",
@@ -61,7 +69,7 @@ from .main import main
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Which game of the file.",
+    help=N_("Which game of the file."),
 )
 @layout_option
 @friendly
@@ -75,22 +83,23 @@ def simulate(
     game_index: int,
     layout_path: Path | None,
 ) -> None:
-    """Play a PGN's main line on the simulated table and check it in the digital twin."""
     console = terminal_console()
     layout = load_layout(layout_path)
     game = read_game(game_path, game_index)
     board, moves = game_moves(game)
     target: SetupTarget | None = None
     if reset_to is not None and reset_to_fen is not None:
-        raise click.UsageError("give --reset-to or --reset-to-fen, not both")
+        raise click.UsageError(_("give --reset-to or --reset-to-fen, not both"))
     if reset_to is not None:
         if not reset_to.strip().isdigit():
-            raise click.BadParameter(f"{reset_to!r} is not a number from 0 to 959", param_hint="--reset-to")
+            raise click.BadParameter(
+                _("{text!r} is not a number from 0 to 959").format(text=reset_to), param_hint="--reset-to"
+            )
         target = chess960_target(int(reset_to))
     elif reset_to_fen is not None:
         target = parse_target(reset_to_fen)
     elif reset:
-        target = SetupTarget(board.copy(stack=False), "the game's start position")
+        target = SetupTarget(board.copy(stack=False), _("the game's start position"))
     sim, run = simulate_game(layout, board, moves)
     if target is not None:
         run.setups.append(sim.set_up(target.board))
@@ -99,43 +108,62 @@ def simulate(
     if gcode_out is not None:
         write_file(gcode_out, program_text(run.program_lines()))
     violations = run.violations + [v for setup in run.setups for v in setup.violations]
-    verdict = "ok" if not violations else f"{len(violations)} twin violations"
-    console.print(f"plies: {len(run.plies)}")
-    console.print(f"simulated seconds: {run.seconds:.1f}")
+    console.print(_("plies: {count}").format(count=len(run.plies)))
+    console.print(_("simulated seconds: {seconds}").format(seconds=formats.decimal(run.seconds, 1)))
     if run.tidy_seconds:
-        console.print(f"tidying while the players think: {run.tidy_seconds:.1f} simulated seconds")
-    for setup in run.setups:
-        pieces = count_noun(setup.pieces_moved, "piece")
         console.print(
-            f"reset to {target.name if target else 'the start'}: {pieces} moved, "
-            f"{setup.seconds:.1f} simulated seconds"
+            _("tidying while the players think: {seconds} simulated seconds").format(
+                seconds=formats.decimal(run.tidy_seconds, 1)
+            )
         )
-    console.print(f"verdict: {verdict}")
+    for setup in run.setups:
+        console.print(
+            ngettext(
+                "reset to {target}: {count} piece moved, {seconds} simulated seconds",
+                "reset to {target}: {count} pieces moved, {seconds} simulated seconds",
+                setup.pieces_moved,
+            ).format(
+                target=target.name if target else _("the start"),
+                count=setup.pieces_moved,
+                seconds=formats.decimal(setup.seconds, 1),
+            )
+        )
+    if violations:
+        verdict = ngettext("{count} twin violation", "{count} twin violations", len(violations))
+        console.print(_("verdict: {verdict}").format(verdict=verdict.format(count=len(violations))))
+    else:
+        console.print(_("verdict: ok"))
     for violation in violations[:20]:
         console.print(f"  {violation.kind}: {violation.message}")
     if violations:
         sys.exit(1)
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Set the table up: Chess960 start N (518 is the standard one), N:M (Double Fischer Random) or a FEN."
+    )
+)
 @click.argument("target_text", metavar="N|FEN")
 @click.option(
     "--state",
     "state_path",
     type=READ_FILE,
     default=None,
-    help="Simulated table state file (default: $XDG_STATE_HOME/chessatron/simulator.json).",
+    help=N_("Simulated table state file (default: $XDG_STATE_HOME/chessatron/simulator.json)."),
 )
 @click.option(
-    "--fresh", is_flag=True, help="Forget the saved table and start from a table set up as delivered."
+    "--fresh",
+    is_flag=True,
+    help=N_("Forget the saved table and start from a table set up as delivered."),
 )
 @click.option(
     "--from-game",
     type=READ_FILE,
-    help="First play this PGN's main line on the table (to have something to clear up).",
+    help=N_("First play this PGN's main line on the table (to have something to clear up)."),
 )
 @click.option(
-    "--gcode-out", type=click.Path(path_type=Path, dir_okay=False), help="Write the set-up program."
+    "--gcode-out", type=click.Path(path_type=Path, dir_okay=False), help=N_("Write the set-up program.")
 )
 @layout_option
 @friendly
@@ -147,7 +175,6 @@ def setup(
     gcode_out: Path | None,
     layout_path: Path | None,
 ) -> None:
-    """Set the table up: Chess960 start N (518 is the standard one), N:M (Double Fischer Random) or a FEN."""
     console = terminal_console()
     layout = load_layout(layout_path)
     target = parse_target(target_text)
@@ -161,7 +188,7 @@ def setup(
             for move in moves:
                 sim.play(move)
         with progress_bar(console) as progress:
-            task = progress.add_task(f"setting up {target.name}", total=None)
+            task = progress.add_task(_("setting up {target}").format(target=target.name), total=None)
 
             def advance(index: int, count: int, relocation: object) -> None:
                 progress.update(task, total=count, completed=index + 1)
@@ -171,36 +198,54 @@ def setup(
         save_state(path, SimulatorState(sim.table, sim.board, sim.writer.position))
     if gcode_out is not None:
         write_file(gcode_out, program_text([*sim.header, *result.lines]))
+    drags = ngettext("{count} drag", "{count} drags", len(result.plan.relocations)).format(
+        count=len(result.plan.relocations)
+    )
     console.print(
-        f"set up {target.name}: {count_noun(result.pieces_moved, 'piece')} moved "
-        f"({count_noun(len(result.plan.relocations), 'drag')}) in {result.seconds:.1f} simulated seconds"
+        ngettext(
+            "set up {target}: {count} piece moved ({drags}) in {seconds} simulated seconds",
+            "set up {target}: {count} pieces moved ({drags}) in {seconds} simulated seconds",
+            result.pieces_moved,
+        ).format(
+            target=target.name,
+            count=result.pieces_moved,
+            drags=drags,
+            seconds=formats.decimal(result.seconds, 1),
+        ),
+        markup=False,
     )
     if result.violations:
         for violation in result.violations[:20]:
             console.print(f"  {violation.kind}: {violation.message}")
         sys.exit(1)
-    console.print("twin: ok")
+    console.print(_("twin: ok"))
 
 
-@main.command()
+@main.command(help=N_("Watch the robot play a showcase game on the simulator, then reset the table."))
 @speed_option("demo")
 @click.option(
     "--picture",
     type=click.Path(path_type=Path, dir_okay=False),
     default=Path("demo-table.svg"),
     show_default=True,
-    help="Where to write the picture of the table and every path (an .html page goes beside it).",
+    help=N_("Where to write the picture of the table and every path (an .html page goes beside it)."),
 )
-@click.option("--no-reset", is_flag=True, help="Leave the final position on the table instead of resetting.")
+@click.option(
+    "--no-reset", is_flag=True, help=N_("Leave the final position on the table instead of resetting.")
+)
 @click.option(
     "--web",
     is_flag=True,
-    help="Also show the demo on the web page (it only watches), on this machine at --port.",
+    help=N_("Also show the demo on the web page (it only watches), on this machine at --port."),
 )
 @click.option(
-    "--port", type=click.IntRange(0, 65535), default=8960, show_default=True, help="The web page's port."
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8960,
+    show_default=True,
+    help=N_("The web page's port."),
 )
-@click.option("--open", "open_browser", is_flag=True, help="With --web: open the page in a browser.")
+@click.option("--open", "open_browser", is_flag=True, help=N_("With --web: open the page in a browser."))
 @layout_option
 @friendly
 def demo(
@@ -212,7 +257,6 @@ def demo(
     open_browser: bool,
     layout_path: Path | None,
 ) -> None:
-    """Watch the robot play a showcase game on the simulator, then reset the table."""
     from ..demo import run_demo
     from ..game.telling.live import LiveState
 
@@ -222,7 +266,7 @@ def demo(
     with contextlib.ExitStack() as stack:
         if live is not None:
             page = stack.enter_context(web_server().start_watch_page(live, port=port))
-            click.echo(f"the demo on the web page: {page.url}")
+            click.echo(_("the demo on the web page: {url}").format(url=page.url))
             if open_browser:
                 import webbrowser
 
@@ -231,39 +275,47 @@ def demo(
             layout, speed=speed, picture=picture, reset=not no_reset, live=live, console=terminal_console()
         )
         if live is not None and sys.stdin.isatty():
-            click.echo("the page stays up until you press Enter")
+            click.echo(_("the page stays up until you press Enter"))
             with contextlib.suppress(EOFError, KeyboardInterrupt):
                 input()
     if result.violations:
         sys.exit(1)
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Replay a sensor trace through the recognizer; print the final game's moves, one UCI move a line."
+        "\n\n"
+        "Between two entries, and for 15 s after the last, the board reads what it last read: a board that "
+        "reports only its changes sends nothing while it stands still, and a move is committed once it has "
+        "stood still long enough."
+    )
+)
 @click.argument("trace_path", metavar="TRACE.jsonl", type=READ_FILE)
 @click.option(
     "--fen",
     default=chess.STARTING_FEN,
-    show_default="the standard start",
-    help="The position the trace starts from.",
+    show_default=N_("the standard start"),
+    help=N_("The position the trace starts from."),
 )
-@click.option("--chess960", is_flag=True, help="Chess960 rules (castling king-onto-rook).")
+@click.option("--chess960", is_flag=True, help=N_("Chess960 rules (castling king-onto-rook)."))
 @click.option(
     "--settle",
     "settle_s",
     type=click.FloatRange(min=0.0),
     default=0.3,
     show_default=True,
-    help="Seconds the board must be still before a move is committed.",
+    help=N_("Seconds the board must be still before a move is committed."),
 )
-@click.option("--takebacks", is_flag=True, help="Recognise pieces moved back as takebacks.")
+@click.option("--takebacks", is_flag=True, help=N_("Recognise pieces moved back as takebacks."))
 @click.option(
     "--promotion",
     type=click.Choice(["q", "r", "b", "n"]),
     default="q",
     show_default=True,
-    help="Promotion piece when none was chosen.",
+    help=N_("Promotion piece when none was chosen."),
 )
-@click.option("--events", is_flag=True, help="Also print what the recognizer noticed (to stderr).")
+@click.option("--events", is_flag=True, help=N_("Also print what the recognizer noticed (to stderr)."))
 @layout_option
 @friendly
 def recognize(
@@ -276,11 +328,6 @@ def recognize(
     events: bool,
     layout_path: Path | None,
 ) -> None:
-    """Replay a sensor trace through the recognizer; print the final game's moves, one UCI move a line.
-
-    Between two entries, and for 15 s after the last, the board reads what it last read: a board that
-    reports only its changes sends nothing while it stands still, and a move is committed once it has
-    stood still long enough."""
     from ..recognition import Recognizer
     from ..recognition.replay import replay
     from ..sim.trace import read_trace
@@ -288,7 +335,9 @@ def recognize(
     try:
         board = chess.Board(fen, chess960=chess960)
     except ValueError as exc:
-        raise click.BadParameter(f"{fen!r} is not a FEN: {exc}", param_hint="--fen") from None
+        raise click.BadParameter(
+            _("{fen!r} is not a FEN: {reason}").format(fen=fen, reason=exc), param_hint="--fen"
+        ) from None
     recognizer = Recognizer(
         board,
         settle_s=settle_s,
@@ -304,4 +353,9 @@ def recognize(
         click.echo(moves.uci(move))
         moves.push(move)
     if recognizer.question is not None:
-        click.echo(f"the trace ends with a question open: {recognizer.question.question}", err=True)
+        click.echo(
+            _("the trace ends with a question open: {question}").format(
+                question=recognizer.question.question
+            ),
+            err=True,
+        )

@@ -1,5 +1,5 @@
-"""``puzzles`` (puzzles on the table, imported from lichess, mined from your games) and ``review`` (a game
-annotated by Stockfish)."""
+"""``puzzles`` (puzzles on the table, imported from lichess) and ``puzzles stats``; ``puzzles mine`` and
+``review``, which run Stockfish through saved games, are :mod:`.analysis`'s."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import chess.engine
 import click
 
 from ..config import Config
-from ..errors import ChessatronError
+from ..i18n import N_, _, formats, ngettext
 from ..render import terminal_console
 from .common import (
     EXIT_STOPPED,
@@ -28,19 +28,15 @@ from .common import (
     sigterm_interrupts,
     speed_option,
 )
-from .common import write_file as write_text
 from .main import main
 
 if TYPE_CHECKING:
-    from ..game.engine.player import EnginePlayer
-    from ..game.records.record import GameRecord
     from ..sim.state import TableKeeper
-    from ..training.analysis import GameAnalysis
     from ..training.importer import ImportReport
     from ..training.store import PuzzleStore
     from ..training.table import PuzzleTable
 
-PUZZLE_PLAYER_HELP = (
+PUZZLE_PLAYER_HELP = N_(
     "Who solves: board (a person moving the pieces, seen by the sensors), keyboard (moves typed here), "
     "buttons (a d-pad and a cursor on the LEDs), voice (moves said into the microphone), or on the "
     "simulator hand[:LEVEL] (a simulated person). On the web page: 'chessatron serve', Training."
@@ -51,39 +47,59 @@ store_option = click.option(
     "store_path",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="The training store (default: $CHESSATRON_TRAINING or ~/.local/share/chessatron/training.sqlite3).",
+    help=N_(
+        "The training store (default: $CHESSATRON_TRAINING or ~/.local/share/chessatron/training.sqlite3)."
+    ),
 )
 
 
-def _store(path: Path | None, *, starter: bool = True) -> PuzzleStore:
+def puzzle_store(path: Path | None, *, starter: bool = True) -> PuzzleStore:
+    """The training store at ``path`` (``--store``; None: the default one)."""
     from ..training.store import PuzzleStore
 
     return PuzzleStore(path, starter=starter)
 
 
-@main.group("puzzles", invoke_without_command=True)
+@main.group(
+    "puzzles",
+    invoke_without_command=True,
+    help=N_(
+        "Solve puzzles on the table: the robot sets each one up, makes the opponent's move, and answers "
+        "yours; a wrong move is put back. Type 'hint' (the piece, then its square), 'solution', 'skip', "
+        "'quit' or 'help'. Each puzzle's result, its time and your rating are saved."
+    ),
+)
 @click.option("--player", "player_text", metavar="PLAYER", default=None, help=PUZZLE_PLAYER_HELP)
-@click.option("--count", type=click.IntRange(min=1), default=10, show_default=True, help="How many puzzles.")
+@click.option(
+    "--count", type=click.IntRange(min=1), default=10, show_default=True, help=N_("How many puzzles.")
+)
 @click.option(
     "--rating",
     type=click.IntRange(400, 3500),
     default=None,
-    help="Puzzles near this rating (default: yours).",
+    help=N_("Puzzles near this rating (default: yours)."),
 )
 @click.option(
     "--theme",
     default=None,
     metavar="THEME",
-    help="Only puzzles of a lichess theme: fork, mateIn2, or in words: 'mate in 2'...",
+    help=N_("Only puzzles of a lichess theme: fork, mateIn2, or in words: 'mate in 2'..."),
 )
 @click.option(
-    "--opening", default=None, metavar="OPENING", help="Only puzzles from an opening: Sicilian_Defense..."
+    "--opening",
+    default=None,
+    metavar="OPENING",
+    help=N_("Only puzzles from an opening: Sicilian_Defense..."),
 )
 @speed_option("play")
-@click.option("--seed", type=int, default=None, help="Choose the puzzles reproducibly.")
-@click.option("--json", "as_json", is_flag=True, help="Print events, one JSON object a line.")
+@click.option("--seed", type=int, default=None, help=N_("Choose the puzzles reproducibly."))
+@click.option("--json", "as_json", is_flag=True, help=N_("Print events, one JSON object a line."))
 @click.option(
-    "--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine (a hand's brain)."
+    "--engine",
+    "engine_path",
+    default="stockfish",
+    show_default=True,
+    help=N_("UCI engine (a hand's brain)."),
 )
 @store_option
 @fresh_option
@@ -106,9 +122,6 @@ def puzzles(
     fresh: bool,
     config_path: Path | None,
 ) -> None:
-    """Solve puzzles on the table: the robot sets each one up, makes the opponent's move, and answers
-    yours; a wrong move is put back. Type 'hint' (the piece, then its square), 'solution', 'skip',
-    'quit' or 'help'. Each puzzle's result, its time and your rating are saved."""
     if ctx.invoked_subcommand is not None:
         return
     from ..game.players.spec import PlayerSpec
@@ -133,7 +146,7 @@ def puzzles(
     player = PlayerSpec.parse(player_text or ("hand" if simulated and _no_terminal() else "board"))
     if player_text is None and simulated and player.kind == "board":
         player = PlayerSpec.parse("keyboard")  # nobody moves the simulated table's pieces here
-    store = _store(store_path)
+    store = puzzle_store(store_path)
     if theme is not None and not store.count(Filters(theme=theme)):
         theme = _theme(theme, store)  # (a typo is said before anything moves)
     speed = parse_speed(speed_text)
@@ -153,8 +166,14 @@ def puzzles(
             if line is not None:
                 view.print(line)  # click.echo would garble the live area
         elif event.get("event") in ("notice", "warning", "error"):
-            prefix = "" if event.get("event") == "notice" else f"{event.get('event')}: "
-            click.echo(f"{prefix}{event.get('message')}")
+            kind = event.get("event")
+            message = event.get("message")
+            if kind == "warning":
+                click.echo(_("warning: {message}").format(message=message))
+            elif kind == "error":
+                click.echo(_("error: {message}").format(message=message))
+            else:
+                click.echo(f"{message}")
 
     def say(text: str) -> None:
         (view.print if show else click.echo)(text)
@@ -203,8 +222,16 @@ def puzzles(
     if not as_json:
         under_way = live.snapshot().get("training") or {}
         if under_way and under_way.get("state") not in FINISHED:
-            click.echo(f"puzzle {under_way.get('id')} stopped before its end: not counted")
-        click.echo(f"{solved} of {len(outcomes)} solved; your puzzle rating: {store.rating()}")
+            click.echo(
+                _("puzzle {puzzle} stopped before its end: not counted").format(puzzle=under_way.get("id"))
+            )
+        click.echo(
+            ngettext(
+                "{solved} of {count} solved; your puzzle rating: {rating}",
+                "{solved} of {count} solved; your puzzle rating: {rating}",
+                len(outcomes),
+            ).format(solved=solved, count=len(outcomes), rating=store.rating())
+        )
 
 
 def _theme(asked: str, store: PuzzleStore) -> str:
@@ -227,242 +254,146 @@ def _save_table(session: TableKeeper) -> None:
     save_state(default_state_path(), SimulatorState(session.table, board, session.gantry))
 
 
-@puzzles.command("import")
+@puzzles.command(
+    "import",
+    help=N_(
+        "Import lichess's puzzle database (lichess_db_puzzle.csv, or .csv.zst as published). An import "
+        "stopped (Ctrl-C) goes on where it stopped when the same file is imported again; a newer file "
+        "updates the puzzles in place (ratings, popularity, plays)."
+    ),
+)
 @click.argument("path", metavar="FILE", type=READ_FILE)
 @store_option
 @friendly
 @sigterm_interrupts
 def puzzles_import(path: Path, store_path: Path | None) -> None:
-    """Import lichess's puzzle database (lichess_db_puzzle.csv, or .csv.zst as published). An import
-    stopped (Ctrl-C) goes on where it stopped when the same file is imported again; a newer file updates
-    the puzzles in place (ratings, popularity, plays)."""
     from ..errors import PuzzleFileCutError
     from ..training.importer import ImportReport
 
-    store = _store(store_path)
+    store = puzzle_store(store_path)
     report = store.resuming(path)
     if report is not None:
         click.echo(
-            f"going on with the import of {path.name} from line {report.resumed_at:,} "
-            f"({report.puzzles:,} puzzles imported before)"
+            ngettext(
+                "going on with the import of {file} from line {line} ({count} puzzle imported before)",
+                "going on with the import of {file} from line {line} ({count} puzzles imported before)",
+                report.puzzles,
+            ).format(
+                file=path.name, line=formats.decimal(report.resumed_at), count=formats.decimal(report.puzzles)
+            )
         )
     report = report or ImportReport()
     console = terminal_console()
     try:
         with progress_bar(console) as progress:
-            task = progress.add_task(f"importing {path.name}", total=None)
+            task = progress.add_task(_("importing {file}").format(file=path.name), total=None)
 
             def advance(done: int, size: int) -> None:
                 progress.update(task, total=size, completed=done)
 
             store.import_file(path, report, progress=advance)
     except PuzzleFileCutError as exc:
-        _imported(report, store.path, path, "kept")
-        again = f"; importing it again goes on from line {report.lines:,}" if report.puzzles else ""
-        click.echo(f"chessatron: {exc}{again}", err=True)
+        _imported(report, store.path, path, kept=True)
+        said = (
+            _("{problem}; importing it again goes on from line {line}").format(
+                problem=exc, line=formats.decimal(report.lines)
+            )
+            if report.puzzles
+            else str(exc)
+        )
+        click.echo(f"chessatron: {said}", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
-        click.echo(
-            f"chessatron: stopped at line {report.lines:,} ({report.puzzles:,} puzzles imported); "
-            f"'chessatron puzzles import {path}' goes on from there",
-            err=True,
-        )
+        stopped = ngettext(
+            "stopped at line {line} ({count} puzzle imported); 'chessatron puzzles import {file}' goes on "
+            "from there",
+            "stopped at line {line} ({count} puzzles imported); 'chessatron puzzles import {file}' goes on "
+            "from there",
+            report.puzzles,
+        ).format(line=formats.decimal(report.lines), count=formats.decimal(report.puzzles), file=path)
+        click.echo(f"chessatron: {stopped}", err=True)
         sys.exit(EXIT_STOPPED)
-    _imported(report, store.path, path, "imported")
+    _imported(report, store.path, path, kept=False)
 
 
-def _imported(report: ImportReport, store: Path, path: Path, verb: str) -> None:
-    skipped = (
-        f"; skipped {report.skipped:,} line{'s' if report.skipped != 1 else ''}" if report.skipped else ""
-    )
-    click.echo(f"{verb} {report.summary()} from {path.name} into {store}{skipped}")
+def _imported(report: ImportReport, store: Path, path: Path, *, kept: bool) -> None:
+    values = {"summary": report.summary(), "file": path.name, "store": store}
+    if kept:
+        said = _("kept {summary} from {file} into {store}").format(**values)
+    else:
+        said = _("imported {summary} from {file} into {store}").format(**values)
+    if report.skipped:
+        said = ngettext(
+            "{said}; skipped {count} line", "{said}; skipped {count} lines", report.skipped
+        ).format(said=said, count=formats.decimal(report.skipped))
+    click.echo(said)
     for reason in report.reasons:
         click.echo(f"  {reason}")
 
 
-@puzzles.command("mine")
-@click.argument("game_ids", nargs=-1, metavar="[ID]...")
-@click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
-@click.option("--depth", type=click.IntRange(4, 30), default=14, show_default=True, help="Search depth.")
-@click.option("--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine.")
-@click.option("--again", is_flag=True, help="Mine the games mined before again (at this depth).")
-@store_option
-@friendly
-@sigterm_interrupts
-def puzzles_mine(
-    game_ids: tuple[str, ...],
-    games_dir: Path | None,
-    depth: int,
-    engine_path: str,
-    again: bool,
-    store_path: Path | None,
-) -> None:
-    """Puzzles from your saved games (all finished ones, or ID...): Stockfish keeps the positions where
-    you erred although one move clearly stood out, and says why a game gave none. Each game is analysed
-    once (--again analyses it again)."""
-    from ..game.engine.player import EnginePlayer
-    from ..game.engine.settings import parse_level
-    from ..game.records import store as games
-    from ..training.mining import mine_analysis, people_in, why_none
-
-    training = _store(store_path)
-    directory = games.resolve_games_dir(games_dir)
-    ids = list(dict.fromkeys(game_ids)) or [s.game_id for s in games.list_games(directory) if s.is_finished]
-    if not ids:
-        click.echo(f"no finished game in {directory} to mine")
-        return
-    records = {game_id: games.load_game(game_id, directory) for game_id in ids}  # (an unknown id: said now)
-    limit = chess.engine.Limit(depth=depth)
-    total = mined = kept = 0
-    with contextlib.ExitStack() as stack:
-        engine: EnginePlayer | None = None
-        for game_id, record in records.items():
-            sides = people_in(record)
-            if not sides:
-                click.echo(f"game {game_id}: no puzzle: no person played it")
-                continue
-            if record.plies < 2:
-                click.echo(f"game {game_id}: no puzzle: too short (a puzzle starts with the opponent's move)")
-                continue
-            key = f"{game_id}:{record.plies}:{record.result}"
-            before = None if again else training.mined(key)
-            if before is not None:
-                kept += 1
-                found_before, reason = before
-                said = _counted(found_before, "puzzle") if found_before else f"no puzzle: {reason}"
-                click.echo(f"game {game_id}: already mined: {said}")
-                continue
-            if engine is None:
-                engine = stack.enter_context(EnginePlayer(parse_level("engine"), engine=engine_path))
-            analysis = _analysed(engine, record, limit, f"mining game {game_id}")
-            found = mine_analysis(
-                analysis, sides, engine, limit=limit, prefix=f"g{game_id}-", game_url=f"game {game_id}"
-            )
-            reason = "" if found else why_none(analysis, sides)
-            training.add(found)
-            training.keep_mined(key, len(found), reason)
-            total += len(found)
-            mined += 1
-            click.echo(
-                f"game {game_id}: {_counted(len(found), 'puzzle') if found else 'no puzzle: ' + reason}"
-            )
-    again_said = f"; {_counted(kept, 'game')} mined before (--again mines them again)" if kept else ""
-    click.echo(f"{_counted(total, 'puzzle')} from {_counted(mined, 'game')} in {training.path}{again_said}")
-
-
-def _analysed(engine: EnginePlayer, record: GameRecord, limit: chess.engine.Limit, what: str) -> GameAnalysis:
-    """Stockfish through a game, a progress bar on stderr meanwhile."""
-    from ..training.analysis import analyse_game
-
-    with progress_bar(terminal_console(stderr=True)) as progress:
-        task = progress.add_task(what, total=None)
-
-        def advance(done: int, total: int) -> None:
-            progress.update(task, total=total, completed=done)
-
-        return analyse_game(engine, record.start_board(), record.moves, limit=limit, progress=advance)
-
-
-def _counted(count: int, thing: str) -> str:
-    """``1 puzzle``, ``2 puzzles``, ``0 games``."""
-    return f"{count} {thing}{'' if count == 1 else 's'}"
-
-
-@puzzles.command("stats")
+@puzzles.command(
+    "stats",
+    help=N_(
+        "Your puzzle rating, puzzles solved and failed, and what the store holds. Puzzles solved by a "
+        "simulated player (hand, engine, script) are counted apart and never move your rating."
+    ),
+)
 @store_option
 @friendly
 def puzzles_stats(store_path: Path | None) -> None:
-    """Your puzzle rating, puzzles solved and failed, and what the store holds. Puzzles solved by a
-    simulated player (hand, engine, script) are counted apart and never move your rating."""
     from ..training.store import Filters
 
-    store = _store(store_path)
+    store = puzzle_store(store_path)
     attempts = store.attempts()
     solved = sum(1 for attempt in attempts if attempt.solved)
     rating = store.rating()
-    click.echo(f"rating {rating} (± {round(rating.deviation)})")
-    click.echo(f"{len(attempts)} puzzles tried, {solved} solved, {len(attempts) - solved} failed")
+    click.echo(_("rating {rating} (± {deviation})").format(rating=rating, deviation=round(rating.deviation)))
+    click.echo(
+        ngettext(
+            "{count} puzzle tried, {solved} solved, {failed} failed",
+            "{count} puzzles tried, {solved} solved, {failed} failed",
+            len(attempts),
+        ).format(count=len(attempts), solved=solved, failed=len(attempts) - solved)
+    )
     simulated = store.attempts(simulated=True)
     if simulated:
         kinds = ", ".join(sorted({attempt.player or "?" for attempt in simulated}))
         count = len(simulated)
         click.echo(
-            f"{count} attempt{'s' if count != 1 else ''} by a simulated player ({kinds}) "
-            f"{'are' if count != 1 else 'is'} not counted in your rating (its own: "
-            f"{store.rating(simulated[-1].player)})"
+            ngettext(
+                "{count} attempt by a simulated player ({kinds}) is not counted in your rating (its own: "
+                "{rating})",
+                "{count} attempts by a simulated player ({kinds}) are not counted in your rating (its own: "
+                "{rating})",
+                count,
+            ).format(count=count, kinds=kinds, rating=store.rating(simulated[-1].player))
         )
     for source in ("starter", "lichess", "game"):
-        click.echo(f"{source}: {store.count(Filters(source=source)):,} puzzles")
+        count = store.count(Filters(source=source))
+        click.echo(_source_line(source, count).format(count=formats.decimal(count)))
     aside = store.set_aside_count()
     if aside:
-        click.echo(f"{aside:,} puzzle{'s' if aside != 1 else ''} set aside: found unplayable when chosen")
+        click.echo(
+            ngettext(
+                "{count} puzzle set aside: found unplayable when chosen",
+                "{count} puzzles set aside: found unplayable when chosen",
+                aside,
+            ).format(count=formats.decimal(aside))
+        )
     stopped = store.stopped_import()
     if stopped is not None:
-        file, line = stopped
+        file, line_number = stopped
         click.echo(
-            f"the import of {file} stopped at line {line:,}: 'chessatron puzzles import {file}' goes on"
+            _(
+                "the import of {file} stopped at line {line}: 'chessatron puzzles import {file}' goes on"
+            ).format(file=file, line=formats.decimal(line_number))
         )
 
 
-@main.command(short_help="Review a saved game: each side's accuracy, its mistakes and the better moves.")
-@click.argument("game_id", metavar="[ID]", required=False)
-@click.option("--pgn", "as_pgn", is_flag=True, help="Print the annotated PGN instead of the summary.")
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Write the annotated PGN here.")
-@click.option("--depth", type=click.IntRange(4, 30), default=14, show_default=True, help="Search depth.")
-@click.option("--games-dir", type=click.Path(path_type=Path, file_okay=False), help="Where games are saved.")
-@click.option("--engine", "engine_path", default="stockfish", show_default=True, help="UCI engine.")
-@click.option("--json", "as_json", is_flag=True, help="Print the review as JSON instead.")
-@store_option
-@friendly
-@sigterm_interrupts
-def review(
-    game_id: str | None,
-    as_pgn: bool,
-    out: Path | None,
-    depth: int,
-    games_dir: Path | None,
-    engine_path: str,
-    as_json: bool,
-    store_path: Path | None,
-) -> None:
-    """Review a saved game (default: the latest finished one): Stockfish marks every inaccuracy (?!),
-    mistake (?) and blunder (??) by the winning chances it lost (lichess's 0.1, 0.2, 0.3). Prints each
-    side's inaccuracies, mistakes, blunders, average centipawn loss and accuracy, then the marked moves
-    with the better move; --pgn prints the annotated PGN (the better moves as variations), --out writes
-    it to a file, --json prints the review as the web page draws it."""
-    from ..game.records import store as games
-    from ..training.review import kept_review, review_game, review_lines
-
-    if as_pgn and as_json:
-        raise click.UsageError("--pgn and --json each print the whole review: choose one")
-    directory = games.resolve_games_dir(games_dir)
-    if game_id is None:
-        finished = [s for s in games.list_games(directory) if s.is_finished]
-        if not finished:
-            raise ChessatronError(f"no finished game in {str(directory)!r} to review; give its ID")
-        game_id = finished[-1].game_id
-    record = games.load_game(game_id, directory)  # (an unknown id is said before anything is drawn)
-    store = _store(store_path, starter=False)
-    limit = chess.engine.Limit(depth=depth)
-    reviewed = kept_review(game_id, directory, store, limit=limit)
-    if reviewed is None:
-        with progress_bar(terminal_console(stderr=True)) as progress:
-            task = progress.add_task(f"reviewing game {game_id}", total=None)
-
-            def advance(done: int, total: int) -> None:
-                progress.update(task, total=total, completed=done)
-
-            reviewed = review_game(
-                game_id, directory, store, limit=limit, engine_path=engine_path, progress=advance
-            )
-    if out is not None:
-        write_text(out, reviewed.pgn)
-    if as_json:
-        click.echo(json.dumps(reviewed.summary, indent=2))
-    elif as_pgn:
-        click.echo(reviewed.pgn, nl=False)
-    else:
-        for line in review_lines(reviewed.summary, record, game_id):
-            click.echo(line)
-        if out is not None:
-            click.echo(f"\nthe annotated PGN is in {out}")
+def _source_line(source: str, count: int) -> str:
+    """The line of ``puzzles stats`` for the puzzles of a source (the starter set, lichess's, your games)."""
+    if source == "starter":
+        return ngettext("starter: {count} puzzle", "starter: {count} puzzles", count)
+    if source == "lichess":
+        return ngettext("lichess: {count} puzzle", "lichess: {count} puzzles", count)
+    return ngettext("game: {count} puzzle", "game: {count} puzzles", count)

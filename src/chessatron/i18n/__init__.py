@@ -49,6 +49,7 @@ __all__ = [
     "PSEUDO",
     "_",
     "catalog_path",
+    "choose_language",
     "current_language",
     "language_from_environment",
     "ngettext",
@@ -166,6 +167,25 @@ def language_from_environment(environ: Mapping[str, str] | None = None) -> str:
             # means English, not a variable further down
             return "en"
     return "en"
+
+
+def choose_language(
+    flag: str | None = None, configured: str | None = None, environ: Mapping[str, str] | None = None
+) -> str:
+    """The language a program speaks: ``flag`` (``--lang``) when given, else ``configured`` (the config's
+    ``[player] language``), else the environment's locale (:func:`language_from_environment`). A ``flag``
+    the table does not speak raises :class:`ConfigError`; a ``configured`` one is passed over (the config's
+    checker names it).
+
+    >>> choose_language("de", "fr"), choose_language(None, "fr")
+    ('de', 'fr')
+    >>> choose_language(None, None, {"LANG": "nl_NL.UTF-8"})
+    'nl'
+    """
+    if flag is not None:
+        return parse_language(flag)
+    code = normalize(configured) if configured else None
+    return code if code is not None else language_from_environment(environ)
 
 
 def catalog_path(code: str) -> Path:
