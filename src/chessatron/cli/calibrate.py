@@ -29,11 +29,12 @@ from ..calibrate.person import Person, Stopped
 from ..config import Config, default_config_path
 from ..config_write import save_settings, settings_in
 from ..errors import ChessatronError
-from ..i18n import _
+from ..i18n import N_, _
 from ..planning.layout import Cell
 from ..ports import RGB, DeviceUrl
 from ..render import terminal_console
 from .common import EXIT_STOPPED, config_option, friendly
+from .main import Command
 
 LOGGER = logging.getLogger(__name__)
 
@@ -41,32 +42,44 @@ LOGGER = logging.getLogger(__name__)
 PARTS = ("sensors", "leds", "board", "magnet")
 
 
-@click.command("calibrate")
+@click.command(
+    "calibrate",
+    cls=Command,
+    help=N_(
+        "Calibrate the table with your help: which input each sensor is on, the LEDs' chain, the board "
+        "under the gantry, the magnet's pull (PART: sensors, leds, board, magnet or all, the default).\n\n"
+        "Each part writes what it learnt into the config (the board and the magnet: into the layout) as "
+        "soon as it is done, the previous file kept beside it as .bak; Ctrl-C stops the part under way and "
+        "writes nothing of it. Run it again at any time."
+    ),
+)
 @click.argument("parts", nargs=-1, type=click.Choice([*PARTS, "all"]))
 @click.option(
-    "--hand", is_flag=True, help="On the simulator: a simulated person follows the instructions and answers."
+    "--hand",
+    is_flag=True,
+    help=N_("On the simulator: a simulated person follows the instructions and answers."),
 )
 @click.option(
     "--wrong",
     metavar="FAULT,...",
     default=None,
-    help="On the simulator: build the table wrong first, with these faults "
-    "(e.g. ports-swapped,leds-serpentine,board-offset,board-turned,magnet-weak).",
+    help=N_(
+        "On the simulator: build the table wrong first, with these faults "
+        "(e.g. ports-swapped,leds-serpentine,board-offset,board-turned,magnet-weak)."
+    ),
 )
 @click.option(
-    "--seed", type=int, default=None, help="On the simulator: build the table wrong at random from this seed."
+    "--seed",
+    type=int,
+    default=None,
+    help=N_("On the simulator: build the table wrong at random from this seed."),
 )
 @config_option
 @friendly
 def calibrate_command(
     parts: tuple[str, ...], hand: bool, wrong: str | None, seed: int | None, config_path: Path | None
 ) -> None:
-    """Calibrate the table with your help: which input each sensor is on, the LEDs' chain, the board under
-    the gantry, the magnet's pull (PART: sensors, leds, board, magnet or all, the default).
-
-    Each part writes what it learnt into the config (the board and the magnet: into the layout) as soon
-    as it is done, the previous file kept beside it as .bak; Ctrl-C stops the part under way and writes
-    nothing of it. Run it again at any time."""
+    # (the help is the command's decorator's, marked for translation)
     from ..sim.state import default_state_path
     from ..tablelock import hold_table, table_url
 
