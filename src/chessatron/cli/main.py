@@ -12,7 +12,16 @@ import click
 
 from .. import __version__, logs
 from ..errors import ConfigError
-from ..i18n import N_, _, choose_language, current_language, ngettext, set_language
+from ..i18n import (
+    N_,
+    _,
+    choose_language,
+    current_language,
+    explicit_language,
+    ngettext,
+    normalize,
+    set_language,
+)
 from .helptext import helps_translated, speak_clicks_words, translated
 from .language import configured_language, flag_value, lang_option
 
@@ -117,22 +126,24 @@ class RootGroup(CommandGroup):
 
     def main(self, args: Sequence[str] | None = None, *more: Any, **extra: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
-        before = current_language()
+        before, before_explicit = current_language(), explicit_language() is not None
         speak_clicks_words()
         configured = configured_language(argv)
         try:
             # a --lang the table does not speak is refused in the language it would have spoken
             set_language(choose_language(None, configured))
-            set_language(choose_language(flag_value(argv), configured))
+            flag = flag_value(argv)
+            chosen = choose_language(flag, configured)
+            set_language(chosen, explicit=flag is not None or normalize(configured) == chosen)
         except ConfigError as exc:
             click.echo(f"chessatron: {exc}", err=True)
-            set_language(before)
+            set_language(before, explicit=before_explicit)
             sys.exit(_EXIT_USAGE)
         try:
             return super().main(argv, *more, **extra)
         finally:
             # (a program that runs commands in-process, as the tests do, goes on in its own language)
-            set_language(before)
+            set_language(before, explicit=before_explicit)
 
 
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:

@@ -51,6 +51,7 @@ __all__ = [
     "catalog_path",
     "choose_language",
     "current_language",
+    "explicit_language",
     "language_from_environment",
     "ngettext",
     "normalize",
@@ -233,15 +234,25 @@ def translations(code: str) -> _gettext.NullTranslations:
 
 _ENGLISH = _gettext.NullTranslations()
 _process: list[str] = ["en"]
+_explicit: list[str | None] = [None]
 _context: contextvars.ContextVar[str | None] = contextvars.ContextVar("chessatron_language", default=None)
 
 
-def set_language(code: str) -> str:
-    """Make ``code`` (a name :func:`parse_language` takes) the process's language; returns its code."""
+def set_language(code: str, *, explicit: bool = False) -> str:
+    """Make ``code`` (a name :func:`parse_language` takes) the process's language; returns its code.
+    ``explicit``: the person chose it (``--lang``, the config), rather than the environment's locale: the
+    web page then speaks it to every browser (:func:`explicit_language`)."""
     found = parse_language(code)
     translations(found)
     _process[0] = found
+    _explicit[0] = found if explicit else None
     return found
+
+
+def explicit_language() -> str | None:
+    """The process's language when the person chose it (``--lang``, the config); None when it is only the
+    environment's locale, which a browser's preference may override."""
+    return _explicit[0]
 
 
 def current_language() -> str:

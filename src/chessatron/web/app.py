@@ -107,7 +107,7 @@ from ..game.requests import COMMANDS, REMOTE_PLAYERS
 from ..game.runner import GameRunner, NotYourTurnError
 from ..game.session import Session
 from ..game.telling.live import LiveState
-from ..i18n import LANGUAGES, _, ngettext
+from ..i18n import LANGUAGES, _, explicit_language, ngettext
 from ..i18n.formats import both
 from ..planning.layout import Layout
 from . import validate
@@ -607,6 +607,8 @@ def create_app(
     ``language``: the language the table is set to (``--lang``, the config's ``language``), which every
     page then shows unless its person chooses another; None: each page follows its browser.
     """
+    if language is None:
+        language = explicit_language()
     api = Api(runner, live, link, static=static, token=token, config_path=config_path, language=language)
     calibration = CalibrationApi(runner, config_path, static, read_json)
 
