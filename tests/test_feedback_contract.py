@@ -21,7 +21,7 @@ from rich.console import Console
 from chessatron.errors import ColourError, DeviceClosedError, NoteError
 from chessatron.feedback import TUNES, open_buzzer, open_display, open_leds
 from chessatron.feedback.buzzer import BuzzerDevice
-from chessatron.feedback.display import DisplayDevice, LcdSettings
+from chessatron.feedback.display import DisplayDevice, LcdSettings, fit_line
 from chessatron.feedback.leds import LedDevice, SimLedStrip, SimPixelStrip, StripSettings, unpack
 from chessatron.feedback.tunes import note_frequency
 from chessatron.planning.layout import Cell, Layout
@@ -193,7 +193,7 @@ def display(request: pytest.FixtureRequest) -> Iterator[DisplayRig]:
 
 
 def _expected(lines: list[str], width: int | None) -> list[str]:
-    return [line[:width].rstrip() if width else line for line in lines]
+    return [fit_line(line, width).rstrip() if width else line for line in lines]
 
 
 def test_display_shows_the_status_lines(display: DisplayRig) -> None:
@@ -210,14 +210,15 @@ def test_display_cuts_a_long_line_to_its_width(display: DisplayRig) -> None:
     seen = display.seen()
     assert seen is None or seen == _expected(lines, display.width)
     if display.width:
-        assert seen == ["Check! Qh5xf7+ w", "move 4"]
+        assert seen == ["Check! Qh5xf7+", "move 4"]  # at a space: no word cut in half
 
 
 def test_display_shows_chess_symbols_somehow(display: DisplayRig) -> None:
     display.display.show(["♔ wins ½–½? no: 1–0"])
     seen = display.seen()
     if seen is not None and display.width:
-        assert seen == ["K wins 1/2-1/2?"]  # "K wins 1/2-1/2? no: 1-0" cut to 16 characters
+        # "K wins 1/2-1/2? no: 1-0" broken at a space, the rest in the row left free
+        assert seen == ["K wins 1/2-1/2?", "no: 1-0"]
     elif seen is not None:
         assert seen == ["♔ wins ½–½? no: 1–0"]
 

@@ -26,8 +26,13 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from .errors import ChessatronError
+from .game.records.record import termination_name, termination_of
+from .game.statuses import SETTING_UP
 from .game.telling.live import LiveState
 from .grbl.motion import Block, PlannedBlock, plan_run
+from .i18n import _, ngettext, pgettext
+from .i18n.formats import decimal
+from .i18n.notation import san_in
 from .planning.layout import Layout, MachinePoint, Node
 from .planning.planner import Relocation
 from .planning.table import Table
@@ -44,7 +49,7 @@ def demo_game_text() -> str:
 
 @dataclass
 class _ViewState:
-    status: str = "setting up"
+    status: str = ""
     path: tuple[Node, ...] = ()
     gantry: Node | None = None
 
@@ -117,7 +122,7 @@ def run_demo(
     """
     console = console or Console(highlight=False)
     letters = wants_letters(console)  # the Pi's console font has no chess symbols
-    game = parse_game(demo_game_text(), source="the demo game")
+    game = parse_game(demo_game_text(), source=_("the demo game"))
     board, moves = game_moves(game)
     sim = TableSimulator(layout, board)
     shown = sim.table.copy()
@@ -125,17 +130,21 @@ def run_demo(
     all_paths: list[Relocation] = []
     violations = 0
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    task = progress.add_task("game", total=len(moves))
-    state = _ViewState()
+    # TRANSLATORS: the demo's progress bar of the game's moves
+    task = progress.add_task(pgettext("demo progress", "game"), total=len(moves))
+    state = _ViewState(_(SETTING_UP))
 
     def view() -> Group:
         grid = table_text(shown, gantry_node=state.gantry, path=state.path, letters=letters)
         info = RichTable.grid(padding=(0, 1))
         info.add_row(Text(state.status, style="bold"))
-        info.add_row(Text(f"machine time {sim.twin.seconds:7.1f} s   (x{speed or 'max'})", style="dim"))
+        seconds = decimal(sim.twin.seconds, 1).rjust(7)
+        # TRANSLATORS: the demo's machine time so far; {speed}: the simulator's speed (a number, or max)
+        machine = _("machine time {seconds} s   (x{speed})").format(seconds=seconds, speed=speed or "max")
+        info.add_row(Text(machine, style="dim"))
         info.add_row(Text(_move_list(board, sans)))
         frame = box.SQUARE if letters else box.ROUNDED
-        return Group(Panel(grid, title="chessatron table", expand=False, box=frame), info, progress)
+        return Group(Panel(grid, title=_("chessatron table"), expand=False, box=frame), info, progress)
 
     live_enabled = console.is_terminal and speed is not None
     view_live = Live(view(), console=console, refresh_per_second=FPS, transient=False, auto_refresh=False)
@@ -155,12 +164,12 @@ def run_demo(
             live.update(status=status)
 
     animator = Animator(layout, speed if live_enabled or live is not None else None, refresh)
-    tell("setting up")
+    tell(_(SETTING_UP))
     with view_live if live_enabled else contextlib.nullcontext():
         for move in moves:
             san = sim.board.san(move)
             number = len(sans) // 2 + 1
-            state.status = f"{number}{'.' if sim.board.turn else '...'} {san}"
+            state.status = f"{number}{'.' if sim.board.turn else '...'} {san_in(san)}"
             ply = sim.play(move)
             violations += len(ply.violations)
             tidying = ply.tidy.relocations if ply.tidy is not None else ()
@@ -174,18 +183,28 @@ def run_demo(
             tell(state.status)
             if not live_enabled:
                 notes = "  " + "; ".join(ply.plan.notes) if ply.plan.notes else ""
+                drags = len(ply.plan.relocations)
+                # TRANSLATORS: a move of the demo without its live view; {move} is the move ("12. Qh5")
+                played = ngettext(
+                    "{move} {count} drag, {seconds} s machine time",
+                    "{move} {count} drags, {seconds} s machine time",
+                    drags,
+                )
+                seconds = decimal(ply.seconds, 1).rjust(5)
                 console.print(
-                    f"{state.status:<14} {len(ply.plan.relocations)} drag(s), "
-                    f"{ply.seconds:5.1f} s machine time{notes}"
+                    played.format(move=state.status.ljust(14), count=drags, seconds=seconds) + notes
                 )
             else:
                 view_live.update(view(), refresh=True)
         state.status = f"{game.headers.get('Result', '*')}  {_outcome_text(sim.board)}"
         tell(state.status)
-        end_picture = table_svg(sim.table, all_paths, title=f"chessatron demo: {_outcome_text(sim.board)}")
+        # TRANSLATORS: the title of the demo's picture; {outcome} is how the game ended
+        title = _("chessatron demo: {outcome}").format(outcome=_outcome_text(sim.board))
+        end_picture = table_svg(sim.table, all_paths, title=title)
         if reset:
-            setup_task = progress.add_task("reset", total=None)
-            state.status = "resetting the table to the start"
+            # TRANSLATORS: the demo's progress bar of the reset after the game
+            setup_task = progress.add_task(pgettext("demo progress", "reset"), total=None)
+            state.status = _("resetting the table to the start")
 
             def step(index: int, count: int, relocation: Relocation) -> None:
                 progress.update(setup_task, total=count, completed=index + 1)
@@ -196,13 +215,21 @@ def run_demo(
             sim.on_step = step
             setup = sim.set_up(chess.Board())
             sim.on_step = None
-            tell("the table is reset to the start")
+            tell(_("the table is reset to the start"))
             violations += len(setup.violations)
             shown = sim.table.copy()
             if not live_enabled:
+                pieces = ngettext(
+                    "reset: {count} piece back in {seconds} s machine time ({drags} drags)",
+                    "reset: {count} pieces back in {seconds} s machine time ({drags} drags)",
+                    setup.pieces_moved,
+                )
                 console.print(
-                    f"reset: {setup.pieces_moved} pieces back in {setup.seconds:.1f} s machine time "
-                    f"({len(setup.plan.relocations)} drags)"
+                    pieces.format(
+                        count=setup.pieces_moved,
+                        seconds=decimal(setup.seconds, 1),
+                        drags=len(setup.plan.relocations),
+                    )
                 )
             else:
                 view_live.update(view(), refresh=True)
@@ -210,28 +237,38 @@ def run_demo(
         try:
             picture.write_text(end_picture, encoding="utf-8")
             picture.with_suffix(".html").write_text(
-                table_html(end_picture, "chessatron demo", sans, board.fen()), encoding="utf-8"
+                table_html(end_picture, _("chessatron demo"), sans, board.fen()), encoding="utf-8"
             )
         except OSError as exc:
             raise ChessatronError(
-                f"cannot write the picture {str(picture)!r}: {exc.strerror or exc}"
+                _("cannot write the picture {path!r}: {reason}").format(
+                    path=str(picture), reason=exc.strerror or exc
+                )
             ) from exc
-    console.print(
-        f"demo: {len(moves)} plies, {sim.twin.seconds:.1f} s machine time, "
-        f"{'no twin violations' if not violations else f'{violations} twin violations'}"
-    )
+    seconds = decimal(sim.twin.seconds, 1)
+    if violations:
+        done = _("demo: {plies} plies, {seconds} s machine time, {count} twin violations")
+    else:
+        done = _("demo: {plies} plies, {seconds} s machine time, no twin violations")
+    console.print(done.format(plies=len(moves), seconds=seconds, count=violations))
     if picture is not None:
-        console.print(f"picture of the table and every path: {picture} (and {picture.with_suffix('.html')})")
+        where = _("picture of the table and every path: {picture} (and {page})")
+        console.print(where.format(picture=picture, page=picture.with_suffix(".html")))
     return DemoResult(len(moves), sim.twin.seconds, violations, picture)
 
 
 def _outcome_text(board: chess.Board) -> str:
     outcome = board.outcome()
     if outcome is None:
-        return "game over"
+        return termination_name(None)
+    termination = termination_of(outcome)
     if outcome.winner is None:
-        return outcome.termination.name.replace("_", " ").lower()
-    return f"{outcome.termination.name.lower()}, {chess.COLOR_NAMES[outcome.winner]} wins"
+        return termination_name(termination)
+    if outcome.winner == chess.WHITE:
+        # TRANSLATORS: how the demo game ended; {how} is how ("checkmate")
+        return _("{how}, white wins").format(how=termination_name(termination))
+    # TRANSLATORS: how the demo game ended; {how} is how ("checkmate")
+    return _("{how}, black wins").format(how=termination_name(termination))
 
 
 def _move_list(start: chess.Board, sans: Sequence[str], last: int = 8) -> str:

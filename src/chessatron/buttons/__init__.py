@@ -22,6 +22,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 from ..device import Device
 from ..errors import ConfigError
+from ..i18n import _
 from ..ports import Button, ButtonPad, DeviceUrl
 from .gpio import GpioButtons, PadSettings, pad_settings
 from .sim import BUTTONS, SimButtons, parse_presses, sim_settings
@@ -101,7 +102,9 @@ def _parse(url: str) -> DeviceUrl:
     parsed = DeviceUrl.parse(url)
     if parsed.scheme not in SCHEMES:
         raise ConfigError(
-            f"unknown buttons URL scheme {parsed.scheme!r} in {url!r}; use buttons://?up=5&down=6&left=13"
-            "&right=19&select=26&back=21, sim://?script=… or none://"
+            _(
+                "unknown buttons URL scheme {scheme!r} in {url!r}; use "
+                "buttons://?up=5&down=6&left=13&right=19&select=26&back=21, sim://?script=… or none://"
+            ).format(scheme=parsed.scheme, url=url)
         )
     return parsed

@@ -20,6 +20,7 @@ from typing import Any
 from ..device import Device
 from ..errors import ConfigError, HardwareError
 from ..feedback.device import missing_library
+from ..i18n import _
 from ..ports import Button, DeviceUrl
 from .sim import BUTTONS
 
@@ -53,17 +54,34 @@ def pad_settings(url: DeviceUrl) -> PadSettings:
     """The settings of a ``buttons://`` URL, checked: every button on a pin of its own."""
     url.check_options(OPTIONS, EXAMPLE)
     if url.target.strip("/"):
-        raise ConfigError(f"buttons:// takes its pins as options, as in {EXAMPLE}; got {url.target!r}")
+        raise ConfigError(
+            _("buttons:// takes its pins as options, as in {example}; got {target!r}").format(
+                example=EXAMPLE, target=url.target
+            )
+        )
     pins: dict[Button, int] = {}
     for button in BUTTONS:
         if button not in url.params:
-            raise ConfigError(f"no pin for the {button} button; give every button its GPIO, as in {EXAMPLE}")
+            raise ConfigError(
+                # TRANSLATORS: {button} is the option's name in the URL: up, down, left, right, select, back
+                _("no pin for the {button} button; give every button its GPIO, as in {example}").format(
+                    button=button, example=EXAMPLE
+                )
+            )
         pin = url.integer(button, -1)
         if pin not in GPIO_PINS:
-            raise ConfigError(f"{button}={pin!r} is not a GPIO of the Raspberry Pi; use 0 to 27 (BCM)")
+            raise ConfigError(
+                _("{button}={pin!r} is not a GPIO of the Raspberry Pi; use 0 to 27 (BCM)").format(
+                    button=button, pin=pin
+                )
+            )
         if pin in pins.values():
             other = next(name for name, used in pins.items() if used == pin)
-            raise ConfigError(f"{button} and {other} are both on GPIO {pin}; give each button its own pin")
+            raise ConfigError(
+                _("{button} and {other} are both on GPIO {pin}; give each button its own pin").format(
+                    button=button, other=other, pin=pin
+                )
+            )
         pins[button] = pin
     timing = {}
     for key, default, low, high in (
@@ -73,7 +91,11 @@ def pad_settings(url: DeviceUrl) -> PadSettings:
     ):
         value = url.integer(key, default)
         if not low <= value <= high:
-            raise ConfigError(f"{key}={value!r} is not {low} to {high} milliseconds")
+            raise ConfigError(
+                _("{key}={value!r} is not {low} to {high} milliseconds").format(
+                    key=key, value=value, low=low, high=high
+                )
+            )
         timing[key] = value / 1000
     return PadSettings(
         pins,
@@ -118,9 +140,13 @@ class GpioButtons(Device):
         except (gpiozero.GPIOZeroError, OSError) as exc:
             self.close()
             raise HardwareError(
-                f"cannot read the buttons on GPIO {', '.join(map(str, settings.pins.values()))} "
-                f"({type(exc).__name__}: {exc}); check that the pins are free and that this is a Raspberry "
-                "Pi with gpiozero's pin libraries (lgpio or RPi.GPIO)"
+                _(
+                    "cannot read the buttons on GPIO {pins} ({reason}); check that the pins are free and "
+                    "that "
+                    "this is a Raspberry Pi with gpiozero's pin libraries (lgpio or RPi.GPIO)"
+                ).format(
+                    pins=", ".join(map(str, settings.pins.values())), reason=f"{type(exc).__name__}: {exc}"
+                )
             ) from exc
         except BaseException:
             self.close()

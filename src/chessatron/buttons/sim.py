@@ -25,6 +25,7 @@ from typing import get_args
 from .. import files
 from ..device import Device
 from ..errors import ConfigError
+from ..i18n import _
 from ..keys import unknown
 from ..ports import Button, DeviceUrl
 
@@ -34,25 +35,30 @@ OPTIONS = ("script", "file")
 MAX_REPEAT = 99
 
 
-def parse_presses(text: str, *, source: str = "the press script") -> tuple[Button, ...]:
+def parse_presses(text: str, *, source: str | None = None) -> tuple[Button, ...]:
     """The presses a script names, in order. Raises :class:`~chessatron.errors.ConfigError` naming the
     word it cannot read.
 
     >>> parse_presses("up # to the pawn\\nselect")
     ('up', 'select')
     """
+    where = source if source is not None else _("the press script")
     presses: list[Button] = []
     for line in text.splitlines():
         words = line.split("#", 1)[0].replace(",", " ").split()
         for word in words:
             name, star, count_text = word.lower().partition("*")
             if name not in BUTTONS:
-                raise ConfigError(f"{source}: {unknown('button', name, BUTTONS)}")
+                raise ConfigError(
+                    _("{source}: {problem}").format(source=where, problem=unknown("button", name, BUTTONS))
+                )
             count = 1
             if star:
                 if not count_text.isdigit() or not 1 <= int(count_text) <= MAX_REPEAT:
                     raise ConfigError(
-                        f"{source}: {word!r} must repeat a button 1 to {MAX_REPEAT} times, as in right*3"
+                        _("{source}: {word!r} must repeat a button 1 to {most} times, as in right*3").format(
+                            source=where, word=word, most=MAX_REPEAT
+                        )
                     )
                 count = int(count_text)
             presses += [name] * count
@@ -71,7 +77,7 @@ def sim_settings(url: DeviceUrl) -> SimSettings:
     """The settings of a ``sim://`` pad URL, checked (a script file is read and parsed)."""
     url.check_options(OPTIONS, "sim://?script=right,up*2,select")
     if "script" in url.params and "file" in url.params:
-        raise ConfigError("give the presses as script= or in a file=, not both")
+        raise ConfigError(_("give the presses as script= or in a file=, not both"))
     script: tuple[Button, ...] | None = None
     if "script" in url.params:
         script = parse_presses(url.params["script"], source="script=")

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import ConfigError, NoteError, OutputDeviceError
+from ..i18n import _
 from ..ports import Buzzer, DeviceUrl, Note
 from .device import Closing, OutputDevice, check_options, missing_library, pin_number
 from .tunes import TUNES, Tune, check_tune, note_midi, tune_name
@@ -100,8 +101,11 @@ class TonalBuzzerDevice(OutputDevice):
             )
         except (gpiozero.GPIOZeroError, OSError) as exc:
             raise OutputDeviceError(
-                f"cannot drive a buzzer on GPIO {pin!r} ({type(exc).__name__}: {exc}); check that the pin is "
-                "free and that this is a Raspberry Pi with gpiozero's pin libraries (lgpio or RPi.GPIO)"
+                _(
+                    "cannot drive a buzzer on GPIO {pin!r} ({reason}); check that the pin is free and that "
+                    "this "
+                    "is a Raspberry Pi with gpiozero's pin libraries (lgpio or RPi.GPIO)"
+                ).format(pin=pin, reason=f"{type(exc).__name__}: {exc}")
             ) from exc
 
     def play(self, tune: Sequence[Note]) -> None:
@@ -111,10 +115,13 @@ class TonalBuzzerDevice(OutputDevice):
         """
         self._check_open()
         checked = check_tune(tune)
-        for name, _ in checked:
+        for name, _seconds in checked:
             if name is not None and not self.lowest <= note_midi(name) <= self.highest:
                 raise NoteError(
-                    f"note {name!r} is outside this buzzer's range; widen it with the mid and octaves options"
+                    _(
+                        "note {name!r} is outside this buzzer's range; widen it with the mid and octaves "
+                        "options"
+                    ).format(name=name)
                 )
         if self.muted:
             return
@@ -149,7 +156,9 @@ class TonalBuzzerDevice(OutputDevice):
                     self._buzzer.play(self._tone(midi=note_midi(name)))
                 self._wait(seconds)
         except self._errors as exc:
-            raise OutputDeviceError(f"the buzzer on GPIO {self.pin} failed: {exc}") from exc
+            raise OutputDeviceError(
+                _("the buzzer on GPIO {pin} failed: {reason}").format(pin=self.pin, reason=exc)
+            ) from exc
         finally:
             self._buzzer.stop()
 
@@ -215,11 +224,11 @@ class SimBuzzer(OutputDevice):
 
     def tunes(self) -> list[Tune]:
         """The tunes played, oldest first."""
-        return [tune for _, tune in self.played]
+        return [tune for _when, tune in self.played]
 
     def played_names(self) -> list[str]:
         """The names (from :data:`TUNES`) of the tunes played, ``"?"`` for any other tune."""
-        return [tune_name(tune) or "?" for _, tune in self.played]
+        return [tune_name(tune) or "?" for _when, tune in self.played]
 
     def __repr__(self) -> str:
         return f"<SimBuzzer {self.name!r} {len(self.played)} tunes{' muted' if self.muted else ''}>"
@@ -290,7 +299,9 @@ def _settings(parsed: DeviceUrl, url: str) -> dict[str, Any]:
         check_options(parsed, ("muted",))
         return {"muted": parsed.flag("muted")}
     raise ConfigError(
-        f"buzzer URL {url!r} has the unknown scheme {parsed.scheme!r}; use buzzer://, sim:// or none://"
+        _("buzzer URL {url!r} has the unknown scheme {scheme!r}; use buzzer://, sim:// or none://").format(
+            url=url, scheme=parsed.scheme
+        )
     )
 
 
@@ -300,7 +311,9 @@ def _check_range(mid: str, octaves: int) -> int:
     # gpiozero names notes from C0 (MIDI 12) to G9 (127); its range checks fail outside them.
     if not (1 <= octaves <= 9 and mid_midi - 12 * octaves >= 12 and mid_midi + 12 * octaves <= 127):
         raise ConfigError(
-            f"a buzzer {octaves!r} octaves around {mid!r} leaves the notes C0 to G9 gpiozero plays; "
-            "try mid=A5&octaves=2"
+            _(
+                "a buzzer {octaves!r} octaves around {mid!r} leaves the notes C0 to G9 gpiozero plays; "
+                "try mid=A5&octaves=2"
+            ).format(octaves=octaves, mid=mid)
         )
     return mid_midi

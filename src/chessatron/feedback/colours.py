@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from ..errors import ColourError
+from ..i18n import _
 from ..ports import RGB
 
 OFF: RGB = (0, 0, 0)
@@ -51,7 +52,11 @@ def check_rgb(value: object) -> RGB:
         and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in value)
     ):
         return (value[0], value[1], value[2])
-    raise ColourError(f"colour {value!r} is not three whole numbers from 0 to 255, such as (0, 200, 0)")
+    raise ColourError(
+        _("colour {value!r} is not three whole numbers from 0 to 255, such as (0, 200, 0)").format(
+            value=value
+        )
+    )
 
 
 def parse_colour(value: str | Sequence[int]) -> RGB:
@@ -72,7 +77,9 @@ def parse_colour(value: str | Sequence[int]) -> RGB:
         except ValueError:
             pass
     names = ", ".join(NAMED_COLOURS)
-    raise ColourError(f"colour {value!r} is not a name ({names}), #rrggbb or r,g,b")
+    raise ColourError(
+        _("colour {value!r} is not a name ({names}), #rrggbb or r,g,b").format(value=value, names=names)
+    )
 
 
 def hex_colour(rgb: RGB) -> str:

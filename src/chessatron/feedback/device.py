@@ -12,6 +12,7 @@ from typing import Protocol, Self, runtime_checkable
 
 from ..device import Device
 from ..errors import ConfigError, MissingLibraryError
+from ..i18n import _
 from ..ports import DeviceUrl
 
 #: What to install when a vendor library is missing: the ``pi`` extra of pyproject.toml.
@@ -48,7 +49,9 @@ def missing_library(library: str, url: str) -> MissingLibraryError:
     run pip install 'chessatron[pi]'
     """
     return MissingLibraryError(
-        f"the device {url!r} needs the {library!r} library, which is not installed; run {PI_EXTRA}"
+        _("the device {url!r} needs the {library!r} library, which is not installed; run {command}").format(
+            url=url, library=library, command=PI_EXTRA
+        )
     )
 
 
@@ -62,6 +65,8 @@ def pin_number(url: DeviceUrl, example: str) -> int:
     text = url.target.strip("/")
     if not text.isdigit():
         raise ConfigError(
-            f"a {url.scheme}:// URL needs a GPIO (BCM) pin number, as in {example}; got {text!r}"
+            _("a {scheme}:// URL needs a GPIO (BCM) pin number, as in {example}; got {text!r}").format(
+                scheme=url.scheme, example=example, text=text
+            )
         )
     return int(text)

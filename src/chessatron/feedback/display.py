@@ -7,7 +7,8 @@
 ``lcd://BUS?address=0x27&cols=16&rows=2&expander=PCF8574&charmap=A00&bank=A&backlight=1``
     A character LCD on I2C bus ``BUS`` (default 1) behind a PCF8574, MCP23008 or MCP23017 (``bank``
     A or B) backpack, through RPLCD's ``CharLCD``. Lines are made ASCII (chess symbols become FEN
-    letters), cut or padded to ``cols``, and only changed lines are rewritten.
+    letters, accents are dropped), fitted to ``cols`` (:func:`fit_lines`) and only changed lines are
+    rewritten.
 ``sim://[name][?cols=16&rows=2]``
     :class:`SimDisplay` keeps the lines (fitted like the LCD's when ``cols``/``rows`` are given) and
     every change with its time; ``rich.print(display)`` draws it as an LCD.
@@ -16,14 +17,21 @@
 
 Only this module imports RPLCD, and only when an ``lcd://`` display is opened.
 
+The words come in the player's language (:mod:`chessatron.i18n`), each message short enough for 16
+columns; a line that is longer all the same (a name, a long status) is fitted at a space, never cut in
+the middle of a word when a whole one fits, and goes on in a row the lines leave free:
+
 >>> fit_lines(["White ♔ to move, move 12", "e2–e4"], cols=16, rows=2)
-('White K to move,', 'e2-e4           ')
+('White K to move ', 'e2-e4           ')
+>>> fit_lines(["Weiß hat am Zug die Dame geschlagen"], cols=20, rows=2)
+('Weiss hat am Zug die', 'Dame geschlagen     ')
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+import textwrap
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -36,6 +44,7 @@ from rich.style import Style
 from rich.text import Text
 
 from ..errors import ConfigError, OutputDeviceError
+from ..i18n import _
 from ..ports import DeviceUrl, StatusDisplay
 from .device import Closing, OutputDevice, check_options, missing_library
 
@@ -47,6 +56,7 @@ __all__ = [
     "SimDisplay",
     "TerminalDisplay",
     "check_display_url",
+    "fit_line",
     "fit_lines",
     "open_display",
     "to_ascii",
@@ -71,6 +81,8 @@ _ASCII = str.maketrans(
         "½": "1/2", "×": "x", "–": "-", "—": "-", "−": "-", "…": "...", "·": ".", "•": "*",
         "→": ">", "←": "<", "↑": "^", "↓": "v", "“": '"', "”": '"', "‘": "'", "’": "'",
         "♯": "#", "♭": "b", "°": "o", "✓": "v", "✗": "x", "\t": " ",
+        # the table's languages' letters that lose no accent but are letters of their own
+        "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "¡": "!", "¿": "?", "«": '"', "»": '"',
     }
 )  # fmt: skip
 
@@ -78,8 +90,8 @@ _ASCII = str.maketrans(
 def to_ascii(text: str) -> str:
     """``text`` as plain printable ASCII: chess symbols as FEN letters, accents dropped, ``?`` for the rest.
 
-    >>> to_ascii("½–½ Réti ♞")
-    '1/2-1/2 Reti n'
+    >>> to_ascii("½–½ Réti ♞"), to_ascii("Weiß gewinnt"), to_ascii("¡Jaque mate!")
+    ('1/2-1/2 Reti n', 'Weiss gewinnt', '!Jaque mate!')
     """
     text = unicodedata.normalize("NFKD", text.translate(_ASCII))
     chars = (c for c in text if not unicodedata.combining(c))
@@ -93,10 +105,36 @@ def split_lines(lines: Sequence[str] | str) -> list[str]:
     return [part for line in lines for part in (line.splitlines() or [""])]
 
 
+def fit_line(text: str, cols: int) -> str:
+    """``text`` in at most ``cols`` characters: whole when it fits, else up to its last space that leaves
+    at least half the width (without a dangling comma or colon), else cut at ``cols``.
+
+    >>> fit_line("Partie gestoppt: gespeichert", 16), fit_line("Schachmattsetzung", 8)
+    ('Partie gestoppt', 'Schachma')
+    """
+    if len(text) <= cols:
+        return text
+    space = text.rfind(" ", 0, cols + 1)
+    if space >= cols // 2:
+        return text[:space].rstrip(" ,;:")
+    return text[:cols]
+
+
 def fit_lines(lines: Sequence[str] | str, cols: int, rows: int) -> tuple[str, ...]:
     """What a ``cols`` x ``rows`` character display shows: ``rows`` ASCII lines of exactly ``cols``
-    characters (longer lines cut, missing lines blank)."""
-    fitted = [to_ascii(line)[:cols].ljust(cols) for line in split_lines(lines)[:rows]]
+    characters (missing lines blank). A line longer than ``cols`` goes on in the rows the lines leave
+    free (broken at spaces, the first lines first), and what still does not fit is fitted by
+    :func:`fit_line`."""
+    texts = [to_ascii(line) for line in split_lines(lines)[:rows]]
+    spare = rows - len(texts)
+    fitted: list[str] = []
+    for text in texts:
+        parts = textwrap.wrap(text, cols) if len(text) > cols and spare else [text]
+        shown = parts[: spare + 1]
+        if len(parts) > len(shown):
+            shown[-1] = " ".join([shown[-1], *parts[len(shown) :]])
+        spare -= len(shown) - 1
+        fitted += [fit_line(part, cols).ljust(cols) for part in shown]
     return tuple(fitted + [" " * cols] * (rows - len(fitted)))
 
 
@@ -190,13 +228,14 @@ class LcdDisplay(OutputDevice):
         self.settings = settings
         self._lcd: CharLcdLike | None = None
         self._shown: tuple[str, ...] = fit_lines([], settings.cols, settings.rows)
-        where = f"address {settings.address:#04x} on I2C bus {settings.bus}"
         try:
             self._lcd = (factory or char_lcd)(settings)
         except OSError as exc:
             raise OutputDeviceError(
-                f"no LCD answers at {where} ({exc.strerror or exc}); check the wiring, enable I2C "
-                f"(raspi-config) and find the address with i2cdetect -y {settings.bus}"
+                _(
+                    "no LCD answers at address {address} on I2C bus {bus} ({reason}); check the wiring, "
+                    "enable I2C (raspi-config) and find the address with i2cdetect -y {bus}"
+                ).format(address=f"{settings.address:#04x}", bus=settings.bus, reason=exc.strerror or exc)
             ) from exc
 
     @property
@@ -215,7 +254,7 @@ class LcdDisplay(OutputDevice):
                     self._lcd.write_string(new)
         except OSError as exc:
             raise OutputDeviceError(
-                f"the LCD stopped answering ({exc.strerror or exc}); check its cable"
+                _("the LCD stopped answering ({reason}); check its cable").format(reason=exc.strerror or exc)
             ) from exc
         self._shown = fitted
 
@@ -275,7 +314,10 @@ class SimDisplay(OutputDevice):
         width = self.cols or max((len(line) for line in self.lines), default=16)
         body = Text("\n".join(line.ljust(width) for line in self.lines) or " " * width)
         return Panel(
-            body, title=f"display {self.name}", expand=False, style=Style(color="#0f380f", bgcolor="#9bbc0f")
+            body,
+            title=_("display {name}").format(name=self.name),
+            expand=False,
+            style=Style(color="#0f380f", bgcolor="#9bbc0f"),
         )
 
     def __repr__(self) -> str:
@@ -344,7 +386,9 @@ def _settings(parsed: DeviceUrl, url: str) -> LcdSettings | tuple[int, int] | No
         if cols is None or rows is None:
             if (cols is None) != (rows is None):
                 raise ConfigError(
-                    f"{url!r} gives only one of cols and rows; give both, as in sim://?cols=16&rows=2"
+                    _(
+                        "{url!r} gives only one of cols and rows; give both, as in sim://?cols=16&rows=2"
+                    ).format(url=url)
                 )
             return None
         return cols, rows
@@ -352,30 +396,43 @@ def _settings(parsed: DeviceUrl, url: str) -> LcdSettings | tuple[int, int] | No
         check_options(parsed, ())
         return None
     raise ConfigError(
-        f"display URL {url!r} has the unknown scheme {parsed.scheme!r}; use terminal://, lcd://, sim:// or none://"
+        _(
+            "display URL {url!r} has the unknown scheme {scheme!r}; use terminal://, lcd://, sim:// or "
+            "none://"
+        ).format(url=url, scheme=parsed.scheme)
     )
 
 
 def _lcd_settings(url: DeviceUrl) -> LcdSettings:
     bus_text = url.target.strip("/") or "1"
     if not bus_text.isdigit():
-        raise ConfigError(f"lcd://{url.target} does not name an I2C bus; write its number, as in lcd://1")
+        raise ConfigError(
+            _("lcd://{target} does not name an I2C bus; write its number, as in lcd://1").format(
+                target=url.target
+            )
+        )
     address = url.integer("address", 0x27)
     if not 0x03 <= address <= 0x77:
         raise ConfigError(
-            f"address={address:#x} is not a 7-bit I2C address; PCF8574 backpacks use 0x27 or 0x3f"
+            _("address={address} is not a 7-bit I2C address; PCF8574 backpacks use 0x27 or 0x3f").format(
+                address=f"{address:#x}"
+            )
         )
     expander = url.params.get("expander", "PCF8574").upper()
     if expander not in get_args(Expander):
         raise ConfigError(
-            f"expander={expander!r} is not supported; use one of {', '.join(get_args(Expander))}"
+            _("expander={expander!r} is not supported; use one of {choices}").format(
+                expander=expander, choices=", ".join(get_args(Expander))
+            )
         )
     charmap = url.params.get("charmap", "A00").upper()
     if charmap not in get_args(Charmap):
-        raise ConfigError(f"charmap={charmap!r} is not an HD44780 ROM; use A00 (most LCDs) or A02")
+        raise ConfigError(
+            _("charmap={charmap!r} is not an HD44780 ROM; use A00 (most LCDs) or A02").format(charmap=charmap)
+        )
     bank = url.params.get("bank", "A").upper()
     if bank not in ("A", "B"):
-        raise ConfigError(f"bank={bank!r} is not an MCP23017 port; use A or B")
+        raise ConfigError(_("bank={bank!r} is not an MCP23017 port; use A or B").format(bank=bank))
     return LcdSettings(
         bus=int(bus_text),
         address=address,
@@ -392,6 +449,8 @@ def _size(url: DeviceUrl, key: str, default: int, low: int, high: int) -> int:
     value = url.integer(key, default)
     if not low <= value <= high:
         raise ConfigError(
-            f"{key}={value!r} is not {low} to {high}; character LCDs are 16 or 20 wide, 2 or 4 high"
+            _("{key}={value!r} is not {low} to {high}; character LCDs are 16 or 20 wide, 2 or 4 high").format(
+                key=key, value=value, low=low, high=high
+            )
         )
     return value

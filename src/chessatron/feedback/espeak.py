@@ -5,24 +5,51 @@ it.
 utterances, the voice benchmark); :func:`speak` says it through the sound card (the ``espeak://``
 speaker). Text goes to espeak-ng on its standard input, never on its command line.
 
+The table speaks the player's language (:mod:`chessatron.i18n`): :meth:`EspeakVoice.in_language` is a
+voice for it, espeak-ng's voice of that language (:data:`LANGUAGE_VOICES`) unless the voice chosen speaks
+it already.
+
 >>> synthesize("knight f3", EspeakVoice("en-gb", speed=150))[:4]
 b'RIFF'
+>>> EspeakVoice("en-us+f3").in_language("de").voice, EspeakVoice("en-gb").in_language("en").voice
+('de+f3', 'en-gb')
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import ConfigError, MissingLibraryError, OutputDeviceError
+from ..i18n import _
 
-__all__ = ["EspeakVoice", "espeak_program", "speak", "synthesize"]
+__all__ = ["LANGUAGE_VOICES", "EspeakVoice", "espeak_program", "speak", "synthesize", "voice_language"]
 
 #: How long one sentence may take to say (seconds) before espeak-ng is given up on.
 SPEAK_TIMEOUT_S = 60.0
 _VOICE_NAME = re.compile(r"[A-Za-z0-9_+\-/]{1,64}")
+
+#: espeak-ng's voice for each language the table speaks (the pseudo-language is said in English).
+LANGUAGE_VOICES: Mapping[str, str] = {
+    "en": "en-us",
+    "de": "de",
+    "fr": "fr",
+    "es": "es",
+    "nl": "nl",
+    "it": "it",
+}
+
+
+def voice_language(voice: str) -> str:
+    """The language an espeak-ng voice name speaks: ``en`` for ``en-gb-scotland+f3``, ``de`` for
+    ``mb-de1`` (an MBROLA voice) and ``de``."""
+    name = voice.split("+", 1)[0].rsplit("/", 1)[-1].lower().removeprefix("mb-")
+    match = re.match(r"[a-z]+", name)
+    return match.group(0) if match else name
 
 
 @dataclass(frozen=True)
@@ -39,9 +66,10 @@ class EspeakVoice:
     def __post_init__(self) -> None:
         if not _VOICE_NAME.fullmatch(self.voice):
             raise ConfigError(
-                f"voice={self.voice!r} is not an espeak-ng voice name; use one such as en-gb, en-us or "
-                "en-us+f3 "
-                "(espeak-ng --voices=en lists them)"
+                _(
+                    "voice={voice!r} is not an espeak-ng voice name; use one such as en-gb, en-us or "
+                    "en-us+f3 (espeak-ng --voices=en lists them)"
+                ).format(voice=self.voice)
             )
         for name, value, low, high in (
             ("speed", self.speed, 80, 450),
@@ -49,7 +77,21 @@ class EspeakVoice:
             ("volume", self.volume, 0, 200),
         ):
             if not low <= value <= high:
-                raise ConfigError(f"{name}={value!r} is outside espeak-ng's range {low}-{high}")
+                raise ConfigError(
+                    _("{name}={value!r} is outside espeak-ng's range {low}-{high}").format(
+                        name=name, value=value, low=low, high=high
+                    )
+                )
+
+    def in_language(self, language: str) -> EspeakVoice:
+        """This voice for words in ``language`` (a code of :data:`chessatron.i18n.LANGUAGES`): itself when
+        it speaks that language, else espeak-ng's voice of the language (:data:`LANGUAGE_VOICES`) with this
+        one's variant (``+f3``), speed, pitch and volume. A language without a voice is said in English."""
+        wanted = LANGUAGE_VOICES.get(language, LANGUAGE_VOICES["en"])
+        if voice_language(self.voice) == voice_language(wanted):
+            return self
+        _name, plus, variant = self.voice.partition("+")
+        return dataclasses.replace(self, voice=wanted + plus + variant)
 
     def arguments(self) -> list[str]:
         return ["-v", self.voice, "-s", str(self.speed), "-p", str(self.pitch), "-a", str(self.volume)]
@@ -61,7 +103,7 @@ def espeak_program() -> str:
     path = shutil.which("espeak-ng")
     if path is None:
         raise MissingLibraryError(
-            "speech needs espeak-ng, which is not installed; run sudo apt-get install espeak-ng"
+            _("speech needs espeak-ng, which is not installed; run sudo apt-get install espeak-ng")
         )
     return path
 
@@ -87,7 +129,9 @@ def check_voice(voice: EspeakVoice) -> None:
         _run(["-q"], "chess", voice)
     except OutputDeviceError as exc:
         raise ConfigError(
-            f"espeak-ng has no voice {voice.voice!r}; espeak-ng --voices=en lists the English ones"
+            _(
+                "espeak-ng has no voice {voice!r}; espeak-ng --voices={language} lists that language's voices"
+            ).format(voice=voice.voice, language=voice_language(voice.voice))
         ) from exc
 
 
@@ -104,8 +148,14 @@ def _run(extra: list[str], text: str, voice: EspeakVoice) -> bytes:
             start_new_session=True,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise OutputDeviceError(f"espeak-ng could not say {text!r}: {exc}") from exc
+        raise OutputDeviceError(
+            _("espeak-ng could not say {text!r}: {reason}").format(text=text, reason=exc)
+        ) from exc
     if done.returncode != 0:
-        reason = done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
-        raise OutputDeviceError(f"espeak-ng could not say {text!r}: {reason}")
+        reason = done.stderr.decode("utf-8", "replace").strip() or _("exit status {status}").format(
+            status=done.returncode
+        )
+        raise OutputDeviceError(
+            _("espeak-ng could not say {text!r}: {reason}").format(text=text, reason=reason)
+        )
     return done.stdout

@@ -37,6 +37,7 @@ from typing import Literal, Protocol, cast, get_args, runtime_checkable
 from rich.console import RenderableType
 
 from ..errors import ConfigError, OutputDeviceError
+from ..i18n import _
 from ..planning.layout import Cell, Layout
 from ..ports import RGB, DeviceUrl, LedStrip
 from .colours import check_rgb
@@ -219,8 +220,11 @@ class PixelLedStrip(OutputDevice):
                 strip.begin()
             except RuntimeError as exc:
                 raise OutputDeviceError(
-                    f"the LED strip {name!r} did not start ({exc}); run as root (the PWM/PCM driver needs "
-                    "/dev/mem), or use pin 10 (SPI) with /dev/spidev0.0 enabled"
+                    _(
+                        "the LED strip {name!r} did not start ({reason}); run as root (the PWM/PCM driver "
+                        "needs "
+                        "/dev/mem), or use pin 10 (SPI) with /dev/spidev0.0 enabled"
+                    ).format(name=name, reason=exc)
                 ) from exc
             self._began = True
             self._write([0] * mapping.count, force=True)
@@ -271,7 +275,9 @@ class PixelLedStrip(OutputDevice):
                     self._strip.setPixelColor(i, new)
             self._strip.show()
         except RuntimeError as exc:
-            raise OutputDeviceError(f"the LED strip {self.name!r} failed to update: {exc}") from exc
+            raise OutputDeviceError(
+                _("the LED strip {name!r} failed to update: {reason}").format(name=self.name, reason=exc)
+            ) from exc
         # A new list rather than an update, so a view reading colours from another thread sees whole frames.
         self._frame = frame
 
@@ -316,7 +322,10 @@ class SimLedStrip(PixelLedStrip):
 
     def __rich__(self) -> RenderableType:
         return leds_panel(
-            self.colours, self.layout, title=f"LEDs {self.name}", cells=self.mapping.lit_cells()
+            self.colours,
+            self.layout,
+            title=_("LEDs {name}").format(name=self.name),
+            cells=self.mapping.lit_cells(),
         )
 
 
@@ -359,7 +368,9 @@ def open_leds(
     try:
         strip = factory(settings)
     except (RuntimeError, OSError) as exc:
-        raise OutputDeviceError(f"cannot open the LED strip {url!r}: {exc}") from exc
+        raise OutputDeviceError(
+            _("cannot open the LED strip {url!r}: {reason}").format(url=url, reason=exc)
+        ) from exc
     return PixelLedStrip(leds, strip, name=url)
 
 
@@ -381,7 +392,9 @@ def _settings(
         return None
     if parsed.scheme not in ("ws281x", "sim"):
         raise ConfigError(
-            f"LED URL {url!r} has the unknown scheme {parsed.scheme!r}; use ws281x://, sim:// or none://"
+            _("LED URL {url!r} has the unknown scheme {scheme!r}; use ws281x://, sim:// or none://").format(
+                url=url, scheme=parsed.scheme
+            )
         )
     check_options(parsed, _MAPPING_OPTIONS + _STRIP_OPTIONS)
     count = parsed.integer("count", 0) if "count" in parsed.params else None
@@ -402,25 +415,43 @@ def _settings(
 def _strip_settings(url: DeviceUrl, pin: int, count: int) -> StripSettings:
     if pin not in WS281X_PINS:
         pins = ", ".join(str(p) for p in sorted(WS281X_PINS))
-        raise ConfigError(f"GPIO {pin!r} cannot drive WS281x LEDs; use one of {pins} (18 is the usual one)")
+        raise ConfigError(
+            _("GPIO {pin!r} cannot drive WS281x LEDs; use one of {pins} (18 is the usual one)").format(
+                pin=pin, pins=pins
+            )
+        )
     brightness = url.number("brightness", 0.3)
     if not 0 <= brightness <= 1:
-        raise ConfigError(f"brightness={brightness!r} is not between 0 and 1; 0.3 is bright enough indoors")
+        raise ConfigError(
+            _("brightness={brightness!r} is not between 0 and 1; 0.3 is bright enough indoors").format(
+                brightness=brightness
+            )
+        )
     order = url.params.get("strip", "GRB").upper()
     if order not in get_args(ColourOrder):
         raise ConfigError(
-            f"strip={order!r} is not a colour order; use one of {', '.join(get_args(ColourOrder))}"
+            _("strip={order!r} is not a colour order; use one of {orders}").format(
+                order=order, orders=", ".join(get_args(ColourOrder))
+            )
         )
     freq = url.integer("freq", 800_000)
     if freq not in (400_000, 800_000):
-        raise ConfigError(f"freq={freq!r} is not a WS281x data rate; use 800000 (or 400000 for old WS2811)")
+        raise ConfigError(
+            _("freq={freq!r} is not a WS281x data rate; use 800000 (or 400000 for old WS2811)").format(
+                freq=freq
+            )
+        )
     dma = url.integer("dma", 10)
     if not 0 <= dma <= 14 or dma == 5:
-        raise ConfigError(f"dma={dma!r} cannot be used; pick a DMA channel 0-14 other than 5 (10 is safe)")
+        raise ConfigError(
+            _("dma={dma!r} cannot be used; pick a DMA channel 0-14 other than 5 (10 is safe)").format(dma=dma)
+        )
     channel = url.integer("channel", WS281X_PINS[pin])
     if channel != WS281X_PINS[pin]:
         raise ConfigError(
-            f"channel={channel!r} does not drive GPIO {pin}; it needs channel {WS281X_PINS[pin]}"
+            _("channel={channel!r} does not drive GPIO {pin}; it needs channel {needed}").format(
+                channel=channel, pin=pin, needed=WS281X_PINS[pin]
+            )
         )
     return StripSettings(
         pin=pin,

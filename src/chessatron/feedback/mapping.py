@@ -25,6 +25,7 @@ import chess
 
 from .. import files
 from ..errors import LedMappingError
+from ..i18n import N_, _
 from ..planning.layout import Cell, Layout
 
 Wiring = Literal["serpentine", "rows"]
@@ -46,7 +47,8 @@ class LedMapping:
     """
 
     cells: tuple[Cell | None, ...]
-    description: str = "a custom mapping"
+    #: What the mapping is, in the messages about it (translated where shown).
+    description: str = N_("a custom mapping")
     _index: dict[Cell, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -56,12 +58,17 @@ class LedMapping:
                 continue
             if cell in index:
                 raise LedMappingError(
-                    f"{self.description} puts cell {cell!r} under pixels {index[cell]} and {i}; "
-                    "give every cell one pixel"
+                    # TRANSLATORS: {mapping} is a description such as "the serpentine mapping of the board"
+                    _(
+                        "{mapping} puts cell {cell!r} under pixels {first} and {second}; give every cell one "
+                        "pixel"
+                    ).format(mapping=_(self.description), cell=cell, first=index[cell], second=i)
                 )
             index[cell] = i
         if not self.cells:
-            raise LedMappingError(f"{self.description} has no pixels; give at least one")
+            raise LedMappingError(
+                _("{mapping} has no pixels; give at least one").format(mapping=_(self.description))
+            )
         object.__setattr__(self, "_index", index)
 
     @property
@@ -109,7 +116,11 @@ class LedMapping:
             ("cover", cover, get_args(Cover)),
         ):
             if value not in allowed:
-                raise LedMappingError(f"LED {name} {value!r} is not one of {', '.join(allowed)}")
+                raise LedMappingError(
+                    _("LED {option} {value!r} is not one of {choices}").format(
+                        option=name, value=value, choices=", ".join(allowed)
+                    )
+                )
         if cover == "board":
             columns = range(layout.board_cell[0], layout.board_cell[0] + 8)
             rows = range(layout.board_cell[1], layout.board_cell[1] + 8)
@@ -125,19 +136,22 @@ class LedMapping:
             minors = inner[::-1] if wiring == "serpentine" and k % 2 else inner
             for minor in minors:
                 cells.append((minor, major) if along == "ranks" else (major, minor))
-        what = f"the {wiring} mapping of the {cover} from {origin} along {along}"
+        # TRANSLATORS: the words in braces are the config's values (serpentine or rows, board or table, a
+        # corner such as a1, ranks or files), kept as written
+        what = _("the {wiring} mapping of the {cover} from {origin} along {along}").format(
+            wiring=wiring, cover=cover, origin=origin, along=along
+        )
         return cls(tuple(cells), what)
 
     @classmethod
-    def from_entries(
-        cls, entries: Iterable[str], layout: Layout, *, source: str = "the mapping"
-    ) -> LedMapping:
+    def from_entries(cls, entries: Iterable[str], layout: Layout, *, source: str | None = None) -> LedMapping:
         """A mapping from one entry per pixel: a square (``e4``), a table cell (``column:row``, such as
         ``11:0`` for a capture cell), or ``-`` for a pixel under no cell.
 
         >>> LedMapping.from_entries(["a1", "-", "0:9"], Layout.default()).cells
         ((2, 1), None, (0, 9))
         """
+        source = source if source is not None else _("the mapping")
         cells: list[Cell | None] = []
         for i, raw in enumerate(entries):
             entry = raw.strip().lower()
@@ -149,13 +163,18 @@ class LedMapping:
                 cell = (int(match[1]), int(match[2]))
                 if not (cell[0] < layout.columns and cell[1] < layout.rows):
                     raise LedMappingError(
-                        f"{source}: pixel {i} is under cell {raw!r}, outside the "
-                        f"{layout.columns} x {layout.rows} table"
+                        _(
+                            "{source}: pixel {pixel} is under cell {cell!r}, outside the {columns} x {rows} "
+                            "table"
+                        ).format(source=source, pixel=i, cell=raw, columns=layout.columns, rows=layout.rows)
                     )
                 cells.append(cell)
             else:
                 raise LedMappingError(
-                    f"{source}: pixel {i} is {raw!r}; write a square (e4), a cell (column:row) or - (none)"
+                    _(
+                        "{source}: pixel {pixel} is {entry!r}; write a square (e4), a cell (column:row) or - "
+                        "(none)"
+                    ).format(source=source, pixel=i, entry=raw)
                 )
         return cls(tuple(cells), source)
 
@@ -164,7 +183,8 @@ class LedMapping:
         """A mapping file: entries as in :meth:`from_entries`, separated by spaces, commas or new lines;
         ``#`` starts a comment. Eight entries a line, one line per row of the strip, reads best."""
         text = files.read_text(path, files.LED_MAPPING)
-        return cls.from_entries(parse_entries(text), layout, source=f"LED mapping {str(path)!r}")
+        source = _("LED mapping {path!r}").format(path=str(path))
+        return cls.from_entries(parse_entries(text), layout, source=source)
 
 
 def parse_entries(text: str) -> list[str]:
@@ -191,7 +211,7 @@ def resolve(
     Raises :class:`LedMappingError` naming what to change.
     """
     if mapping is not None:
-        result = LedMapping(tuple(mapping), "the mapping given")
+        result = LedMapping(tuple(mapping), _("the mapping given"))
     elif order in get_args(Wiring):
         # grid() checks the option strings and names a bad one.
         result = LedMapping.grid(
@@ -205,7 +225,10 @@ def resolve(
         result = LedMapping.from_file(order, layout)
     if count is not None and count != result.count:
         raise LedMappingError(
-            f"count={count!r} but {result.description} has {result.count} pixels; set count={result.count}, "
-            "or use a mapping file with one entry per pixel ('-' for a pixel under no cell)"
+            _(
+                "count={count!r} but {mapping} has {pixels} pixels; set count={pixels}, or use a mapping "
+                "file "
+                "with one entry per pixel ('-' for a pixel under no cell)"
+            ).format(count=count, mapping=_(result.description), pixels=result.count)
         )
     return result

@@ -21,6 +21,7 @@ from typing import Any
 import chess
 
 from ..errors import ColourError, ConfigError
+from ..i18n import _
 from ..planning.layout import Cell, Layout
 from ..ports import RGB
 from .colours import NAMED_COLOURS, OFF, check_rgb, parse_colour
@@ -68,7 +69,9 @@ class SignalColours:
         for key, value in data.items():
             if key not in names:
                 raise ConfigError(
-                    f"{source}: unknown signal {key!r}; the signals are {', '.join(sorted(names))}"
+                    _("{source}: unknown signal {key!r}; the signals are {names}").format(
+                        source=source, key=key, names=", ".join(sorted(names))
+                    )
                 )
             try:
                 changes[key] = parse_colour(value)

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Literal, TypeAlias
 
 from ..errors import NoteError
+from ..i18n import _
 from ..ports import Note
 
 __all__ = [
@@ -65,11 +66,15 @@ def note_midi(name: str) -> int:
     match = _NOTE.fullmatch(name.strip()) if isinstance(name, str) else None
     if match is None:
         raise NoteError(
-            f"note {name!r} is not a note name; write a letter, # or b, and an octave, as in 'F#5'"
+            _("note {name!r} is not a note name; write a letter, # or b, and an octave, as in 'F#5'").format(
+                name=name
+            )
         )
     midi = (int(match[3]) + 1) * 12 + _STEPS[match[1].upper()] + _SHIFT[match[2]]
     if not 0 <= midi <= 127:
-        raise NoteError(f"note {name!r} is above G9, the highest MIDI note; pick a lower octave")
+        raise NoteError(
+            _("note {name!r} is above G9, the highest MIDI note; pick a lower octave").format(name=name)
+        )
     return midi
 
 
@@ -82,12 +87,18 @@ def check_tune(tune: Sequence[Note]) -> Tune:
     """``tune`` as a tuple, every name and length checked (:class:`NoteError` names the first bad one)."""
     if isinstance(tune, str):
         raise NoteError(
-            f"tune {tune!r} is a string; give a sequence of (note, seconds) pairs, or use TUNES[name]"
+            _(
+                "tune {tune!r} is a string; give a sequence of (note, seconds) pairs, or use TUNES[name]"
+            ).format(tune=tune)
         )
     checked: list[Note] = []
     for i, entry in enumerate(tune):
         if not (isinstance(entry, tuple | list) and len(entry) == 2):
-            raise NoteError(f"note #{i + 1} of the tune is {entry!r}; write (note name or None, seconds)")
+            raise NoteError(
+                _("note #{number} of the tune is {entry!r}; write (note name or None, seconds)").format(
+                    number=i + 1, entry=entry
+                )
+            )
         name, seconds = entry
         if name is not None:
             note_midi(name)
@@ -98,7 +109,9 @@ def check_tune(tune: Sequence[Note]) -> Tune:
             or seconds < 0
         ):
             raise NoteError(
-                f"note #{i + 1} of the tune lasts {seconds!r} seconds; give a length of 0 or more"
+                _("note #{number} of the tune lasts {seconds!r} seconds; give a length of 0 or more").format(
+                    number=i + 1, seconds=seconds
+                )
             )
         checked.append((name, float(seconds)))
     return tuple(checked)
@@ -106,7 +119,7 @@ def check_tune(tune: Sequence[Note]) -> Tune:
 
 def tune_seconds(tune: Sequence[Note]) -> float:
     """How long a tune plays."""
-    return round(sum(seconds for _, seconds in tune), 9)
+    return round(sum(seconds for _note, seconds in tune), 9)
 
 
 def tune_name(tune: Sequence[Note]) -> str | None:

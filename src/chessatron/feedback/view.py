@@ -21,6 +21,7 @@ from rich.panel import Panel
 from rich.style import Style
 from rich.text import Text
 
+from ..i18n import _, ngettext
 from ..planning.layout import Cell, Layout
 from ..ports import RGB
 from .colours import hex_colour, luminance, mix
@@ -42,7 +43,7 @@ def leds_panel(
     colours: Mapping[Cell, RGB],
     layout: Layout,
     *,
-    title: str = "LEDs",
+    title: str | None = None,
     cells: Collection[Cell] | None = None,
 ) -> Panel:
     """The board (or the whole table, when a lit cell or ``cells`` reaches past the board) with every
@@ -71,8 +72,16 @@ def leds_panel(
         name = chess.FILE_NAMES[file] if 0 <= file < 8 else ""
         text.append(name.center(_CELL_WIDTH), label)
     lit = len(colours)
-    subtitle = f"{lit} lit" if lit else "all off"
-    return Panel(text, title=title, subtitle=subtitle, box=ROUNDED, expand=False, border_style="grey50")
+    # TRANSLATORS: how many of the table's LEDs are lit
+    subtitle = ngettext("{count} lit", "{count} lit", lit).format(count=lit) if lit else _("all off")
+    return Panel(
+        text,
+        title=_("LEDs") if title is None else title,
+        subtitle=subtitle,
+        box=ROUNDED,
+        expand=False,
+        border_style="grey50",
+    )
 
 
 def _cell_text(
@@ -141,7 +150,9 @@ def leds_svg_group(
         )
         square = layout.node_square(layout.cell_node(cell))
         ET.SubElement(rect, "title").text = (
-            chess.square_name(square) if square is not None else f"cell {cell[0]}:{cell[1]}"
+            chess.square_name(square)
+            if square is not None
+            else _("cell {column}:{row}").format(column=cell[0], row=cell[1])
         ) + f" {colour}"
     return ET.tostring(group, encoding="unicode")
 

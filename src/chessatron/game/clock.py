@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import chess
 
 from ..errors import ClockError, ConfigError
+from ..i18n import N_, _
 from .records.record import ClockSettings, Result, Termination
 
 if TYPE_CHECKING:
@@ -42,7 +43,8 @@ MAX_INCREMENT_S = 3600
 #: A bare number above this many minutes is more likely PGN seconds (``300+2``) than minutes.
 _MAX_BARE_MINUTES = 180
 
-_EXAMPLES = "write minutes+increment seconds such as 5+3, 90+30 or 0.5+0, or with units such as 3m+2s"
+#: How to write a clock, after a clock that does not read (translated where shown).
+_EXAMPLES = N_("write minutes+increment seconds such as 5+3, 90+30 or 0.5+0, or with units such as 3m+2s")
 # Short numbers only: Decimal then multiplies them by a unit exactly.
 _NUMBER = r"[0-9]{1,6}(?:\.[0-9]{1,6})?"
 _UNIT = r"h|hr|min|m|sec|s"
@@ -75,21 +77,31 @@ def parse_clock(text: str) -> ClockSettings:
     """
     match = _CLOCK_RE.fullmatch(text.strip())
     if match is None:
-        raise ConfigError(f"bad clock {text!r}; {_EXAMPLES}")
+        # TRANSLATORS: {examples} is a sentence saying how to write a clock
+        raise ConfigError(_("bad clock {text!r}; {examples}").format(text=text, examples=_(_EXAMPLES)))
     base, base_unit, inc, inc_unit = match["base"], match["base_unit"], match["inc"], match["inc_unit"]
     if base_unit is None and Decimal(base) > _MAX_BARE_MINUTES:
         rest = match.string[match.end("base") :].replace(" ", "")
         raise ConfigError(
-            f"a clock of {text!r} would give each side {base} minutes; write {base}s{rest} for seconds "
-            f"(the PGN form), or {base}m{rest} if you mean minutes"
+            _(
+                "a clock of {text!r} would give each side {base} minutes; write {base}s{rest} for seconds "
+                "(the PGN form), or {base}m{rest} if you mean minutes"
+            ).format(text=text, base=base, rest=rest)
         )
     initial_s = _seconds(text, base, base_unit or "m")
     increment_s = 0 if inc is None else _seconds(text, inc, inc_unit or "s")
     if initial_s <= 0:
-        raise ConfigError(f"a clock of {text!r} gives no time to start with; {_EXAMPLES}")
+        # TRANSLATORS: {examples} is a sentence saying how to write a clock
+        raise ConfigError(
+            _("a clock of {text!r} gives no time to start with; {examples}").format(
+                text=text, examples=_(_EXAMPLES)
+            )
+        )
     if initial_s > MAX_INITIAL_S or increment_s > MAX_INCREMENT_S:
         raise ConfigError(
-            f"a clock of {text!r} is longer than chessatron keeps; use at most 24 hours and 1 hour a move"
+            _(
+                "a clock of {text!r} is longer than chessatron keeps; use at most 24 hours and 1 hour a move"
+            ).format(text=text)
         )
     return ClockSettings(initial_s, increment_s)
 
@@ -97,8 +109,11 @@ def parse_clock(text: str) -> ClockSettings:
 def _seconds(text: str, number: str, unit: str) -> int:
     seconds = Decimal(number) * _UNIT_S[unit.lower()]
     if seconds != seconds.to_integral_value():
+        # TRANSLATORS: {examples} is a sentence saying how to write a clock
         raise ConfigError(
-            f"{number}{unit} in the clock {text!r} is not a whole number of seconds; {_EXAMPLES}"
+            _("{number}{unit} in the clock {text!r} is not a whole number of seconds; {examples}").format(
+                number=number, unit=unit, text=text, examples=_(_EXAMPLES)
+            )
         )
     return int(seconds)
 
@@ -221,7 +236,11 @@ class ChessClock:
         paused until :meth:`resume`. Raises :class:`ClockError` if the game was started without a clock."""
         meta = state.metadata
         if meta.clock is None:
-            raise ClockError(f"game {meta.game_id!r} was started without a clock; there is none to resume")
+            raise ClockError(
+                _("game {game_id!r} was started without a clock; there is none to resume").format(
+                    game_id=meta.game_id
+                )
+            )
         first = chess.Board(meta.start_fen, chess960=meta.chess960).turn
         return cls.from_readings(meta.clock, [m.clock_ms for m in state.moves], first=first, now=now)
 

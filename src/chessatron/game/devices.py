@@ -23,6 +23,7 @@ from ..errors import ChessatronError
 from ..feedback.speaker import SpeakerDevice
 from ..gantry.robot import Robot
 from ..grbl.link import GrblLink
+from ..i18n import _
 from ..planning.layout import Cell, Layout, MachinePoint
 from ..planning.planner import Planner, Relocation
 from ..planning.reset import ResetPlanner
@@ -44,6 +45,7 @@ from .players.web import InboxMover
 from .ponder.ponderer import Ponderer
 from .records.journal import Journal
 from .referee import Referee
+from .statuses import PAUSED, STOPPING
 from .telling.live import LiveLeds, LiveSensors, LiveState
 from .telling.speech import SPOKEN_EVENTS, spoken_event
 from .tidying import Tidier
@@ -55,13 +57,6 @@ LOGGER = logging.getLogger(__name__)
 
 
 Emit = Callable[[dict[str, Any]], None]
-
-
-#: The status while the robot is held (a feed hold: the gantry waits, the magnet keeps its piece).
-PAUSED = "paused (resume to go on)"
-#: The status from a stop asked for until the job reaches its next safe point (a move, or between two of
-#: the robot's relocations).
-STOPPING = "stopping…"
 
 
 class TableDevices:
@@ -177,7 +172,8 @@ class TableDevices:
                     self.speaker.say(words)
                 except ChessatronError as exc:  # the game goes on without the words, said once
                     self._speechless = True
-                    self.emit({"event": "warning", "message": f"the table cannot speak: {exc}"})
+                    message = _("the table cannot speak: {reason}").format(reason=exc)
+                    self.emit({"event": "warning", "message": message})
         self._emit_out(event)
 
     @property
@@ -228,7 +224,8 @@ class TableDevices:
         # before any game is journaled: a board locked since power-up or by an alarm is homed, or the
         # error says what to do (GrblLockedError)
         if (self.config.home or link.is_locked) and link.settings.get(22) == 1:
-            self.emit({"event": "notice", "message": "homing the gantry (grbl is silent until it is done)"})
+            message = _("homing the gantry (grbl is silent until it is done)")
+            self.emit({"event": "notice", "message": message})
         link.ready(home=self.config.home)
         self.robot = Robot(self.layout, link, self.table, sensors=self._table_sensors())
         self.live.show_table(self.table, ())
@@ -256,8 +253,8 @@ class TableDevices:
         with self.status_lock:  # a pause from another thread comes wholly before or after
             held = robot and self.robot is not None and self.robot.link.is_held
             if self.stop_requested.is_set():
-                status = STOPPING  # until the stop is reached, nothing else is under way
-            self.live.update(status=PAUSED if held else status)
+                status = _(STOPPING)  # until the stop is reached, nothing else is under way
+            self.live.update(status=_(PAUSED) if held else status)
 
     @property
     def has_robot(self) -> bool:

@@ -18,7 +18,7 @@ import contextlib
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -26,14 +26,15 @@ import chess
 
 from ..config import Config
 from ..errors import ChessatronError
+from ..i18n import N_, _, ngettext
 from ..sim.state import SimulatorState, default_state_path, load_state, save_state
 from ..tablelock import hold_table, table_url
-from .devices import PAUSED, STOPPING
 from .players.base import Command
 from .players.spec import PlayerSpec
 from .records.record import ClockSettings
 from .records.store import open_game
 from .session import Session
+from .statuses import CONNECTING, IDLE, PAUSED, ROBOT_MOVING, STOPPING, saying
 from .tablework import StopRequested
 from .telling.live import LiveState
 
@@ -42,30 +43,27 @@ __all__ = ["BEGINS", "BUSY_BECAUSE", "BusyError", "Job", "JobRunner"]
 LOGGER = logging.getLogger(__name__)
 
 Job = Literal["game", "resume", "reset", "online", "training"]
-#: Why the table cannot take a new job, by the job under way.
+#: Why the table cannot take a new job, by the job under way (translated where shown).
 BUSY_BECAUSE: dict[str, str] = {
-    "game": "a game is being played on the table; stop it first (Stop game) or wait for its end",
-    "resume": "a game is being played on the table; stop it first (Stop game) or wait for its end",
-    "reset": "the robot is setting the table up; wait until it has finished",
-    "online": "an online game is being played on the table; stop it first (Stop game) or wait for its end",
-    "training": "puzzles are being played on the table; stop them first (Stop) or wait for their end",
+    # TRANSLATORS: "Stop game" is the web page's button
+    "game": N_("a game is being played on the table; stop it first (Stop game) or wait for its end"),
+    "resume": N_("a game is being played on the table; stop it first (Stop game) or wait for its end"),
+    "reset": N_("the robot is setting the table up; wait until it has finished"),
+    # TRANSLATORS: "Stop game" is the web page's button
+    "online": N_(
+        "an online game is being played on the table; stop it first (Stop game) or wait for its end"
+    ),
+    # TRANSLATORS: "Stop" is the web page's button
+    "training": N_("puzzles are being played on the table; stop them first (Stop) or wait for their end"),
 }
-#: The status the moment a job is accepted, until it says more (a set-up, the first move to make).
+#: The status the moment a job is accepted, until it says more (a set-up, the first move to make);
+#: translated where shown. (The status display shows it while no game runs, fitted at a space.)
 BEGINS: dict[str, str] = {
-    "game": "starting a new game",
-    "resume": "resuming a game",
-    "reset": "setting the table up",
-    "online": "starting an online game",
-    "training": "starting the puzzles",
-}
-#: What the robot's work is, by the first word of its title (:mod:`.tablework`), for a stop told.
-WORK_WORDS: Mapping[str, str] = {
-    "SETUP": "setup",
-    "RESET": "setup",
-    "RESUME": "putting the pieces back",
-    "MOVE": "the robot's move",
-    "TAKEBACK": "the takeback",
-    "TIDY": "tidying",
+    "game": N_("starting a new game"),
+    "resume": N_("resuming a game"),
+    "reset": N_("setting the table up"),
+    "online": N_("starting an online game"),
+    "training": N_("starting the puzzles"),
 }
 
 
@@ -201,7 +199,7 @@ class JobRunner:
     def stop(self, *, forget_set_up: bool = True) -> None:
         """Stop the job under way at its next safe point: a game at its next move, or while the robot works
         (a move, a set-up, a takeback) between two of its relocations, the magnet released and the table
-        journaled. Until then the live status says :data:`~.devices.STOPPING` (and :meth:`report`
+        journaled. Until then the live status says :data:`~.statuses.STOPPING` (and :meth:`report`
         ``stopping``); then what was kept: a game with a move stays saved, one without is not kept, and
         with ``forget_set_up`` (a player's stop: they did not want that game) neither is one cut short
         in its set-up (otherwise, as for a shutdown, it is kept for its set-up to be finished)."""
@@ -212,7 +210,7 @@ class JobRunner:
         if self.busy and not self._stopping:
             with self.session.status_lock:
                 self._stopping = True
-                self.live.update(status=STOPPING, prompt=None)
+                self.live.update(status=_(STOPPING), prompt=None)
         if self._paused:
             self.resume_machine()  # a held machine could not reach its next safe point
 
@@ -220,26 +218,26 @@ class JobRunner:
         """Feed hold: the gantry decelerates to a stop and waits (the magnet keeps its piece)."""
         robot = self.session.robot
         if robot is None:
-            raise ChessatronError("the machine is not connected yet")
+            raise ChessatronError(_("the machine is not connected yet"))
         with self.session.status_lock:  # the game thread does not say "robot moving" meanwhile
             robot.link.feed_hold()
             status = self.live.snapshot()["status"]
             if not self._paused:
                 self._status_before_pause = status
             self._paused = True
-            self.live.update(status=PAUSED)
+            self.live.update(status=_(PAUSED))
 
     def resume_machine(self) -> None:
         """Cycle start: the gantry goes on where it was held."""
         robot = self.session.robot
         if robot is None:
-            raise ChessatronError("the machine is not connected yet")
+            raise ChessatronError(_("the machine is not connected yet"))
         with self.session.status_lock:
             robot.link.resume()
             self._paused = False
             status = self.live.snapshot()["status"]
-            if status == PAUSED:  # nothing else happened meanwhile: say again what was going on
-                status = self._status_before_pause or ("robot moving" if self.busy else "idle")
+            if saying(status, PAUSED):  # nothing else happened meanwhile: say again what was going on
+                status = self._status_before_pause or _(ROBOT_MOVING if self.busy else IDLE)
             self.live.update(status=status)
 
     # --- a job at a time ------------------------------------------------------------------------------------
@@ -271,7 +269,7 @@ class JobRunner:
     def _spawn(self, name: Job, job: Callable[[], None]) -> None:
         with self._lock:
             if self.busy:
-                raise BusyError(BUSY_BECAUSE[self._job or name])
+                raise BusyError(_(BUSY_BECAUSE[self._job or name]))
             self._take_up_config()
             self.session.stop_requested.clear()
             self._stopping = False
@@ -279,7 +277,7 @@ class JobRunner:
             self._picked = None
             self._job = name
             # the last job's notices and what it ended with (a stop, an error) are not this one's
-            self.live.update(notices=[], status=BEGINS[name])
+            self.live.update(notices=[], status=_(BEGINS[name]))
             thread = threading.Thread(
                 target=self._guarded, args=(job,), name=f"chessatron-{name}", daemon=True
             )
@@ -289,7 +287,7 @@ class JobRunner:
     def _guarded(self, job: Callable[[], None]) -> None:
         try:
             if not self._connected:
-                self.live.update(status="connecting")
+                self.live.update(status=_(CONNECTING))
                 self.session.connect()
                 self._connected = True
             job()
@@ -303,12 +301,13 @@ class JobRunner:
         except ChessatronError as exc:
             self.last_error = str(exc)
             self.live.notice(str(exc), "error")
-            self.live.update(status=f"stopped: {exc}", prompt=None)
+            # TRANSLATORS: status; the web page's header shows the part before the first ":" or ";"
+            self.live.update(status=_("stopped: {reason}").format(reason=exc), prompt=None)
         except Exception as exc:  # never a traceback in front of a player: the log has it
             LOGGER.exception("the game thread failed")
-            self.last_error = f"internal error: {exc!r}"
+            self.last_error = _("internal error: {error!r}").format(error=exc)
             self.live.notice(self.last_error, "error")
-            self.live.update(status="stopped by an internal error (see the log)", prompt=None)
+            self.live.update(status=_("stopped by an internal error (see the log)"), prompt=None)
         finally:
             self._save()
             with self._lock:
@@ -319,36 +318,64 @@ class JobRunner:
     def _kept(self) -> tuple[str, str]:
         """What a stopped job left, in words, as the saved games show it: the status after a stop, and
         the same said after what was stopped (for :attr:`tell`)."""
+        # (the web page's header shows a status after a stop up to its first ";" or ":")
         if self._job == "reset":
-            kept = "the pieces stand where the robot left them"
-            return f"stopped setting the table up; {kept}", kept
+            kept = _("the pieces stand where the robot left them")
+            # TRANSLATORS: status; {kept} is a sentence saying what was kept
+            return _("stopped setting the table up; {kept}").format(kept=kept), kept
         game = self.live.snapshot()["game"]
         if game is None:
-            kept = "no game was kept (a game is saved from its first move)"
-            return f"stopped before the first move: {kept}", kept
+            kept = _("no game was kept (a game is saved from its first move)")
+            # TRANSLATORS: status; {kept} is a sentence saying what was kept
+            return _("stopped before the first move: {kept}").format(kept=kept), kept
         try:
-            summary, _ = open_game(game["id"], self.games_dir)
+            summary, _path = open_game(game["id"], self.games_dir)
         except ChessatronError:
-            return "stopped; the game was not kept", "the game was not kept"
+            return _("stopped; the game was not kept"), _("the game was not kept")
         if not summary.in_progress:
-            kept = f"the game is saved ({summary.result})"
-            return f"stopped; {kept}", kept
-        moves = f"{summary.plies} half-move{'s' if summary.plies != 1 else ''}"
-        more = "; the robot first finishes the move it was making" if summary.robot_pending else ""
-        kept = f"the game is saved: Resume continues it{more}"
-        told = f"the game is saved after {moves}: the page's Resume continues it{more}"
-        return f"stopped after {moves}; {kept}", told
+            kept = _("the game is saved ({result})").format(result=summary.result)
+            # TRANSLATORS: status; {kept} is a sentence saying what was kept
+            return _("stopped; {kept}").format(kept=kept), kept
+        plies = summary.plies
+        if summary.robot_pending:
+            # TRANSLATORS: "Resume" is the web page's button
+            kept = _(
+                "the game is saved: Resume continues it; the robot first finishes the move it was making"
+            )
+            told = ngettext(
+                "the game is saved after {count} half-move: the page's Resume continues it; the robot first "
+                "finishes the move it was making",
+                "the game is saved after {count} half-moves: the page's Resume continues it; the robot first "
+                "finishes the move it was making",
+                plies,
+            )
+        else:
+            # TRANSLATORS: "Resume" is the web page's button
+            kept = _("the game is saved: Resume continues it")
+            told = ngettext(
+                "the game is saved after {count} half-move: the page's Resume continues it",
+                "the game is saved after {count} half-moves: the page's Resume continues it",
+                plies,
+            )
+        # TRANSLATORS: status; {kept} is a sentence saying what was kept
+        stopped = ngettext(
+            "stopped after {count} half-move; {kept}", "stopped after {count} half-moves; {kept}", plies
+        )
+        return stopped.format(count=plies, kept=kept), told.format(count=plies)
 
     def _stopped_words(self, stop: KeyboardInterrupt, kept: str) -> str:
         """A stop a player asked for, as the terminal says it: what stopped, how far it had come, what
         was kept (``setup stopped at your request after 4 of 28 moves; no game was kept …``)."""
         if self._job == "training":
-            return "the puzzles stopped at your request"
+            return _("the puzzles stopped at your request")
         if isinstance(stop, StopRequested):
-            what = WORK_WORDS.get(stop.title.split(" ", 1)[0], "the robot's work")
-            return f"{what} stopped at your request after {stop.done} of {stop.total} moves; {kept}"
-        what = "setup" if self._job == "reset" else "the game"
-        return f"{what} stopped at your request; {kept}"
+            words = _stopped_work(stop.title.split(" ", 1)[0], stop.total)
+            return words.format(done=stop.done, total=stop.total, kept=kept)
+        if self._job == "reset":
+            # TRANSLATORS: {kept} is a sentence saying what was kept
+            return _("setup stopped at your request; {kept}").format(kept=kept)
+        # TRANSLATORS: {kept} is a sentence saying what was kept
+        return _("the game stopped at your request; {kept}").format(kept=kept)
 
     def _stop_clock(self) -> None:
         """The job is over: a clock the game left running stops (the journal has its times). Always
@@ -372,4 +399,50 @@ class JobRunner:
         try:
             save_state(self.state_path, SimulatorState(table, board, self.session.gantry))
         except ChessatronError as exc:
-            self.live.notice(f"the simulator's table was not saved: {exc}", "warning")
+            self.live.notice(_("the simulator's table was not saved: {reason}").format(reason=exc), "warning")
+
+
+def _stopped_work(kind: str, total: int) -> str:
+    """The robot's work a stop cut short, by the first word of its title (:mod:`.tablework`), as the
+    terminal says it: a sentence with ``{done}`` of ``{total}`` relocations and ``{kept}``, what was kept."""
+    if kind in ("SETUP", "RESET"):
+        # TRANSLATORS: {done} of {total} are the robot's drags of pieces; {kept} says what was kept
+        return ngettext(
+            "setup stopped at your request after {done} of {total} move; {kept}",
+            "setup stopped at your request after {done} of {total} moves; {kept}",
+            total,
+        )
+    if kind == "RESUME":
+        # TRANSLATORS: {done} of {total} are the robot's drags of pieces; {kept} says what was kept
+        return ngettext(
+            "putting the pieces back stopped at your request after {done} of {total} move; {kept}",
+            "putting the pieces back stopped at your request after {done} of {total} moves; {kept}",
+            total,
+        )
+    if kind == "MOVE":
+        # TRANSLATORS: {done} of {total} are the robot's drags of pieces; {kept} says what was kept
+        return ngettext(
+            "the robot's move stopped at your request after {done} of {total} move; {kept}",
+            "the robot's move stopped at your request after {done} of {total} moves; {kept}",
+            total,
+        )
+    if kind == "TAKEBACK":
+        # TRANSLATORS: {done} of {total} are the robot's drags of pieces; {kept} says what was kept
+        return ngettext(
+            "the takeback stopped at your request after {done} of {total} move; {kept}",
+            "the takeback stopped at your request after {done} of {total} moves; {kept}",
+            total,
+        )
+    if kind == "TIDY":
+        # TRANSLATORS: {done} of {total} are the robot's drags of pieces; {kept} says what was kept
+        return ngettext(
+            "tidying stopped at your request after {done} of {total} move; {kept}",
+            "tidying stopped at your request after {done} of {total} moves; {kept}",
+            total,
+        )
+    # TRANSLATORS: {done} of {total} are the robot's drags of pieces; {kept} says what was kept
+    return ngettext(
+        "the robot's work stopped at your request after {done} of {total} move; {kept}",
+        "the robot's work stopped at your request after {done} of {total} moves; {kept}",
+        total,
+    )

@@ -29,6 +29,7 @@ import chess
 
 from ..errors import ChessatronError, ConfigError, EngineError, IllegalMoveError
 from ..feedback.signals import LedSignals
+from ..i18n import _
 from ..planning.targets import parse_target, position_flaws, require_pieces
 from .clock import parse_clock
 from .engine.settings import checked_options, engine_options, find_engine, parse_level
@@ -42,8 +43,9 @@ from .records.record import ClockSettings
 from .records.store import GameSummary, forget_unplayed, latest_resumable, resumable_game
 from .requests import COMMANDS, REMOTE_PLAYERS, TERMINAL_PLAYERS, GameRequest, parse_move
 from .session import Session
+from .statuses import IDLE, piece_word
 from .telling.guide import LedGuide, show_guide
-from .telling.live import colour_name, game_board
+from .telling.live import game_board
 
 __all__ = ["GameRunner", "NotYourTurnError"]
 
@@ -69,9 +71,15 @@ class GameRunner(JobRunner):
         clock = parse_clock(request.clock) if request.clock is not None else None
         flaws = position_flaws(start, fen=request.fen)
         if flaws:
-            raise ConfigError(f"the position {start.fen()!r} cannot be played: {'; '.join(flaws)}")
+            raise ConfigError(
+                _("the position {fen!r} cannot be played: {flaws}").format(
+                    fen=start.fen(), flaws="; ".join(flaws)
+                )
+            )
         if start.is_game_over():
-            raise ConfigError(f"the position {start.fen()!r} is already over; choose another")
+            raise ConfigError(
+                _("the position {fen!r} is already over; choose another").format(fen=start.fen())
+            )
         self.check_levels(white, black)
         # a player the table lacks the devices for (buttons, a microphone, sensors) is refused now; a
         # missing engine is left for the game to say
@@ -113,14 +121,16 @@ class GameRunner(JobRunner):
         if game_id is None:
             summary = latest_resumable(self.games_dir)
             if summary is None:
-                raise ChessatronError("there is no unfinished game to resume; start a new one")
+                raise ChessatronError(_("there is no unfinished game to resume; start a new one"))
         else:
             summary = resumable_game(game_id, self.games_dir)
         handed = self.handed_over(summary, players)
         for spec in handed.values():
             if spec.kind not in REMOTE_PLAYERS:
                 raise ConfigError(
-                    f"a {spec.kind!r} player cannot take a side here; use one of {', '.join(REMOTE_PLAYERS)}"
+                    _("a {kind!r} player cannot take a side here; use one of {kinds}").format(
+                        kind=spec.kind, kinds=", ".join(REMOTE_PLAYERS)
+                    )
                 )
         self.check_levels(*handed.values())
         path = summary.path
@@ -215,7 +225,9 @@ class GameRunner(JobRunner):
                 white, black, clock = self._players
                 white, black = players_for(white, black, wanted.settings)
                 start = start_for(wanted.settings)
-                self.live.notice(f"a new game, as chosen at the table: {white.spec} against {black.spec}")
+                # TRANSLATORS: {white} and {black} are players as the command line names them (engine:3)
+                chosen = _("a new game, as chosen at the table: {white} against {black}")
+                self.live.notice(chosen.format(white=white.spec, black=black.spec))
                 play = functools.partial(self._play_new, white, black, start, clock)
 
     def _play_new(
@@ -275,12 +287,12 @@ class GameRunner(JobRunner):
 
     def _reset(self, board: chess.Board, description: str) -> None:
         session = self.session
-        self.live.update(
-            status=f"setting up {description}", game=None, clock=None, evaluation=None, hint=None
-        )
+        # TRANSLATORS: status; {position} is what the table is set up for: standard, Chess960 #518, a FEN
+        status = _("setting up {position}").format(position=description)
+        self.live.update(status=status, game=None, clock=None, evaluation=None, hint=None)
         session.set_up(board, "RESET")
         self._board = board
-        self.live.update(status="idle")
+        self.live.update(status=_(IDLE))
 
     # --- the LEDs -------------------------------------------------------------------------------------------
 
@@ -300,7 +312,7 @@ class GameRunner(JobRunner):
         try:
             strip = session.led_strip()
         except ChessatronError as exc:
-            self.live.notice(f"the LEDs cannot show the game: {exc}", "warning")
+            self.live.notice(_("the LEDs cannot show the game: {reason}").format(reason=exc), "warning")
             yield
             return
         engines = [
@@ -346,14 +358,14 @@ class GameRunner(JobRunner):
         Raises :class:`NotYourTurnError` when nothing is asked, :class:`IllegalMoveError` for a move that
         is not one of those asked about."""
         if not self.busy or self.session.question is None:
-            raise NotYourTurnError("nothing is asked now: the board shows a move, or none yet")
+            raise NotYourTurnError(_("nothing is asked now: the board shows a move, or none yet"))
         return self.session.answer(text)
 
     def select(self, square: str | None) -> None:
         """The web player picked the piece on ``square`` (None: put it down again): the LEDs show where it
         may go, the robot's empty magnet heads for where its moves begin (pondering). Raises
         :class:`NotYourTurnError`, :class:`IllegalMoveError` for a piece that cannot move."""
-        _, board = self._waiting()
+        _inbox, board = self._waiting()
         ponder = self.session.ponderer
         if square is None:
             self._picked = None
@@ -364,13 +376,23 @@ class GameRunner(JobRunner):
         if not any(move.from_square == picked for move in board.legal_moves):
             piece = board.piece_at(picked)
             if piece is None:
-                raise IllegalMoveError(f"there is no piece on {square} to pick up")
+                raise IllegalMoveError(_("there is no piece on {square} to pick up").format(square=square))
+            name = piece_word(piece.piece_type)
             if piece.color != board.turn:
-                raise IllegalMoveError(
-                    f"the {chess.piece_name(piece.piece_type)} on {square} is {colour_name(piece.color)}'s; "
-                    f"it is {colour_name(board.turn)}'s move"
-                )
-            raise IllegalMoveError(f"the {chess.piece_name(piece.piece_type)} on {square} cannot move now")
+                if board.turn == chess.WHITE:
+                    # TRANSLATORS: {piece} is a piece's name (knight): build the sentence so that no
+                    # article or ending agrees with it
+                    mistaken = _("the {piece} on {square} is black's; it is white's move")
+                else:
+                    # TRANSLATORS: {piece} is a piece's name (knight): build the sentence so that no
+                    # article or ending agrees with it
+                    mistaken = _("the {piece} on {square} is white's; it is black's move")
+                raise IllegalMoveError(mistaken.format(piece=name, square=square))
+            # TRANSLATORS: {piece} is a piece's name (knight): build the sentence so that no article or
+            # ending agrees with it
+            raise IllegalMoveError(
+                _("the {piece} on {square} cannot move now").format(piece=name, square=square)
+            )
         self._picked = (len(board.move_stack), picked)
         tidier = self.session.tidier
         if tidier is not None:
@@ -381,10 +403,14 @@ class GameRunner(JobRunner):
     def command(self, name: str) -> None:
         """``hint``, ``takeback``, ``draw`` or ``resign`` for the web player to move."""
         if name not in COMMANDS:
-            raise ConfigError(f"unknown command {name!r}; use one of {', '.join(COMMANDS)}")
+            raise ConfigError(
+                _("unknown command {name!r}; use one of {commands}").format(
+                    name=name, commands=", ".join(COMMANDS)
+                )
+            )
         inbox, board = self._waiting()
         if name == "takeback" and not board.move_stack:
-            raise IllegalMoveError("there is no move to take back")
+            raise IllegalMoveError(_("there is no move to take back"))
         self._picked = None
         inbox.inbox.put(COMMANDS[name])
 
@@ -392,12 +418,19 @@ class GameRunner(JobRunner):
         snapshot = self.live.snapshot()
         prompt, game = snapshot["prompt"], snapshot["game"]
         if prompt is None or game is None or not self.busy:
-            raise NotYourTurnError("no player on the web page is to move now")
+            raise NotYourTurnError(_("no player on the web page is to move now"))
         colour = chess.WHITE if prompt["colour"] == "white" else chess.BLACK
         inbox = self.session.inboxes.get(colour)
         if inbox is None:
-            raise NotYourTurnError(f"{prompt['colour']} is not played from the web page")
+            elsewhere = (
+                _("white is not played from the web page")
+                if colour
+                else _("black is not played from the web page")
+            )
+            raise NotYourTurnError(elsewhere)
         board = game_board(game)
         if board.turn != colour:
-            raise NotYourTurnError(f"it is {colour_name(board.turn)}'s move")
+            raise NotYourTurnError(
+                _("it is white's move") if board.turn == chess.WHITE else _("it is black's move")
+            )
         return inbox, board

@@ -14,6 +14,9 @@ import chess
 import chess.engine
 
 from ..errors import ConfigError, IllegalMoveError
+from ..i18n import _
+from ..i18n.formats import either
+from ..i18n.notation import san_in
 from ..planning.planner import castling_squares
 from ..recognition import Ambiguous
 from ..sim.hand import SimulatedHand
@@ -29,9 +32,8 @@ from .players.script import ScriptMover
 from .players.spec import PlayerSpec, engine_level
 from .players.web import InboxMover
 from .records.journal import Journal
-from .tablework import (
-    TableWork,
-)
+from .statuses import make_move_for
+from .tablework import TableWork
 from .telling.live import colour_name
 
 #: The robot answers a person's move once it has stood untouched this long: a slide paused on a square,
@@ -91,19 +93,36 @@ def is_half_castling(board: chess.Board) -> bool:
 
 
 def option_named(question: Ambiguous, text: str) -> chess.Move:
-    """The option of a question the player named, in UCI or SAN. Raises
-    :class:`~chessatron.errors.IllegalMoveError` naming the options for anything else. Typed in lower
-    case (``nxe6``) it names the one option it can only mean."""
+    """The option of a question the player named, in UCI or SAN: in the language's piece letters first
+    (``Sxe6`` in German), then in English's. Raises :class:`~chessatron.errors.IllegalMoveError` naming
+    the options for anything else. Typed in lower case (``nxe6``) it names the one option it can only
+    mean.
+
+    >>> from chessatron.i18n import using
+    >>> moves = (chess.Move.from_uci("a1b3"), chess.Move.from_uci("h1g3"))
+    >>> asked = Ambiguous(0.0, (), (), options=moves, option_sans=("Nb3", "Ng3"))
+    >>> with using("de"):
+    ...     option_named(asked, "Sg3"), option_named(asked, "Nb3"), option_named(asked, "sb3")
+    (Move.from_uci('h1g3'), Move.from_uci('a1b3'), Move.from_uci('a1b3'))
+    """
     wanted = text.strip()
     options = list(zip(question.options, question.option_sans, strict=True))
-    for move, san in options:
-        if wanted in (move.uci(), san, san.rstrip("+#")):
-            return move
-    folded = [move for move, san in options if wanted.lower() in (san.lower(), san.rstrip("+#").lower())]
-    if len(folded) == 1:
-        return folded[0]
-    names = " or ".join(question.option_sans)
-    raise IllegalMoveError(f"{text!r} is not one of the moves asked about: answer {names}")
+    for names in (san_in, str):  # the language's letters, then English's
+        for move, san in options:
+            if wanted in (move.uci(), names(san), names(san).rstrip("+#")):
+                return move
+    for names in (san_in, str):
+        folded = [
+            move
+            for move, san in options
+            if wanted.lower() in (names(san).lower(), names(san).rstrip("+#").lower())
+        ]
+        if len(folded) == 1:
+            return folded[0]
+    answers = either([san_in(san) for san in question.option_sans])
+    raise IllegalMoveError(
+        _("{text!r} is not one of the moves asked about: answer {moves}").format(text=text, moves=answers)
+    )
 
 
 class Seats(TableWork):
@@ -130,39 +149,51 @@ class Seats(TableWork):
         for colour, spec in ((chess.WHITE, white), (chess.BLACK, black)):
             if spec.kind == "hand" and not sensors.startswith("sim"):
                 raise ConfigError(
-                    f"the hand player needs the simulator, but the sensors are {sensors!r}; "
-                    "use the simulator's config or play with --white board"
+                    _(
+                        "the hand player needs the simulator, but the sensors are {url!r}; use the "
+                        "simulator's config or play with --white board"
+                    ).format(url=sensors)
                 )
             if spec.kind == "app" and self.app_seat is None:
-                raise ConfigError("an e-board app plays through `chessatron eboard`")
+                raise ConfigError(_("an e-board app plays through `chessatron eboard`"))
             if spec.kind == "online" and self.referee is None:
                 raise ConfigError(
-                    "an online opponent plays through its server: start or continue online games with "
-                    "`chessatron online`"
+                    _(
+                        "an online opponent plays through its server: start or continue online games with "
+                        "`chessatron online`"
+                    )
                 )
             if spec.kind == "buttons" and self.config.urls["buttons"].startswith("none"):
                 raise ConfigError(
-                    "the buttons player needs buttons, but the [buttons] url is 'none://'; name them in the "
-                    "config (buttons://?up=5&down=6&left=13&right=19&select=26&back=21, or "
-                    "sim://?script=… on the simulator) or play with --white keyboard"
+                    _(
+                        "the buttons player needs buttons, but the [buttons] url is 'none://'; name them in "
+                        "the config (buttons://?up=5&down=6&left=13&right=19&select=26&back=21, or "
+                        "sim://?script=… on the simulator) or play with --white keyboard"
+                    )
                 )
             if spec.kind == "voice" and self.config.urls["microphone"].startswith("none"):
                 raise ConfigError(
-                    "the voice player needs a microphone, but the [microphone] url is 'none://'; "
-                    'set it in the config, e.g. url = "mic://"'
+                    _(
+                        "the voice player needs a microphone, but the [microphone] url is 'none://'; "
+                        'set it in the config, e.g. url = "mic://"'
+                    )
                 )
             if spec.kind == "board" and sensors.startswith("none"):
                 raise ConfigError(
-                    f"a board player needs sensors, but the [sensors] url is {sensors!r}; "
-                    "set it in the config (chessatron config init) or play with --white keyboard"
+                    _(
+                        "a board player needs sensors, but the [sensors] url is {url!r}; set it in the "
+                        "config (chessatron config init) or play with --white keyboard"
+                    ).format(url=sensors)
                 )
             if spec.kind == "board" and sensors.startswith("sim") and self.board_needs_real_sensors:
-                side = colour_name(colour)
                 raise ConfigError(
-                    f"a board player needs a person moving the pieces over real sensors, but the sensors "
-                    f"are the simulator's ({sensors!r}), whose pieces nobody moves here; play --{side} hand "
-                    "(a simulated person at the board) or keyboard, or set [sensors] url in the config "
-                    "(chessatron config init)"
+                    # TRANSLATORS: {side} is the option's word, white or black (--white, --black)
+                    _(
+                        "a board player needs a person moving the pieces over real sensors, but the "
+                        "sensors are the simulator's ({url!r}), whose pieces nobody moves here; play "
+                        "--{side} hand (a simulated person at the board) or keyboard, or set [sensors] url "
+                        "in the config (chessatron config init)"
+                    ).format(url=sensors, side=colour_name(colour))
                 )
             if spec.kind == "script":
                 assert spec.path is not None
@@ -217,7 +248,7 @@ class Seats(TableWork):
         """No robot: the LEDs show the move (from and to), a player makes it, the sensors confirm it."""
         san = board.san(move)
         self.emit({"event": "your-hands", "uci": move.uci(), "san": san})
-        self.live.update(status=f"please make the move {san} for {colour_name(board.turn)}")
+        self.live.update(status=make_move_for(board.turn, san))
         carrier = self._carrier(stack, board)
         if carrier is None:
             self.planner.plan_move(self.table, board, move, at=self.gantry).apply(self.table)
@@ -242,11 +273,11 @@ class Seats(TableWork):
     def _mover(self, spec: PlayerSpec, colour: chess.Color, stack: ExitStack, board: chess.Board) -> Mover:
         if spec.kind == "app":
             if self.app_seat is None:
-                raise ConfigError("an e-board app plays through `chessatron eboard`")
+                raise ConfigError(_("an e-board app plays through `chessatron eboard`"))
             return self.app_seat(colour)
         if spec.kind == "online":
             if self.referee is None:
-                raise ConfigError("an online opponent plays through its server: use `chessatron online`")
+                raise ConfigError(_("an online opponent plays through its server: use `chessatron online`"))
             return self.referee.mover(colour)
         if spec.moves_pieces:
             return self._board_mover(spec, stack, board, colour)
@@ -264,7 +295,7 @@ class Seats(TableWork):
         if spec.kind == "buttons":
             panel = self.button_panel()
             if panel is None:
-                raise ConfigError("the buttons player needs buttons: set [buttons] url in the config")
+                raise ConfigError(_("the buttons player needs buttons: set [buttons] url in the config"))
             opponent = self._specs.get(not colour, PlayerSpec("keyboard"))
             return ButtonMover(panel, colour, settings_for(opponent, board.root()))
         if spec.kind == "voice":
@@ -308,7 +339,9 @@ class Seats(TableWork):
             return
         if self._table_sensors() is None:
             raise ConfigError(
-                f"a board player needs sensors; [sensors] url is {self.config.urls['sensors']!r}"
+                _("a board player needs sensors; [sensors] url is {url!r}").format(
+                    url=self.config.urls["sensors"]
+                )
             )
         self.led_strip()
 
@@ -328,11 +361,11 @@ class Seats(TableWork):
         url = self.config.urls["sensors"]
         sim = url.startswith("sim")
         if spec.kind == "hand" and (not sim or self.world is None):
-            raise ConfigError("the hand player needs the simulator (sim:// GRBL and sensors)")
+            raise ConfigError(_("the hand player needs the simulator (sim:// GRBL and sensors)"))
         world = self.world if sim else None
         sensors = self._table_sensors()
         if sensors is None:
-            raise ConfigError(f"a board player needs sensors; [sensors] url is {url!r}")
+            raise ConfigError(_("a board player needs sensors; [sensors] url is {url!r}").format(url=url))
         hand = brain = None
         if spec.kind == "hand":
             hand = SimulatedHand(
@@ -396,7 +429,7 @@ class Seats(TableWork):
             move = option_named(question, text)
             mover.answers.put(move)
             return move
-        raise IllegalMoveError("no question is open: the board shows a move, or none yet")
+        raise IllegalMoveError(_("no question is open: the board shows a move, or none yet"))
 
     @contextmanager
     def _sensor_log(self) -> Iterator[IO[str]]:
@@ -424,7 +457,7 @@ class Seats(TableWork):
         if plies > len(board.move_stack):
             return
         target = board.copy()
-        for _ in range(plies):
+        for _ply in range(plies):
             target.pop()
         journal.take_back(plies)
         self.emit({"event": "takeback", "plies": plies, "by": "hand"})

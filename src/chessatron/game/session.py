@@ -25,6 +25,7 @@ import chess
 import chess.engine
 
 from ..errors import ChessatronError, NoSparePieceError
+from ..i18n import _
 from ..planning.planner import Plan
 from ..voice.player import VoiceMover
 from .clock import ChessClock, flag_outcome
@@ -41,9 +42,8 @@ from .ponder.ponderer import Ponderer
 from .records.journal import Journal
 from .records.record import GameRecord
 from .seats import reply_hold_s
-from .tablework import (
-    encode_relocation,
-)
+from .statuses import ROBOT_MOVING, no_spare, played_move, promoting_instead, result_status, to_move
+from .tablework import encode_relocation
 from .telling.evaluation import evaluation_after, evaluation_of
 from .telling.live import colour_name
 from .tidying import Tidier
@@ -135,9 +135,9 @@ class Session(GameCommands):
                 move, remaining, unplanned = self._pending
                 self._pending = None
                 title = f"MOVE {len(board.move_stack)} {move.uci()} (resumed)"
-                if remaining and all(relocation.purpose == "tidy" for _, relocation in remaining):
+                if remaining and all(relocation.purpose == "tidy" for _index, relocation in remaining):
                     title = f"TIDY {len(board.move_stack)} (resumed)"  # a step of tidying cut short
-                self._say("robot moving", robot=True)  # not the "idle" of a state just made
+                self._say(_(ROBOT_MOVING), robot=True)  # not the "idle" of a state just made
                 if unplanned:
                     # journaled, but the robot had not begun: plan it now from the table as it stands
                     before = board.copy()
@@ -146,9 +146,9 @@ class Session(GameCommands):
                         self.planner.plan_reply(self.table, before, move, at=self.gantry), title, journal
                     )
                 elif remaining:
-                    relocations = tuple(relocation for _, relocation in remaining)
+                    relocations = tuple(relocation for _index, relocation in remaining)
                     plan = Plan(relocations, 0.0, self.gantry, self.layout.node_mm(relocations[-1].goal))
-                    self.run_plan(plan, title, journal, indices=[index for index, _ in remaining])
+                    self.run_plan(plan, title, journal, indices=[index for index, _relocation in remaining])
                 self.table.check_matches(board)
             outcome = self._outcome(board, journal)
             clock = self.clock = self._clock_for(journal)
@@ -178,7 +178,7 @@ class Session(GameCommands):
                 self.on_position(board)
                 if self.referee is not None and self.referee.halts():
                     break  # the server changed the game: the caller brings the table in step
-                self.live.update(status=f"{colour_name(board.turn)} to move")
+                self.live.update(status=to_move(board.turn))
                 if clock is not None:
                     clock.resume()
                     self.live.update(clock=clock.to_dict())
@@ -224,12 +224,8 @@ class Session(GameCommands):
                             self._taken_back_on_board(board, journal, mover.took_back)
                         else:  # not agreed: the pieces go back where the game stands
                             mover.restart(board)
-                            self.emit(
-                                {
-                                    "event": "notice",
-                                    "message": "the takeback was not agreed: put the moves back",
-                                }
-                            )
+                            message = _("the takeback was not agreed: put the moves back")
+                            self.emit({"event": "notice", "message": message})
                         outcome = None
                     else:
                         outcome = self._command(choice, board, journal)
@@ -266,7 +262,7 @@ class Session(GameCommands):
                     self.referee.moved(board, choice)  # on its way to the server before the robot moves
                 # the move is the player's once journaled: watchers see it now, the robot catches up
                 # (said first: the status never says it is still the mover's turn)
-                self._say(f"{colour_name(board.turn)} played {entry.san}")
+                self._say(played_move(board.turn, entry.san))
                 shown = board.copy()
                 shown.push(choice)
                 self.live.show_board(shown)
@@ -309,7 +305,7 @@ class Session(GameCommands):
                         self._follow_zone_sensors()  # a person may have moved a captured piece since
                     # what the person waits for: the move standing (what it parks is tidied later)
                     plan = self.planner.plan_reply(self.table, board, choice, at=self.gantry)
-                    self._say("robot moving", robot=True)
+                    self._say(_(ROBOT_MOVING), robot=True)
                     try:
                         self.run_plan(plan, f"MOVE {entry.ply} {uci}", journal)
                     finally:
@@ -348,7 +344,7 @@ class Session(GameCommands):
         record = journal.state.to_record()
         if outcome is not None:
             self.live.show_board(board, result=outcome.result, termination=outcome.termination)
-            self.live.update(status=f"{outcome.result} ({outcome.termination or 'game over'})", prompt=None)
+            self.live.update(status=result_status(outcome.result, outcome.termination), prompt=None)
             self.emit({"event": "result", "result": outcome.result, "termination": outcome.termination})
         return record
 
@@ -484,17 +480,10 @@ class Session(GameCommands):
                 continue
             if piece_type == move.promotion:
                 return move
-            name = chess.piece_name(move.promotion)
             if isinstance(mover, KeyboardMover | ButtonMover):
-                self.emit(
-                    {"event": "notice", "message": f"the table has no spare {name}; choose another piece"}
-                )
+                self.emit({"event": "notice", "message": no_spare(move.promotion)})
                 return None
-            self.emit(
-                {
-                    "event": "notice",
-                    "message": f"no spare {name} on the table: promoting to a {chess.piece_name(piece_type)}",
-                }
-            )
+            self.emit({"event": "notice", "message": promoting_instead(move.promotion, piece_type)})
             return chess.Move(move.from_square, move.to_square, piece_type)
-        raise NoSparePieceError(f"the table has no piece left to promote to in {board.fen()!r}")
+        message = _("the table has no piece left to promote to in {fen!r}").format(fen=board.fen())
+        raise NoSparePieceError(message)

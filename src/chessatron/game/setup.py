@@ -18,11 +18,13 @@ import chess
 import chess.engine
 
 from ..errors import CannotResumeError, ChessatronError, ConfigError
+from ..i18n import _
 from ..planning.table import Table
 from .players.spec import PlayerSpec, recorded
 from .records.journal import GameMetadata, Journal, JournalState, read_journal
 from .records.record import ClockSettings, Player
 from .seats import Seats
+from .statuses import PUTTING_BACK, SETTING_UP
 from .tablecheck import checked_table
 from .tablework import (
     _robot_entries,
@@ -31,7 +33,6 @@ from .tablework import (
     encode_table,
     hand_operations,
 )
-from .telling.live import colour_name
 
 LOGGER = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ class GameSetup(Seats):
         shown = (white.spec, black.spec) if players is None else (metadata.white.name, metadata.black.name)
         names = (metadata.white.name, metadata.black.name)
         self.live.show_board(start, game_id=metadata.game_id, players=shown, names=names)
-        self.live.update(status="setting up", hint=None, evaluation=None, notices=[])
+        self.live.update(status=_(SETTING_UP), hint=None, evaluation=None, notices=[])
         self.emit({"event": "game", "id": metadata.game_id, "fen": start.fen(), "chess960": start.chess960})
         try:
             self.set_up(start, "SETUP", journal)
@@ -115,12 +116,16 @@ class GameSetup(Seats):
         --resume --white engine:3``): checked first, then journaled and told."""
         state = read_journal(path)
         if state.is_finished:
-            raise ChessatronError(f"the game in {str(path)!r} is finished; start a new one")
+            raise ChessatronError(
+                _("the game in {path!r} is finished; start a new one").format(path=str(path))
+            )
         online = state.metadata.config.get("online")
         if isinstance(online, dict) and self.referee is None:
             raise ChessatronError(
-                f"game {state.metadata.game_id!r} is an online game on {online.get('url')!r}; continue it "
-                f"with `chessatron online --game {online.get('game')}`"
+                _(
+                    "game {game_id!r} is an online game on {url!r}; continue it with "
+                    "`chessatron online --game {game}`"
+                ).format(game_id=state.metadata.game_id, url=online.get("url"), game=online.get("game"))
             )
         config = state.metadata.config
         journaled = {colour: str(config.get(chess.COLOR_NAMES[colour], "engine")) for colour in chess.COLORS}
@@ -153,8 +158,13 @@ class GameSetup(Seats):
         )
         self.emit({"event": "resumed", "id": state.metadata.game_id, "plies": len(state.moves)})
         for colour, spec in changed.items():
-            was = journaled[colour]
-            message = f"{colour_name(colour).capitalize()} is played by {spec.spec} from now on (was {was})"
+            if colour == chess.WHITE:
+                # TRANSLATORS: {player} and {was} are players as the command line names them (engine:3, web)
+                handed = _("White is played by {player} from now on (was {was})")
+            else:
+                # TRANSLATORS: {player} and {was} are players as the command line names them (engine:3, web)
+                handed = _("Black is played by {player} from now on (was {was})")
+            message = handed.format(player=spec.spec, was=journaled[colour])
             self.emit({"event": "notice", "message": message})
         return journal, white, black
 
@@ -190,7 +200,7 @@ class GameSetup(Seats):
             return
         if self._setup_pending is not None:
             if standing.placement() != wanted.placement():
-                target, _ = self._setup_pending
+                target, _rest = self._setup_pending
                 self._setup_pending = (target, [])  # the drags it had left start from elsewhere
                 self.table = self.robot.table = standing
                 self.live.show_table(standing, ())
@@ -199,7 +209,7 @@ class GameSetup(Seats):
         if not plan.relocations:  # every piece stands where the game left it
             return
         self.table = self.robot.table = standing
-        self.live.update(status="putting the pieces back where the game stopped")
+        self.live.update(status=_(PUTTING_BACK))
         self.run_plan(plan, "RESUME", None)
         self.table = self.robot.table = wanted
         self.live.show_table(wanted, ())
@@ -220,9 +230,11 @@ class GameSetup(Seats):
         except ChessatronError as exc:
             game_id = state.metadata.game_id
             raise CannotResumeError(
-                f"game {game_id} cannot be resumed: its journal {str(path)!r} does not rebuild the table "
-                f"({exc}); 'chessatron games --abandon {game_id}' sets it aside, 'chessatron play' starts a "
-                "new game"
+                _(
+                    "game {game_id} cannot be resumed: its journal {path!r} does not rebuild the table "
+                    "({reason}); 'chessatron games --abandon {game_id}' sets it aside, 'chessatron play' "
+                    "starts a new game"
+                ).format(game_id=game_id, path=str(path), reason=exc)
             ) from exc
 
     def _rebuild(self, state: JournalState, path: Path) -> Table | None:
@@ -235,16 +247,16 @@ class GameSetup(Seats):
             # their own (a set-up taken up again from the table as it stands); all of them, and a move
             # made (the set-up was done), also tell what the start's squares held
             checked = next((n for n, w in enumerate(state.robot_work) if w.table is not None), len(work))
-            plies = [(ply, operations) for ply, operations, _ in work[:checked]]
+            plies = [(ply, operations) for ply, operations, _done in work[:checked]]
             whole = checked == len(work) and state.moved
             table, repairs = checked_table(before_setup, self.layout, plies, start, whole=whole)
             if repairs:
                 repaired = table.copy()
+                message = _("the table before the set-up in {name!r} was damaged and is repaired: {repairs}")
                 self.emit(
                     {
                         "event": "warning",
-                        "message": f"the table before the set-up in {path.name!r} was damaged and is "
-                        f"repaired: {'; '.join(repairs)}",
+                        "message": message.format(name=path.name, repairs="; ".join(repairs)),
                     }
                 )
         else:
@@ -266,11 +278,13 @@ class GameSetup(Seats):
                 relocation = decode_relocation(text, scratch)
                 scratch.relocate(relocation.piece.id, relocation.goal)
                 decoded.append((index, relocation))
-            if decoded and all(relocation.purpose == "hand" for _, relocation in decoded):
+            if decoded and all(relocation.purpose == "hand" for _index, relocation in decoded):
                 # people moved them all; only the writing stopped (journaled as done when the game goes on)
                 if number == len(work) - 1:
-                    self._hand_done_unjournaled = [index for index, _ in decoded if index not in done]
-                done = {index for index, _ in decoded}
+                    self._hand_done_unjournaled = [
+                        index for index, _relocation in decoded if index not in done
+                    ]
+                done = {index for index, _relocation in decoded}
             for index, relocation in decoded:
                 if index in done:
                     table.relocate(relocation.piece.id, relocation.goal)
@@ -279,7 +293,9 @@ class GameSetup(Seats):
                     if snapshots[number + 1] is not None:
                         continue  # given up: the next work starts from a table of its own
                     raise ChessatronError(
-                        f"the journal's robot work for ply {ply} is incomplete; it cannot be resumed"
+                        _(
+                            "the journal's robot work for ply {ply} is incomplete; it cannot be resumed"
+                        ).format(ply=ply)
                     )
                 remaining = [(i, r) for i, r in decoded if i not in done]
                 if state.moves:
@@ -321,13 +337,13 @@ class GameSetup(Seats):
                 self._arrange_by_hand(target, "resume")
                 self._journal_by_hand(journal, before)
             return
-        relocations = [relocation for _, relocation in rest]
+        relocations = [relocation for _index, relocation in rest]
         plan = self.resetter.resume(self.table, target, relocations, at=self.gantry)
         if not plan.relocations:
             return
-        self._say("setting up", robot=True)
+        self._say(_(SETTING_UP), robot=True)
         self.emit({"event": "setup", "relocations": len(plan.relocations)})
         if relocations and list(plan.relocations) == relocations:
-            self.run_plan(plan, "SETUP (resumed)", journal, indices=[index for index, _ in rest])
+            self.run_plan(plan, "SETUP (resumed)", journal, indices=[index for index, _relocation in rest])
         else:
             self.run_plan(plan, "SETUP (resumed)", journal, from_table=self.table)

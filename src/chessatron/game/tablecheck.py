@@ -29,6 +29,8 @@ from collections.abc import Iterable, Sequence
 import chess
 
 from ..errors import ChessatronError, StateError
+from ..i18n import _
+from ..i18n.formats import both
 from ..planning.layout import Layout, Node
 from ..planning.table import PhysicalPiece, Table
 
@@ -79,17 +81,22 @@ def checked_table(
     :class:`StateError` when even the repair does not make a table (a piece that stood still all along
     where it cannot have, and whose place in the start arrangement is taken or unknown)."""
     plies = [(ply, tuple(operations)) for ply, operations in work]
-    drags = [operations for _, operations in plies]
+    drags = [operations for _ply, operations in plies]
     standard = _standard(layout, start)
     repairs: list[str] = []
     read = _read_entries(data, standard, repairs)
     moved = first_nodes(drags)
-    symbols: dict[str, str] = {pid: symbol for pid, (symbol, _) in read.items()}
+    symbols: dict[str, str] = {pid: symbol for pid, (symbol, _node) in read.items()}
     nodes: dict[str, Node] = {}
-    for pid, (_, node) in read.items():
+    for pid, (_symbol, node) in read.items():
         first = moved.get(pid)
         if first is not None and first != node:
-            repairs.append(f"{pid} stood on node {first}, as its first drag says, not {node}")
+            # TRANSLATORS: a repair of a damaged journal; {piece} is a piece's id (wN2), the nodes are i,j
+            repairs.append(
+                _("{piece} stood on node {node}, as its first drag says, not {was}").format(
+                    piece=pid, node=first, was=node
+                )
+            )
             node = first
         nodes[pid] = node
     for pid, first in moved.items():
@@ -98,9 +105,15 @@ def checked_table(
         piece = standard.get(pid)
         symbol = piece[0] if piece is not None else _symbol_of(pid)
         if symbol is None:
-            raise StateError(f"the journal drags a piece {pid!r} the table before the set-up lacks")
+            raise StateError(
+                _("the journal drags a piece {piece!r} the table before the set-up lacks").format(piece=pid)
+            )
         symbols[pid], nodes[pid] = symbol, first
-        repairs.append(f"{pid} stood on node {first}, as its first drag says (the line had lost it)")
+        repairs.append(
+            _("{piece} stood on node {node}, as its first drag says (the line had lost it)").format(
+                piece=pid, node=first
+            )
+        )
     held = _held_at_start(layout, start, plies) if whole else {}
     _settle(nodes, symbols, moved, _ends(drags), standard, layout, held, repairs)
     placement = [(PhysicalPiece(pid, symbols[pid]), nodes[pid]) for pid in sorted(nodes)]
@@ -145,7 +158,7 @@ def _read_entries(
     damaged), the one where the start arrangement has that id keeps it; the other takes the id the start
     arrangement gives its place (or another of its kind that is missing), said in ``repairs``."""
     if not isinstance(data, list):
-        raise StateError(f"the table before the set-up does not read: {str(data)[:60]!r}")
+        raise StateError(_("the table before the set-up does not read: {data!r}").format(data=str(data)[:60]))
     read: dict[str, tuple[str, Node]] = {}
     twice: list[tuple[str, str, Node]] = []
     for entry in data:
@@ -163,13 +176,18 @@ def _read_entries(
     for pid, symbol, node in twice:
         if standard.get(pid) == (symbol, node):  # this one is where that id belongs: the other moves on
             (symbol, node), read[pid] = read[pid], (symbol, node)
-        missing = [other for other, (kind, _) in standard.items() if other not in read and kind == symbol]
+        missing = [other for other, (kind, _node) in standard.items() if other not in read and kind == symbol]
         named = next((other for other in missing if standard[other][1] == node), None)
         if named is None and not missing:
-            raise StateError(f"the table before the set-up names {pid!r} twice")
+            raise StateError(_("the table before the set-up names {piece!r} twice").format(piece=pid))
         named = named or missing[0]
         read[named] = (symbol, node)
-        repairs.append(f"the {pid} on node {node} is {named} (its id was damaged)")
+        repairs.append(
+            # TRANSLATORS: a repair of a damaged journal; {piece} and {named} are pieces' ids (wN2)
+            _("the {piece} on node {node} is {named} (its id was damaged)").format(
+                piece=pid, node=node, named=named
+            )
+        )
     return read
 
 
@@ -226,16 +244,22 @@ def _settle(
         if len(pids) > 1:  # two that stood still on one cell: the one whose start arrangement it is stays
             keeper = [pid for pid in pids if standard.get(pid) == (symbols[pid], node)]
             if len(keeper) != 1:
-                raise StateError(f"two pieces stand on node {node}: {' and '.join(map(repr, pids))}")
+                raise StateError(
+                    _("two pieces stand on node {node}: {pieces}").format(
+                        node=node, pieces=both([repr(pid) for pid in pids])
+                    )
+                )
             doubtful += [pid for pid in pids if pid != keeper[0]]
     for pid in doubtful:
         twin = confirmed.get(nodes[pid])
         if pid not in standard and twin is not None and symbols[twin] == symbols[pid]:
-            repairs.append(f"dropped {pid}, {twin}'s entry with its id damaged")
+            repairs.append(
+                _("dropped {piece}, {twin}'s entry with its id damaged").format(piece=pid, twin=twin)
+            )
             del nodes[pid]
         else:
-            _to_start_arrangement(pid, nodes, symbols, standard, repairs, why=f"not {nodes[pid]}")
-    for _ in range(3):  # a piece put on its square may leave another's empty: again, until all are held
+            _to_start_arrangement(pid, nodes, symbols, standard, repairs)
+    for _round in range(3):  # a piece put on its square may leave another's empty: again, until all are held
         at = {node: pid for pid, node in nodes.items()}
         empty = [(node, symbol) for node, symbol in sorted(held.items()) if symbol and node not in at]
         if not empty:
@@ -248,15 +272,19 @@ def _settle(
                 symbols[owner] = symbol
                 nodes[owner] = node
                 repairs.append(
-                    f"{owner} stood on node {node}, as the start arrangement has it (the line had lost it)"
+                    _(
+                        "{piece} stood on node {node}, as the start arrangement has it (the line had lost it)"
+                    ).format(piece=owner, node=node)
                 )
             else:
-                _to_start_arrangement(owner, nodes, symbols, standard, repairs, why=f"not {nodes[owner]}")
+                _to_start_arrangement(owner, nodes, symbols, standard, repairs)
     at = {node: pid for pid, node in nodes.items()}
     gaps = [node for node, symbol in sorted(held.items()) if symbol and node not in at]
     if gaps:
         raise StateError(
-            f"no piece the journal names stood on node {gaps[0]}, where the game's start has one"
+            _("no piece the journal names stood on node {node}, where the game's start has one").format(
+                node=gaps[0]
+            )
         )
 
 
@@ -266,8 +294,6 @@ def _to_start_arrangement(
     symbols: dict[str, str],
     standard: dict[str, tuple[str, Node]],
     repairs: list[str],
-    *,
-    why: str,
 ) -> None:
     """Put ``pid`` on its node in the start arrangement; raise :class:`StateError` when it has none (or of
     another kind) or another piece holds it."""
@@ -275,7 +301,13 @@ def _to_start_arrangement(
     taken = {node for other, node in nodes.items() if other != pid}
     if arranged is None or arranged[0] != symbols[pid] or arranged[1] in taken:
         raise StateError(
-            f"where {pid!r} stood before the set-up is damaged ({nodes[pid]}) and cannot be told again"
+            _("where {piece!r} stood before the set-up is damaged ({node}) and cannot be told again").format(
+                piece=pid, node=nodes[pid]
+            )
         )
-    repairs.append(f"{pid} stood on node {arranged[1]}, as the start arrangement has it, {why}")
+    repairs.append(
+        _("{piece} stood on node {node}, as the start arrangement has it, not {was}").format(
+            piece=pid, node=arranged[1], was=nodes[pid]
+        )
+    )
     nodes[pid] = arranged[1]

@@ -19,6 +19,7 @@ import chess.engine
 from ..errors import ChessatronError, HardwareError
 from ..feedback.signals import LedSignals
 from ..grbl.charcount import StreamProgress
+from ..i18n import N_, _
 from ..planning.layout import Cell, Layout, MachinePoint, Node
 from ..planning.planner import Plan, Relocation
 from ..planning.table import PhysicalPiece, PieceId, Table
@@ -55,7 +56,9 @@ LONG_WORK_S = 5.0
 def _cell(layout: Layout, node: Node) -> Cell:
     cell = layout.node_cell(node)
     if cell is None:
-        raise ChessatronError(f"node {node!r} is not a cell's centre; a hand cannot put a piece there")
+        raise ChessatronError(
+            _("node {node!r} is not a cell's centre; a hand cannot put a piece there").format(node=node)
+        )
     return cell
 
 
@@ -68,13 +71,17 @@ def encode_relocation(relocation: Relocation) -> str:
 def decode_relocation(text: str, table: Table) -> Relocation:
     match = re.fullmatch(r"(\S+) (\S+) (-?\d+,-?\d+(?: -?\d+,-?\d+)*)", text.strip())
     if match is None:
-        raise ChessatronError(f"the journal holds a robot operation it cannot read: {text!r}")
+        raise ChessatronError(
+            _("the journal holds a robot operation it cannot read: {text!r}").format(text=text)
+        )
     nodes: tuple[Node, ...] = tuple(
         (int(a), int(b)) for a, b in (part.split(",") for part in match[3].split())
     )
     piece = table.piece_at(nodes[0])
     if piece is None:
-        raise ChessatronError(f"no piece stands where the journal's operation {text!r} starts")
+        raise ChessatronError(
+            _("no piece stands where the journal's operation {text!r} starts").format(text=text)
+        )
     return Relocation(piece, nodes, match[1])  # type: ignore[arg-type]
 
 
@@ -85,12 +92,16 @@ def encode_table(table: Table) -> list[list[object]]:
 
 def decode_table(data: object, layout: Layout) -> Table:
     if not isinstance(data, list):
-        raise ChessatronError(f"the journal's table before the set-up is damaged: {data!r}")
+        raise ChessatronError(
+            _("the journal's table before the set-up is damaged: {data!r}").format(data=data)
+        )
     try:
         placement = [(PhysicalPiece(str(i), str(sym)), (int(a), int(b))) for i, sym, a, b in data]
         return Table(layout, placement)
     except (TypeError, ValueError) as exc:
-        raise ChessatronError(f"the journal's table before the set-up is damaged ({exc!r})") from exc
+        raise ChessatronError(
+            _("the journal's table before the set-up is damaged ({reason!r})").format(reason=exc)
+        ) from exc
 
 
 def hand_operations(layout: Layout, before: dict[PieceId, Node], table: Table) -> list[Relocation]:
@@ -118,6 +129,30 @@ def hand_operations(layout: Layout, before: dict[PieceId, Node], table: Table) -
             operations.append(Relocation(scratch.piece(pid), (scratch.node_of(pid), goal), "hand"))
             scratch.relocate(pid, goal)
     return operations
+
+
+#: The status while the players arrange the pieces by hand, by why (translated where shown).
+_ARRANGE: dict[str, str] = {
+    # TRANSLATORS: status
+    "set up": N_("set up: please arrange the pieces as shown"),
+    # TRANSLATORS: status
+    "resume": N_("resume: please arrange the pieces as shown"),
+    # TRANSLATORS: status
+    "take back": N_("take back: please arrange the pieces as shown"),
+    # TRANSLATORS: status
+    "set up the puzzle": N_("set up the puzzle: please arrange the pieces as shown"),
+    # TRANSLATORS: status
+    "put it back": N_("put it back: please arrange the pieces as shown"),
+}
+
+
+def _arrange_status(why: str) -> str:
+    """The status while the players arrange the pieces by hand for ``why`` (``set up``, ``take back``)."""
+    known = _ARRANGE.get(why)
+    if known is not None:
+        return _(known)
+    # TRANSLATORS: status; {why} says what for, in English words
+    return _("{why}: please arrange the pieces as shown").format(why=why)
 
 
 def _robot_entries(state: JournalState) -> list[tuple[int, list[str], set[int]]]:
@@ -238,8 +273,10 @@ class TableWork(TableDevices):
         if execution.stopped:
             raise StopRequested(title, execution.completed, total)
         if not execution.ok:
-            problems = "; ".join(execution.problems()) or "the machine stopped"
-            raise HardwareError(f"{title}: {problems}; fix it and continue with `chessatron play --resume`")
+            problems = "; ".join(execution.problems()) or _("the machine stopped")
+            # TRANSLATORS: {title} names the robot's work as the machine does (MOVE 3 e2e4, SETUP)
+            fix = _("{title}: {problems}; fix it and continue with `chessatron play --resume`")
+            raise HardwareError(fix.format(title=title, problems=problems))
 
     def _wall_s(self, machine_s: float) -> float:
         """Wall-clock seconds of ``machine_s`` of machine time: a machine takes them; the simulator runs
@@ -275,7 +312,7 @@ class TableWork(TableDevices):
         before = self.table.copy()
         plan.apply(self.table)  # where the pieces will stand (the model; the sensors confirm the board)
         self.emit({"event": "arrange", "why": why, "fen": target.board_fen()})
-        self.live.update(status=f"{why}: please arrange the pieces as shown")
+        self.live.update(status=_arrange_status(why))
         if self.world is not None:
             moved = [
                 piece for piece in self.table if before.node_of(piece.id) != self.table.node_of(piece.id)
@@ -351,7 +388,7 @@ class TableWork(TableDevices):
         )
         moved: set[Cell] = set()
         filled: set[Cell] = set()
-        for _, old, new in pairs:
+        for _distance, old, new in pairs:
             if old in moved or new in filled:
                 continue
             self.table.relocate(model[old].id, self.layout.cell_node(new))

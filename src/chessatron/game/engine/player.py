@@ -25,13 +25,13 @@ from ...errors import (
     EngineClosedError,
     EngineFailedError,
     EngineSettingsError,
-    GameOverError,
-    InvalidPositionError,
 )
+from ...i18n import _
 from .foresight import Foresight
 from .settings import (
     _ENGINE_FAILURES,
     DEFAULT_ENGINE,
+    FAILED_WHILE,
     INSTALL_HINT,
     STARTUP_TIMEOUT_S,
     EngineSettings,
@@ -39,6 +39,7 @@ from .settings import (
     _NoMoveError,
     checked_options,
     find_engine,
+    unsearchable,
 )
 
 __all__ = ["ANALYSIS_LIMIT", "HINT_LIMIT", "PREDICTION_LIMIT", "EnginePlayer"]
@@ -72,7 +73,8 @@ def _playing(engine: chess.engine.SimpleEngine) -> dict[str, int | bool]:
 def _move_of(result: chess.engine.PlayResult) -> chess.engine.PlayResult:
     """``result`` if it holds a move; else :class:`_NoMoveError` (the game is not over: checked before)."""
     if not result.move:  # None, or the null move 0000
-        raise _NoMoveError("it answered 'bestmove' without a move")
+        # TRANSLATORS: why the chess engine failed; bestmove is its protocol's word
+        raise _NoMoveError(_("it answered 'bestmove' without a move"))
     return result
 
 
@@ -131,9 +133,12 @@ class EnginePlayer:
             self._engine = self._start()
         except _ENGINE_FAILURES as exc:
             self.close()
+            # TRANSLATORS: {hint} is a sentence saying how to install an engine
             raise EngineFailedError(
-                f"the chess engine {str(self.path)!r} did not start ({_describe(exc)}); "
-                f"check that it runs on its own and speaks uci, or {INSTALL_HINT}"
+                _(
+                    "the chess engine {path!r} did not start ({reason}); check that it runs on its own and "
+                    "speaks uci, or {hint}"
+                ).format(path=str(self.path), reason=_describe(exc), hint=_(INSTALL_HINT))
             ) from exc
         except BaseException:
             self.close()
@@ -404,24 +409,9 @@ class EnginePlayer:
     def _check_position(self, board: chess.Board, *, needs_move: bool) -> None:
         if self._closed:
             raise EngineClosedError(f"{self!r} is closed; open a new EnginePlayer")
-        status = board.status()
-        if status != chess.STATUS_VALID:
-            problems = ", ".join(
-                (flag.name or "").lower().replace("_", " ") for flag in chess.Status if flag & status
-            )
-            raise InvalidPositionError(
-                f"the engine cannot search {board.fen()!r}: {problems}; set up a position a game can reach"
-            )
-        if board.chess960 and not self._plays_chess960:
-            raise EngineSettingsError(
-                f"the engine {str(self.path)!r} does not play chess960; choose another with --engine PATH"
-            )
-        if needs_move and not any(board.generate_legal_moves()):
-            outcome = "checkmate" if board.is_check() else "stalemate"
-            raise GameOverError(
-                f"there is no move to make in {board.fen()!r}: it is {outcome}; "
-                "take a move back or start a new game"
-            )
+        problem = unsearchable(board, self.path, plays_chess960=self._plays_chess960, needs_move=needs_move)
+        if problem is not None:
+            raise problem
 
     def _run(
         self, what: str, search: Callable[[chess.engine.SimpleEngine], T], limit: chess.engine.Limit
@@ -449,10 +439,9 @@ class EnginePlayer:
                     self._max_attempts,
                     "; restarting it" if attempt < self._max_attempts else "; giving up",
                 )
+        failed = FAILED_WHILE.get(what, FAILED_WHILE["choosing a move"])
         raise EngineFailedError(
-            f"the chess engine {str(self.path)!r} failed {self._max_attempts} times in a row while {what} "
-            f"(last: {_describe(last, timeout_s)}); check that it runs on its own, "
-            "or choose another with --engine PATH"
+            _(failed).format(path=str(self.path), count=self._max_attempts, reason=_describe(last, timeout_s))
         ) from last
 
     def _call(

@@ -39,7 +39,16 @@ from typing import Final
 import chess
 import chess.engine
 
-from ...errors import EngineFailedError, EngineMissingError, EngineSettingsError
+from ...errors import (
+    ChessatronError,
+    EngineFailedError,
+    EngineMissingError,
+    EngineSettingsError,
+    GameOverError,
+    InvalidPositionError,
+)
+from ...i18n import N_, _
+from ...i18n.formats import decimal, either
 
 STARTUP_TIMEOUT_S: Final = 10.0
 """Generous: loading the NNUE network takes seconds on a Raspberry Pi Zero."""
@@ -72,7 +81,8 @@ _SECONDS: Final = re.compile(r"([0-9]+(\.[0-9]*)?|\.[0-9]+)(e[-+]?[0-9]+)?", re.
 _ELO: Final = re.compile(r"([0-9]+)elo|elo([0-9]+)", re.ASCII)
 
 
-_LEVEL_HELP: Final = (
+#: How to write a level, after one that does not read (translated where shown).
+_LEVEL_HELP: Final = N_(
     "use engine, engine:0 to engine:20, engine:1500elo, and options such as engine:8:time=0.5 "
     "or engine:8:depth=12"
 )
@@ -85,11 +95,16 @@ class _NoMoveError(chess.engine.EngineError):
 
 def _describe(exc: BaseException | None, timeout_s: float | None = None) -> str:
     if isinstance(exc, chess.engine.EngineTerminatedError):
-        return "it exited"
+        # TRANSLATORS: why the chess engine failed: it exited
+        return _("it exited")
     if isinstance(exc, _NoMoveError):
         return str(exc)
     if isinstance(exc, TimeoutError):
-        return f"no answer in {timeout_s:g} s" if timeout_s is not None else "no answer in time"
+        if timeout_s is None:
+            return _("no answer in time")
+        return _("no answer in {seconds} s").format(
+            seconds=decimal(timeout_s, 0 if timeout_s == int(timeout_s) else 1)
+        )
     return f"{type(exc).__name__}: {exc}"
 
 
@@ -109,9 +124,62 @@ SKILL_MAX: Final = 20
 DEFAULT_MOVE_TIME_S: Final = 1.0
 
 
-INSTALL_HINT: Final = (
+#: How to get an engine, after one that is missing (translated where shown).
+INSTALL_HINT: Final = N_(
     "install it with 'sudo apt install stockfish' (debian, raspberry pi os) or pass --engine PATH"
 )
+
+
+#: An engine that keeps failing, by what it was asked (translated where shown).
+FAILED_WHILE: dict[str, str] = {
+    "choosing a move": N_(
+        "the chess engine {path!r} failed {count} times in a row while choosing a move (last: {reason}); "
+        "check "
+        "that it runs on its own, or choose another with --engine PATH"
+    ),
+    "finding a hint": N_(
+        "the chess engine {path!r} failed {count} times in a row while finding a hint (last: {reason}); "
+        "check "
+        "that it runs on its own, or choose another with --engine PATH"
+    ),
+    "evaluating": N_(
+        "the chess engine {path!r} failed {count} times in a row while evaluating (last: {reason}); check "
+        "that it runs on its own, or choose another with --engine PATH"
+    ),
+    "analysing": N_(
+        "the chess engine {path!r} failed {count} times in a row while analysing (last: {reason}); check "
+        "that it runs on its own, or choose another with --engine PATH"
+    ),
+}
+
+
+def unsearchable(
+    board: chess.Board, path: Path, *, plays_chess960: bool, needs_move: bool
+) -> ChessatronError | None:
+    """Why the engine at ``path`` cannot search ``board`` (a position no game reaches, Chess960 it does not
+    play, no move to make when one is wanted), None when it can."""
+    status = board.status()
+    if status != chess.STATUS_VALID:
+        problems = ", ".join(
+            (flag.name or "").lower().replace("_", " ") for flag in chess.Status if flag & status
+        )
+        # TRANSLATORS: {problems} are python-chess's words for what is wrong (too many kings)
+        wrong = _("the engine cannot search {fen!r}: {problems}; set up a position a game can reach")
+        return InvalidPositionError(wrong.format(fen=board.fen(), problems=problems))
+    if board.chess960 and not plays_chess960:
+        wrong = _("the engine {path!r} does not play chess960; choose another with --engine PATH")
+        return EngineSettingsError(wrong.format(path=str(path)))
+    if needs_move and not any(board.generate_legal_moves()):
+        if board.is_check():
+            over = _(
+                "there is no move to make in {fen!r}: it is checkmate; take a move back or start a new game"
+            )
+        else:
+            over = _(
+                "there is no move to make in {fen!r}: it is stalemate; take a move back or start a new game"
+            )
+        return GameOverError(over.format(fen=board.fen()))
+    return None
 
 
 def find_engine(name_or_path: str = DEFAULT_ENGINE) -> Path:
@@ -124,22 +192,35 @@ def find_engine(name_or_path: str = DEFAULT_ENGINE) -> Path:
     Raises :class:`EngineMissingError` saying how to install the engine.
     """
     if not name_or_path.strip():
-        raise EngineMissingError(f"no chess engine named {name_or_path!r}; {INSTALL_HINT}")
+        # TRANSLATORS: {hint} is a sentence saying how to install an engine
+        raise EngineMissingError(
+            _("no chess engine named {name!r}; {hint}").format(name=name_or_path, hint=_(INSTALL_HINT))
+        )
     if os.sep in name_or_path or (os.altsep and os.altsep in name_or_path) or name_or_path.startswith("~"):
         path = Path(name_or_path).expanduser().absolute()
         if not path.is_file():
-            raise EngineMissingError(f"no chess engine at {str(path)!r}; check the path, or {INSTALL_HINT}")
+            # TRANSLATORS: {hint} is a sentence saying how to install an engine
+            raise EngineMissingError(
+                _("no chess engine at {path!r}; check the path, or {hint}").format(
+                    path=str(path), hint=_(INSTALL_HINT)
+                )
+            )
         if not os.access(path, os.X_OK):
             raise EngineMissingError(
-                f"the chess engine {str(path)!r} is not executable; run 'chmod +x {path}'"
+                _("the chess engine {path!r} is not executable; run 'chmod +x {command}'").format(
+                    path=str(path), command=path
+                )
             )
         return path
     for search_path in (None, *GAMES_DIRS):
         found = shutil.which(name_or_path, path=search_path)
         if found is not None:
             return Path(found).absolute()
+    # TRANSLATORS: {folders} are folders (/usr/games); {hint} is a sentence saying how to install an engine
     raise EngineMissingError(
-        f"chess engine {name_or_path!r} not found on PATH or in {' or '.join(GAMES_DIRS)}; {INSTALL_HINT}"
+        _("chess engine {name!r} not found on PATH or in {folders}; {hint}").format(
+            name=name_or_path, folders=either(GAMES_DIRS), hint=_(INSTALL_HINT)
+        )
     )
 
 
@@ -170,27 +251,41 @@ class EngineSettings:
     def __post_init__(self) -> None:
         if self.skill is not None and self.elo is not None:
             raise EngineSettingsError(
-                f"skill level {self.skill!r} and elo {self.elo!r} both given; "
-                "choose one (engine:8 or engine:1500elo)"
+                _(
+                    "skill level {skill!r} and elo {elo!r} both given; choose one (engine:8 or "
+                    "engine:1500elo)"
+                ).format(skill=self.skill, elo=self.elo)
             )
         if self.skill is not None and not SKILL_MIN <= self.skill <= SKILL_MAX:
             raise EngineSettingsError(
-                f"skill level {self.skill!r} is outside {SKILL_MIN} to {SKILL_MAX}; "
-                f"use engine:{SKILL_MIN} (weakest) to engine:{SKILL_MAX} (strongest), "
-                "or an elo like engine:1500elo"
+                _(
+                    "skill level {skill!r} is outside {low} to {high}; use engine:{low} (weakest) to "
+                    "engine:{high} (strongest), or an elo like engine:1500elo"
+                ).format(skill=self.skill, low=SKILL_MIN, high=SKILL_MAX)
             )
         if self.elo is not None and self.elo < 1:
             raise EngineSettingsError(
-                f"elo {self.elo!r} is not a rating; use a positive number like engine:1500elo"
+                _("elo {elo!r} is not a rating; use a positive number like engine:1500elo").format(
+                    elo=self.elo
+                )
             )
         if self.time_s is not None and not (math.isfinite(self.time_s) and self.time_s > 0):
-            raise EngineSettingsError(f"time per move {self.time_s!r} s must be a positive number of seconds")
-        for name, value in (("depth", self.depth), ("nodes", self.nodes)):
+            raise EngineSettingsError(
+                _("time per move {seconds!r} s must be a positive number of seconds").format(
+                    seconds=self.time_s
+                )
+            )
+        for name, value in (
+            ("depth", self.depth),
+            ("nodes", self.nodes),
+            ("threads", self.threads),
+            ("hash", self.hash_mb),
+        ):
             if value is not None and value < 1:
-                raise EngineSettingsError(f"{name} {value!r} must be at least 1")
-        for name, value in (("threads", self.threads), ("hash", self.hash_mb)):
-            if value < 1:
-                raise EngineSettingsError(f"{name} {value!r} must be at least 1")
+                # TRANSLATORS: {name} is the level's option as written (depth, nodes, threads, hash)
+                raise EngineSettingsError(
+                    _("{name} {value!r} must be at least 1").format(name=name, value=value)
+                )
 
     def limit(self) -> chess.engine.Limit:
         """The search limit of one move."""
@@ -241,14 +336,22 @@ def parse_level(text: str) -> EngineSettings:
     """
     head, *fields_ = text.strip().lower().split(":")
     if head.strip() != "engine":
-        raise EngineSettingsError(f"bad engine level {text!r}: it must start with 'engine'; {_LEVEL_HELP}")
+        # TRANSLATORS: {help} is a sentence saying how to write a level
+        raise EngineSettingsError(
+            _("bad engine level {text!r}: it must start with 'engine'; {help}").format(
+                text=text, help=_(_LEVEL_HELP)
+            )
+        )
     values: dict[str, float | int] = {}
     strength: str | None = None
     for raw in fields_:
         field = raw.strip()
         if not field:
+            # TRANSLATORS: {help} is a sentence saying how to write a level
             raise EngineSettingsError(
-                f"bad engine level {text!r}: an empty field between colons; {_LEVEL_HELP}"
+                _("bad engine level {text!r}: an empty field between colons; {help}").format(
+                    text=text, help=_(_LEVEL_HELP)
+                )
             )
         key, equals, value = field.partition("=")
         key, value = key.strip(), value.strip()
@@ -256,21 +359,33 @@ def parse_level(text: str) -> EngineSettings:
             name = _OPTION_FIELDS.get(key)
             if name is None:
                 raise EngineSettingsError(
-                    f"bad engine level {text!r}: unknown option {key!r}; "
-                    f"use {', '.join(f'{k}=' for k in _OPTION_FIELDS)}"
+                    _("bad engine level {text!r}: unknown option {key!r}; use {options}").format(
+                        text=text, key=key, options=", ".join(f"{k}=" for k in _OPTION_FIELDS)
+                    )
                 )
             if name in values:
-                raise EngineSettingsError(f"bad engine level {text!r}: {key!r} given twice; give it once")
+                raise EngineSettingsError(
+                    _("bad engine level {text!r}: {key!r} given twice; give it once").format(
+                        text=text, key=key
+                    )
+                )
             pattern = _SECONDS if key == "time" else _INTEGER
             if not pattern.fullmatch(value):
-                unit = "a number of seconds like 0.5" if key == "time" else "a whole number"
-                raise EngineSettingsError(f"bad engine level {text!r}: {key}={value!r} must be {unit}")
+                if key == "time":
+                    wrong = _(
+                        "bad engine level {text!r}: {key}={value!r} must be a number of seconds like 0.5"
+                    )
+                else:
+                    wrong = _("bad engine level {text!r}: {key}={value!r} must be a whole number")
+                raise EngineSettingsError(wrong.format(text=text, key=key, value=value))
             values[name] = float(value) if key == "time" else int(value)
             continue
         if strength is not None:
             raise EngineSettingsError(
-                f"bad engine level {text!r}: strength given twice ({strength!r} and {field!r}); "
-                "give a skill level or an elo, once"
+                _(
+                    "bad engine level {text!r}: strength given twice ({strength!r} and {field!r}); "
+                    "give a skill level or an elo, once"
+                ).format(text=text, strength=strength, field=field)
             )
         strength = field
         if _INTEGER.fullmatch(field):
@@ -279,13 +394,17 @@ def parse_level(text: str) -> EngineSettings:
             values["elo"] = int(match.group(1) or match.group(2))
         else:
             raise EngineSettingsError(
-                f"bad engine level {text!r}: cannot read {field!r}; expected a skill level 0 to 20, "
-                f"an elo like 1500elo, or an option like time=0.5"
+                _(
+                    "bad engine level {text!r}: cannot read {field!r}; expected a skill level 0 to 20, "
+                    "an elo like 1500elo, or an option like time=0.5"
+                ).format(text=text, field=field)
             )
     try:
         return EngineSettings(**values)  # type: ignore[arg-type]
     except EngineSettingsError as exc:
-        raise EngineSettingsError(f"bad engine level {text!r}: {exc}") from exc
+        raise EngineSettingsError(
+            _("bad engine level {text!r}: {reason}").format(text=text, reason=exc)
+        ) from exc
 
 
 def checked_options(
@@ -299,16 +418,27 @@ def checked_options(
         option = available.get(name)
         if option is None:
             raise EngineSettingsError(
-                f"the engine {str(path)!r} has no {name!r} option, so it cannot play "
-                f"{settings.spec()!r}; choose another level or another engine with --engine PATH"
+                _(
+                    "the engine {path!r} has no {name!r} option, so it cannot play {level!r}; choose another "
+                    "level or another engine with --engine PATH"
+                ).format(path=str(path), name=name, level=settings.spec())
             )
         if isinstance(value, bool) or option.min is None or option.max is None:
             continue
         if not option.min <= value <= option.max:
-            what, example = ("elo", f" such as engine:{option.min}elo") if name == "UCI_Elo" else (name, "")
+            if name == "UCI_Elo":
+                outside = _(
+                    "elo {value!r} is outside the range {low} to {high} that the engine {path!r} supports; "
+                    "choose a value in that range such as engine:{low}elo"
+                )
+            else:
+                outside = _(
+                    "{name} {value!r} is outside the range {low} to {high} that the engine {path!r} "
+                    "supports; "
+                    "choose a value in that range"
+                )
             raise EngineSettingsError(
-                f"{what} {value!r} is outside the range {option.min} to {option.max} that the engine "
-                f"{str(path)!r} supports; choose a value in that range{example}"
+                outside.format(name=name, value=value, low=option.min, high=option.max, path=str(path))
             )
     return wanted
 
@@ -326,8 +456,11 @@ def _options_of(path: Path, mtime_ns: int) -> Mapping[str, chess.engine.Option]:
         # a process group of its own: a terminal's Ctrl-C is chessatron's to handle, not the engine's
         engine = chess.engine.SimpleEngine.popen_uci(str(path), timeout=STARTUP_TIMEOUT_S, setpgrp=True)
     except _ENGINE_FAILURES as exc:
+        # TRANSLATORS: {hint} is a sentence saying how to install an engine
         raise EngineFailedError(
-            f"the chess engine {str(path)!r} did not start ({_describe(exc)}); {INSTALL_HINT}"
+            _("the chess engine {path!r} did not start ({reason}); {hint}").format(
+                path=str(path), reason=_describe(exc), hint=_(INSTALL_HINT)
+            )
         ) from exc
     try:
         return dict(engine.options)

@@ -42,6 +42,7 @@ from __future__ import annotations
 import chess
 
 from ...errors import GameFileError
+from ...i18n import _
 from .record import (
     RESULTS,
     STANDARD_START_NUMBER,
@@ -97,36 +98,54 @@ def decode_compact(data: bytes) -> GameRecord:
     the end word."""
     if len(data) < 2:
         raise GameFileError(
-            f"compact record truncated at byte {len(data)}: {bytes(data)!r} lacks a start word"
+            _("compact record truncated at byte {offset}: {data!r} lacks a start word").format(
+                offset=len(data), data=bytes(data)
+            )
         )
     start = int.from_bytes(data[0:2], "big")
     offset = 2
     if start in (_FEN_STANDARD, _FEN_CHESS960):
         if len(data) < 3 or len(data) < 3 + data[2]:
-            raise GameFileError(f"compact record truncated at byte {len(data)}: the start FEN is cut short")
+            raise GameFileError(
+                _("compact record truncated at byte {offset}: the start FEN is cut short").format(
+                    offset=len(data)
+                )
+            )
         try:
             fen = data[3 : 3 + data[2]].decode("ascii")
             board = canonical_board(fen, start == _FEN_CHESS960)
         except (UnicodeDecodeError, GameFileError) as exc:
-            raise GameFileError(f"compact record has a bad start FEN at byte 3: {exc}") from exc
+            raise GameFileError(
+                _("compact record has a bad start FEN at byte 3: {reason}").format(reason=exc)
+            ) from exc
         offset = 3 + data[2]
     elif start <= 959:
         board = numbered_start(start)
     else:
-        raise GameFileError(f"compact record starts with {start:#06x} at byte 0; use 0–959, 0xfffe or 0xffff")
+        raise GameFileError(
+            _("compact record starts with {word} at byte 0; use 0–959, 0xfffe or 0xffff").format(
+                word=f"{start:#06x}"
+            )
+        )
     start_fen, chess960 = board.fen(), board.chess960
     result: Result = "*"
     termination: Termination | None = None
     while offset < len(data):
         if offset + 2 > len(data):
             raise GameFileError(
-                f"compact record truncated at byte {offset}: half a move word {data[offset:]!r}"
+                _("compact record truncated at byte {offset}: half a move word {data!r}").format(
+                    offset=offset, data=data[offset:]
+                )
             )
         word = int.from_bytes(data[offset : offset + 2], "big")
         if word & _END:
             result, termination = _decode_end(word, offset)
             if offset + 2 != len(data):
-                raise GameFileError(f"compact record has {len(data) - offset - 2} bytes after its end word")
+                raise GameFileError(
+                    _("compact record has {count} bytes after its end word").format(
+                        count=len(data) - offset - 2
+                    )
+                )
             break
         board.push(_decode_move(board, word, offset))
         offset += 2
@@ -142,13 +161,17 @@ def decode_compact(data: bytes) -> GameRecord:
 def _decode_end(word: int, offset: int) -> tuple[Result, Termination | None]:
     ended = word >> 2 & 0xF
     if word & 0x7FC0 or ended > len(TERMINATIONS) or (word & 3 == 0 and ended):
-        raise GameFileError(f"compact record has a bad end word {word:#06x} at byte {offset}")
+        raise GameFileError(
+            _("compact record has a bad end word {word} at byte {offset}").format(
+                word=f"{word:#06x}", offset=offset
+            )
+        )
     return RESULTS[word & 3], None if ended == 0 else TERMINATIONS[ended - 1]
 
 
 def _decode_move(board: chess.Board, word: int, offset: int) -> chess.Move:
     from_square, to_square, special = word & 0x3F, word >> 6 & 0x3F, word >> 12 & 7
-    where = f"ply {board.ply() + 1} at byte {offset} ({word:#06x})"
+    where = {"ply": board.ply() + 1, "offset": offset, "word": f"{word:#06x}", "fen": board.fen()}
     if special in (_KINGSIDE, _QUEENSIDE):
         kingside = special == _KINGSIDE
         king_to = chess.square(6 if kingside else 2, chess.square_rank(from_square))
@@ -156,18 +179,33 @@ def _decode_move(board: chess.Board, word: int, offset: int) -> chess.Move:
             same_side = board.is_kingside_castling(move) == kingside
             if same_side and move.from_square == from_square and to_square == king_to:
                 return move
-        side = "kingside" if kingside else "queenside"
-        raise GameFileError(
-            f"compact record: {side} castling {chess.square_name(from_square)}{chess.square_name(to_square)}"
-            f" is not legal in {board.fen()!r}, {where}"
-        )
+        if kingside:
+            castling = _(
+                "compact record: kingside castling {move} is not legal in {fen!r}, ply {ply} at byte "
+                "{offset} ({word})"
+            )
+        else:
+            castling = _(
+                "compact record: queenside castling {move} is not legal in {fen!r}, ply {ply} at byte "
+                "{offset} ({word})"
+            )
+        move_text = chess.square_name(from_square) + chess.square_name(to_square)
+        raise GameFileError(castling.format(move=move_text, **where))
     if special == _RESERVED:
-        raise GameFileError(f"compact record: special code 7 is reserved, {where}")
+        raise GameFileError(
+            _("compact record: special code 7 is reserved, ply {ply} at byte {offset} ({word})").format(
+                **where
+            )
+        )
     move = chess.Move(from_square, to_square, None if special == 0 else special + 1)
     try:
         legal = board.parse_uci(move.uci()) if from_square != to_square else chess.Move.null()
     except ValueError:
         legal = chess.Move.null()
     if not legal:
-        raise GameFileError(f"compact record: {move.uci()!r} is not legal in {board.fen()!r}, {where}")
+        raise GameFileError(
+            _("compact record: {uci!r} is not legal in {fen!r}, ply {ply} at byte {offset} ({word})").format(
+                uci=move.uci(), **where
+            )
+        )
     return legal

@@ -18,6 +18,7 @@ import chess
 import chess.pgn
 
 from ...errors import ChessatronError, GameFileError, IllegalMoveError
+from ...i18n import _
 from ...pgn import read_games
 from .record import (
     OWN_TAGS,
@@ -79,12 +80,13 @@ def to_pgn(record: GameRecord) -> str:
 
 
 def read_pgn_games(
-    text: str, source: str = "the PGN", *, on_game: Callable[[int, int], None] | None = None
+    text: str, source: str | None = None, *, on_game: Callable[[int, int], None] | None = None
 ) -> list[GameRecord]:
     """Every game in ``text`` (mainlines only; comments other than ``[%clk]``, NAGs and variations are
     dropped). Raises :class:`GameFileError` naming the game and the wrong move for anything python-chess
     could not read. ``on_game(characters, games)`` is told after each game how many characters of
     ``text`` are read and how many games found (for progress)."""
+    source = _("the PGN") if source is None else source
     records: list[GameRecord] = []
     count = 0
 
@@ -95,18 +97,27 @@ def read_pgn_games(
             on_game(characters, count)
 
     for game, problem in read_games(text, on_game=read):
-        where = f"game {len(records) + 1} of {source}"
+        where = _("game {number} of {source}").format(number=len(records) + 1, source=source)
         if problem is not None:
-            raise GameFileError(f"{where} cannot be read: {problem}; fix or remove that game")
+            raise GameFileError(
+                _("{game} cannot be read: {problem}; fix or remove that game").format(
+                    game=where, problem=problem
+                )
+            )
         records.append(_record_from_game(game, where))
     return records
 
 
-def from_pgn(text: str, source: str = "the PGN") -> GameRecord:
+def from_pgn(text: str, source: str | None = None) -> GameRecord:
     """The one game in ``text``; :class:`GameFileError` when there is none or more than one."""
+    source = _("the PGN") if source is None else source
     records = read_pgn_games(text, source)
     if len(records) != 1:
-        raise GameFileError(f"{source} holds {len(records)!r} games, not one; use read_pgn_games() for many")
+        raise GameFileError(
+            _("{source} holds {count!r} games, not one; use read_pgn_games() for many").format(
+                source=source, count=len(records)
+            )
+        )
     return records[0]
 
 
@@ -118,9 +129,15 @@ def _record_from_game(game: chess.pgn.Game, source: str) -> GameRecord:
     try:
         board = game.board()
     except ValueError as exc:
-        raise GameFileError(f"{source} has a bad start position: {exc}") from exc
+        raise GameFileError(
+            _("{source} has a bad start position: {reason}").format(source=source, reason=exc)
+        ) from exc
     if type(board) is not chess.Board:
-        raise GameFileError(f"{source} is {game.headers.get('Variant')!r}; only standard and chess960 play")
+        raise GameFileError(
+            _("{source} is {variant!r}; only standard and chess960 play").format(
+                source=source, variant=game.headers.get("Variant")
+            )
+        )
     headers = game.headers
     consumed = set(OWN_TAGS - {"Termination", "Date", "TimeControl"}) | SETUP_TAGS
     termination = _parse_termination(headers.get("Termination"))
@@ -156,7 +173,7 @@ def _record_from_game(game: chess.pgn.Game, source: str) -> GameRecord:
             tags=tags,
         )
     except (GameFileError, IllegalMoveError) as exc:
-        raise GameFileError(f"{source} cannot be read: {exc}") from exc
+        raise GameFileError(_("{source} cannot be read: {reason}").format(source=source, reason=exc)) from exc
 
 
 def _clock_ms(node: chess.pgn.ChildNode, source: str) -> int | None:
@@ -165,17 +182,26 @@ def _clock_ms(node: chess.pgn.ChildNode, source: str) -> int | None:
     try:
         seconds = node.clock()
     except (ValueError, OverflowError) as exc:
-        seconds, why = math.inf, f" ({str(exc)[:60]})"
+        seconds, why = math.inf, str(exc)[:60]
     else:
         why = ""
     if seconds is None:
         return None
     if not 0 <= seconds <= MAX_CLOCK_S:
         number = node.ply() // 2 + node.ply() % 2
-        raise GameFileError(
-            f"{source} cannot be read: the clock comment at move {number} ([%clk …]) is not a time a clock "
-            f"shows (past a year){why}; fix or remove that comment"
-        )
+        if why:
+            wrong = _(
+                "{source} cannot be read: the clock comment at move {number} ([%clk …]) is not a time a "
+                "clock "
+                "shows (past a year) ({reason}); fix or remove that comment"
+            )
+        else:
+            wrong = _(
+                "{source} cannot be read: the clock comment at move {number} ([%clk …]) is not a time a "
+                "clock "
+                "shows (past a year); fix or remove that comment"
+            )
+        raise GameFileError(wrong.format(source=source, number=number, reason=why))
     return round(seconds * 1000)
 
 
@@ -188,7 +214,12 @@ def _player(headers: chess.pgn.Headers, side: str) -> Player:
     kind = parse_player_kind(text)
     level = headers.get(f"{side}Level")
     if kind is None:
-        raise GameFileError(f"unknown {side}Kind {text!r}; use engine, keyboard, board or web")
+        raise GameFileError(
+            # TRANSLATORS: {tag} is a PGN tag's name (WhiteKind, BlackKind)
+            _("unknown {tag} {text!r}; use engine, keyboard, board or web").format(
+                tag=f"{side}Kind", text=text
+            )
+        )
     return Player(_known(headers.get(side, "?")), kind, level)
 
 
@@ -196,7 +227,9 @@ def _parse_result(text: str, source: str) -> Result:
     for result in RESULTS:
         if text == result:
             return result
-    raise GameFileError(f"{source} has the result {text!r}; use 1-0, 0-1, 1/2-1/2 or *")
+    raise GameFileError(
+        _("{source} has the result {text!r}; use 1-0, 0-1, 1/2-1/2 or *").format(source=source, text=text)
+    )
 
 
 def _parse_termination(text: str | None) -> Termination | None:
@@ -219,4 +252,6 @@ def write_pgn(records: GameRecord | Sequence[GameRecord], path: Path) -> None:
     try:
         path.write_text("\n".join(to_pgn(record) for record in games), encoding="utf-8")
     except OSError as exc:
-        raise ChessatronError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
+        raise ChessatronError(
+            _("cannot write {path!r}: {reason}").format(path=str(path), reason=exc.strerror or exc)
+        ) from exc

@@ -21,6 +21,7 @@ import chess
 import chess.pgn
 
 from ...errors import GameFileError, IllegalMoveError
+from ...i18n import N_, _
 
 LOGGER = logging.getLogger(__name__)
 
@@ -44,6 +45,20 @@ Termination = Literal[
 ]
 #: Every termination; the compact end word stores 1 + the index, so only ever append to this.
 TERMINATIONS: tuple[Termination, ...] = get_args(Termination)
+#: How each termination reads to a person (translate with ``_()`` where shown: :func:`termination_name`).
+TERMINATION_NAMES: dict[Termination, str] = {
+    "checkmate": N_("checkmate"),
+    "stalemate": N_("stalemate"),
+    "threefold repetition": N_("threefold repetition"),
+    "fivefold repetition": N_("fivefold repetition"),
+    "fifty moves": N_("fifty moves"),
+    "seventy-five moves": N_("seventy-five moves"),
+    "insufficient material": N_("insufficient material"),
+    "resignation": N_("resignation"),
+    "agreed draw": N_("agreed draw"),
+    "time forfeit": N_("time forfeit"),
+    "abandoned": N_("abandoned"),
+}
 
 #: ``online``: the opponent of an online game, on the other end of a server (lichess).
 PlayerKind = Literal[
@@ -67,13 +82,28 @@ _OUTCOME_TERMINATIONS: dict[chess.Termination, Termination] = {
 }
 
 
+def termination_name(termination: str | None) -> str:
+    """How a termination (one of :data:`TERMINATIONS`, as a journal or a PGN has it) reads in the current
+    language; "game over" for none, an unknown one as it is written.
+
+    >>> termination_name("time forfeit"), termination_name(None)
+    ('time forfeit', 'game over')
+    """
+    if termination is None:
+        return _("game over")
+    name = TERMINATION_NAMES.get(termination)  # type: ignore[call-overload]
+    return _(name) if name is not None else termination
+
+
 def termination_of(outcome: chess.Outcome) -> Termination:
     """Our name for how python-chess says a game ended (``board.outcome(claim_draw=True)``)."""
     try:
         return _OUTCOME_TERMINATIONS[outcome.termination]
     except KeyError:
         raise GameFileError(
-            f"{outcome.termination!r} does not happen in standard chess or chess960"
+            _("{termination!r} does not happen in standard chess or chess960").format(
+                termination=outcome.termination
+            )
         ) from None
 
 
@@ -81,7 +111,11 @@ def _check_header_text(text: str) -> None:
     """PGN headers are one line each: no control characters, no line or paragraph separators."""
     for char in text:
         if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp"):
-            raise GameFileError(f"{text!r} holds the control character {char!r}; PGN headers are one line")
+            raise GameFileError(
+                _("{text!r} holds the control character {char!r}; PGN headers are one line").format(
+                    text=text, char=char
+                )
+            )
 
 
 @dataclass(frozen=True)
@@ -105,12 +139,18 @@ class Player:
         if self.name == "?":  # how PGN says "unknown"; so do we, with ""
             object.__setattr__(self, "name", "")
         if self.kind not in PLAYER_KINDS:
-            raise GameFileError(f"unknown player kind {self.kind!r}; use one of {', '.join(PLAYER_KINDS)}")
+            raise GameFileError(
+                _("unknown player kind {kind!r}; use one of {kinds}").format(
+                    kind=self.kind, kinds=", ".join(PLAYER_KINDS)
+                )
+            )
         if self.level is not None and (
             self.kind != "engine" or not re.fullmatch(r"[^\s:][^\s]*", self.level)
         ):
             raise GameFileError(
-                f"a level of {self.level!r} for a {self.kind!r} player; only engines have a level, one word"
+                _("a level of {level!r} for a {kind!r} player; only engines have a level, one word").format(
+                    level=self.level, kind=self.kind
+                )
             )
 
     @property
@@ -124,7 +164,9 @@ class Player:
         text, colon, level = spec.partition(":")
         kind = parse_player_kind(text)
         if kind is None or (colon and kind != "engine"):
-            raise GameFileError(f"bad player {spec!r}; write engine, engine:LEVEL, keyboard, board or web")
+            raise GameFileError(
+                _("bad player {spec!r}; write engine, engine:LEVEL, keyboard, board or web").format(spec=spec)
+            )
         return cls(name, kind, level if colon else None)
 
 
@@ -146,7 +188,11 @@ class ClockSettings:
 
     def __post_init__(self) -> None:
         if self.initial_s <= 0 or self.increment_s < 0:
-            raise GameFileError(f"a clock of {self.initial_s!r}+{self.increment_s!r} s; use a positive time")
+            raise GameFileError(
+                _("a clock of {initial!r}+{increment!r} s; use a positive time").format(
+                    initial=self.initial_s, increment=self.increment_s
+                )
+            )
 
     def time_control(self) -> str:
         """The PGN ``TimeControl`` value."""
@@ -165,7 +211,9 @@ class ClockSettings:
 def numbered_start(number: int) -> chess.Board:
     """The start position a compact record's number stands for: 518 is standard chess, others Chess960."""
     if not 0 <= number <= 959:
-        raise GameFileError(f"start number {number!r} is not a chess960 position; use 0 to 959")
+        raise GameFileError(
+            _("start number {number!r} is not a chess960 position; use 0 to 959").format(number=number)
+        )
     return chess.Board() if number == STANDARD_START_NUMBER else chess.Board.from_chess960_pos(number)
 
 
@@ -173,9 +221,15 @@ def canonical_board(fen: str, chess960: bool) -> chess.Board:
     try:
         board = chess.Board(fen, chess960=chess960)
     except ValueError as exc:
-        raise GameFileError(f"bad start position {fen!r} ({exc}); give a full FEN") from exc
+        raise GameFileError(
+            _("bad start position {fen!r} ({reason}); give a full FEN").format(fen=fen, reason=exc)
+        ) from exc
     if board.status() != chess.STATUS_VALID:
-        raise GameFileError(f"start position {fen!r} cannot arise in chess ({board.status()!r})")
+        raise GameFileError(
+            _("start position {fen!r} cannot arise in chess ({status!r})").format(
+                fen=fen, status=board.status()
+            )
+        )
     return board
 
 
@@ -214,7 +268,7 @@ class GameRecord:
         raw = {"Date": self.date, "Termination": self.termination, "TimeControl": self.clock}
         fields = (OWN_TAGS | SETUP_TAGS) - {name for name, value in raw.items() if value is None}
         object.__setattr__(self, "tags", _canonical_tags(self.tags, fields))
-        for text in (self.event, self.site, *(v for _, v in self.tags)):
+        for text in (self.event, self.site, *(v for _tag, v in self.tags)):
             _check_header_text(text)
         # "?" is how PGN says "unknown"; so do we, with "".
         object.__setattr__(self, "event", "" if self.event == "?" else self.event)
@@ -222,18 +276,34 @@ class GameRecord:
         if all(ms is None for ms in self.clocks_ms):
             object.__setattr__(self, "clocks_ms", ())
         if self.result not in RESULTS:
-            raise GameFileError(f"unknown result {self.result!r}; use one of {', '.join(RESULTS)}")
+            raise GameFileError(
+                _("unknown result {result!r}; use one of {results}").format(
+                    result=self.result, results=", ".join(RESULTS)
+                )
+            )
         if self.termination is not None and self.termination not in TERMINATIONS:
-            raise GameFileError(f"unknown termination {self.termination!r}; use one of {TERMINATIONS}")
+            raise GameFileError(
+                _("unknown termination {termination!r}; use one of {terminations}").format(
+                    termination=self.termination, terminations=TERMINATIONS
+                )
+            )
         if self.termination is not None and self.result == "*":
-            raise GameFileError(f"a game that ended by {self.termination!r} needs a result, not '*'")
+            raise GameFileError(
+                _("a game that ended by {termination!r} needs a result, not '*'").format(
+                    termination=self.termination
+                )
+            )
         if self.clocks_ms and len(self.clocks_ms) != len(self.moves):
             raise GameFileError(
-                f"{len(self.clocks_ms)!r} clock readings for {len(self.moves)!r} moves; give one each or none"
+                _("{readings!r} clock readings for {moves!r} moves; give one each or none").format(
+                    readings=len(self.clocks_ms), moves=len(self.moves)
+                )
             )
         if any(ms is not None and ms < 0 for ms in self.clocks_ms):
             raise GameFileError(
-                f"negative clock readings in {self.clocks_ms!r}; give milliseconds left, 0 or more"
+                _("negative clock readings in {readings!r}; give milliseconds left, 0 or more").format(
+                    readings=self.clocks_ms
+                )
             )
         canonical = []
         for ply, move in enumerate(self.moves, start=1):
@@ -243,7 +313,9 @@ class GameRecord:
                 move = chess.Move.null()
             if not move:
                 raise IllegalMoveError(
-                    f"move {self.moves[ply - 1].uci()!r} at ply {ply} is illegal in {board.fen()!r}"
+                    _("move {uci!r} at ply {ply} is illegal in {fen!r}").format(
+                        uci=self.moves[ply - 1].uci(), ply=ply, fen=board.fen()
+                    )
                 )
             canonical.append(move)
             board.push(move)
@@ -301,14 +373,16 @@ SETUP_TAGS = frozenset({"Variant", "SetUp", "FEN"})
 def _canonical_tags(tags: tuple[tuple[str, str], ...], fields: frozenset[str]) -> tuple[tuple[str, str], ...]:
     """Roster tags (``Round``) first, as python-chess writes them, so that records compare after a round
     trip; headers that are ``fields`` of the record cannot be tags too."""
-    names = [name for name, _ in tags]
+    names = [name for name, _value in tags]
     for name in names:
         if (
             not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_+#=:-]*", name)
             or name in fields
             or names.count(name) > 1
         ):
-            raise GameFileError(f"bad PGN tag {name!r}; use letters and digits, once, and not one of ours")
+            raise GameFileError(
+                _("bad PGN tag {name!r}; use letters and digits, once, and not one of ours").format(name=name)
+            )
     roster = list(ROSTER_DEFAULTS)
     return tuple(
         sorted(

@@ -28,10 +28,11 @@ from typing import Literal
 
 from ... import files
 from ...errors import CannotResumeError, GameFileError, GameNotFoundError, GameSaveError
+from ...i18n import _
 from .compact import decode_compact, encode_compact
 from .journal import SUFFIX, Clock, Journal, JournalState, game_stem, new_game_id, read_journal, utc_now
 from .pgn import from_pgn, read_pgn_games, to_pgn
-from .record import GameRecord, Player, Result, Termination, Variant
+from .record import GameRecord, Player, Result, Termination, Variant, termination_name
 
 LOGGER = logging.getLogger(__name__)
 
@@ -119,7 +120,9 @@ def _entries(directory: Path) -> dict[str, Path]:
         return {}
     except OSError as exc:
         raise GameFileError(
-            f"cannot list the games folder {str(directory)!r}: {exc.strerror or exc}"
+            _("cannot list the games folder {folder!r}: {reason}").format(
+                folder=str(directory), reason=exc.strerror or exc
+            )
         ) from exc
     found: dict[str, Path] = {}
     for name in names:
@@ -213,16 +216,21 @@ def _latest_resumable(games: list[GameSummary]) -> GameSummary | None:
 def resumable_game(game_id: str, games_dir: Path | None = None) -> GameSummary:
     """Game ``game_id``, to be continued (an abandoned one too: asked for by its id). Raises
     :class:`GameNotFoundError`, and :class:`CannotResumeError` for a game that is over or was imported."""
-    summary, _ = open_game(game_id, games_dir)
+    summary, _path = open_game(game_id, games_dir)
     if summary.is_finished:
-        ended = f", {summary.termination}" if summary.termination else ""
+        if summary.termination:
+            over = _("game {game_id!r} is over ({result}, {how}); it can be viewed, not continued")
+        else:
+            over = _("game {game_id!r} is over ({result}); it can be viewed, not continued")
         raise CannotResumeError(
-            f"game {game_id!r} is over ({summary.result}{ended}); it can be viewed, not continued"
+            over.format(game_id=game_id, result=summary.result, how=termination_name(summary.termination))
         )
     if not summary.is_journal:
         raise CannotResumeError(
-            f"game {game_id!r} was imported, not played on this table, so it cannot be continued "
-            "here; start a new game from its position instead"
+            _(
+                "game {game_id!r} was imported, not played on this table, so it cannot be continued "
+                "here; start a new game from its position instead"
+            ).format(game_id=game_id)
         )
     return summary
 
@@ -235,7 +243,7 @@ def forget_unplayed(game_id: str, games_dir: Path | None = None, *, cut_short: b
     want that game, and the caller knows where the pieces stand). Returns whether it was removed; a game
     that cannot be read is left alone (with a logged warning)."""
     try:
-        summary, _ = open_game(game_id, games_dir)
+        summary, _path = open_game(game_id, games_dir)
         begun = summary.plies > 0 or summary.moved if cut_short else summary.has_begun
         if not summary.in_progress or begun:
             return False
@@ -272,7 +280,9 @@ def find_game(game_id: str, games_dir: Path | None = None) -> Path:
     path = _entries(directory).get(game_id)
     if path is None:
         raise GameNotFoundError(
-            f"no saved game {game_id!r} in {str(directory)!r}; `chessatron games` lists them"
+            _("no saved game {game_id!r} in {folder!r}; `chessatron games` lists them").format(
+                game_id=game_id, folder=str(directory)
+            )
         )
     return path
 
@@ -356,8 +366,10 @@ def import_pgn(
         records = []  # no tag, no move number: not a PGN at all, which the message below says
     if not records or all(record == GameRecord(record.start_fen, record.chess960) for record in records):
         raise GameFileError(
-            f"{str(path)!r} holds no game (no moves, no headers); is it a PGN file? "
-            "a compact record must be named .bin or .cgr"
+            _(
+                "{path!r} holds no game (no moves, no headers); is it a PGN file? "
+                "a compact record must be named .bin or .cgr"
+            ).format(path=str(path))
         )
     return _store_new(records, games_dir, now, on_progress)
 
@@ -368,7 +380,7 @@ def import_compact(path: Path, games_dir: Path | None = None, *, now: Clock = ut
     try:
         record = decode_compact(data)
     except GameFileError as exc:
-        raise GameFileError(f"{str(path)!r}: {exc}") from exc
+        raise GameFileError(_("{path!r}: {reason}").format(path=str(path), reason=exc)) from exc
     return _store_new([record], games_dir, now)
 
 
@@ -440,4 +452,6 @@ def _write_atomically(directory: Path, name: str, text: str) -> None:
     except OSError as exc:
         if temporary is not None:
             Path(temporary).unlink(missing_ok=True)
-        raise GameSaveError(f"cannot save the game to {str(path)!r}: {exc.strerror or exc}") from exc
+        raise GameSaveError(
+            _("cannot save the game to {path!r}: {reason}").format(path=str(path), reason=exc.strerror or exc)
+        ) from exc

@@ -17,6 +17,7 @@ from typing import Any
 import chess
 
 from ....errors import IllegalMoveError, JournalError
+from ....i18n import _
 from ..record import (
     RESULTS,
     TERMINATIONS,
@@ -75,9 +76,17 @@ class GameMetadata:
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[0-9a-z]{1,32}", self.game_id):
-            raise JournalError(f"bad game id {self.game_id!r}; use 1 to 32 lower-case letters and digits")
+            raise JournalError(
+                _("bad game id {game_id!r}; use 1 to 32 lower-case letters and digits").format(
+                    game_id=self.game_id
+                )
+            )
         if self.started.tzinfo is None:
-            raise JournalError(f"start time {self.started!r} has no timezone; use an aware datetime")
+            raise JournalError(
+                _("start time {started!r} has no timezone; use an aware datetime").format(
+                    started=self.started
+                )
+            )
         # One record type checks the start position and the header strings the same way for everyone.
         start = GameRecord(
             self.start_fen,
@@ -91,7 +100,11 @@ class GameMetadata:
         try:
             object.__setattr__(self, "config", json.loads(json.dumps(dict(self.config))))
         except (TypeError, ValueError) as exc:
-            raise JournalError(f"the game config {self.config!r} is not JSON data ({exc})") from exc
+            raise JournalError(
+                _("the game config {config!r} is not JSON data ({reason})").format(
+                    config=self.config, reason=exc
+                )
+            ) from exc
 
     @classmethod
     def numbered(cls, number: int, **fields: Any) -> GameMetadata:
@@ -134,14 +147,16 @@ class GameMetadata:
     def from_json(cls, data: Mapping[str, Any]) -> GameMetadata:
         if data.get("format") != FORMAT:
             raise JournalError(
-                f"format {data.get('format')!r} is not {FORMAT!r}; is this a chessatron journal?"
+                _("format {found!r} is not {wanted!r}; is this a chessatron journal?").format(
+                    found=data.get("format"), wanted=FORMAT
+                )
             )
         variant = _field(data, "variant", str)
         if variant not in ("standard", "chess960"):
-            raise JournalError(f"unknown variant {variant!r}")
+            raise JournalError(_("unknown variant {variant!r}").format(variant=variant))
         clock = data.get("clock")
         if clock is not None and not isinstance(clock, dict):
-            raise JournalError(f"clock {clock!r} is not an object")
+            raise JournalError(_("clock {clock!r} is not an object").format(clock=clock))
         config = _field(data, "config", dict)
         return cls(
             white=_player_from_json(_field(data, "white", dict)),
@@ -269,7 +284,9 @@ class _Replay:
     @classmethod
     def start(cls, entry: Mapping[str, Any]) -> _Replay:
         if entry.get("type") != "start":
-            raise JournalError(f"the first line is {entry.get('type')!r}, not a game start")
+            raise JournalError(
+                _("the first line is {kind!r}, not a game start").format(kind=entry.get("type"))
+            )
         metadata = GameMetadata.from_json(entry)
         return cls(JournalState(metadata), chess.Board(metadata.start_fen, chess960=metadata.chess960))
 
@@ -287,14 +304,18 @@ class _Replay:
             operations = _field(entry, "operations", list)
             if ply != len(state.moves) or not all(isinstance(op, str) for op in operations):
                 raise JournalError(
-                    f"robot work for ply {ply!r} with {operations!r}; the game is at ply {len(state.moves)}"
+                    _("robot work for ply {ply!r} with {operations!r}; the game is at ply {plies}").format(
+                        ply=ply, operations=operations, plies=len(state.moves)
+                    )
                 )
             table = entry.get("table")
             if table is not None and not (
                 isinstance(table, list) and all(isinstance(row, list) and len(row) == 4 for row in table)
             ):
                 raise JournalError(
-                    f"robot work for ply {ply!r} starts from a table that is not one: {table!r}"
+                    _("robot work for ply {ply!r} starts from a table that is not one: {table!r}").format(
+                        ply=ply, table=table
+                    )
                 )
             snapshot = None if table is None else tuple(tuple(row) for row in table)
             work = RobotProgress(ply, tuple(operations), table=snapshot)
@@ -303,15 +324,21 @@ class _Replay:
             ply, index, robot = _field(entry, "ply", int), _field(entry, "index", int), state.robot
             if robot is None or robot.ply != ply or index not in robot.remaining:
                 raise JournalError(
-                    f"robot step {index!r} of ply {ply!r} done, but the robot was asked for {robot!r}"
+                    _(
+                        "robot step {index!r} of ply {ply!r} done, but the robot was asked for {robot!r}"
+                    ).format(index=index, ply=ply, robot=robot)
                 )
             robot = replace(robot, completed=(*robot.completed, index))
             self.state = replace(state, robot=robot, robot_work=(*state.robot_work[:-1], robot))
         elif kind == "takeback":
             plies = _field(entry, "plies", int)
             if not 1 <= plies <= len(state.moves):
-                raise JournalError(f"take-back of {plies!r} plies; {len(state.moves)} were played")
-            for _ in range(plies):
+                raise JournalError(
+                    _("take-back of {plies!r} plies; {played} were played").format(
+                        plies=plies, played=len(state.moves)
+                    )
+                )
+            for _ply in range(plies):
                 self.board.pop()
             self.state = replace(
                 state, moves=state.moves[:-plies], result="*", termination=None, draw_offer=None
@@ -323,7 +350,11 @@ class _Replay:
                 self.state = replace(state, draw_offer=by)
             elif kind == "draw-accept":
                 if state.draw_offer is None or state.draw_offer == by:
-                    raise JournalError(f"{chess.COLOR_NAMES[by]} accepts a draw nobody offered them")
+                    raise JournalError(
+                        _("white accepts a draw nobody offered them")
+                        if by == chess.WHITE
+                        else _("black accepts a draw nobody offered them")
+                    )
                 self.state = replace(state, result="1/2-1/2", termination="agreed draw", draw_offer=None)
             else:
                 self.state = replace(
@@ -334,7 +365,9 @@ class _Replay:
             self._still_playing("result")
             if result not in RESULTS[1:] or (termination is not None and termination not in TERMINATIONS):
                 raise JournalError(
-                    f"result {result!r} by {termination!r}; use a decided result and our terminations"
+                    _(
+                        "result {result!r} by {termination!r}; use a decided result and our terminations"
+                    ).format(result=result, termination=termination)
                 )
             self.state = replace(state, result=result, termination=termination, draw_offer=None)
         elif kind == "player":
@@ -351,14 +384,17 @@ class _Replay:
         elif kind == "abandon":
             self._still_playing("abandon")
         else:
-            raise JournalError(f"unknown entry type {kind!r}")
+            raise JournalError(_("unknown entry type {kind!r}").format(kind=kind))
         # abandoned until anything else happens in the game
         self.state = replace(self.state, lines=self.state.lines + 1, abandoned=kind == "abandon")
 
     def _still_playing(self, what: str) -> None:
         if self.state.is_finished:
             raise IllegalMoveError(
-                f"{what} after the game ended {self.state.result}; take back or start a new game"
+                # TRANSLATORS: {what} is the journal's entry, as it writes it (move 'e2e4', resign)
+                _("{what} after the game ended {result}; take back or start a new game").format(
+                    what=what, result=self.state.result
+                )
             )
 
     def _move(self, entry: Mapping[str, Any], when: dt.datetime) -> None:
@@ -367,17 +403,27 @@ class _Replay:
         who, clock_ms = _field(entry, "who", str), entry.get("clock_ms")
         self._still_playing(f"move {uci!r}")
         if ply != len(state.moves) + 1:
-            raise JournalError(f"move {uci!r} is numbered ply {ply!r}; expected {len(state.moves) + 1}")
+            raise JournalError(
+                _("move {uci!r} is numbered ply {ply!r}; expected {expected}").format(
+                    uci=uci, ply=ply, expected=len(state.moves) + 1
+                )
+            )
         if clock_ms is not None and (not isinstance(clock_ms, int) or clock_ms < 0):
-            raise JournalError(f"clock reading {clock_ms!r}; give milliseconds left, 0 or more")
+            raise JournalError(
+                _("clock reading {clock_ms!r}; give milliseconds left, 0 or more").format(clock_ms=clock_ms)
+            )
         try:
             move = board.parse_uci(uci)
         except ValueError:
             move = chess.Move.null()
         if not move:
-            raise IllegalMoveError(f"move {uci!r} is illegal in {board.fen()!r}")
+            raise IllegalMoveError(_("move {uci!r} is illegal in {fen!r}").format(uci=uci, fen=board.fen()))
         if board.san(move) != san:
-            raise JournalError(f"move {uci!r} is written {san!r}, but it is {board.san(move)!r} here")
+            raise JournalError(
+                _("move {uci!r} is written {san!r}, but it is {here!r} here").format(
+                    uci=uci, san=san, here=board.san(move)
+                )
+            )
         offer = state.draw_offer if state.draw_offer == board.turn else None  # the opponent's move declines
         board.push(move)
         self.state = replace(
@@ -391,7 +437,10 @@ class _Replay:
 def _field(data: Mapping[str, Any], name: str, kind: type[Any]) -> Any:
     value = data.get(name)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise JournalError(f"{name!r} is {value!r}, not {kind.__name__}")
+        raise JournalError(
+            # TRANSLATORS: {name} is a field of a journal line, {kind} a Python type (str, int, dict)
+            _("{name!r} is {value!r}, not {kind}").format(name=name, value=value, kind=kind.__name__)
+        )
     return value
 
 
@@ -400,16 +449,16 @@ def _time(data: Mapping[str, Any]) -> dt.datetime:
     try:
         when = dt.datetime.fromisoformat(text)
     except ValueError:
-        raise JournalError(f"time {text!r} is not ISO 8601") from None
+        raise JournalError(_("time {text!r} is not ISO 8601").format(text=text)) from None
     if when.tzinfo is None:
-        raise JournalError(f"time {text!r} has no timezone")
+        raise JournalError(_("time {text!r} has no timezone").format(text=text))
     return when
 
 
 def _colour(data: Mapping[str, Any], key: str = "by") -> chess.Color:
     by = data.get(key)
     if by not in chess.COLOR_NAMES:
-        raise JournalError(f"side {by!r} is neither 'white' nor 'black'")
+        raise JournalError(_("side {by!r} is neither 'white' nor 'black'").format(by=by))
     return bool(by == "white")
 
 
@@ -421,7 +470,7 @@ def _player_from_json(data: Mapping[str, Any]) -> Player:
     kind = parse_player_kind(_field(data, "kind", str))
     level = data.get("level")
     if kind is None or not (level is None or isinstance(level, str)):
-        raise JournalError(f"bad player {data!r}")
+        raise JournalError(_("bad player {data!r}").format(data=data))
     return Player(_field(data, "name", str), kind, level)
 
 

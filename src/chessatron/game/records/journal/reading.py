@@ -13,6 +13,7 @@ import chess
 
 from .... import files
 from ....errors import GameFileError, IllegalMoveError, JournalError
+from ....i18n import _
 from .entries import _CRC, LOGGER, JournalState, _line, _Replay, _time
 from .salvage import readable_fields, rebuild, start_boards
 
@@ -96,7 +97,11 @@ def _scan(data: bytes, source: str, stem: str | None = None) -> _Scan:
     docstring); ``stem`` is the journal's file name without its suffix, for a start line to rebuild."""
     *lines, tail = data.split(b"\n")
     if not lines:
-        raise GameFileError(f"{source} has no complete start line; it is not a game journal or was damaged")
+        raise GameFileError(
+            _("{source} has no complete start line; it is not a game journal or was damaged").format(
+                source=source
+            )
+        )
     sealed = _checksum(lines[0]) is not None  # then every line must have its checksum
     start_note: str | None = None
     try:
@@ -141,7 +146,11 @@ def _start(raw: bytes, source: str) -> tuple[_Replay, bytes, str | None]:
     try:
         entry = _object(raw)
     except ValueError as exc:
-        error = GameFileError(f"{source} line 1 is damaged ({exc}); the game cannot be read")
+        error = GameFileError(
+            _("{source} line 1 is damaged ({reason}); the game cannot be read").format(
+                source=source, reason=exc
+            )
+        )
         raise _Unreadable(str(exc), error) from exc
     damage = "its checksum does not match" if _checksum(raw) is False else None
     if damage is not None:
@@ -151,9 +160,15 @@ def _start(raw: bytes, source: str) -> tuple[_Replay, bytes, str | None]:
         replay = _Replay.start(entry)
     except (JournalError, IllegalMoveError, GameFileError) as exc:
         if damage is not None:
-            error = GameFileError(f"{source} line 1 is damaged ({damage}: {exc}); the game cannot be read")
+            error = GameFileError(
+                _(
+                    "{source} line 1 is damaged (its checksum does not match: {reason}); the game cannot be "
+                    "read"
+                ).format(source=source, reason=exc)
+            )
             raise _Unreadable(f"{damage}: {exc}", error) from exc
-        raise _Unreadable(str(exc), GameFileError(f"{source} line 1: {exc}")) from exc
+        read = _("{source} line 1: {reason}").format(source=source, reason=exc)
+        raise _Unreadable(str(exc), GameFileError(read)) from exc
     return replay, raw, damage
 
 
@@ -181,8 +196,11 @@ def _rebuild(
         raise unreadable.error  # no line after it reads as the game's: nothing to keep
     if origin == "chess960" and len(best) > 1:
         raise GameFileError(
-            f"{source} line 1 is damaged ({unreadable.why}) and the game's start position with it: "
-            f"{len(best)} Chess960 starts fit the lines after it; the game cannot be read"
+            _(
+                "{source} line 1 is damaged ({reason}) and the game's start position with it: {count} "
+                "Chess960 "
+                "starts fit the lines after it; the game cannot be read"
+            ).format(source=source, reason=unreadable.why, count=len(best))
         ) from unreadable
     rebuilt = rebuild(fields, board, origin, stem=stem, first_time=_first_time(lines[1:2]))
     metadata = rebuilt.metadata
@@ -229,7 +247,7 @@ def _fit(board: chess.Board, entries: list[dict[str, Any]]) -> int:
             plies = entry.get("plies")
             if not isinstance(plies, int) or not 0 < plies <= len(board.move_stack):
                 return count
-            for _ in range(plies):
+            for _ply in range(plies):
                 board.pop()
     return len(entries)
 

@@ -16,6 +16,7 @@ from typing import Any
 import chess
 
 from ....errors import GameFileError, GameInUseError, GameSaveError, IllegalMoveError, JournalError
+from ....i18n import _
 from ..record import (
     Player,
     Result,
@@ -80,7 +81,9 @@ class Journal:
         renamed into place, so a journal never exists without it."""
         path = games_dir / (metadata.stem + SUFFIX)
         if path.exists():
-            raise GameSaveError(f"a journal {str(path)!r} already exists; start the game with a new id")
+            raise GameSaveError(
+                _("a journal {path!r} already exists; start the game with a new id").format(path=str(path))
+            )
         temporary: str | None = None
         try:
             games_dir.mkdir(parents=True, exist_ok=True)
@@ -95,7 +98,9 @@ class Journal:
             if temporary is not None:
                 Path(temporary).unlink(missing_ok=True)
             raise GameSaveError(
-                f"cannot start the game journal {str(path)!r}: {exc.strerror or exc}"
+                _("cannot start the game journal {path!r}: {reason}").format(
+                    path=str(path), reason=exc.strerror or exc
+                )
             ) from exc
         return cls.open(path, now=now)
 
@@ -115,11 +120,15 @@ class Journal:
         be read (a start line that cannot be rebuilt either), :class:`GameSaveError` if it cannot be
         prepared for writing."""
         source = repr(str(path))
-        for _ in range(3):  # again when another session replaced (repaired) the file meanwhile
+        for _attempt in range(3):  # again when another session replaced (repaired) the file meanwhile
             try:
                 fd = os.open(path, os.O_RDWR | os.O_APPEND)
             except OSError as exc:
-                raise GameFileError(f"cannot open the game journal {source}: {exc.strerror or exc}") from exc
+                raise GameFileError(
+                    _("cannot open the game journal {source}: {reason}").format(
+                        source=source, reason=exc.strerror or exc
+                    )
+                ) from exc
             try:
                 _lock(fd, path)
                 if os.fstat(fd).st_ino != os.stat(path).st_ino:
@@ -135,7 +144,9 @@ class Journal:
             except OSError as exc:
                 os.close(fd)
                 raise GameSaveError(
-                    f"cannot prepare the game journal {source}: {exc.strerror or exc}"
+                    _("cannot prepare the game journal {source}: {reason}").format(
+                        source=source, reason=exc.strerror or exc
+                    )
                 ) from exc
             except BaseException:
                 os.close(fd)
@@ -144,7 +155,9 @@ class Journal:
             replay.state = replace(replay.state, torn=False)
             return cls(path, fd, replay, sum(len(line) + 1 for line in scan.kept), now)
         raise GameInUseError(
-            f"the game journal {source} keeps being replaced by another session; close it first"
+            _("the game journal {source} keeps being replaced by another session; close it first").format(
+                source=source
+            )
         )
 
     def __repr__(self) -> str:
@@ -171,7 +184,9 @@ class Journal:
             except ValueError:
                 move = chess.Move.null()
             if not move:
-                raise IllegalMoveError(f"that move is illegal in {board.fen()!r}; journal legal moves only")
+                raise IllegalMoveError(
+                    _("that move is illegal in {fen!r}; journal legal moves only").format(fen=board.fen())
+                )
             entry: dict[str, Any] = {
                 "ply": len(self.state.moves) + 1,
                 "uci": move.uci(),
@@ -260,7 +275,9 @@ class Journal:
             except OSError:
                 LOGGER.warning("%s: could not cut off a failed write; reading will skip it", self.path)
             raise GameSaveError(
-                f"cannot write to the game journal {str(self.path)!r}: {exc.strerror or exc}"
+                _("cannot write to the game journal {path!r}: {reason}").format(
+                    path=str(self.path), reason=exc.strerror or exc
+                )
             ) from exc
         self._size += len(data)
         self._replay = trial
@@ -272,15 +289,21 @@ class Journal:
         Raises :class:`GameSaveError` for a journal with anything more in it."""
         with self._lock:
             if self._replay.state.lines > 1:
-                raise GameSaveError(f"the game journal {str(self.path)!r} holds the game's play; it is kept")
+                raise GameSaveError(
+                    _("the game journal {path!r} holds the game's play; it is kept").format(
+                        path=str(self.path)
+                    )
+                )
         self.close()
         try:
             self.path.unlink(missing_ok=True)
             _sync_directory(self.path.parent)
         except OSError as exc:
             raise GameSaveError(
-                f"cannot remove the game journal {str(self.path)!r} of a game that never began: "
-                f"{exc.strerror or exc}; delete it by hand"
+                _(
+                    "cannot remove the game journal {path!r} of a game that never began: {reason}; delete it "
+                    "by hand"
+                ).format(path=str(self.path), reason=exc.strerror or exc)
             ) from exc
 
     def close(self) -> None:
@@ -306,7 +329,9 @@ def _lock(fd: int, path: Path) -> None:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise GameInUseError(
-                f"the game journal {str(path)!r} is open in another session; close that one first"
+                _("the game journal {path!r} is open in another session; close that one first").format(
+                    path=str(path)
+                )
             ) from None
 
 
