@@ -94,6 +94,11 @@ def test_every_translation_can_be_filled_in(marked: Catalog, language: str) -> N
             if not any("{" in form for form in english):
                 continue
             values = {name: Value() for form in english for name in placeholders(form)}
+            try:
+                for form in english:
+                    formatter.vformat(form, (), values)
+            except (KeyError, ValueError, IndexError):
+                continue  # braces that are no placeholders (a JSON example): the code does not fill them
             if message.context:
                 shown = table.pgettext(message.context, english[0])
             elif len(english) > 1:

@@ -34,7 +34,7 @@ from chessatron.game.players.spec import PlayerSpec
 from chessatron.game.seats import option_named
 from chessatron.game.session import Session
 from chessatron.game.telling.announcer import display_lines
-from chessatron.i18n import LANGUAGES, PSEUDO, _, using
+from chessatron.i18n import LANGUAGES, PSEUDO, _, pgettext, using
 from chessatron.i18n.extract import template
 from chessatron.planning.layout import Layout
 from chessatron.ports import Button
@@ -62,29 +62,31 @@ def escaped(text: str) -> list[str]:
 
 
 def filled(message: str) -> str:
-    """A message with each placeholder filled with four characters, as wide as a short value."""
-    return re.sub(r"\{[^{}]*\}", "0000", message)
+    """A message with each placeholder filled with four characters, as wide as a short value (a score is
+    three: 1-0)."""
+    return re.sub(r"\{[^{}]*\}", "0000", message.replace("{score}", "1-0"))
 
 
 # --- the status display -----------------------------------------------------------------------------
 
 
 @functools.cache
-def width_limited() -> list[tuple[str, int]]:
-    """Every message whose translator comment gives it a width on the status display, with that width."""
-    limited: list[tuple[str, int]] = []
+def width_limited() -> list[tuple[str, int, str | None]]:
+    """Every message whose translator comment gives it a width on the status display, with that width and
+    the message's context."""
+    limited: list[tuple[str, int, str | None]] = []
     for message in template():
         if not isinstance(message.id, str) or not message.id:
             continue
         for comment in message.auto_comments:
             found = _WIDTH.search(comment)
             if found:
-                limited.append((message.id, int(found.group(1))))
+                limited.append((message.id, int(found.group(1)), message.context))
     return limited
 
 
 def test_statuses_the_display_shows_are_marked_with_their_width() -> None:
-    marked = {message for message, _width in width_limited()}
+    marked = {message for message, _width, _context in width_limited()}
     short = [
         statuses.IDLE,
         statuses.CONNECTING,
@@ -100,9 +102,9 @@ def test_statuses_the_display_shows_are_marked_with_their_width() -> None:
 def test_a_message_marked_for_the_display_fits_its_width_in_every_language(language: str) -> None:
     with using(language):
         too_wide = [
-            (message, _(message), width)
-            for message, width in width_limited()
-            if len(to_ascii(filled(_(message)))) > width
+            (message, shown, width)
+            for message, width, context in width_limited()
+            if len(to_ascii(filled(shown := pgettext(context, message) if context else _(message)))) > width
         ]
     assert too_wide == []
 

@@ -82,6 +82,7 @@ def _is_notation(word: str) -> bool:
 
 # --- the catalogs -------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def pseudo() -> Iterator[None]:
     """The process in the pseudo-language (the threads a game starts follow the process's language)."""

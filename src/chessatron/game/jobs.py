@@ -292,8 +292,8 @@ class JobRunner:
                 self._connected = True
             job()
         except KeyboardInterrupt as stop:
-            status, kept = self._kept()
-            self.live.update(status=status, prompt=None)
+            status, kept, saved = self._kept()
+            self.live.update(status=status, status_kind="stopped, saved" if saved else "stopped", prompt=None)
             asked = self.session.stop_requested.is_set() and self._forget_set_up  # not a shutdown's
             if asked and self.tell is not None:
                 with contextlib.suppress(OSError):  # a terminal gone (a closed pipe) stops nothing
@@ -302,12 +302,16 @@ class JobRunner:
             self.last_error = str(exc)
             self.live.notice(str(exc), "error")
             # TRANSLATORS: status; the web page's header shows the part before the first ":" or ";"
-            self.live.update(status=_("stopped: {reason}").format(reason=exc), prompt=None)
+            self.live.update(
+                status=_("stopped: {reason}").format(reason=exc), status_kind="stopped", prompt=None
+            )
         except Exception as exc:  # never a traceback in front of a player: the log has it
             LOGGER.exception("the game thread failed")
             self.last_error = _("internal error: {error!r}").format(error=exc)
             self.live.notice(self.last_error, "error")
-            self.live.update(status=_("stopped by an internal error (see the log)"), prompt=None)
+            self.live.update(
+                status=_("stopped by an internal error (see the log)"), status_kind="stopped", prompt=None
+            )
         finally:
             self._save()
             with self._lock:
@@ -315,27 +319,27 @@ class JobRunner:
                 self._stopping = False
             self._stop_clock()
 
-    def _kept(self) -> tuple[str, str]:
-        """What a stopped job left, in words, as the saved games show it: the status after a stop, and
-        the same said after what was stopped (for :attr:`tell`)."""
+    def _kept(self) -> tuple[str, str, bool]:
+        """What a stopped job left, in words, as the saved games show it: the status after a stop, the
+        same said after what was stopped (for :attr:`tell`), and whether a game was saved."""
         # (the web page's header shows a status after a stop up to its first ";" or ":")
         if self._job == "reset":
             kept = _("the pieces stand where the robot left them")
             # TRANSLATORS: status; {kept} is a sentence saying what was kept
-            return _("stopped setting the table up; {kept}").format(kept=kept), kept
+            return _("stopped setting the table up; {kept}").format(kept=kept), kept, False
         game = self.live.snapshot()["game"]
         if game is None:
             kept = _("no game was kept (a game is saved from its first move)")
             # TRANSLATORS: status; {kept} is a sentence saying what was kept
-            return _("stopped before the first move: {kept}").format(kept=kept), kept
+            return _("stopped before the first move: {kept}").format(kept=kept), kept, False
         try:
             summary, _path = open_game(game["id"], self.games_dir)
         except ChessatronError:
-            return _("stopped; the game was not kept"), _("the game was not kept")
+            return _("stopped; the game was not kept"), _("the game was not kept"), False
         if not summary.in_progress:
             kept = _("the game is saved ({result})").format(result=summary.result)
             # TRANSLATORS: status; {kept} is a sentence saying what was kept
-            return _("stopped; {kept}").format(kept=kept), kept
+            return _("stopped; {kept}").format(kept=kept), kept, True
         plies = summary.plies
         if summary.robot_pending:
             # TRANSLATORS: "Resume" is the web page's button
@@ -361,7 +365,7 @@ class JobRunner:
         stopped = ngettext(
             "stopped after {count} half-move; {kept}", "stopped after {count} half-moves; {kept}", plies
         )
-        return stopped.format(count=plies, kept=kept), told.format(count=plies)
+        return stopped.format(count=plies, kept=kept), told.format(count=plies), True
 
     def _stopped_words(self, stop: KeyboardInterrupt, kept: str) -> str:
         """A stop a player asked for, as the terminal says it: what stopped, how far it had come, what

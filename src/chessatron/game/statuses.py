@@ -15,6 +15,9 @@ was said: a page in another language than the table's shows it in the table's.
 
 from __future__ import annotations
 
+import re
+from functools import cache
+
 import chess
 
 from ..i18n import LANGUAGES, N_, PSEUDO, _, pgettext, translations
@@ -29,6 +32,7 @@ __all__ = [
     "ROBOT_MOVING",
     "SETTING_UP",
     "STOPPING",
+    "kind_of",
     "make_move_for",
     "no_spare",
     "piece_word",
@@ -74,6 +78,50 @@ def saying(status: str, message: str) -> bool:
     (True, True, False)
     """
     return any(translations(code).gettext(message) == status for code in (*LANGUAGES, PSEUDO))
+
+
+#: What a status is, for code that acts on it (the web page, the status display): the live state carries
+#: it beside the status's words as ``status_kind``, the same in every language. Messages with placeholders
+#: match whatever fills them.
+_KINDS: tuple[tuple[str, str], ...] = (
+    ("paused", PAUSED),
+    ("stopping", STOPPING),
+    ("robot moving", ROBOT_MOVING),
+    ("setting up", SETTING_UP),
+    ("setting up", N_("setting up {position}")),
+    ("idle", IDLE),
+    ("connecting", CONNECTING),
+    ("white to move", N_("white to move")),
+    ("black to move", N_("black to move")),
+)
+
+
+@cache
+def _patterns(code: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    table = translations(code)
+    found = []
+    for kind, message in _KINDS:
+        parts = re.split(r"\{[^{}]*\}", table.gettext(message))
+        found.append((kind, re.compile(".+?".join(re.escape(part) for part in parts), re.DOTALL)))
+    return tuple(found)
+
+
+def kind_of(status: str) -> str | None:
+    """What ``status`` is (``"paused"``, ``"white to move"``, ``"setting up"`` …) in any of the table's
+    languages; None for a status that is none of those.
+
+    >>> from chessatron.i18n import using
+    >>> with using(PSEUDO):
+    ...     kind_of(to_move(chess.BLACK)), kind_of(_("setting up {position}").format(position="Chess960 #5"))
+    ('black to move', 'setting up')
+    >>> kind_of("white played e4") is None
+    True
+    """
+    for code in (*LANGUAGES, PSEUDO):
+        for kind, pattern in _patterns(code):
+            if pattern.fullmatch(status):
+                return kind
+    return None
 
 
 def to_move(colour: chess.Color) -> str:

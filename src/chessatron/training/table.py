@@ -57,6 +57,7 @@ from ..game.players.spec import PlayerSpec
 from ..game.players.web import InboxMover
 from ..game.seats import reply_hold_s
 from ..game.session import Session
+from ..game.statuses import IDLE, ROBOT_MOVING
 from ..i18n import _
 from ..i18n.notation import san_in
 from ..voice.player import VoiceMover
@@ -192,7 +193,7 @@ class PuzzleTable:
         except (QuitRequested, NewGameRequested):
             pass
         finally:
-            self.session.live.update(status="idle", prompt=None)
+            self.session.live.update(status=_(IDLE), prompt=None)
         return self.outcomes
 
     def next_puzzle(self) -> Puzzle:
@@ -428,7 +429,7 @@ class PuzzleTable:
                 session._move_by_hand(board, move, stack)
             return
         plan = session.planner.plan_move(session.table, board, move, at=session.gantry)
-        session.live.update(status="robot moving")
+        session.live.update(status=_(ROBOT_MOVING))
         session.run_plan(plan, title, None)
         session.table.check_matches(shown)
         if isinstance(mover, BoardMover):

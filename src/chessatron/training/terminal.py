@@ -111,7 +111,7 @@ def puzzle_view(
     marked = [str(square) for square in hint.get("squares") or [hint.get("square")] if square]
     # the lines printed above say what the notices say; the panel keeps to the puzzle
     shown = {**snapshot, "notices": []}
-    if snapshot.get("status") == "idle":
+    if snapshot.get("status_kind") == "idle":
         shown["status"] = ""  # (between puzzles, and after the last)
         if training.get("state") not in FINISHED:
             training = {**training, "state": "stopped"}  # quit (or stopped) with the puzzle under way

@@ -121,7 +121,7 @@ def display_lines(
         lines.append(_work_line(work, game, cols))
         if left is not None:
             lines.append(_left(left))
-    elif _is_setting_up(str(snapshot.get("status") or "")):
+    elif snapshot.get("status_kind") == "setting up":
         # TRANSLATORS: status display, at most 16 columns: the robot is about to set the table up
         lines.append(_("Setting up"))
     else:
@@ -138,12 +138,6 @@ def display_lines(
     elif room:
         lines.append(move)
     return lines[: rows if rows else None]
-
-
-def _is_setting_up(status: str) -> bool:
-    """Whether the session's status says the robot is about to set the table up (in English, or in the
-    language as the session marks it)."""
-    return status.startswith(("setting up", _("setting up")))
 
 
 def _left(seconds: float) -> str:

@@ -15,6 +15,11 @@ The snapshot's keys (a contract for the page and its tests):
     up"``, ``"white to move"``, ``"white played e4"`` (until the robot or the next side takes over),
     ``"robot moving"``, ``"paused"``, ``"stopping…"``, ``"stopped after 12 half-moves; the game is saved:
     …"``, ``"1-0 (checkmate)"``…
+    in the language of whoever set it (the table's, or a page's for a request it made).
+``status_kind``
+    what the status is, the same in every language, for code that acts on it: ``"idle"``, ``"paused"``,
+    ``"stopping"``, ``"robot moving"``, ``"setting up"``, ``"connecting"``, ``"white to move"``,
+    ``"black to move"``, ``"stopped"``, ``"stopped, saved"`` (a stop that kept the game), or ``None``.
 ``game``
     ``None`` or ``{"id", "white", "black", "names", "variant", "chess960": N|None, "start_fen", "fen",
     "san": [...], "uci": [...], "turn": "white"|"black", "check": bool, "result", "termination",
@@ -126,6 +131,9 @@ class LiveState:
         self._state: dict[str, Any] = {
             # TRANSLATORS: the table's status line: nothing under way
             "status": _("idle"),
+            # what the status is, the same in every language (chessatron.game.statuses.kind_of): "paused",
+            # "white to move", "stopped, saved" …; None for any other status
+            "status_kind": "idle",
             "game": None,
             "table": {"pieces": [], "drags": []},
             "gantry": {
@@ -189,6 +197,10 @@ class LiveState:
 
     def update(self, **parts: Any) -> None:
         """Replace top-level parts of the state (``status="paused"``, ``clock={...}``)."""
+        if "status" in parts and "status_kind" not in parts:
+            from ..statuses import kind_of  # (the statuses know the session's words; the state only holds)
+
+            parts["status_kind"] = kind_of(str(parts["status"] or ""))
         with self._changed:
             for key, value in parts.items():
                 if key not in self._state:

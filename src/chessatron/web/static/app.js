@@ -294,8 +294,9 @@ function renderQuestion() {
 /** The runner's report; a page that only watches has none and reads the status instead. */
 function runner() {
   if (state.runner) return state.runner;
-  const status = state.status || "";
-  return { job: null, paused: status.startsWith("paused"), stopping: status.startsWith("stopping"), leds: false };
+  // (the status's words are in the table's language; its kind is the same in every language)
+  const kind = state.status_kind || "";
+  return { job: null, paused: kind === "paused", stopping: kind === "stopping", leds: false };
 }
 
 /** The colour(s) this page moves in the game under way: "white", "black", "both", or null. */
@@ -320,7 +321,7 @@ function renderStatus() {
   // while the robot is held the game may go on (a move made, the robot waiting to carry it out)
   const stopping = runner().stopping;
   // (the status is the table's words, in the table's language: made by the game, not for this page)
-  const words = runner().paused ? t("robot paused") : stopping ? t("stopping…") : statusWords(state.status);
+  const words = runner().paused ? t("robot paused") : stopping ? t("stopping…") : statusWords(state.status, state.status_kind);
   $("status").textContent = words;
   const robot = $("robot");
   const work = robotWork(state.gantry && state.gantry.work, state.game);
@@ -362,7 +363,7 @@ function turnWords() {
   if (!game) return job ? said : [watchOnly ? t("No game yet") : t("No game: start one"), "idle"];
   if (game.result) return [t("Game over"), "over"]; // the banner says how
   if (!job && !watchOnly) return [kept(game) ? t("The game is stopped (saved)") : t("The game is stopped"), "idle"];
-  if ((state.gantry && state.gantry.work) || status === "robot moving") return [t("Robot moving"), "robot"];
+  if ((state.gantry && state.gantry.work) || state.status_kind === "robot moving") return [t("Robot moving"), "robot"];
   const white = game.turn === "white";
   const toMove = game[game.turn] || "";
   const sent = board.pending(); // this page's move, on its way: as the server will say it
@@ -373,7 +374,7 @@ function turnWords() {
   const yours = () => [mine() === "both" ? (white ? t("Your move (White)") : t("Your move (Black)")) : t("Your move"), "yours"];
   if (state.prompt && mine()) return yours();
   // a move made, a set-up, a hint being found: what the status says (its turn is not the next side's yet)
-  if (status && status !== `${game.turn} to move`) return said;
+  if (status && state.status_kind !== `${game.turn} to move`) return said;
   if (toMove === "web" && mine()) return yours();
   if (toMove.startsWith("engine")) return [t("Engine thinking"), "engine"];
   const words = {
@@ -529,14 +530,13 @@ function terminationWords(termination) {
 
 /** What a stop left, as the server said it (its status), when the table has nothing under way. */
 function stoppedWords() {
-  const status = state.status || "";
-  return !runner().job && !watchOnly && status.startsWith("stopped") ? status : null;
+  const kind = state.status_kind || "";
+  return !runner().job && !watchOnly && kind.startsWith("stopped") ? state.status || "" : null;
 }
 
 /** Whether the stopped ``game`` was kept: the server's words after a stop say so. */
 function kept(game) {
-  const words = stoppedWords();
-  return Boolean(game && words && words.includes("the game is saved"));
+  return Boolean(game && stoppedWords() !== null && state.status_kind === "stopped, saved");
 }
 
 function renderBanner() {

@@ -302,9 +302,9 @@ export function moveSquares(uci) {
 
 /** The few words the page's header gives the server's status line: after a stop, what stopped (the
  * banner under the board says what was kept); anything else as it is. */
-export function statusWords(status) {
+export function statusWords(status, kind = null) {
   const text = status || "";
-  return text.startsWith("stopped") ? text.split(/[;:]/)[0] : text;
+  return (kind || "").startsWith("stopped") ? text.split(/[;:]/)[0] : text;
 }
 
 /** How long ago, in words: "just now", "5 min ago", "2 h ago", "3 days ago". */
