@@ -3,12 +3,17 @@ built wrong at random goes through the sensors' part in Chromium, the table's si
 pieces where each step says: an answer from a second phone that lags behind is refused, Stop mid-way
 leaves the config untouched, a reload shows the step under way again, and run again to its end the map
 written is the one the table was wired with. The LEDs' part is answered by tapping the square the
-simulated LEDs light. At the API: no calibration while a game runs, and no game while one does.
+simulated LEDs light. The board under the gantry, built offset, is found with the page's arrows (the step
+says where the centre really is, as on the terminal) and a game then starts from the page on the machine
+the runner took back. At the API: no calibration while a game runs, and no game while one does.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import random
+import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -61,10 +66,15 @@ class Table:
 @pytest.fixture(scope="module", name="table")
 def table_fixture() -> Iterator[Table]:
     rng = random.Random(SEED)
-    faults = ",".join([*rng.sample(WIRINGS, 2), rng.choice(("leds-serpentine", "leds-mirrored"))])
+    faults = ",".join(
+        [*rng.sample(WIRINGS, 2), rng.choice(("leds-serpentine", "leds-mirrored")), "board-offset"]
+    )
     wiring = build_wrong(LAYOUT, faults, seed=SEED)
+    before = os.environ.get("CHESSATRON_STATE")
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
+        # the runner's games see the simulated table as it was built, as a served table does
+        os.environ["CHESSATRON_STATE"] = str(folder / "simulator.json")
         config = folder / "chessatron.toml"
         config.write_text('[grbl]\nurl = "sim://"\n', encoding="utf-8")
         save_wiring(wiring, LAYOUT, folder / "simulator-wiring.json")
@@ -74,6 +84,10 @@ def table_fixture() -> Iterator[Table]:
             app = create_app(runner, runner.live, token=None, games_dir=runner.games_dir, config_path=config)
             with start_in_thread(app) as server:
                 yield Table(folder, runner, server, wiring, app.state.calibration)
+    if before is None:
+        os.environ.pop("CHESSATRON_STATE", None)
+    else:
+        os.environ["CHESSATRON_STATE"] = before
 
 
 def phone(browser: Browser, url: str) -> Watched:
@@ -220,7 +234,7 @@ def test_no_calibration_while_a_game_runs_and_no_game_while_one_does(table: Tabl
             )
             assert wrong.status_code == 422 and "'maybe' is not an answer here" in wrong.json()["error"]
             board = client.post("/api/v1/calibrate/start", json={"part": "board"})
-            assert board.status_code == 422 and "hw calibrate board" in board.json()["error"]
+            assert board.status_code == 409 and "a calibration is under way" in board.json()["error"]
         finally:
             assert client.post("/api/v1/calibrate/stop", json={}).status_code == 202
         while client.get("/api/v1/calibrate").json()["running"]:
@@ -262,3 +276,70 @@ def test_the_magnet_is_nudged_with_the_arrows_and_a_square_tapped(
     finally:
         table.calibration.given_parts = None
     assert heard == ["left", "up", "finer", "right", "coarser", "down", "left", "done", "c3"]
+
+
+#: The simulator's line under a nudge: where the centre really is from the magnet (mm, table axes).
+HINT = re.compile(r"centre of ([a-h][1-8]) is ([-+][\d.]+) mm toward the h-file and ([-+][\d.]+) mm toward")
+STEP = re.compile(r"steps of ([\d.]+) mm")
+
+
+def nudge_as_the_hint_says(page: Page) -> str:
+    """Tap the arrow (or Finer, or Done) a maker chooses from the line that says where the centre is."""
+    text = page.locator("#step-text").inner_text()
+    found, size = HINT.search(text), STEP.search(text)
+    assert found is not None and size is not None, text
+    right, up, step_mm = float(found.group(2)), float(found.group(3)), float(size.group(1))
+    if max(abs(right), abs(up)) <= 0.1:
+        key = "done"
+    elif max(abs(right), abs(up)) < step_mm / 2:
+        key = "finer"
+    elif abs(right) >= abs(up):
+        key = "right" if right > 0 else "left"
+    else:
+        key = "up" if up > 0 else "down"
+    tap_and_wait(page, f"#nudges button[data-nudge={key}]")
+    return key
+
+
+def test_the_board_built_offset_is_found_with_the_arrows_and_a_game_starts_after(
+    browser: Browser, table: Table, artifacts: Path
+) -> None:
+    page = phone(browser, table.server.url).page
+    page.locator("#parts button[data-part=board]").tap()
+    expect(page.locator("#calibrate-step")).to_be_visible()
+    keys: list[str] = []
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while page.locator("#outcome.done, #outcome.failed").count() == 0:
+        assert time.monotonic() < deadline, page.locator("#calibrate-step").inner_text()
+        if page.locator("#nudges:visible button:enabled").count():
+            if not keys:
+                screenshot(page, artifacts, "calibrate-board-phone")
+            keys.append(nudge_as_the_hint_says(page))
+        elif page.locator("#answers button[data-answer=yes]:enabled").count():
+            tap_and_wait(page, "#answers button[data-answer=yes]")  # the tour: the magnet is over each place
+        else:
+            page.wait_for_timeout(30)
+    assert page.locator("#outcome.done").count(), page.locator("#outcome").inner_text()
+    assert keys.count("done") == 3 and len(keys) > 3  # a1, h8, a8, each moved from where the layout said
+    layout_file = table.folder / "table.toml"
+    expect(page.locator("#outcome.done")).to_contain_text(f"{layout_file} written.")
+    found = Layout.from_toml(layout_file)
+    truth = table.wiring.true_layout(LAYOUT)
+    assert math.dist(found.origin_mm, truth.origin_mm) <= 0.5, table.wiring.faults
+    assert abs(found.square_mm / truth.square_mm - 1) <= 0.002
+    assert Config.load(table.config).layout == found
+    # the runner has its machine back: a game starts from the page and the robot moves on the board found
+    runner = table.runner
+    with httpx.Client(base_url=table.server.url, timeout=30) as client:
+        game = client.post("/api/v1/game", json={"white": "engine:1:depth=1", "black": "web"})
+        assert game.status_code == 202, game.text
+        try:
+            deadline = time.monotonic() + TIMEOUT_MS / 1000
+            while not (runner.live.snapshot()["game"] or {}).get("uci"):
+                assert runner.busy and time.monotonic() < deadline, runner.last_error
+                time.sleep(0.05)
+            assert runner.config.layout.origin_mm == found.origin_mm
+        finally:
+            runner.stop()
+            assert runner.wait(60)
+    assert runner.last_error is None

@@ -15,31 +15,24 @@ built-in layout, into ``table.toml`` beside the config, which ``layout =`` then 
 from __future__ import annotations
 
 import logging
-import re
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
-import chess
 import click
 from rich.console import Console, RenderableType
 
+from ..calibrate.bench import PARTS, Bench, NotHereError
 from ..calibrate.person import Person, Stopped
 from ..config import Config, default_config_path
-from ..config_write import save_settings, settings_in
 from ..errors import ChessatronError
 from ..i18n import N_, _
-from ..planning.layout import Cell
-from ..ports import RGB, DeviceUrl
+from ..ports import DeviceUrl
 from ..render import terminal_console
 from .common import EXIT_STOPPED, config_option, friendly
 from .main import Command
 
 LOGGER = logging.getLogger(__name__)
-
-#: The parts, in the order ``all`` runs them: the sensors first, which the LEDs' part may use.
-PARTS = ("sensors", "leds", "board", "magnet")
 
 
 @click.command(
@@ -97,13 +90,13 @@ def calibrate_command(
             hold_table(table_url(settings.urls), state=default_state_path() if on_sim else None)
         )
         bench = _Bench(settings, path, console, stack)
-        if on_sim:
-            bench.simulate(wrong, seed)
+        if on_sim and bench.simulate(wrong, seed):
+            console.print(_("The simulated table was built wrong on purpose; calibrate it."))
         person = bench.person(hand, seed)
         for part in chosen:
             console.rule(part)
             try:
-                done = bench.run(part, person)
+                done = bench.run_part(part, person)
             except (Stopped, KeyboardInterrupt):
                 console.print(
                     _("Stopped: nothing of the {part} part was written; run it again at any time.").format(
@@ -113,78 +106,22 @@ def calibrate_command(
                 sys.exit(EXIT_STOPPED)
             if not done:
                 continue
-            bench.settings = Config.load(path)
+            bench.reload()
 
 
-class _Bench:
-    """The devices a calibration opens, and on the simulator its world and how it was really built."""
+class _Bench(Bench):
+    """The bench at the terminal: its console, what it draws of the simulated table, its person."""
 
     def __init__(self, settings: Config, path: Path, console: Console, stack: ExitStack) -> None:
-        self.settings = settings
-        self.path = path
+        super().__init__(path, settings)
         self.console = console
         self.stack = stack
-        self.world: Any = None
-        self.wiring: Any = None
-        self.hands: Any = None
-        self.strip: Any = None
-        self.sensors_done = False
-        self.gantry: Any = None
-
-    def simulate(self, wrong: str | None, seed: int | None) -> None:
-        from ..calibrate.simperson import SimHands
-        from ..sim.wiring import build_wrong, load_wiring, save_wiring
-        from ..sim.world import register_world
-
-        layout = self.settings.layout
-        if wrong is not None or seed is not None:
-            self.wiring = build_wrong(layout, wrong, seed=seed)
-            save_wiring(self.wiring, layout)
-            LOGGER.info("simulated table built wrong: %s", "; ".join(self.wiring.faults))
-            self.console.print(_("The simulated table was built wrong on purpose; calibrate it."))
-        else:
-            self.wiring = load_wiring(layout)
-        name = DeviceUrl.parse(self.settings.urls["sensors"]).target.strip("/") or "default"
-        self.world = register_world(self.wiring.world(layout, name=name))
-        self.hands = SimHands(self.world, lit=self.lit_cell)
-
-    def lit(self) -> dict[Cell, RGB]:
-        """The cells the simulated LEDs really light now, through the chain as it was built."""
-        from ..feedback.leds import SimLedStrip, unpack
-
-        if not isinstance(self.strip, SimLedStrip) or self.wiring is None:
-            return {}
-        chain = self.wiring.leds.cells
-        shown = self.strip.pixels.shown
-        return {
-            chain[i]: unpack(c) for i, c in enumerate(shown) if c and i < len(chain) and chain[i] is not None
-        }
-
-    def lit_cell(self) -> Cell | None:
-        cells = list(self.lit())
-        return cells[0] if len(cells) == 1 else None
 
     def picture(self) -> RenderableType | None:
         from ..feedback.view import leds_panel
 
         lit = self.lit()
         return leds_panel(lit, self.settings.layout, title=_("the LEDs as they light")) if lit else None
-
-    def seen(self, question: str) -> str | None:
-        """Where the simulated magnet really is from the centre of the square ``question`` names, as a
-        person beside the table sees it (from white's side)."""
-        found = re.search(r"\b([a-h][1-8])\b", question)
-        if self.world is None or found is None:
-            return None
-        layout = self.world.layout
-        with self.world.lock:
-            magnet = self.world.twin.magnet_xy
-        centre = layout.node_mm(layout.square_node(chess.parse_square(found.group(1))))
-        (cx, cy), (mx, my) = layout.machine_to_table(centre), layout.machine_to_table(magnet)
-        return _(
-            "On the simulated table the centre of {square} is {right} mm toward the h-file and {up} mm "
-            "toward the 8th rank from the magnet."
-        ).format(square=found.group(1), right=f"{cx - mx:+.2f}", up=f"{cy - my:+.2f}")
 
     def person(self, hand: bool, seed: int | None) -> Person:
         def echo(text: str) -> None:
@@ -205,188 +142,29 @@ class _Bench:
         return TerminalPerson(
             self.console,
             picture=self.picture if simulated else None,
-            look=self.seen if simulated else None,
+            look=self.hint if simulated else None,
         )
 
-    def run(self, part: str, person: Person) -> bool:
-        """Run one part and write what it learnt; False when it could not run here."""
+    def run_part(self, part: str, person: Person) -> bool:
+        """Run one part, write what it learnt and say so; False when it wrote nothing."""
         from ..calibrate.simperson import SimMaker
 
         if isinstance(person, SimMaker):
             person.part = part
-        if part == "sensors":
-            return self.sensors(person)
-        if part == "leds":
-            return self.leds(person)
-        if part == "board":
-            return self.board(person)
-        return self.magnet(person)
-
-    def sensors(self, person: Person) -> bool:
-        from ..calibrate.sensors import SensorTable, calibrate_sensors, write_sensors
-        from ..sensors import open_sensor
-        from ..sensors.mcp23017 import Mcp23017Sensor
-        from ..sim.wiring import SimInputs
-
-        settings = self.settings
-        url = settings.urls["sensors"]
-        scheme = DeviceUrl.parse(url).scheme
-        if scheme == "sim":
-            table = SensorTable(
-                settings.layout,
-                SimInputs(self.world, self.wiring.sensors, seed=0),
-                self.hands,
-                wait_s=0.0,
-                gap_s=0.0,
-            )
-        elif scheme == "mcp23017":
-            device = self.stack.enter_context(open_sensor(url, settings.layout))
-            assert isinstance(device, Mcp23017Sensor)
-            table = SensorTable(settings.layout, _ExpanderInputs(device))
-        else:
-            self.console.print(
-                _(
-                    "Sensors on {scheme}:// are wired as their firmware says; there is nothing to calibrate."
-                ).format(scheme=scheme)
-            )
+        try:
+            outcome = self.run(part, person, self.stack)
+        except NotHereError as exc:
+            self.console.print(str(exc), markup=False)
             return False
-        result = calibrate_sensors(table, person)
-        for finding in result.findings:
-            self.console.print(_("Look at: {finding}").format(finding=finding), markup=False)
-        saved = write_sensors(result, self.path, url, settings.layout)
-        self._said(saved.config, saved.config_backup, saved.file, saved.file_backup)
-        self.sensors_done = True
-        return True
-
-    def leds(self, person: Person) -> bool:
-        from ..calibrate.leds import LedTable, calibrate_leds, write_leds
-        from ..feedback.leds import PixelLedStrip, open_leds
-        from ..sensors import open_sensor
-
-        settings = self.settings
-        url = settings.urls["leds"]
-        if DeviceUrl.parse(url).scheme == "none":
-            self.console.print(_("There are no LEDs in the config; nothing to calibrate."))
-            return False
-        strip = self.stack.enter_context(open_leds(url, settings.layout))
-        assert isinstance(strip, PixelLedStrip)
-        self.strip = strip
-        sensors = None
-        if self.sensors_done:
-            world = self.world if DeviceUrl.parse(settings.urls["sensors"]).scheme == "sim" else None
-            sensors = self.stack.enter_context(
-                open_sensor(settings.urls["sensors"], settings.layout, world=world)
-            )
-        wait_s = 0.0 if self.world is not None else 30.0
-        table = LedTable(settings.layout, strip, strip.mapping.count, sensors, self.hands, wait_s=wait_s)
-        result = calibrate_leds(table, person)
-        for finding in result.findings:
-            self.console.print(_("Look at: {finding}").format(finding=finding), markup=False)
-        saved = write_leds(result, self.path, url, settings.layout)
-        self._said(saved.config, saved.config_backup, saved.file, saved.file_backup)
-        return True
-
-    def gantry_table(self) -> Any:
-        """The gantry, opened (and homed) once for the board and the magnet; None without one."""
-        from ..calibrate.machine import GantryTable
-
-        if self.gantry is None:
-            if DeviceUrl.parse(self.settings.urls["grbl"]).scheme == "none":
-                self.console.print(_("There is no gantry in the config; the board and the magnet need one."))
-                return None
-            self.gantry = self.stack.enter_context(GantryTable.open(self.settings))
-        return self.gantry
-
-    def layout_file(self) -> tuple[Path, bool]:
-        """The layout file the board and the magnet are written to, and whether the config names it
-        already (if not: ``table.toml`` beside the config, which ``layout =`` is then set to)."""
-        named = settings_in(self.path).get("layout")
-        if isinstance(named, str) and named.strip():
-            file = Path(named)
-            return (file if file.is_absolute() else self.path.parent / file), True
-        return self.path.parent / "table.toml", False
-
-    def _write_layout(self, write: Any, result: Any) -> None:
-        """``write(result, file)`` into the layout file, the config pointed at it, what was written said;
-        the gantry's layout is the written one from now on."""
-        file, named = self.layout_file()
-        written = write(result, file)
-        config, backup = None, None
-        if not named:
-            saved = save_settings(self.path, {"layout": file.name})
-            config, backup = saved.path, saved.previous
-        self.console.print(_("Written: {file}").format(file=written.path), markup=False, soft_wrap=True)
-        if config is not None:
-            self.console.print(_("Written: {config}").format(config=config), markup=False, soft_wrap=True)
-        for kept in (written.previous, backup):
+        for line in outcome.lines:
+            self.console.print(line, markup=False)
+        for path, _kept in outcome.files:
+            self.console.print(_("Written: {file}").format(file=path), markup=False, soft_wrap=True)
+        for _path, kept in outcome.files:
             if kept is not None:
                 said = _("The previous one is kept as {kept}").format(kept=kept)
                 self.console.print(said, markup=False, soft_wrap=True)
-        self.gantry.layout = written.layout
-        self.gantry.layout_path = file
-
-    def board(self, person: Person) -> bool:
-        from ..calibrate.board import calibrate_board, write_board
-
-        table = self.gantry_table()
-        if table is None:
-            return False
-        result = calibrate_board(table, person)
-        if not result.confirmed:
-            self.console.print(
-                _(
-                    "Look at: the magnet missed {places} on the board as measured; it is written anyway: "
-                    "run `chessatron hw calibrate board` again to measure it once more."
-                ).format(places=", ".join(result.missed)),
-                markup=False,
-            )
-        self._write_layout(write_board, result)
-        return True
-
-    def magnet(self, person: Person) -> bool:
-        from ..calibrate.magnet import calibrate_magnet, write_magnet
-
-        table = self.gantry_table()
-        if table is None:
-            return False
-        result = calibrate_magnet(table, person)
-        if result.carry_feed_mm_min is None:
-            self.console.print(
-                _("Nothing of the magnet part was written: no drag speed carried the piece."), markup=False
-            )
-            return False
-        self._write_layout(write_magnet, result)
-        return True
-
-    def _said(self, config: Path, backup: Path | None, file: Path | None, file_backup: Path | None) -> None:
-        if file is not None:
-            self.console.print(_("Written: {file}").format(file=file), markup=False, soft_wrap=True)
-        self.console.print(_("Written: {config}").format(config=config), markup=False, soft_wrap=True)
-        for kept in (backup, file_backup):
-            if kept is not None:
-                said = _("The previous one is kept as {kept}").format(kept=kept)
-                self.console.print(said, markup=False, soft_wrap=True)
-
-
-class _ExpanderInputs:
-    """A real table's expanders, read bit by bit."""
-
-    def __init__(self, sensor: Any) -> None:
-        from ..sensors.pinmap import Pin
-
-        self.sensor = sensor
-        self.inputs = tuple(
-            Pin(index, port, bit)
-            for index in range(len(sensor.addresses))
-            for port in ("A", "B")
-            for bit in range(8)
-        )
-
-    def read(self) -> Any:
-        return self.sensor.low_pins()
-
-    def address(self, pin: Any) -> int:
-        return int(self.sensor.addresses[pin.expander])
+        return outcome.written
 
 
 def offer_calibration(failed: list[str], yes: bool, config_path: Path | None) -> None:

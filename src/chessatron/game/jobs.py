@@ -27,6 +27,8 @@ import chess
 from ..config import Config
 from ..errors import ChessatronError
 from ..i18n import N_, _, ngettext
+from ..planning.layout import Layout
+from ..planning.table import Table
 from ..sim.state import SimulatorState, default_state_path, load_state, save_state
 from ..tablelock import hold_table, table_url
 from .players.base import Command
@@ -134,6 +136,8 @@ class JobRunner:
         )
         #: A config saved since (the web page's settings), taken up when the next job begins.
         self._next_config: Config | None = None
+        #: Lent to a calibration since the last job: a new layout with the same cells is taken up.
+        self._measured = False
         #: Told a stop a player asked for, in words, once it is reached (``serve`` prints it as a notice).
         self.tell: Callable[[str], None] | None = None
         self.live.show_table(self.session.table, ())
@@ -194,6 +198,17 @@ class JobRunner:
             self._next_config = config
         return config.layout != self.config.layout
 
+    def lend_machine(self) -> None:
+        """Close the machine (the GRBL link, the magnet, the sensors, the LEDs) for a calibration, which
+        opens its own; the next job opens it again, with a layout the calibration measured (the same
+        cells, where they really lie) taken up. Raises :class:`BusyError` while a job runs."""
+        with self._lock:
+            if self.busy:
+                raise BusyError(BUSY_BECAUSE[self._job or "game"])
+            self._next_config = self._next_config or self.config
+            self._take_up_config()
+            self._measured = True  # (until the next job: the calibration writes the layout meanwhile)
+
     # --- the machine ----------------------------------------------------------------------------------------
 
     def stop(self, *, forget_set_up: bool = True) -> None:
@@ -247,14 +262,20 @@ class JobRunner:
         config, self._next_config = self._next_config, None
         if config is None:
             return
-        config = dataclasses.replace(config, layout=self.config.layout)
         old = self.session
+        table = old.table
+        if _same_cells(config.layout, self.config.layout) and self._measured:
+            # a calibration measured where the cells lie: the pieces stay on theirs
+            table = Table(config.layout, [(piece, old.table.node_of(piece.id)) for piece in old.table])
+        else:
+            config = dataclasses.replace(config, layout=self.config.layout)
+        self._measured = False
         session = Session(
             config,
             games_dir=self.games_dir,
             speed=old.speed,
             engine_path=old.engine_path,
-            table=old.table,
+            table=table,
             live=self.live,
             state_path=self.state_path if config.urls["grbl"].startswith("sim") else None,
         )
@@ -450,3 +471,9 @@ def _stopped_work(kind: str, total: int) -> str:
         "the robot's work stopped at your request after {done} of {total} moves; {kept}",
         total,
     )
+
+
+def _same_cells(new: Layout, old: Layout) -> bool:
+    """Whether ``new`` has ``old``'s cells, each for the same use (only where they lie may differ)."""
+    keys = ("columns", "rows", "board_cell", "capture_cells", "reserve")
+    return all(getattr(new, key) == getattr(old, key) for key in keys)

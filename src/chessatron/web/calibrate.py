@@ -10,8 +10,9 @@ the table. Its own page (``/calibrate``, ``static/calibrate.*``) and routes besi
                                            before it, the squares the simulated LEDs light, and the
                                            ``outcome`` (``{"state": "running"|"done"|"stopped"|
                                            "failed", "lines"}``: what each part wrote)
-``POST /api/v1/calibrate/start``           ``{"part": "sensors"|"leds"|"all"}`` (409 while a game or
-                                           a set-up runs on the table, or a calibration already does)
+``POST /api/v1/calibrate/start``           ``{"part": "sensors"|"leds"|"board"|"magnet"|"all"}``
+                                           (409 while a game or a set-up runs on the table, or a
+                                           calibration already does; the runner lends its machine)
 ``POST /api/v1/calibrate/answer``          ``{"step": id, "answer": "ready"|"e4"|null|"left"…}``
                                            (409: that step was answered or is gone; 422: no answer
                                            to it)
@@ -50,7 +51,7 @@ from ..game.jobs import BusyError
 from ..game.runner import GameRunner
 from ..i18n import _
 from ..ports import RGB
-from .calibrate_bench import PART_TITLES, TERMINAL_ONLY, WebBench
+from .calibrate_bench import PART_TITLES, WebBench
 from .validate import BadRequestError
 
 __all__ = ["CalibrationApi", "Part", "WebPerson", "calibration_routes"]
@@ -298,7 +299,8 @@ class CalibrationApi:
             wiring = (
                 self.runner.state_path.with_name("simulator-wiring.json") if self.runner.simulated else None
             )
-            self._bench = WebBench(self.config_path, wiring)
+            runner = self.runner
+            self._bench = WebBench(self.config_path, wiring, lambda: runner.session.table)
         return self._bench
 
     def parts(self) -> dict[str, Part]:
@@ -314,7 +316,7 @@ class CalibrationApi:
             def part(
                 person: Person, stack: ExitStack, name: str = name, bench: WebBench = bench
             ) -> list[str]:
-                return bench.run(name, person, stack)
+                return bench.run_part(name, person, stack)
 
             found[name] = part
         return found
@@ -346,11 +348,10 @@ class CalibrationApi:
     async def state(self, request: Request) -> Response:
         calibration = self.calibration
         bench = self._bench
-        lit: dict[str, RGB] = bench.lit() if bench is not None and self.running() else {}
+        lit: dict[str, RGB] = bench.lit_squares() if bench is not None and self.running() else {}
         return JSONResponse(
             {
                 "parts": [{"name": name, "title": _(PART_TITLES.get(name, name))} for name in self.parts()],
-                "terminal_only": list(TERMINAL_ONLY),
                 "running": self.running(),
                 "refusal": self.refusal(),
                 "lit": {square: list(colour) for square, colour in lit.items()},
@@ -368,13 +369,6 @@ class CalibrationApi:
             raise BadRequestError(_('send {"part": "sensors"}, a part of the table or "all"'))
         wanted = str(body["part"])
         parts = self.parts()
-        if wanted in TERMINAL_ONLY:
-            raise BadRequestError(
-                _(
-                    "the {part} part moves the gantry: run `chessatron hw calibrate {part}` at the table"
-                ).format(part=wanted),
-                422,
-            )
         if wanted != "all" and wanted not in parts:
             raise BadRequestError(
                 _("{part!r} is no part the page can calibrate here; choose one of: {parts}").format(
@@ -387,6 +381,12 @@ class CalibrationApi:
             refusal = self.refusal()
             if refusal is not None:
                 raise BusyError(refusal)
+            if self.given_parts is None and self.runner is not None:
+                # the parts open the machine themselves: the runner's next job opens it again
+                self.runner.lend_machine()
+                bench = self.bench()
+                if bench is not None:
+                    bench.begin()
             self.calibration = Calibration(chosen, self._written)
             self.calibration.thread.start()
         return JSONResponse({"accepted": "calibrate", "parts": [name for name, _part in chosen]}, 202)
