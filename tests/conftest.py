@@ -40,6 +40,8 @@ def pytest_configure(config: pytest.Config) -> None:
 #: (every order of a hand, every Chess960 start). The rest runs in about a minute and a half on two cores.
 SLOW_MODULES = frozenset(
     {
+        "test_i18n_screens",
+        "test_i18n_web",
         "test_calibrate_journey",
         "test_cli_hardware",
         "test_demo_web",
