@@ -39,6 +39,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..errors import ConfigError, MagnetError
 from ..feedback.device import Closing, OutputDevice, check_options, missing_library, pin_number
+from ..i18n import _
 from ..ports import DeviceUrl, HostMagnet
 
 __all__ = [
@@ -89,7 +90,7 @@ class RecordingMagnet(OutputDevice):
 
     def actions(self) -> list[Action]:
         """The engages and releases, oldest first."""
-        return [action for _, action in self.events]
+        return [action for _at, action in self.events]
 
     def _record(self, action: Action) -> None:
         self.events.append((self._clock(), action))
@@ -168,8 +169,10 @@ class ServoMagnet(OutputDevice):
                 )
             except (gpiozero.GPIOZeroError, OSError) as exc:
                 raise MagnetError(
-                    f"cannot drive a servo on GPIO {pin!r} ({type(exc).__name__}: {exc}); check that the pin "
-                    "is free and that this is a Raspberry Pi"
+                    _(
+                        "cannot drive a servo on GPIO {pin!r} ({error}); check that the pin is free and that "
+                        "this is a Raspberry Pi"
+                    ).format(pin=pin, error=f"{type(exc).__name__}: {exc}")
                 ) from exc
             self._settle()
         except BaseException:
@@ -193,7 +196,11 @@ class ServoMagnet(OutputDevice):
         try:
             self._servo.angle = angle
         except Exception as exc:
-            raise MagnetError(f"the servo on GPIO {self.pin} did not take angle {angle!r}: {exc}") from exc
+            raise MagnetError(
+                _("the servo on GPIO {pin} did not take angle {angle!r}: {error}").format(
+                    pin=self.pin, angle=angle, error=exc
+                )
+            ) from exc
         self._settle()
 
     def _settle(self) -> None:
@@ -249,8 +256,11 @@ class ElectroMagnet(OutputDevice):
             )
         except (gpiozero.GPIOZeroError, OSError) as exc:
             raise MagnetError(
-                f"cannot switch an electromagnet on GPIO {pin!r} ({type(exc).__name__}: {exc}); "
-                "check that the pin is free and that this is a Raspberry Pi"
+                _(
+                    "cannot switch an electromagnet on GPIO {pin!r} ({error}); check that the pin is free "
+                    "and "
+                    "that this is a Raspberry Pi"
+                ).format(pin=pin, error=f"{type(exc).__name__}: {exc}")
             ) from exc
 
     def engage(self) -> None:
@@ -315,20 +325,32 @@ def _check_servo(
 ) -> None:
     if low == high:
         raise ConfigError(
-            f"min_angle and max_angle are both {low!r}; give the servo's real range, e.g. 0 and 180"
+            _(
+                "min_angle and max_angle are both {angle!r}; give the servo's real range, e.g. 0 and 180"
+            ).format(angle=low)
         )
     for name, angle in (("on", on), ("off", off)):
         if not min(low, high) <= angle <= max(low, high):
-            raise ConfigError(f"{name}={angle!r} lies outside the servo's range {low!r} to {high!r} degrees")
+            raise ConfigError(
+                _("{option}={angle!r} lies outside the servo's range {low!r} to {high!r} degrees").format(
+                    option=name, angle=angle, low=low, high=high
+                )
+            )
     if on == off:
-        raise ConfigError(f"on and off are both {on!r} degrees; the magnet would never move")
+        raise ConfigError(
+            _("on and off are both {angle!r} degrees; the magnet would never move").format(angle=on)
+        )
     if not 0 < min_pulse < max_pulse < SERVO_FRAME_S:
         raise ConfigError(
-            f"pulses of {min_pulse!r} to {max_pulse!r} s cannot drive a servo; most take 0.0005 to 0.0025"
+            _(
+                "pulses of {shortest!r} to {longest!r} s cannot drive a servo; most take 0.0005 to 0.0025"
+            ).format(shortest=min_pulse, longest=max_pulse)
         )
     if not 0 <= settle < math.inf:
         raise ConfigError(
-            f"settle={settle!r} is negative or infinite; give the seconds the arm needs to swing, e.g. 0.3"
+            _(
+                "settle={settle!r} is negative or infinite; give the seconds the arm needs to swing, e.g. 0.3"
+            ).format(settle=settle)
         )
 
 
@@ -405,12 +427,16 @@ def _settings(parsed: DeviceUrl, url: str) -> dict[str, Any]:
         check_options(parsed, ())
         return {}
     raise ConfigError(
-        f"magnet URL {url!r} has the unknown scheme {parsed.scheme!r}; use servo://, gpio://, sim:// or grbl://"
+        _(
+            "magnet URL {url!r} has the unknown scheme {scheme!r}; use servo://, gpio://, sim:// or grbl://"
+        ).format(url=url, scheme=parsed.scheme)
     )
 
 
 def _check_settle(settle: float) -> None:
     if not 0 <= settle < math.inf:
         raise ConfigError(
-            f"settle={settle!r} is negative or infinite; give the seconds the magnet needs, or 0"
+            _("settle={settle!r} is negative or infinite; give the seconds the magnet needs, or 0").format(
+                settle=settle
+            )
         )

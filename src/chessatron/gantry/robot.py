@@ -27,6 +27,8 @@ import chess
 from ..errors import GrblError
 from ..grbl.charcount import StreamProgress, StreamResult
 from ..grbl.link import GrblLink
+from ..i18n import N_, _
+from ..i18n.formats import both
 from ..planning.gcode import ProgramWriter, comment
 from ..planning.layout import Layout, MachinePoint, Node
 from ..planning.planner import Plan, Relocation
@@ -48,6 +50,23 @@ def place_name(layout: Layout, node: Node) -> str:
     'between f3 and g3 (X416.4 Y187.8)'
     """
     x, y = layout.node_mm(node)
+    position = f"X{x:g} Y{y:g}"  # G-code's way of writing a machine position
+    names = _cell_names(layout, node)
+    if len(names) == 1:
+        return _("on {square} ({position})").format(square=names[0], position=position)
+    if len(names) == 2:
+        return _("between {first} and {second} ({position})").format(
+            first=names[0], second=names[1], position=position
+        )
+    if len(names) == 4:
+        return _("where {first}, {second}, {third} and {fourth} meet ({position})").format(
+            first=names[0], second=names[1], third=names[2], fourth=names[3], position=position
+        )
+    return _("where {squares} meet ({position})").format(squares=both(names), position=position)
+
+
+def _cell_names(layout: Layout, node: Node) -> list[str]:
+    """The cells a node touches, by name: one at a cell's centre, two on an edge, four at a corner."""
     i, j = node
     cells = [
         (column, row)
@@ -55,14 +74,24 @@ def place_name(layout: Layout, node: Node) -> str:
         for row in ((j - 1) // 2, j // 2)
         if 0 <= column < layout.columns and 0 <= row < layout.rows
     ]
-    names = sorted({cell_name(layout, cell) for cell in cells})
-    if len(names) == 1:
-        where = names[0]
-    elif len(names) == 2:
-        where = f"between {names[0]} and {names[1]}"
-    else:
-        where = f"where {', '.join(names[:-1])} and {names[-1]} meet"
-    return f"{where} (X{x:g} Y{y:g})"
+    return sorted({cell_name(layout, cell) for cell in cells})
+
+
+#: A piece of the table by colour and kind, with its id (``N2``), as the subject of a sentence.
+_PIECE_WITH_ID = {
+    (chess.WHITE, chess.PAWN): N_("the white pawn {id}"),
+    (chess.WHITE, chess.KNIGHT): N_("the white knight {id}"),
+    (chess.WHITE, chess.BISHOP): N_("the white bishop {id}"),
+    (chess.WHITE, chess.ROOK): N_("the white rook {id}"),
+    (chess.WHITE, chess.QUEEN): N_("the white queen {id}"),
+    (chess.WHITE, chess.KING): N_("the white king {id}"),
+    (chess.BLACK, chess.PAWN): N_("the black pawn {id}"),
+    (chess.BLACK, chess.KNIGHT): N_("the black knight {id}"),
+    (chess.BLACK, chess.BISHOP): N_("the black bishop {id}"),
+    (chess.BLACK, chess.ROOK): N_("the black rook {id}"),
+    (chess.BLACK, chess.QUEEN): N_("the black queen {id}"),
+    (chess.BLACK, chess.KING): N_("the black king {id}"),
+}
 
 
 @dataclass(frozen=True)
@@ -78,19 +107,27 @@ class Stranded:
     @classmethod
     def at(cls, relocation: Relocation, node: Node, layout: Layout) -> Stranded:
         piece = relocation.piece
-        name = f"{chess.COLOR_NAMES[piece.color]} {chess.piece_name(piece.piece.piece_type)}"
+        name = _(_PIECE_WITH_ID[piece.color, piece.piece.piece_type]).format(id=piece.id)
         start = _short_place(layout, relocation.start)
         goal = _short_place(layout, relocation.goal)
+        # TRANSLATORS: {piece} is e.g. "the white knight N2", {place} e.g. "between f3 and g3 (X416.4 Y187.8)"
+        text = _(
+            "{piece} stopped on its way from {start} to {goal} and was set down {place}; put it back on "
+            "{start} before the game goes on"
+        )
         return cls(
-            relocation,
-            node,
-            f"the {name} {piece.id} stopped on its way from {start} to {goal} and was set down "
-            f"{place_name(layout, node)}; put it back on {start} before the game goes on",
+            relocation, node, text.format(piece=name, start=start, goal=goal, place=place_name(layout, node))
         )
 
 
 def _short_place(layout: Layout, node: Node) -> str:
-    return place_name(layout, node).split(" (")[0]
+    """Where a node lies, for "from … to …": a cell's name, or the cells it lies between."""
+    names = _cell_names(layout, node)
+    if len(names) == 1:
+        return names[0]
+    if len(names) == 2:
+        return _("between {first} and {second}").format(first=names[0], second=names[1])
+    return _("where {squares} meet").format(squares=both(names))
 
 
 @dataclass(frozen=True)
@@ -245,8 +282,11 @@ class Robot:
                 start = _short_place(self.layout, relocation.start)
                 goal = _short_place(self.layout, relocation.goal)
                 advice = (
-                    f"{relocation.piece.id} may lie anywhere on its way from {start} to {goal}, where the "
-                    f"machine stopped; put it back on {start} before the game goes on",
+                    _(
+                        "{piece} may lie anywhere on its way from {start} to {goal}, where the machine "
+                        "stopped; "
+                        "put it back on {start} before the game goes on"
+                    ).format(piece=relocation.piece.id, start=start, goal=goal),
                 )
             elif reached != relocation.start:
                 self.table.relocate(relocation.piece.id, reached)

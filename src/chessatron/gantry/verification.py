@@ -17,6 +17,7 @@ import chess
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from ..i18n import _
 from ..planning.layout import Cell, Layout
 from ..planning.table import PhysicalPiece, Table
 
@@ -81,19 +82,32 @@ def check_table(table: Table, sensed: Iterable[Cell]) -> TableCheck:
     mismatches = []
     for cell in missing:
         piece = owner.get(cell)
-        name = f"{piece.id} ({piece.symbol})" if piece else "a piece"
+        name = f"{piece.id} ({piece.symbol})" if piece else ""
         found = pairs.get(cell)
+        where = cell_name(layout, cell)
         if found is not None:
-            where, there = cell_name(layout, cell), cell_name(layout, found)
             text = (
-                f"{name} should be on {where} but a piece stands on {there}: "
-                f"it did not follow the magnet; put it on {where}"
-            )
+                _(
+                    "{piece} should be on {square} but a piece stands on {there}: it did not follow the "
+                    "magnet; put it on {square}"
+                )
+                if piece
+                else _(
+                    "a piece should be on {square} but a piece stands on {there}: it did not follow the "
+                    "magnet; put it on {square}"
+                )
+            ).format(piece=name, square=where, there=cell_name(layout, found))
         else:
-            text = f"{name} should be on {cell_name(layout, cell)} but the sensors see nothing there"
+            text = (
+                _("{piece} should be on {square} but the sensors see nothing there")
+                if piece
+                else _("a piece should be on {square} but the sensors see nothing there")
+            ).format(piece=name, square=where)
         mismatches.append(Mismatch(piece, cell, found, text))
     for cell in extra:
         if cell not in pairs.values():
-            text = f"a piece on {cell_name(layout, cell)} should not be there; remove it"
+            text = _("a piece on {square} should not be there; remove it").format(
+                square=cell_name(layout, cell)
+            )
             mismatches.append(Mismatch(None, None, cell, text))
     return TableCheck(tuple(mismatches))

@@ -32,40 +32,40 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..errors import GrblBuildError
+from ..i18n import N_, _
 from ..planning.layout import Layout
 from .protocol import RX_BUFFER_BYTES, Message, PushMessage
 
 __all__ = ["OPTION_LETTERS", "BuildCheck", "BuildInfo", "build_checks", "check_build"]
 
-# Where the build's options are set, and the guide's section on them.
-_CONFIG_H = "grbl's config.h"
+# The guide's section on the build's options (the guide is in English).
 _GUIDE = "docs/raspberry-pi.md, 'flash grbl for this table'"
 
 #: The ``[OPT:…]`` letters of GRBL 1.1h and what each says was compiled in (or, for the last group,
 #: left out).
 OPTION_LETTERS = {
-    "V": "variable spindle",
-    "N": "line numbers",
-    "M": "mist coolant (M7)",
-    "C": "Core-XY kinematics",
-    "P": "parking motion",
-    "Z": "homing sets the origin",
-    "H": "single-axis homing commands",
-    "T": "two limit switches on an axis",
-    "A": "feed overrides while probing",
-    "D": "spindle direction pin as enable",
-    "0": "spindle off at S0",
-    "S": "software debounce",
-    "R": "parking override control",
-    "L": "no alarm lock at power-up",
-    "+": "safety door input pin",
-    "*": "no $RST=* command",
-    "$": "no $RST=$ command",
-    "#": "no $RST=# command",
-    "I": "no build info write command",
-    "E": "no buffer sync at eeprom writes",
-    "W": "no buffer sync at work offset changes",
-    "2": "dual axis motors",
+    "V": N_("variable spindle"),
+    "N": N_("line numbers"),
+    "M": N_("mist coolant (M7)"),
+    "C": N_("Core-XY kinematics"),
+    "P": N_("parking motion"),
+    "Z": N_("homing sets the origin"),
+    "H": N_("single-axis homing commands"),
+    "T": N_("two limit switches on an axis"),
+    "A": N_("feed overrides while probing"),
+    "D": N_("spindle direction pin as enable"),
+    "0": N_("spindle off at S0"),
+    "S": N_("software debounce"),
+    "R": N_("parking override control"),
+    "L": N_("no alarm lock at power-up"),
+    "+": N_("safety door input pin"),
+    "*": N_("no $RST=* command"),
+    "$": N_("no $RST=$ command"),
+    "#": N_("no $RST=# command"),
+    "I": N_("no build info write command"),
+    "E": N_("no buffer sync at eeprom writes"),
+    "W": N_("no buffer sync at work offset changes"),
+    "2": N_("dual axis motors"),
 }
 
 
@@ -91,7 +91,7 @@ class BuildInfo:
             if not isinstance(message, PushMessage):
                 continue
             if message.kind == "VER":
-                version, _, note = message.body.partition(":")
+                version, _colon, note = message.body.partition(":")
             elif message.kind == "OPT":
                 letters, *numbers = message.body.split(",")
                 options = letters
@@ -106,7 +106,12 @@ class BuildInfo:
 
     def option_names(self) -> list[str]:
         """The options in words, in GRBL's order."""
-        return [OPTION_LETTERS.get(letter, f"option {letter!r}") for letter in self.options or ""]
+        return [
+            _(OPTION_LETTERS[letter])
+            if letter in OPTION_LETTERS
+            else _("option {letter!r}").format(letter=letter)
+            for letter in self.options or ""
+        ]
 
     @property
     def opt_line(self) -> str | None:
@@ -118,7 +123,9 @@ class BuildInfo:
         return f"[OPT:{self.options}{tail}]"
 
     def __str__(self) -> str:
-        return f"grbl {self.version or '(no version)'} {self.opt_line or 'no [OPT:…] line'}"
+        return _("grbl {version} {options}").format(
+            version=self.version or _("(no version)"), options=self.opt_line or _("no [OPT:…] line")
+        )
 
 
 @dataclass(frozen=True)
@@ -138,8 +145,11 @@ class BuildCheck:
     fix: str
 
     def problem(self, where: str) -> str:
-        """The failure in words: what the build has, what goes wrong, what to change."""
-        return f"{where} {self.found}: {self.harm}; {self.fix}"
+        """The failure in words: what the build has (``where``, e.g. "grbl on '/dev/ttyUSB0'", is the
+        board), what goes wrong, what to change."""
+        found = self.found.replace("{where}", where)
+        # TRANSLATORS: what the firmware's build has, what goes wrong with it, and what to change
+        return _("{found}: {harm}; {fix}").format(found=found, harm=self.harm, fix=self.fix)
 
 
 def build_checks(
@@ -148,60 +158,82 @@ def build_checks(
     """What the table needs of the build, checked (see the module's docs): without a layout, the
     kinematics, the magnet's output and the planner are not checked; without ``settings`` (``$$``),
     homing counts as on. Raises :class:`~chessatron.errors.GrblBuildError` if the answer had no
-    ``[OPT:…]`` line."""
+    ``[OPT:…]`` line. The words are in the current language; ``found`` keeps a ``{where}`` placeholder
+    for :meth:`BuildCheck.problem`."""
     options, opt = build.options, build.opt_line
     if options is None or opt is None:
         raise GrblBuildError(
-            "grbl did not say how it was built ($I had no [OPT:...] line), so it cannot be checked"
+            _("grbl did not say how it was built ($I had no [OPT:...] line), so it cannot be checked")
         )
     homing = settings is None or settings.get(22) == 1
     checks: list[BuildCheck] = []
     if layout is not None:
         corexy = layout.profile.kinematics == "corexy"
-        built = "core-xy" if "C" in options else "cartesian"
+        found = (
+            _("{where} was built for a core-xy machine ({opt}) but the layout's kinematics is {kinematics!r}")
+            if "C" in options
+            else _(
+                "{where} was built for a cartesian machine ({opt}) but the layout's kinematics is "
+                "{kinematics!r}"
+            )
+        )
         checks.append(
             BuildCheck(
                 "C" if corexy else "no C",
-                "core-xy kinematics (COREXY)" if corexy else "cartesian kinematics (no COREXY)",
+                _("core-xy kinematics (COREXY)") if corexy else _("cartesian kinematics (no COREXY)"),
                 corexy == ("C" in options),
                 True,
-                f"was built for a {built} machine ({opt}) but the layout's kinematics is "
-                f"{layout.profile.kinematics!r}",
-                "every move would go the wrong way",
-                (
-                    f"uncomment #define COREXY in {_CONFIG_H}"
-                    if corexy
-                    else f"comment out #define COREXY in {_CONFIG_H}"
+                _keep_where(found, opt=opt, kinematics=layout.profile.kinematics),
+                _("every move would go the wrong way"),
+                _(
+                    "uncomment #define COREXY in grbl's config.h (or set kinematics = 'cartesian' in the "
+                    "layout if that is the machine)"
                 )
-                + f" (or set kinematics = {'cartesian' if corexy else 'corexy'!r} in the layout if that is "
-                "the machine)",
+                if corexy
+                else _(
+                    "comment out #define COREXY in grbl's config.h (or set kinematics = 'corexy' in the "
+                    "layout if that is the machine)"
+                ),
             )
         )
-    off = (
-        "" if homing else " (only a warning while homing is off, $22=0: it matters once switches are fitted)"
-    )
     checks.append(
         BuildCheck(
             "Z",
-            "the origin at home after homing (HOMING_FORCE_SET_ORIGIN)",
+            _("the origin at home after homing (HOMING_FORCE_SET_ORIGIN)"),
             "Z" in options,
             homing,
-            f"was built without HOMING_FORCE_SET_ORIGIN (no Z in {opt})",
-            "homing would put the machine's origin at the far end of the travel, so every coordinate "
-            f"would be off by the table's size{off}",
-            f"uncomment #define HOMING_FORCE_SET_ORIGIN in {_CONFIG_H}",
+            _keep_where(_("{where} was built without HOMING_FORCE_SET_ORIGIN (no Z in {opt})"), opt=opt),
+            _(
+                "homing would put the machine's origin at the far end of the travel, so every coordinate "
+                "would be off by the table's size"
+            )
+            if homing
+            else _(
+                "homing would put the machine's origin at the far end of the travel, so every coordinate "
+                "would be off by the table's size (only a warning while homing is off, $22=0: it matters "
+                "once switches are fitted)"
+            ),
+            _("uncomment #define HOMING_FORCE_SET_ORIGIN in grbl's config.h"),
         )
     )
     checks.append(
         BuildCheck(
             "no L",
-            "locked at power-up until homed (HOMING_INIT_LOCK)",
+            _("locked at power-up until homed (HOMING_INIT_LOCK)"),
             "L" not in options,
             homing,
-            f"was built without HOMING_INIT_LOCK (L in {opt})",
-            "switched on, it would take g-code at once, from wherever the gantry stands, and chessatron "
-            f"would not home it first{off}",
-            f"keep #define HOMING_INIT_LOCK in {_CONFIG_H} (grbl's default)",
+            _keep_where(_("{where} was built without HOMING_INIT_LOCK (L in {opt})"), opt=opt),
+            _(
+                "switched on, it would take g-code at once, from wherever the gantry stands, and chessatron "
+                "would not home it first"
+            )
+            if homing
+            else _(
+                "switched on, it would take g-code at once, from wherever the gantry stands, and chessatron "
+                "would not home it first (only a warning while homing is off, $22=0: it matters once "
+                "switches are fitted)"
+            ),
+            _("keep #define HOMING_INIT_LOCK in grbl's config.h (grbl's default)"),
         )
     )
     rx = build.rx_buffer_bytes
@@ -209,25 +241,37 @@ def build_checks(
         checks.append(
             BuildCheck(
                 f"{RX_BUFFER_BYTES}",
-                f"a receive buffer of {RX_BUFFER_BYTES} bytes (RX_BUFFER_SIZE)",
+                _("a receive buffer of {bytes} bytes (RX_BUFFER_SIZE)").format(bytes=RX_BUFFER_BYTES),
                 rx >= RX_BUFFER_BYTES,
                 True,
-                f"was built with a {rx}-byte receive buffer ({opt})",
-                f"the streamer fills {RX_BUFFER_BYTES} bytes, so lines would overflow it and be lost",
-                f"set #define RX_BUFFER_SIZE {RX_BUFFER_BYTES} in grbl's serial.h (grbl's default)",
+                _keep_where(
+                    _("{where} was built with a {bytes}-byte receive buffer ({opt})"), bytes=rx, opt=opt
+                ),
+                _("the streamer fills {bytes} bytes, so lines would overflow it and be lost").format(
+                    bytes=RX_BUFFER_BYTES
+                ),
+                _("set #define RX_BUFFER_SIZE {bytes} in grbl's serial.h (grbl's default)").format(
+                    bytes=RX_BUFFER_BYTES
+                ),
             )
         )
     if layout is not None and layout.magnet.method == "spindle":
         checks.append(
             BuildCheck(
                 "V",
-                "a variable spindle, the magnet on its output (VARIABLE_SPINDLE)",
+                _("a variable spindle, the magnet on its output (VARIABLE_SPINDLE)"),
                 "V" in options,
                 False,
-                f"was built without VARIABLE_SPINDLE (no V in {opt})",
-                "its spindle output is on pin D12, not on D11 where grbl 1.1 drives it, so a magnet wired to "
-                "D11 would never engage",
-                f"wire the magnet to D12, or keep #define VARIABLE_SPINDLE in {_CONFIG_H} (grbl's default)",
+                _keep_where(_("{where} was built without VARIABLE_SPINDLE (no V in {opt})"), opt=opt),
+                _(
+                    "its spindle output is on pin D12, not on D11 where grbl 1.1 drives it, so a magnet "
+                    "wired "
+                    "to D11 would never engage"
+                ),
+                _(
+                    "wire the magnet to D12, or keep #define VARIABLE_SPINDLE in grbl's config.h (grbl's "
+                    "default)"
+                ),
             )
         )
     blocks = build.planner_blocks
@@ -236,15 +280,22 @@ def build_checks(
         checks.append(
             BuildCheck(
                 f"{wanted}",
-                f"{wanted} planner blocks, as the time model plans (BLOCK_BUFFER_SIZE)",
+                _("{count} planner blocks, as the time model plans (BLOCK_BUFFER_SIZE)").format(count=wanted),
                 blocks == wanted,
                 False,
-                f"has a planner of {blocks} blocks ({opt})",
-                f"the time model plans with {wanted}, so the planner's timing will be off",
-                "keep BLOCK_BUFFER_SIZE at its default in grbl's planner.h (15 blocks on an Arduino Uno)",
+                _keep_where(_("{where} has a planner of {count} blocks ({opt})"), count=blocks, opt=opt),
+                _("the time model plans with {count}, so the planner's timing will be off").format(
+                    count=wanted
+                ),
+                _("keep BLOCK_BUFFER_SIZE at its default in grbl's planner.h (15 blocks on an Arduino Uno)"),
             )
         )
     return checks
+
+
+def _keep_where(message: str, **values: object) -> str:
+    """``message`` with ``values`` put in and its ``{where}`` kept for :meth:`BuildCheck.problem`."""
+    return message.format(where="{where}", **values)
 
 
 def check_build(
@@ -255,7 +306,7 @@ def check_build(
     where: str = "grbl",
 ) -> list[str]:
     """Warnings where the build does not fit ``layout`` and the table's needs (see the module's docs;
-    ``settings``: the ``$$`` answer, for whether homing is on).
+    ``settings``: the ``$$`` answer, for whether homing is on; ``where``: what the messages call the board).
 
     Raises :class:`~chessatron.errors.GrblBuildError` when it cannot be checked (no ``[OPT:…]`` line) or
     fails a check that refuses the connection: a Cartesian build on a Core-XY table (no ``C``) or the other
@@ -264,15 +315,29 @@ def check_build(
     """
     if build.options is None:
         raise GrblBuildError(
-            f"{where} did not say how it was built ($I had no [OPT:...] line), so whether it drives a "
-            "core-xy gantry and homes to the origin cannot be checked, and chessatron will not move it: "
-            f"flash grbl 1.1h built for this table ({_GUIDE})"
+            _(
+                "{where} did not say how it was built ($I had no [OPT:...] line), so whether it drives a "
+                "core-xy gantry and homes to the origin cannot be checked, and chessatron will not move it: "
+                "flash grbl 1.1h built for this table ({guide})"
+            ).format(where=where, guide=_GUIDE)
         )
     checks = build_checks(build, layout, settings)
     refused = [check for check in checks if not check.ok and check.refuses]
     if refused:
-        problems = "; also, ".join(check.problem(where) for check in refused)
+        problems = refused[0].problem(where)
+        for check in refused[1:]:
+            # TRANSLATORS: two problems of the firmware's build, one after the other
+            problems = _("{problems}; also, {problem}").format(
+                problems=problems, problem=check.problem(where)
+            )
         raise GrblBuildError(
-            f"{problems}; then build and flash grbl again ({_GUIDE}). chessatron will not move it until then"
+            _(
+                "{problems}; then build and flash grbl again ({guide}). chessatron will not move it until "
+                "then"
+            ).format(problems=problems, guide=_GUIDE)
         )
-    return [f"{check.problem(where)}, then build and flash grbl again" for check in checks if not check.ok]
+    return [
+        _("{problem}, then build and flash grbl again").format(problem=check.problem(where))
+        for check in checks
+        if not check.ok
+    ]

@@ -69,6 +69,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple
 
 from ..errors import ChessatronError, GcodeError
+from ..i18n import _
 from ..planning.gcode_parse import parse_line, strip_line
 from .protocol import RX_BUFFER_BYTES, Error, Ok, Status
 
@@ -669,20 +670,32 @@ def program_line(number: int, raw: str) -> ProgramLine:
     be streamed safely (see :class:`Streamer`)."""
     text = raw.removesuffix("\n").removesuffix("\r")
     if "\n" in text or "\r" in text:
-        raise GcodeError(f"program line {number} {text[:40]!r} holds a line break; give one line each")
+        raise GcodeError(
+            _("program line {line} {text!r} holds a line break; give one line each").format(
+                line=number, text=text[:40]
+            )
+        )
     block, comments = strip_line(text)
     bad = next((c for c in block if c in _REALTIME or ord(c) > 127), None)
     if bad is not None:
         raise GcodeError(
-            f"program line {number} {text[:60]!r} holds {bad!r}, which grbl takes as a real-time "
-            "command; remove it or put it in a comment"
+            _(
+                "program line {line} {text!r} holds {character!r}, which grbl takes as a real-time command; "
+                "remove it or put it in a comment"
+            ).format(line=number, text=text[:60], character=bad)
         )
     if len(block) > MAX_BLOCK_CHARS:
         raise GcodeError(
-            f"program line {number} is {len(block)} characters without spaces and comments; grbl's "
-            f"line buffer holds {MAX_BLOCK_CHARS}: split {text[:40]!r}…"
+            _(
+                "program line {line} is {count} characters without spaces and comments; grbl's line buffer "
+                "holds {most}: split {text!r}…"
+            ).format(line=number, count=len(block), most=MAX_BLOCK_CHARS, text=text[:40])
         )
     actions = [a for a in (host_action(c, number) for c in comments) if a is not None]
     if len(actions) > 1:
-        raise GcodeError(f"program line {number} {text!r} marks two host actions; put each on its own line")
+        raise GcodeError(
+            _("program line {line} {text!r} marks two host actions; put each on its own line").format(
+                line=number, text=text
+            )
+        )
     return ProgramLine(number, text, block or None, actions[0] if actions else None)

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..errors import GcodeError
+from ..i18n import N_, _
 from ..planning.gcode_parse import GcodeLine, parse_line
 from ..planning.layout import Layout, MachinePoint
 
@@ -37,23 +38,23 @@ __all__ = ["Refusal", "check_lines", "check_program"]
 _INCH_MM = 25.4
 # G codes that move the machine where the program's numbers do not say, or along a path not checked here.
 _UNCHECKED_G = {
-    2.0: "an arc (G2)",
-    3.0: "an arc (G3)",
-    10.0: "a coordinate offset (G10)",
-    28.0: "a move to a stored position (G28)",
-    28.1: "storing a position (G28.1)",
-    30.0: "a move to a stored position (G30)",
-    30.1: "storing a position (G30.1)",
-    38.2: "probing (G38.2)",
-    38.3: "probing (G38.3)",
-    38.4: "probing (G38.4)",
-    38.5: "probing (G38.5)",
-    55.0: "a work coordinate system (G55)",
-    56.0: "a work coordinate system (G56)",
-    57.0: "a work coordinate system (G57)",
-    58.0: "a work coordinate system (G58)",
-    59.0: "a work coordinate system (G59)",
-    92.0: "a coordinate offset (G92)",
+    2.0: N_("an arc (G2)"),
+    3.0: N_("an arc (G3)"),
+    10.0: N_("a coordinate offset (G10)"),
+    28.0: N_("a move to a stored position (G28)"),
+    28.1: N_("storing a position (G28.1)"),
+    30.0: N_("a move to a stored position (G30)"),
+    30.1: N_("storing a position (G30.1)"),
+    38.2: N_("probing (G38.2)"),
+    38.3: N_("probing (G38.3)"),
+    38.4: N_("probing (G38.4)"),
+    38.5: N_("probing (G38.5)"),
+    55.0: N_("a work coordinate system (G55)"),
+    56.0: N_("a work coordinate system (G56)"),
+    57.0: N_("a work coordinate system (G57)"),
+    58.0: N_("a work coordinate system (G58)"),
+    59.0: N_("a work coordinate system (G59)"),
+    92.0: N_("a coordinate offset (G92)"),
 }
 _MAGNET_MARKERS = {"MAGNET ON": True, "MAGNET OFF": False}
 
@@ -68,7 +69,7 @@ class Refusal:
 
     def __str__(self) -> str:
         shown = self.text if len(self.text) <= 40 else self.text[:39] + "…"
-        return f"line {self.line} {shown.strip()!r}: {self.why}"
+        return _("line {line} {text!r}: {why}").format(line=self.line, text=shown.strip(), why=self.why)
 
 
 @dataclass
@@ -123,9 +124,14 @@ def _outside(layout: Layout, xy: MachinePoint) -> str | None:
     xmin, ymin, xmax, ymax = layout.envelope_mm
     if xmin - 1e-6 <= xy[0] <= xmax + 1e-6 and ymin - 1e-6 <= xy[1] <= ymax + 1e-6:
         return None
-    return (
-        f"its target X{xy[0]:g} Y{xy[1]:g} lies outside the table's envelope "
-        f"(X{xmin:g} to {xmax:g}, Y{ymin:g} to {ymax:g} mm)"
+    return _(
+        "its target {target} lies outside the table's envelope (X{xmin} to {xmax}, Y{ymin} to {ymax} mm)"
+    ).format(
+        target=f"X{xy[0]:g} Y{xy[1]:g}",
+        xmin=f"{xmin:g}",
+        xmax=f"{xmax:g}",
+        ymin=f"{ymin:g}",
+        ymax=f"{ymax:g}",
     )
 
 
@@ -143,7 +149,9 @@ def _system(line: GcodeLine, state: _State, layout: Layout) -> str | None:
         on = _magnet_on(state, layout)
         state.xy = layout.home_mm
         return (
-            "it homes with the magnet on, dragging what it holds to home; switch it off first" if on else None
+            _("it homes with the magnet on, dragging what it holds to home; switch it off first")
+            if on
+            else None
         )
     if not command.startswith("J="):
         return None  # settings and reports move nothing
@@ -190,12 +198,12 @@ def _gcode(line: GcodeLine, state: _State, layout: Layout) -> str | None:
     moves = line.has("X") or line.has("Y")
     arc_mode_only = all(code in (2.0, 3.0) for code in codes if code in _UNCHECKED_G)  # (sets a mode)
     if unchecked and (moves or not arc_mode_only):
-        why = (
-            f"it asks for {unchecked[0]}, which moves the machine where this check cannot follow; write the "
-            "moves as G0/G1 lines, or send the program as it is with --raw"
-        )
+        why = _(
+            "it asks for {what}, which moves the machine where this check cannot follow; write the moves as "
+            "G0/G1 lines, or send the program as it is with --raw"
+        ).format(what=_(unchecked[0]))
     elif moves and not state.moving:
-        why = (
+        why = _(
             "it moves in a mode this check cannot follow (an arc, or none after G80); write the moves as "
             "G0/G1 lines, or send the program as it is with --raw"
         )
@@ -203,7 +211,7 @@ def _gcode(line: GcodeLine, state: _State, layout: Layout) -> str | None:
         target = _target(line, state, absolute=state.absolute, inches=state.inches, machine=53.0 in codes)
         why = _outside(layout, target)
         if why is None and state.rapid and _magnet_on(state, layout):
-            why = (
+            why = _(
                 "it moves at rapid (G0) with the magnet on: a piece on it would be flung off or dragged into "
                 "another; move with G1 and a feed, or switch the magnet off first"
             )

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..i18n import _, ngettext
 from .protocol import Feedback, Garbled, Message, PushMessage, Setting, StartupBlock, Status, Welcome
 
 __all__ = ["PROMPT_S", "SETTLE_S", "BannerWatch", "build_answer_problem", "settings_answer_problem"]
@@ -103,20 +104,27 @@ def build_answer_problem(messages: Sequence[Message]) -> str | None:
     kinds = [m.kind if isinstance(m, PushMessage) else None for m in lines]
     garbled = [m for m in lines if isinstance(m, Garbled)]
     if garbled:
-        return f"a line of the '$I' answer arrived garbled ({garbled[0].text!r})"
+        return _("a line of the '$I' answer arrived garbled ({text!r})").format(text=garbled[0].text)
     if any(isinstance(m, Setting | StartupBlock) for m in lines):
-        found = "[OPT:…]" if "OPT" in kinds else "no [VER:…] or [OPT:…] line"
-        return f"'$I' was answered with settings ($N=… lines) and {found}: the answers are out of step"
+        if "OPT" in kinds:
+            return _("'$I' was answered with settings ($N=… lines) and [OPT:…]: the answers are out of step")
+        return _(
+            "'$I' was answered with settings ($N=… lines) and no [VER:…] or [OPT:…] line: the answers are "
+            "out "
+            "of step"
+        )
     if kinds == ["VER", "OPT"]:
         return None
     if not lines:
-        return (
+        return _(
             "'$I' was answered with a bare 'ok', without its [VER:…] and [OPT:…] lines: that 'ok' answered "
             "something else, or the lines were lost"
         )
     if "OPT" not in kinds:
-        return f"'$I' was answered without an [OPT:…] line ({_shown(lines)})"
-    return f"'$I' was answered with {_shown(lines)}, not one [VER:…] and one [OPT:…] line: out of step"
+        return _("'$I' was answered without an [OPT:…] line ({lines})").format(lines=_shown(lines))
+    return _("'$I' was answered with {lines}, not one [VER:…] and one [OPT:…] line: out of step").format(
+        lines=_shown(lines)
+    )
 
 
 def settings_answer_problem(messages: Sequence[Message]) -> str | None:
@@ -125,16 +133,23 @@ def settings_answer_problem(messages: Sequence[Message]) -> str | None:
     lines = _answers(messages)
     others = [m for m in lines if not isinstance(m, Setting)]
     if others:
-        return f"'$$' was answered with {_shown(others)} among its settings: the answers are out of step"
+        return _("'$$' was answered with {lines} among its settings: the answers are out of step").format(
+            lines=_shown(others)
+        )
     if not lines:
-        return "'$$' was answered with a bare 'ok', without a single setting: the answers are out of step"
+        return _("'$$' was answered with a bare 'ok', without a single setting: the answers are out of step")
     return None
 
 
 def _shown(lines: Sequence[Message]) -> str:
     """A few lines of an answer, for a message."""
-    shown = ", ".join(_text(m) for m in lines[:3])
-    return shown + (f" and {len(lines) - 3} more" if len(lines) > 3 else "")
+    shown = ", ".join(_text(m) for m in lines[:3])  # GRBL's lines as they came, quoted
+    more = len(lines) - 3
+    if more <= 0:
+        return shown
+    return ngettext("{lines} and {count} more", "{lines} and {count} more", more).format(
+        lines=shown, count=more
+    )
 
 
 def _text(message: Message) -> str:

@@ -23,6 +23,9 @@ After any alarm, and after power-up with homing enabled, GRBL is locked: it refu
 says (:attr:`GrblLink.is_locked`), and :meth:`GrblLink.ready` homes a locked board or says what to do.
 """
 
+# One module on purpose (about 510 lines): connect, home and stream are the steps of one session on one
+# wire; what it says when a step fails, whole sentences in every language (chessatron.i18n), took it past 500.
+
 from __future__ import annotations
 
 import logging
@@ -44,6 +47,8 @@ from ..errors import (
     GrblResetError,
     GrblVersionError,
 )
+from ..i18n import _
+from ..i18n.formats import decimal
 from ..planning.layout import Layout
 from ..ports import HostMagnet
 from .build import BuildInfo, check_build
@@ -55,7 +60,7 @@ from .protocol import Message, Setting, Status, Welcome
 from .settings import check_settings, layout_settings
 from .stream_loop import StreamRun
 from .waits import Pace
-from .wire import READ_SLICE_S, SOFT_RESET, GrblWire, SerialPort
+from .wire import READ_SLICE_S, SOFT_RESET, GrblWire, SerialPort, number_text
 
 __all__ = ["GrblLink", "SerialPort"]
 
@@ -167,15 +172,18 @@ class GrblLink(GrblWire):
             break
         else:
             raise GrblBuildError(
-                f"grbl on {self.url!r} did not say how it was built, twice running ({problem}), so "
-                "whether it drives a core-xy gantry and homes to the origin cannot be checked, and "
-                "chessatron will not move it: check that nothing else uses the port (a g-code sender, a "
-                f"second chessatron), the cable and the baud rate ({self.baudrate}), that the board runs "
-                "grbl 1.1h built for this table (docs/raspberry-pi.md), then connect again"
+                _(
+                    "grbl on {url!r} did not say how it was built, twice running ({problem}), so whether it "
+                    "drives a core-xy gantry and homes to the origin cannot be checked, and chessatron will "
+                    "not move it: check that nothing else uses the port (a g-code sender, a second "
+                    "chessatron), the cable and the baud rate ({baud}), that the board runs grbl 1.1h built "
+                    "for this table (docs/raspberry-pi.md), then connect again"
+                ).format(url=self.url, problem=problem, baud=self.baudrate)
             )
         self.build, self.settings = build, settings
         warnings = check_settings(settings, self.layout)
-        warnings += check_build(build, self.layout, settings=settings, where=f"grbl on {self.url!r}")
+        where = _("grbl on {url!r}").format(url=self.url)
+        warnings += check_build(build, self.layout, settings=settings, where=where)
         self.status(fresh=True)
         return warnings
 
@@ -186,7 +194,7 @@ class GrblLink(GrblWire):
         try:
             port.reset_input_buffer()
         except (serial.SerialException, OSError) as exc:
-            raise self._lost("the port failed", exc) from exc
+            raise self._lost(_("the port failed"), exc) from exc
         self._splitter.clear()
         watch = BannerWatch()
         pace = Pace(self.url)
@@ -210,20 +218,28 @@ class GrblLink(GrblWire):
                 watch.sent_reset(time.monotonic())
         if watch.welcome is None:
             raise self._lost(
-                f"no grbl banner within {2 * self.timeout_s:g} s of a soft reset (is it grbl, at "
-                f"{self.baudrate} baud?)"
+                _("no grbl banner within {seconds} s of a soft reset (is it grbl, at {baud} baud?)").format(
+                    seconds=number_text(2 * self.timeout_s), baud=self.baudrate
+                )
             )
         raise self._lost(
-            f"grbl kept restarting: {watch.banners} banners after {watch.resets_sent} soft reset(s) in "
-            f"{time.monotonic() - started:.1f} s, so no session could start (a board that resets by itself "
-            "is short of power)"
+            _(
+                "grbl kept restarting: {banners} banners after {resets} soft reset(s) in {seconds} s, so no "
+                "session could start (a board that resets by itself is short of power)"
+            ).format(
+                banners=watch.banners,
+                resets=watch.resets_sent,
+                seconds=decimal(time.monotonic() - started, 1),
+            )
         )
 
     def _check_version(self, welcome: Welcome) -> None:
         if not welcome.version.startswith("1.1"):
             raise GrblVersionError(
-                f"{welcome.text!r} answered on {self.url!r}; chessatron needs grbl 1.1 (its messages and "
-                "error codes differ between versions): flash grbl 1.1h"
+                _(
+                    "{banner!r} answered on {url!r}; chessatron needs grbl 1.1 (its messages and error codes "
+                    "differ between versions): flash grbl 1.1h"
+                ).format(banner=welcome.text, url=self.url)
             )
         self.version = welcome.version
 
@@ -261,10 +277,12 @@ class GrblLink(GrblWire):
         if status.is_alarm and self.settings.get(22) != 1:
             home_mm = None if self.layout is None else self.layout.home_mm
             raise GrblLockedError(
-                f"grbl on {self.url!r} is locked in its alarm state (after an alarm, or since it was "
-                "switched on) and homing is off ($22=0), so where the gantry stands is unknown: switch "
-                f"the machine off, push the magnet to home_mm {home_mm!r} by hand and switch it on again; "
-                "or fit limit switches and set $22=1, and it will home itself"
+                _(
+                    "grbl on {url!r} is locked in its alarm state (after an alarm, or since it was switched "
+                    "on) and homing is off ($22=0), so where the gantry stands is unknown: switch the "
+                    "machine off, push the magnet to home_mm {home_mm!r} by hand and switch it on again; or "
+                    "fit limit switches and set $22=1, and it will home itself"
+                ).format(url=self.url, home_mm=home_mm)
             )
         self.home()
         return True
@@ -305,8 +323,10 @@ class GrblLink(GrblWire):
         except GrblError as exc:
             if exc.code == 5:
                 raise GrblError(
-                    "grbl cannot home: homing is off ($22=0); fit limit switches and set $22=1, or place "
-                    "the gantry at home by hand and unlock ($X)",
+                    _(
+                        "grbl cannot home: homing is off ($22=0); fit limit switches and set $22=1, or place "
+                        "the gantry at home by hand and unlock ($X)"
+                    ),
                     code=5,
                 ) from exc
             raise
@@ -315,20 +335,24 @@ class GrblLink(GrblWire):
                 raise
             # $I shows every build option the table needs but the homing cycle's axes
             raise GrblAlarm(
-                f"{exc}; the build was checked ({self.build or 'grbl'}), but $I cannot show the homing "
-                "cycle: a grbl built with the stock cycle drives Z first, which has no switch, so check "
-                "that grbl's config.h says #define HOMING_CYCLE_0 (1<<X_AXIS) and #define HOMING_CYCLE_1 "
-                "(1<<Y_AXIS) (docs/raspberry-pi.md)",
+                _(
+                    "{alarm}; the build was checked ({build}), but $I cannot show the homing cycle: a grbl "
+                    "built with the stock cycle drives Z first, which has no switch, so check that grbl's "
+                    "config.h says #define HOMING_CYCLE_0 (1<<X_AXIS) and #define HOMING_CYCLE_1 (1<<Y_AXIS) "
+                    "(docs/raspberry-pi.md)"
+                ).format(alarm=exc, build=self.build or "grbl"),
                 code=exc.code,
             ) from exc
         except ConnectionLostError as exc:
             if time.monotonic() - started < limit:
                 raise  # the port failed: that message says it
             raise self._lost(
-                f"no answer to '$H' within {limit:.0f} s, though the homing cycle takes at most "
-                f"{bound:.0f} s with its settings ($130/$131 travel, $24/$25 rates): grbl has stopped "
-                "answering (a frozen board, or a switch that never closes and a firmware that does not "
-                "give up); switch the machine off and on, check the switches and the cable, then home"
+                _(
+                    "no answer to '$H' within {limit} s, though the homing cycle takes at most {bound} s "
+                    "with its settings ($130/$131 travel, $24/$25 rates): grbl has stopped answering (a "
+                    "frozen board, or a switch that never closes and a firmware that does not give up); "
+                    "switch the machine off and on, check the switches and the cable, then home"
+                ).format(limit=decimal(limit), bound=decimal(bound))
             ) from exc
         self._locked = False
         self._check_home(self.status(fresh=True))
@@ -343,10 +367,12 @@ class GrblLink(GrblWire):
         if math.dist(position[:2], home) <= _HOME_TOLERANCE_MM:
             return
         raise GrblBuildError(
-            f"after homing grbl on {self.url!r} says the magnet is at X{position[0]:g} Y{position[1]:g}, but "
-            f"the layout's home_mm is {home!r}, so every move would go elsewhere: build grbl with #define "
-            "HOMING_FORCE_SET_ORIGIN and home towards home_mm ($23, see `chessatron config grbl-settings`), "
-            "or set home_mm and envelope_mm in the layout to grbl's coordinates"
+            _(
+                "after homing grbl on {url!r} says the magnet is at {position}, but the layout's home_mm is "
+                "{home!r}, so every move would go elsewhere: build grbl with #define HOMING_FORCE_SET_ORIGIN "
+                "and home towards home_mm ($23, see `chessatron config grbl-settings`), or set home_mm and "
+                "envelope_mm in the layout to grbl's coordinates"
+            ).format(url=self.url, position=f"X{position[0]:g} Y{position[1]:g}", home=home)
         )
 
     def unlock(self) -> None:
@@ -463,9 +489,11 @@ class GrblLink(GrblWire):
                 continue
             if action.kind != "host" and self.host_magnet is None:
                 raise ConfigError(
-                    f"program line {action.line} marks ({action.name}) for a host magnet but the link has "
-                    "none; pass host_magnet= (a servo or GPIO magnet), or write the program for the "
-                    "spindle or coolant output"
+                    _(
+                        "program line {line} marks ({marker}) for a host magnet but the link has none; pass "
+                        "host_magnet= (a servo or GPIO magnet), or write the program for the spindle or "
+                        "coolant output"
+                    ).format(line=action.line, marker=action.name)
                 )
             if action.kind == "host" and not on_host:
                 raise ConfigError(

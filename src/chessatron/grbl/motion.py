@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from chessatron.errors import MachineProfileError, MoveError
+from chessatron.i18n import _
 
 __all__ = [
     "STEPPERS_ALWAYS_ON",
@@ -93,21 +94,35 @@ class MachineProfile:
             ("acceleration_mm_s2", self.acceleration_mm_s2),
         ):
             if len(values) != 2 or not all(math.isfinite(v) and v > 0.0 for v in values):
-                raise MachineProfileError(f"{name} must be two positive finite numbers, got {values!r}")
+                raise MachineProfileError(
+                    _("{name} must be two positive finite numbers, got {value!r}").format(
+                        name=name, value=values
+                    )
+                )
         if not (math.isfinite(self.junction_deviation_mm) and self.junction_deviation_mm >= 0.0):
             raise MachineProfileError(
-                f"junction_deviation_mm must be zero or positive, got {self.junction_deviation_mm!r}"
+                _("junction_deviation_mm must be zero or positive, got {value!r}").format(
+                    value=self.junction_deviation_mm
+                )
             )
         if self.kinematics not in ("cartesian", "corexy"):
-            raise MachineProfileError(f"kinematics must be 'cartesian' or 'corexy', got {self.kinematics!r}")
+            raise MachineProfileError(
+                _("kinematics must be 'cartesian' or 'corexy', got {value!r}").format(value=self.kinematics)
+            )
         if isinstance(self.planner_blocks, bool) or not isinstance(self.planner_blocks, int):
-            raise MachineProfileError(f"planner_blocks must be an integer, got {self.planner_blocks!r}")
+            raise MachineProfileError(
+                _("planner_blocks must be an integer, got {value!r}").format(value=self.planner_blocks)
+            )
         if self.planner_blocks < 1:
-            raise MachineProfileError(f"planner_blocks must be at least 1, got {self.planner_blocks!r}")
+            raise MachineProfileError(
+                _("planner_blocks must be at least 1, got {value!r}").format(value=self.planner_blocks)
+            )
         delay = self.step_idle_delay_ms
         if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= STEPPERS_ALWAYS_ON:
             raise MachineProfileError(
-                f"step_idle_delay_ms (grbl's $1) must be a whole number from 0 to 255, got {delay!r}"
+                _(
+                    "step_idle_delay_ms (grbl's $1) must be a whole number from 0 to 255, got {value!r}"
+                ).format(value=delay)
             )
 
     @property

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .. import files
 from ..errors import ConfigError
+from ..i18n import _
 from ..planning.layout import Layout, MachinePoint
 from .charcount import program_line
 from .guard import Refusal, check_lines
@@ -71,7 +72,11 @@ class ProgramFile:
             return cls(path, len(text), text)
         if info.st_size > files.PROGRAM.max_bytes:
             limit = files.PROGRAM.max_bytes // files.MiB
-            raise files.PROGRAM.fail(path, f"it is larger than {limit} MiB", advice="is it the right file?")
+            raise files.PROGRAM.fail(
+                path,
+                _("it is larger than {limit} MiB").format(limit=limit),
+                advice=_("is it the right file?"),
+            )
         return cls(path, info.st_size, None)
 
     @property
@@ -97,7 +102,10 @@ class ProgramFile:
                     except UnicodeDecodeError as exc:
                         at = done + exc.start
                         raise files.PROGRAM.fail(
-                            self.path, f"it is not ASCII text (byte {chunk[exc.start]:#04x} at offset {at})"
+                            self.path,
+                            _("it is not ASCII text (byte {byte} at offset {offset})").format(
+                                byte=f"{chunk[exc.start]:#04x}", offset=at
+                            ),
                         ) from None
                     done += len(chunk)
                     *complete, rest = text.split("\n")
@@ -159,12 +167,20 @@ def check_program_file(
             counts["moves"] += line.block is not None and not line.block.startswith("$")
             action = line.action
             if action is not None and (action.kind == "host" or not host_magnet):
-                what = "a host action" if action.kind == "host" else "a host magnet"
-                raise ConfigError(
-                    f"program line {number} marks ({action.name}) for {what}, which `chessatron run` does "
-                    "not have: write the program for the magnet on grbl's spindle or coolant output, or set "
-                    "the layout's magnet method to servo and the config's [magnet] url"
+                text = (
+                    _(
+                        "program line {line} marks ({marker}) for a host action, which `chessatron run` does "
+                        "not have: write the program for the magnet on grbl's spindle or coolant output, or "
+                        "set the layout's magnet method to servo and the config's [magnet] url"
+                    )
+                    if action.kind == "host"
+                    else _(
+                        "program line {line} marks ({marker}) for a host magnet, which `chessatron run` does "
+                        "not have: write the program for the magnet on grbl's spindle or coolant output, or "
+                        "set the layout's magnet method to servo and the config's [magnet] url"
+                    )
                 )
+                raise ConfigError(text.format(line=number, marker=action.name))
             yield text
 
     refusals: list[Refusal] = []
@@ -175,6 +191,6 @@ def check_program_file(
             if len(refusals) < shown:
                 refusals.append(refusal)
     else:
-        for _ in streamable():
+        for _line in streamable():
             pass
     return ProgramCheck(counts["lines"], counts["sends"], tuple(refusals), refused, counts["moves"] > 0)

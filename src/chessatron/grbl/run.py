@@ -33,6 +33,8 @@ from rich.progress import (
 from rich.text import Text
 
 from ..errors import GrblLockedError, UnsafeGcodeError
+from ..i18n import _, ngettext
+from ..i18n.formats import decimal
 from ..planning.layout import Layout
 from ..ports import DeviceUrl, HostMagnet
 from ..tablelock import hold_table
@@ -89,17 +91,27 @@ def stop_summary(result: StreamResult) -> str:
     done = result.completed_through
     cut = result.unfinished_from
     if cut is not None and cut <= done:
-        taken = f"line {cut}" if cut == done else f"lines {cut} to {done}"
         if cut == 1:
-            return f"grbl had taken {taken}, but stopped before it had run them all"
-        return f"{_lines(cut - 1)} ran; grbl had taken {taken} too, but stopped before it had run them all"
+            taken = (
+                _("grbl had taken line {line}, but stopped before it had run them all")
+                if cut == done
+                else _("grbl had taken lines {first} to {last}, but stopped before it had run them all")
+            )
+            return taken.format(line=cut, first=cut, last=done)
+        taken = (
+            _("grbl had taken line {line} too, but stopped before it had run them all")
+            if cut == done
+            else _("grbl had taken lines {first} to {last} too, but stopped before it had run them all")
+        )
+        return f"{_ran(cut - 1)}; {taken.format(line=cut, first=cut, last=done)}"
     if done == 0:
-        return "no line of the program ran"
-    return f"{_lines(done)} ran"
+        return _("no line of the program ran")
+    return _ran(done)
 
 
-def _lines(last: int) -> str:
-    return "line 1" if last == 1 else f"lines 1 to {last}"
+def _ran(last: int) -> str:
+    """Lines 1 to ``last`` ran, in words."""
+    return _("line 1 ran") if last == 1 else _("lines 1 to {last} ran").format(last=last)
 
 
 class _TimeLeft(ProgressColumn):
@@ -120,7 +132,8 @@ class _TimeLeft(ProgressColumn):
         left = max(before - (now - self._since) * self.speed, after) / self.speed
         if task.finished or left <= 0:
             return Text("")
-        return Text(f"about {_duration(left)} left", style="cyan")
+        # TRANSLATORS: the time a program still needs, e.g. "about 1:05 left" (minutes:seconds)
+        return Text(_("about {duration} left").format(duration=_duration(left)), style="cyan")
 
 
 def _duration(seconds: float) -> str:
@@ -172,8 +185,11 @@ def run_program(
     check = _check(program, layout, layout.home_mm, home and not raw, magnet is not None, console)
     with hold_table(url), GrblLink(url, layout=layout, host_magnet=magnet, timeout_s=timeout_s) as link:
         for warning in link.connect():
-            errors.print(f"[yellow]warning:[/yellow] {escape(warning)}")
-        console.print(f"grbl {escape(link.version or '?')} on {escape(url)}")
+            # TRANSLATORS: the label before a warning about grbl's settings or build
+            errors.print(f"[yellow]{escape(_('warning:'))}[/yellow] {escape(warning)}")
+        console.print(
+            _("grbl {version} on {url}").format(version=escape(link.version or "?"), url=escape(url))
+        )
         homing = home and link.settings.get(22) == 1
         if not (raw or homing):  # it starts where the gantry stands: check from there, before it moves
             check = _check(
@@ -183,28 +199,57 @@ def run_program(
             if homing:
                 # grbl answers nothing while it homes: say how long the wait may be
                 console.print(
-                    f"homing… (grbl is silent until it is done: up to {link.homing_bound_s():.0f} s)"
+                    _("homing… (grbl is silent until it is done: up to {seconds} s)").format(
+                        seconds=decimal(link.homing_bound_s())
+                    )
                 )
             link.ready(home=homing)  # locked with homing off: GrblLockedError says what to do
         elif link.is_locked and check.moves:
             raise GrblLockedError(
-                f"grbl on {url!r} is locked in its alarm state and --no-home leaves it so: it would refuse "
-                f"every line of {path.name!r} but $ settings; run it without --no-home to home first, or "
-                "unlock it ($X) once the gantry stands at home"
+                _(
+                    "grbl on {url!r} is locked in its alarm state and --no-home leaves it so: it would "
+                    "refuse every line of {name!r} but $ settings; run it without --no-home to home first, "
+                    "or unlock it ($X) once the gantry stands at home"
+                ).format(url=url, name=path.name)
             )
         estimate: ProgramEstimate | None = None
         if check.lines <= ESTIMATE_LINES:
             estimate = estimate_program(list(program.lines()), layout, _position(link) or layout.home_mm)
         if estimate is not None and estimate.total_s > 0:
-            at = "" if speed == 1.0 else " (as fast as it can go)" if speed is None else f" (at {speed:g}x)"
-            console.print(f"{check.lines} lines, about {_duration(estimate.total_s)} of machine time{at}")
+            if speed == 1.0:
+                said = ngettext(
+                    "{count} line, about {duration} of machine time",
+                    "{count} lines, about {duration} of machine time",
+                    check.lines,
+                )
+            elif speed is None:
+                said = ngettext(
+                    "{count} line, about {duration} of machine time (as fast as it can go)",
+                    "{count} lines, about {duration} of machine time (as fast as it can go)",
+                    check.lines,
+                )
+            else:
+                said = ngettext(
+                    "{count} line, about {duration} of machine time (at {speed}x)",
+                    "{count} lines, about {duration} of machine time (at {speed}x)",
+                    check.lines,
+                )
+            duration = _duration(estimate.total_s)
+            console.print(said.format(count=check.lines, duration=duration, speed=format(speed or 1.0, "g")))
         elif estimate is None:
-            console.print(f"{check.lines:,} lines; the time left is reckoned from their pace as they run")
+            console.print(
+                ngettext(
+                    "{count} line; the time left is reckoned from its pace as it runs",
+                    "{count} lines; the time left is reckoned from their pace as they run",
+                    check.lines,
+                ).format(count=decimal(check.lines))
+            )
         columns: list[ProgressColumn] = [
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("line {task.fields[line]}"),
+            # TRANSLATORS: a progress bar's column: the program line running
+            TextColumn(_("line {line}").replace("{line}", "{task.fields[line]}")),
             TimeElapsedColumn(),
         ]
         if estimate is not None and estimate.total_s > 0 and speed is not None:
@@ -219,7 +264,11 @@ def run_program(
 
                 def advance(p: StreamProgress) -> None:
                     progress.update(task, total=p.total, completed=p.answered, line=p.line)
-                    plain.say(lambda: f"{path.name}: line {p.line:,} of {check.lines:,} ran")
+                    plain.say(
+                        lambda: _("{name}: line {line} of {count} ran").format(
+                            name=path.name, line=decimal(p.line), count=decimal(check.lines)
+                        )
+                    )
 
                 result = link.stream_parts(
                     program.parts(), lines=check.lines, sends=check.sends, on_progress=advance
@@ -228,9 +277,14 @@ def run_program(
             errors.print(_interrupted(stop), markup=False)
             raise
     if result.ok:
-        console.print(f"ran {check.lines} lines in {result.elapsed_s:.1f} s")
+        console.print(
+            ngettext(
+                "ran {count} line in {seconds} s", "ran {count} lines in {seconds} s", check.lines
+            ).format(count=check.lines, seconds=decimal(result.elapsed_s, 1))
+        )
     else:
-        errors.print(f"[red]stopped:[/red] {escape(str(result.error))}")
+        # TRANSLATORS: the label before what stopped a program
+        errors.print(f"[red]{escape(_('stopped:'))}[/red] {escape(str(result.error))}")
         errors.print(stop_summary(result), markup=False)
     return result
 
@@ -252,34 +306,47 @@ def _check(
         with Progress(
             TextColumn("{task.description}"),
             BarColumn(),
-            TextColumn("{task.fields[done]:.1f}/{task.fields[size]:.1f} MB"),
+            # TRANSLATORS: megabytes of a program file checked, of its size
+            TextColumn(
+                _("{done}/{size} MB")
+                .replace("{done}", "{task.fields[done]}")
+                .replace("{size}", "{task.fields[size]}")
+            ),
             TimeElapsedColumn(),
             console=console,
         ) as bar:
             task = bar.add_task(
-                f"checking {escape(program.path.name)}", total=program.size, done=0.0, size=megabytes
+                _("checking {name}").format(name=escape(program.path.name)),
+                total=program.size,
+                done=decimal(0.0, 1),
+                size=decimal(megabytes, 1),
             )
 
             plain = _PlainProgress(console, program)
 
             def read(done: int) -> None:
-                bar.update(task, completed=done, done=done / 1e6)
-                plain.say(lambda: f"checking {program.path.name}: {done / 1e6:.1f} of {megabytes:.1f} MB")
+                bar.update(task, completed=done, done=decimal(done / 1e6, 1))
+                plain.say(
+                    lambda: _("checking {name}: {done} of {size} MB").format(
+                        name=program.path.name, done=decimal(done / 1e6, 1), size=decimal(megabytes, 1)
+                    )
+                )
 
             check = check_program_file(
                 program, layout, start_mm, guard=guard, host_magnet=host_magnet, on_bytes=read
             )
     if check.refused:
         shown = "; ".join(str(refusal) for refusal in check.refusals)
-        more = (
-            f" (and {check.refused - len(check.refusals)} more)"
-            if check.refused > len(check.refusals)
-            else ""
-        )
+        more = check.refused - len(check.refusals)
+        if more > 0:
+            shown = ngettext("{refused} (and {count} more)", "{refused} (and {count} more)", more).format(
+                refused=shown, count=more
+            )
         raise UnsafeGcodeError(
-            f"{program.path.name!r} is not sent to the machine: {shown}{more}; nothing moved. Fix the "
-            "program, or send it as it is with --raw (only grbl's soft limits, $20=1, then stand between it "
-            "and the frame)",
+            _(
+                "{name!r} is not sent to the machine: {refused}; nothing moved. Fix the program, or send it "
+                "as it is with --raw (only grbl's soft limits, $20=1, then stand between it and the frame)"
+            ).format(name=program.path.name, refused=shown),
             lines=tuple(refusal.line for refusal in check.refusals),
         )
     return check
@@ -302,19 +369,32 @@ class _PlainProgress:
 
 def _interrupted(stop: StreamInterrupted) -> str:
     """What Ctrl-C left: the machine held where it stopped, and the magnet."""
-    where = f" in program line {stop.line}" if stop.line is not None else ""
     if not stop.held:
-        state = f"interrupted{where}; the feed hold could not be sent: switch the machine off to stop it"
+        state = (
+            _(
+                "interrupted in program line {line}; the feed hold could not be sent: switch the machine off "
+                "to stop it"
+            )
+            if stop.line is not None
+            else _("interrupted; the feed hold could not be sent: switch the machine off to stop it")
+        )
     else:
-        state = f"interrupted{where}: grbl is held where it stopped (feed hold, the position kept)"
+        state = (
+            _(
+                "interrupted in program line {line}: grbl is held where it stopped (feed hold, the position "
+                "kept)"
+            )
+            if stop.line is not None
+            else _("interrupted: grbl is held where it stopped (feed hold, the position kept)")
+        )
     if stop.magnet_may_be_on:
-        magnet = (
+        magnet = _(
             "the magnet may still be on with a piece on it: to drop the piece there, reset grbl "
             "(Ctrl-X in a sender) or switch the machine off"
         )
     else:
-        magnet = "the magnet is off"
-    return f"{state}; {magnet}"
+        magnet = _("the magnet is off")
+    return f"{state.format(line=stop.line)}; {magnet}"
 
 
 def _position(link: GrblLink) -> tuple[float, float] | None:

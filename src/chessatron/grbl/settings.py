@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from ..i18n import _
 from ..planning.layout import Layout
 from .codes import SETTINGS
 from .motion import STEPPERS_ALWAYS_ON
@@ -169,23 +170,36 @@ the magnet engages and releases)', '$23=3 (homing direction invert mask: towards
 def _idle_delay_warnings(idle_ms: int, layout: Layout | None) -> list[str]:
     """``$1`` against the advice (255) and against the time model's stop delay."""
     modelled = None if layout is None else layout.profile.step_idle_delay_ms
-    timing = (
-        f"; the layout's step_idle_delay_ms is {modelled}, so set step_idle_delay_ms = {idle_ms} there "
-        "too if you keep it, or the planner's timing leaves the delay out"
-        if modelled is not None and modelled != idle_ms
-        else ""
-    )
+    timing = modelled is not None and modelled != idle_ms
     if idle_ms != STEPPERS_ALWAYS_ON:
-        return [
-            f"$1 (step idle delay) is {idle_ms}: grbl switches the motors off {idle_ms} ms after every stop, "
-            "that is while the magnet engages and releases, and a piece's pull can then drag the carriage "
-            f"off its place; set $1=255 to keep them on{timing}"
-        ]
+        text = (
+            _(
+                "$1 (step idle delay) is {ms}: grbl switches the motors off {ms} ms after every stop, that "
+                "is "
+                "while the magnet engages and releases, and a piece's pull can then drag the carriage off "
+                "its "
+                "place; set $1=255 to keep them on; the layout's step_idle_delay_ms is {modelled}, so set "
+                "step_idle_delay_ms = {ms} there too if you keep it, or the planner's timing leaves the "
+                "delay "
+                "out"
+            )
+            if timing
+            else _(
+                "$1 (step idle delay) is {ms}: grbl switches the motors off {ms} ms after every stop, that "
+                "is "
+                "while the magnet engages and releases, and a piece's pull can then drag the carriage off "
+                "its "
+                "place; set $1=255 to keep them on"
+            )
+        )
+        return [text.format(ms=idle_ms, modelled=modelled)]
     if timing:
         return [
-            f"$1 (step idle delay) is 255 (the motors stay on) but the layout's step_idle_delay_ms is "
-            f"{modelled}; set step_idle_delay_ms = 255 in the layout, or the planner's timing counts a "
-            "delay the machine does not make"
+            _(
+                "$1 (step idle delay) is 255 (the motors stay on) but the layout's step_idle_delay_ms is "
+                "{modelled}; set step_idle_delay_ms = 255 in the layout, or the planner's timing counts a "
+                "delay the machine does not make"
+            ).format(modelled=modelled)
         ]
     return []
 
@@ -211,8 +225,10 @@ def check_settings(settings: Mapping[int, float], layout: Layout | None) -> list
         warnings += _idle_delay_warnings(int(idle), layout)
     if settings.get(32) == 1 and (layout is None or layout.magnet.method == "spindle"):
         warnings.append(
-            "laser mode is on ($32=1): grbl switches the spindle output off whenever motion stops, so a "
-            "magnet on the spindle output would drop its piece at every stop; set $32=0"
+            _(
+                "laser mode is on ($32=1): grbl switches the spindle output off whenever motion stops, so a "
+                "magnet on the spindle output would drop its piece at every stop; set $32=0"
+            )
         )
     if layout is None:
         return warnings
@@ -221,14 +237,20 @@ def check_settings(settings: Mapping[int, float], layout: Layout | None) -> list
         travel = settings.get(number)
         if travel is not None and travel < size - 1e-3:
             warnings.append(
-                f"${number} ({axis} maximum travel) is {travel:g} mm but the layout's envelope is "
-                f"{size:g} mm along {axis}; set ${number}={size:g} or shrink envelope_mm, or homing and soft "
-                "limits will stop moves the planner makes"
+                _(
+                    "${number} ({axis} maximum travel) is {travel} mm but the layout's envelope is {size} mm "
+                    "along {axis}; set ${number}={value} or shrink envelope_mm, or homing and soft limits "
+                    "will "
+                    "stop moves the planner makes"
+                ).format(number=number, axis=axis, travel=f"{travel:g}", size=f"{size:g}", value=f"{size:g}")
             )
     if settings.get(22) == 0:
         warnings.append(
-            f"homing is off ($22=0) but the layout homes the magnet to home_mm {layout.home_mm!r}; set $22=1 "
-            "(with limit switches fitted) or place the gantry at home_mm by hand before every run"
+            _(
+                "homing is off ($22=0) but the layout homes the magnet to home_mm {home_mm!r}; set $22=1 "
+                "(with "
+                "limit switches fitted) or place the gantry at home_mm by hand before every run"
+            ).format(home_mm=layout.home_mm)
         )
     profile = layout.profile
     expected = {
@@ -242,8 +264,15 @@ def check_settings(settings: Mapping[int, float], layout: Layout | None) -> list
         actual = settings.get(number)
         if actual is not None and _differs(actual, value):
             warnings.append(
-                f"${number} ({SETTINGS[number]}) is {actual:g} but the layout's machine profile says "
-                f"{value:g}; set ${number}={value:g} or change {key} in the layout, or the planner's timing "
-                "will be wrong"
+                _(
+                    "${number} ({setting}) is {actual} but the layout's machine profile says {value}; set "
+                    "${number}={value} or change {key} in the layout, or the planner's timing will be wrong"
+                ).format(
+                    number=number,
+                    setting=_(SETTINGS[number]),
+                    actual=f"{actual:g}",
+                    value=f"{value:g}",
+                    key=key,
+                )
             )
     return warnings

@@ -30,11 +30,12 @@ from ..errors import (
     GrblError,
     GrblResetError,
 )
+from ..i18n import _
 from ..ports import HostMagnet
 from .charcount import HostAction, Outgoing, Streamer, StreamProgress, StreamResult, dwell_s
 from .protocol import RX_BUFFER_BYTES, Alarm, Error, Garbled, Message, Ok, Welcome, looks_like_reply
 from .waits import Pace
-from .wire import SOFT_RESET, GrblWire
+from .wire import SOFT_RESET, GrblWire, number_text
 
 __all__ = ["StreamInterrupted", "StreamRun"]
 
@@ -150,7 +151,9 @@ class StreamRun:
         whether it came back or stays frozen, with the magnet as the lines sent left it."""
         link, streamer = self.link, self.streamer
         line = streamer.running_line
-        silence = f"grbl sent nothing for {link.timeout_s:g} s, not even a status report"
+        silence = _("grbl sent nothing for {seconds} s, not even a status report").format(
+            seconds=number_text(link.timeout_s)
+        )
         revived = False
         self.told_magnet = True
         with contextlib.suppress(ChessatronError):
@@ -160,24 +163,29 @@ class StreamRun:
         link.is_held = False
         if revived:
             return link._lost(
-                f"{silence}; a soft reset brought it back and switched its outputs off (a piece on the "
-                "magnet was dropped where the gantry stood)",
+                _(
+                    "{silence}; a soft reset brought it back and switched its outputs off (a piece on the "
+                    "magnet was dropped where the gantry stood)"
+                ).format(silence=silence),
                 line=line,
             )
-        at = f"while running program line {line}" if line is not None else "while running the program"
         if streamer.grbl_magnet_may_be_on:
-            what = (
+            what = _(
                 "the board has frozen with the magnet on, so a piece may still hang on it where the gantry "
                 "stopped, and it ignores a soft reset: switch the machine's power off (the magnet lets go "
                 "of the piece), check the board and the cable, then switch it on, home and resume"
             )
         else:
-            what = (
+            what = _(
                 "the board has frozen (it ignores a soft reset); its magnet output was off: switch the "
                 "machine's power off and on, check the board and the cable, then connect, home and resume"
             )
+        if line is not None:
+            text = _("grbl on {url!r} stopped answering while running program line {line}: {silence}; {what}")
+        else:
+            text = _("grbl on {url!r} stopped answering while running the program: {silence}; {what}")
         return ConnectionLostError(
-            f"grbl on {link.url!r} stopped answering {at}: {silence}; {what}", line=line
+            text.format(url=link.url, line=line, silence=silence, what=what), line=line
         )
 
     def _stopped_at(self, error: ChessatronError) -> tuple[float, ...] | None:
@@ -202,42 +210,80 @@ class StreamRun:
         sent left it."""
         streamer = self.streamer
         position = self._stopped_at(error)
-        near = "" if position is None or len(position) < 2 else f" near X{position[0]:.1f} Y{position[1]:.1f}"
+        # each note twice: with where the gantry stood (X… Y…, G-code's way), and without (unknown)
+        known = position is not None and len(position) >= 2
+        at = f"X{position[0]:.1f} Y{position[1]:.1f}" if position is not None and known else ""
+        how = ""
         if isinstance(error, ConnectionLostError):
             if streamer.grbl_magnet_may_be_on:
                 note = (
-                    "the magnet was on: a board powered through the USB cable stopped with its outputs off, "
-                    f"so the piece it held, if any, dropped where the gantry stood{near}; a board with power "
-                    "of its own finishes the line it had and stands with the magnet still on, the piece "
-                    "hanging on it there: switch the machine's power off to drop it"
+                    _(
+                        "the magnet was on: a board powered through the USB cable stopped with its outputs "
+                        "off, so the piece it held, if any, dropped where the gantry stood near {position}; "
+                        "a board with power of its own finishes the line it had and stands with the magnet "
+                        "still on, the piece hanging on it there: switch the machine's power off to drop it"
+                    )
+                    if known
+                    else _(
+                        "the magnet was on: a board powered through the USB cable stopped with its outputs "
+                        "off, so the piece it held, if any, dropped where the gantry stood; a board with "
+                        "power of its own finishes the line it had and stands with the magnet still on, the "
+                        "piece hanging on it there: switch the machine's power off to drop it"
+                    )
                 )
             elif streamer.host_magnet_on:
                 note = (
-                    f"the host released its magnet: the piece it held, if any, dropped where the gantry "
-                    f"stood{near}"
+                    _(
+                        "the host released its magnet: the piece it held, if any, dropped where the gantry "
+                        "stood near {position}"
+                    )
+                    if known
+                    else _(
+                        "the host released its magnet: the piece it held, if any, dropped where the gantry "
+                        "stood"
+                    )
                 )
             else:
-                note = "the magnet was off: no piece hangs on it" + (
-                    f" (the gantry stood{near})" if near else ""
+                note = (
+                    _("the magnet was off: no piece hangs on it (the gantry stood near {position})")
+                    if known
+                    else _("the magnet was off: no piece hangs on it")
                 )
         elif streamer.grbl_magnet_was_on or streamer.host_magnet_on:
-            what = "alarm" if isinstance(error, GrblAlarm) else "restart"
-            how = (
-                f"grbl's {what} switched its outputs off"
-                if streamer.grbl_magnet_was_on
-                else "the host released its magnet"
-            )
+            if not streamer.grbl_magnet_was_on:
+                how = _("the host released its magnet")
+            elif isinstance(error, GrblAlarm):
+                how = _("grbl's alarm switched its outputs off")
+            else:
+                how = _("grbl's restart switched its outputs off")
             note = (
-                f"the magnet was on: {how}, so no piece hangs on it; the piece it held, if any, dropped "
-                f"where the gantry stopped{near}, maybe off its square"
+                _(
+                    "the magnet was on: {how}, so no piece hangs on it; the piece it held, if any, dropped "
+                    "where the gantry stopped near {position}, maybe off its square"
+                )
+                if known
+                else _(
+                    "the magnet was on: {how}, so no piece hangs on it; the piece it held, if any, dropped "
+                    "where the gantry stopped, maybe off its square"
+                )
+            )
+        elif streamer.grbl_magnet_switched_by is not None:
+            note = (
+                _(
+                    "the magnet was off (line {line} had switched it off): no piece hangs on it; the gantry "
+                    "stopped near {position}"
+                )
+                if known
+                else _("the magnet was off (line {line} had switched it off): no piece hangs on it")
             )
         else:
-            switched = streamer.grbl_magnet_switched_by
-            by = f" (line {switched} had switched it off)" if switched is not None else ""
-            note = f"the magnet was off{by}: no piece hangs on it" + (
-                f"; the gantry stopped{near}" if near else ""
+            note = (
+                _("the magnet was off: no piece hangs on it; the gantry stopped near {position}")
+                if known
+                else _("the magnet was off: no piece hangs on it")
             )
-        text = f"{error}; {note}"
+        said = note.format(position=at, how=how, line=streamer.grbl_magnet_switched_by)
+        text = f"{error}; {said}"
         amended: ChessatronError
         if isinstance(error, GrblAlarm):
             amended = GrblAlarm(text, code=error.code, line=error.line)
@@ -276,17 +322,21 @@ class StreamRun:
         elif isinstance(message, Welcome):
             line = streamer.running_line
             raise GrblResetError(
-                f"grbl restarted (its banner arrived) while running program line {line}; the lines it had "
-                "buffered are lost and the position may be too: home and run the program again",
+                _(
+                    "grbl restarted (its banner arrived) while running program line {line}; the lines it had "
+                    "buffered are lost and the position may be too: home and run the program again"
+                ).format(line=line),
                 line=line,
             )
         elif isinstance(message, Garbled) and looks_like_reply(message):
             line = streamer.oldest_line
             self._fail(
                 GarbledReplyError(
-                    f"a reply from grbl arrived garbled ({message.text!r}) while program line {line} was "
-                    "running, so which lines grbl accepted is unknown; the program was stopped and the "
-                    "magnet released: check the cable (noise) and the baud rate, then run it again",
+                    _(
+                        "a reply from grbl arrived garbled ({text!r}) while program line {line} was running, "
+                        "so which lines grbl accepted is unknown; the program was stopped and the magnet "
+                        "released: check the cable (noise) and the baud rate, then run it again"
+                    ).format(text=message.text, line=line),
                     line=line,
                 )
             )
@@ -318,9 +368,11 @@ class StreamRun:
         line = streamer.running_line
         self._fail(
             GarbledReplyError(
-                f"grbl is idle with an empty buffer but never answered program line {line}: its answer was "
-                "lost, so which lines it accepted is unknown; the program was stopped and the magnet "
-                "released: check the cable (noise) and the baud rate, then run it again",
+                _(
+                    "grbl is idle with an empty buffer but never answered program line {line}: its answer "
+                    "was lost, so which lines it accepted is unknown; the program was stopped and the magnet "
+                    "released: check the cable (noise) and the baud rate, then run it again"
+                ).format(line=line),
                 line=line,
             )
         )
@@ -377,13 +429,17 @@ class StreamRun:
     def _rejected(self, item: Outgoing, error: Error) -> GrblError:
         if item.line is None:
             return GrblError(
-                f"grbl rejected the streamer's own {item.block!r} with error:{error.code} ({error.text})",
+                _("grbl rejected the streamer's own {block!r} with error:{code} ({meaning})").format(
+                    block=item.block, code=error.code, meaning=error.text
+                ),
                 code=error.code,
             )
         text = self.streamer.text(item.line)
         return GrblError(
-            f"grbl rejected program line {item.line} {text!r} with error:{error.code} ({error.text}); the "
-            "program was stopped there and the magnet released: fix the line and run the rest again",
+            _(
+                "grbl rejected program line {line} {text!r} with error:{code} ({meaning}); the program was "
+                "stopped there and the magnet released: fix the line and run the rest again"
+            ).format(line=item.line, text=text, code=error.code, meaning=error.text),
             code=error.code,
             line=item.line,
         )

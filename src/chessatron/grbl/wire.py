@@ -19,6 +19,7 @@ import time
 from typing import Protocol, Self
 
 import serial
+from babel.numbers import format_decimal
 
 from ..errors import (
     ChessatronError,
@@ -31,6 +32,8 @@ from ..errors import (
     GrblResetError,
     SerialPortError,
 )
+from ..i18n import _
+from ..i18n.formats import locale
 from .protocol import (
     Alarm,
     Error,
@@ -46,7 +49,7 @@ from .protocol import (
 )
 from .waits import Pace
 
-__all__ = ["READ_SLICE_S", "SOFT_RESET", "GrblWire", "SerialPort"]
+__all__ = ["READ_SLICE_S", "SOFT_RESET", "GrblWire", "SerialPort", "number_text"]
 
 # logged under the link's name, as the waits are: what a person reads of the connection is one logger
 LOGGER = logging.getLogger("chessatron.grbl.link")
@@ -86,9 +89,9 @@ class GrblWire:
         self, url: str, *, baudrate: int = 115200, status_hz: float = 5.0, timeout_s: float = 2.0
     ) -> None:
         if not (math.isfinite(status_hz) and status_hz > 0):
-            raise ConfigError(f"status_hz must be a positive rate, got {status_hz!r}")
+            raise ConfigError(_("status_hz must be a positive rate, got {value!r}").format(value=status_hz))
         if not (math.isfinite(timeout_s) and timeout_s > 0):
-            raise ConfigError(f"timeout_s must be positive seconds, got {timeout_s!r}")
+            raise ConfigError(_("timeout_s must be positive seconds, got {value!r}").format(value=timeout_s))
         self.url = url
         self.baudrate = baudrate
         self.status_hz = status_hz
@@ -133,12 +136,16 @@ class GrblWire:
                 raise
             if "exclusively lock" in str(exc):
                 raise SerialPortError(
-                    f"another program holds {self.url!r} (a g-code sender, a chessatron started by another "
-                    "user): close it first, then connect again"
+                    _(
+                        "another program holds {url!r} (a g-code sender, a chessatron started by another "
+                        "user): close it first, then connect again"
+                    ).format(url=self.url)
                 ) from exc
             raise SerialPortError(
-                f"cannot open {self.url!r} ({exc}); check the port name, the cable and that no other "
-                "program holds the port"
+                _(
+                    "cannot open {url!r} ({error}); check the port name, the cable and that no other "
+                    "program holds the port"
+                ).format(url=self.url, error=exc)
             ) from exc
         self._port = port
 
@@ -168,13 +175,22 @@ class GrblWire:
     def _lost(
         self, what: str, exc: BaseException | None = None, line: int | None = None
     ) -> ConnectionLostError:
-        at = "" if line is None else f" while running program line {line}"
-        reason = f" ({exc})" if exc is not None else ""
-        return ConnectionLostError(
-            f"lost the connection to grbl on {self.url!r}{at}: {what}{reason}; check the cable and the "
-            "board's power, then connect, home and run the program again",
-            line=line,
-        )
+        """The error for a lost connection: ``what`` (a translated clause) went wrong, because of ``exc``
+        (the port's own words, kept as they are), while ``line`` ran."""
+        if exc is not None:
+            # TRANSLATORS: {what} is what failed (e.g. "reading failed"), {error} the port's own message
+            what = _("{what} ({error})").format(what=what, error=exc)
+        if line is None:
+            text = _(
+                "lost the connection to grbl on {url!r}: {what}; check the cable and the board's power, "
+                "then connect, home and run the program again"
+            )
+        else:
+            text = _(
+                "lost the connection to grbl on {url!r} while running program line {line}: {what}; check "
+                "the cable and the board's power, then connect, home and run the program again"
+            )
+        return ConnectionLostError(text.format(url=self.url, what=what, line=line), line=line)
 
     def _write(self, data: bytes, line: int | None = None) -> None:
         port = self._require_port()
@@ -182,7 +198,7 @@ class GrblWire:
             with self._write_lock:
                 port.write(data)
         except (serial.SerialException, OSError) as exc:
-            raise self._lost("writing failed", exc, line) from exc
+            raise self._lost(_("writing failed"), exc, line) from exc
         if data not in (b"!", b"~") and self._owed_since is None:
             self._owed_since = time.monotonic()  # a line, a '?' or a reset: grbl answers each
 
@@ -200,7 +216,7 @@ class GrblWire:
         try:
             data = port.read(max(1, port.in_waiting))
         except (serial.SerialException, OSError) as exc:
-            raise self._lost("reading failed", exc, line) from exc
+            raise self._lost(_("reading failed"), exc, line) from exc
         if not data:
             return []
         received = time.monotonic()
@@ -287,24 +303,36 @@ class GrblWire:
                     return collected
                 if isinstance(message, Error):
                     raise GrblError(
-                        f"grbl rejected {line!r} with error:{message.code} ({message.text})",
+                        _("grbl rejected {line!r} with error:{code} ({meaning})").format(
+                            line=line, code=message.code, meaning=message.text
+                        ),
                         code=message.code,
                     )
                 if isinstance(message, Alarm):
                     raise self._alarm(message, None)
                 if isinstance(message, Welcome):
-                    raise GrblResetError(f"grbl restarted while answering {line!r}; send it again")
+                    raise GrblResetError(
+                        _("grbl restarted while answering {line!r}; send it again").format(line=line)
+                    )
                 if isinstance(message, Garbled) and looks_like_reply(message):
                     raise GarbledReplyError(
-                        f"grbl's answer to {line!r} arrived garbled ({message.text!r}); check the cable and "
-                        "the baud rate, then send it again"
+                        _(
+                            "grbl's answer to {line!r} arrived garbled ({text!r}); check the cable and the "
+                            "baud rate, then send it again"
+                        ).format(line=line, text=message.text)
                     )
                 if not isinstance(message, Status):
                     collected.append(message)
             if now >= cap:
-                raise self._lost(f"no answer to {line!r} within {limit:g} s")
+                raise self._lost(
+                    _("no answer to {line!r} within {seconds} s").format(line=line, seconds=_seconds(limit))
+                )
             if not silent and self.is_silent(now):
-                raise self._lost(f"nothing for {self.timeout_s:g} s after {line!r}")
+                raise self._lost(
+                    _("nothing for {seconds} s after {line!r}").format(
+                        seconds=_seconds(self.timeout_s), line=line
+                    )
+                )
 
     def status(self, *, fresh: bool = False, alarms: bool = True) -> Status:
         """GRBL's status: a ``?`` poll, at most :attr:`status_hz` times a second (a report younger than
@@ -329,7 +357,9 @@ class GrblWire:
                 return self.last_status
             if (self._needs_reset and not alarms) or began >= deadline:
                 break  # after a limit alarm grbl answers nothing but a soft reset
-        raise self._lost(f"no status report within {self.timeout_s:g} s of '?'")
+        raise self._lost(
+            _("no status report within {seconds} s of '?'").format(seconds=_seconds(self.timeout_s))
+        )
 
     def status_after_alarm(self) -> Status:
         """A fresh status report, whatever alarm came before it; a board stopped by a limit alarm
@@ -360,18 +390,35 @@ class GrblWire:
         self.is_held = False  # a reset ends a feed hold
         welcome = self._wait_banner(self.timeout_s)
         if welcome is None:
-            raise self._lost(f"no banner within {self.timeout_s:g} s of a soft reset")
+            raise self._lost(
+                _("no banner within {seconds} s of a soft reset").format(seconds=_seconds(self.timeout_s))
+            )
         return welcome
 
     def _alarm(self, message: Alarm, line: int | None, *, planned: bool = False) -> GrblAlarm:
         """The error for an alarm that came while ``line`` was running (``planned``: that ``line`` set it
         off as GRBL planned it, as a soft limit does)."""
         info = message.info
-        at = "" if line is None else f" while running program line {line}"
-        if planned and line is not None:
-            at = f" at program line {line}"
+        if line is None:
+            text = _("grbl raised ALARM:{code} ({name}): {meaning}; {remedy}")
+        elif planned:
+            text = _("grbl raised ALARM:{code} ({name}) at program line {line}: {meaning}; {remedy}")
+        else:
+            text = _(
+                "grbl raised ALARM:{code} ({name}) while running program line {line}: {meaning}; {remedy}"
+            )
+        said = {"name": info.name, "meaning": info.meaning, "remedy": info.remedy}
         return GrblAlarm(
-            f"grbl raised ALARM:{message.code} ({info.name}){at}: {info.meaning}; {info.remedy}",
+            text.format(code=message.code, line=line, **said),
             code=message.code,
             line=line,
         )
+
+
+def number_text(value: float) -> str:
+    """A number for a message (seconds, a count of them), with as few decimals as it needs (up to three)
+    and the current language's separators: ``2``, ``0.5`` (``0,5`` in German)."""
+    return format_decimal(value, format="#,##0.###", locale=locale())
+
+
+_seconds = number_text

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..errors import EnvelopeError
+from ..i18n import _
 from .layout import Layout, MachinePoint
 from .planner import Plan, Relocation
 
@@ -53,8 +54,10 @@ class ProgramWriter:
     def point(self, xy: MachinePoint) -> str:
         if not self.layout.in_envelope(xy):
             raise EnvelopeError(
-                f"machine point {xy!r} lies outside the envelope {self.layout.envelope_mm!r}; "
-                "check origin_mm, rotation_deg and envelope_mm in the layout"
+                _(
+                    "machine point {point!r} lies outside the envelope {envelope!r}; check origin_mm, "
+                    "rotation_deg and envelope_mm in the layout"
+                ).format(point=xy, envelope=self.layout.envelope_mm)
             )
         return f"X{number(xy[0])} Y{number(xy[1])}"
 

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from chessatron.errors import GcodeError
+from chessatron.i18n import _
 
 __all__ = ["LINE_BUFFER_SIZE", "GcodeLine", "number_value", "parse_line", "read_number", "strip_line"]
 
@@ -90,7 +91,7 @@ def strip_line(text: str) -> tuple[str, tuple[str, ...]]:
     >>> strip_line("g1 x10 (drag wP0) y2 ; done")
     ('G1X10Y2', ('drag wP0', 'done'))
     """
-    stored, comments, _ = _split(text)
+    stored, comments, _unclosed = _split(text)
     return stored, comments
 
 
@@ -124,9 +125,15 @@ def _strip(text: str, shown: str) -> tuple[str, tuple[str, ...]]:
     """:func:`strip_line` for a program we check: an unmatched bracket is a mistake, not a comment."""
     stored, comments, unclosed = _split(text)
     if ")" in stored:
-        raise GcodeError(f"unmatched ')' in g-code line {shown!r}; remove it or open the comment with '('")
+        raise GcodeError(
+            _("unmatched ')' in g-code line {line!r}; remove it or open the comment with '('").format(
+                line=shown
+            )
+        )
     if unclosed:
-        raise GcodeError(f"unclosed '(' comment in g-code line {shown!r}; close it with ')'")
+        raise GcodeError(
+            _("unclosed '(' comment in g-code line {line!r}; close it with ')'").format(line=shown)
+        )
     return stored, comments
 
 
@@ -159,15 +166,29 @@ def _words(stored: str, shown: str) -> tuple[Word, ...]:
         letter = stored[i]
         if not ("A" <= letter <= "Z"):
             if letter in _NUMBER_CHARS:
-                raise GcodeError(f"number without a letter at {stored[i:]!r} in g-code line {shown!r}")
-            raise GcodeError(f"unexpected character {letter!r} in g-code line {shown!r}")
+                raise GcodeError(
+                    _("number without a letter at {text!r} in g-code line {line!r}").format(
+                        text=stored[i:], line=shown
+                    )
+                )
+            raise GcodeError(
+                _("unexpected character {character!r} in g-code line {line!r}").format(
+                    character=letter, line=shown
+                )
+            )
         number = read_number(stored, i + 1)
         if number is None:
             raise GcodeError(
-                f"letter {letter!r} has no number in g-code line {shown!r}; write e.g. {letter}0"
+                _("letter {letter!r} has no number in g-code line {line!r}; write e.g. {example}").format(
+                    letter=letter, line=shown, example=f"{letter}0"
+                )
             )
         if letter in seen and letter not in _COMMAND_LETTERS:
-            raise GcodeError(f"word {letter!r} appears twice in g-code line {shown!r}; GRBL allows it once")
+            raise GcodeError(
+                _("word {letter!r} appears twice in g-code line {line!r}; GRBL allows it once").format(
+                    letter=letter, line=shown
+                )
+            )
         seen.add(letter)
         words.append((letter, number[0]))
         i = number[1]
@@ -192,11 +213,13 @@ def parse_line(text: str) -> GcodeLine:
     line = text.removesuffix("\n").removesuffix("\r")
     shown = line if len(line) <= 60 else line[:57] + "..."
     if "\n" in line or "\r" in line:
-        raise GcodeError(f"more than one line in {shown!r}; parse each line on its own")
+        raise GcodeError(_("more than one line in {line!r}; parse each line on its own").format(line=shown))
     if len(line) + 1 > LINE_BUFFER_SIZE:
         raise GcodeError(
-            f"g-code line of {len(line) + 1} characters with its newline is longer than GRBL's "
-            f"{LINE_BUFFER_SIZE}: {shown!r}; split it"
+            _(
+                "g-code line of {count} characters with its newline is longer than GRBL's {most}: {line!r}; "
+                "split it"
+            ).format(count=len(line) + 1, most=LINE_BUFFER_SIZE, line=shown)
         )
     stored, comments = _strip(line, shown)
     if stored.startswith("$"):

@@ -27,6 +27,7 @@ import chess
 from .. import files
 from ..errors import ConfigError, LayoutError, MachineProfileError
 from ..grbl.motion import STEPPERS_ALWAYS_ON, Kinematics, MachineProfile
+from ..i18n import N_, _, ngettext
 from .layout_file import MAX_CELLS, MAX_NUMBER, LayoutReader, check_keys
 
 Node: TypeAlias = tuple[int, int]
@@ -109,7 +110,7 @@ class Layout:
     def default(cls) -> Layout:
         """The classic 12 x 10 table shipped with chessatron."""
         text = (resources.files("chessatron") / "data" / "table.toml").read_text(encoding="utf-8")
-        return cls.from_dict(files.parse_toml(text), source="the built-in layout")
+        return cls.from_dict(files.parse_toml(text), source=_("the built-in layout"))
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Layout:
@@ -117,9 +118,11 @@ class Layout:
         return cls.from_dict(files.load_toml(path, files.LAYOUT), source=repr(str(path)))
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, source: str = "the layout") -> Layout:
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> Layout:
         """Build a layout from parsed TOML; missing keys take the built-in defaults, unknown sections and
-        keys are errors (a typo would silently leave the default). Every error names ``source``."""
+        keys are errors (a typo would silently leave the default). Every error names ``source`` ("the
+        layout" unless it says)."""
+        source = _("the layout") if source is None else source
         check_keys(data, source)
         try:
             return cls._from_reader(LayoutReader(data, source))
@@ -145,11 +148,13 @@ class Layout:
         reserve_cells = set()
         reserve = []
         for i, entry in enumerate(reader.tables("reserve")):
-            where = f"reserve #{i + 1}"
+            where = f"reserve #{i + 1}"  # the file's own words: [[reserve]], the first being #1
             symbol = reader.string(entry, "piece", None, where)
             if symbol not in ("Q", "R", "B", "N", "q", "r", "b", "n"):
                 raise ConfigError(
-                    f"{source}: {where} has piece {symbol!r}; use one of Q R B N (white) or q r b n (black)"
+                    _(
+                        "{source}: {where} has piece {piece!r}; use one of Q R B N (white) or q r b n (black)"
+                    ).format(source=source, where=where, piece=symbol)
                 )
             cell = reader.cell(entry, "cell", where)
             reserve.append(ReserveSlot(cell, symbol))
@@ -318,66 +323,113 @@ class Layout:
 
 def _validate(layout: Layout) -> None:
     if layout.columns < 8 or layout.rows < 8:
-        raise LayoutError(f"the table has {layout.columns} x {layout.rows} squares; it needs at least 8 x 8")
+        raise LayoutError(
+            _("the table has {columns} x {rows} squares; it needs at least 8 x 8").format(
+                columns=layout.columns, rows=layout.rows
+            )
+        )
     if layout.square_mm <= 0:
-        raise LayoutError(f"square_mm is {layout.square_mm!r}; it must be positive")
+        raise LayoutError(_("square_mm is {value!r}; it must be positive").format(value=layout.square_mm))
     if not 0 < layout.clearance_mm <= layout.square_mm:
         raise LayoutError(
-            f"clearance_mm is {layout.clearance_mm!r}; it must be positive and at most a square "
-            f"({layout.square_mm} mm), or no piece could pass between two others"
+            _(
+                "clearance_mm is {value!r}; it must be positive and at most a square ({square} mm), or no "
+                "piece could pass between two others"
+            ).format(value=layout.clearance_mm, square=layout.square_mm)
         )
     if abs(layout.rotation_deg - 90 * round(layout.rotation_deg / 90)) > MAX_TURN_DEG:
         raise LayoutError(
-            f"rotation_deg is {layout.rotation_deg!r}; use 0, 90, 180 or 270, give or take at most "
-            f"{MAX_TURN_DEG:g}° (a board turned further than that: square it on the table)"
+            _(
+                "rotation_deg is {value!r}; use 0, 90, 180 or 270, give or take at most {most}° (a board "
+                "turned further than that: square it on the table)"
+            ).format(value=layout.rotation_deg, most=f"{MAX_TURN_DEG:g}")
         )
     a1, h8 = layout.square_cell(chess.A1), layout.square_cell(chess.H8)
     if min(a1) < 0 or h8[0] >= layout.columns or h8[1] >= layout.rows:
         raise LayoutError(
-            f"the board at {layout.board_cell!r} does not fit on a {layout.columns} x {layout.rows} table"
-        )
-    seen: dict[Cell, str] = {cell: "the board" for cell in layout.board_cells()}
-    for slot in layout.reserve:
-        _claim(layout, seen, slot.cell, f"reserve slot for {slot.symbol!r}")
-    for colour, cells in layout.capture_cells.items():
-        name = chess.COLOR_NAMES[colour]
-        for cell in cells:
-            _claim(layout, seen, cell, f"{name}'s capture zone")
-    for colour in chess.COLORS:
-        name = chess.COLOR_NAMES[colour]
-        if len(layout.capture_cells.get(colour, ())) < CAPTURABLE_PER_SIDE:
-            raise LayoutError(
-                f"{name}'s capture zone has {len(layout.capture_cells.get(colour, ()))} cells; it needs "
-                f"{CAPTURABLE_PER_SIDE}, one for every piece but the king"
+            _("the board at {cell!r} does not fit on a {columns} x {rows} table").format(
+                cell=layout.board_cell, columns=layout.columns, rows=layout.rows
             )
+        )
+    seen: dict[Cell, str] = {cell: _("the board") for cell in layout.board_cells()}
+    for slot in layout.reserve:
+        _claim(layout, seen, slot.cell, _("reserve slot for {piece!r}").format(piece=slot.symbol))
+    for colour, cells in layout.capture_cells.items():
+        for cell in cells:
+            _claim(layout, seen, cell, _(_CAPTURE_ZONE[colour]))
+    for colour in chess.COLORS:
+        count = len(layout.capture_cells.get(colour, ()))
+        if count < CAPTURABLE_PER_SIDE:
+            text = (
+                ngettext(
+                    "white's capture zone has {count} cell; it needs {wanted}, one for every piece but the "
+                    "king",
+                    "white's capture zone has {count} cells; it needs {wanted}, one for every piece but the "
+                    "king",
+                    count,
+                )
+                if colour == chess.WHITE
+                else ngettext(
+                    "black's capture zone has {count} cell; it needs {wanted}, one for every piece but the "
+                    "king",
+                    "black's capture zone has {count} cells; it needs {wanted}, one for every piece but the "
+                    "king",
+                    count,
+                )
+            )
+            raise LayoutError(text.format(count=count, wanted=CAPTURABLE_PER_SIDE))
     if not layout.free_cells():
-        raise LayoutError("the table has no free cell to park a piece on; leave at least one cell free")
+        raise LayoutError(_("the table has no free cell to park a piece on; leave at least one cell free"))
     for corner in layout.corners_mm():
         if not layout.in_envelope(corner):
             raise LayoutError(
-                f"the table corner at machine {corner!r} lies outside the envelope {layout.envelope_mm!r}; "
-                "move origin_mm or widen envelope_mm"
+                _(
+                    "the table corner at machine {corner!r} lies outside the envelope {envelope!r}; move "
+                    "origin_mm or widen envelope_mm"
+                ).format(corner=corner, envelope=layout.envelope_mm)
             )
     if not layout.in_envelope(layout.home_mm):
-        raise LayoutError(f"home_mm {layout.home_mm!r} lies outside the envelope {layout.envelope_mm!r}")
+        raise LayoutError(
+            _("home_mm {home!r} lies outside the envelope {envelope!r}").format(
+                home=layout.home_mm, envelope=layout.envelope_mm
+            )
+        )
     if layout.carry_feed_mm_min <= 0:
-        raise LayoutError(f"carry_feed_mm_min is {layout.carry_feed_mm_min!r}; it must be positive")
+        raise LayoutError(
+            _("carry_feed_mm_min is {value!r}; it must be positive").format(value=layout.carry_feed_mm_min)
+        )
     if not 0 <= layout.magnet.settle_s <= MAX_SETTLE_S:
         raise LayoutError(
-            f"magnet settle_s is {layout.magnet.settle_s!r}; it must be 0 to {MAX_SETTLE_S:g} seconds"
+            _("magnet settle_s is {value!r}; it must be 0 to {most} seconds").format(
+                value=layout.magnet.settle_s, most=f"{MAX_SETTLE_S:g}"
+            )
         )
     if layout.magnet.spindle_speed < 0:
-        raise LayoutError(f"magnet spindle_speed is {layout.magnet.spindle_speed!r}; it cannot be negative")
+        raise LayoutError(
+            _("magnet spindle_speed is {value!r}; it cannot be negative").format(
+                value=layout.magnet.spindle_speed
+            )
+        )
     profile = layout.profile
     if min(profile.max_rate_mm_min) <= 0 or min(profile.acceleration_mm_s2) <= 0:
-        raise LayoutError("max_rate_mm_min and acceleration_mm_s2 must be positive")
+        raise LayoutError(_("max_rate_mm_min and acceleration_mm_s2 must be positive"))
+
+
+_CAPTURE_ZONE = {chess.WHITE: N_("white's capture zone"), chess.BLACK: N_("black's capture zone")}
 
 
 def _claim(layout: Layout, seen: dict[Cell, str], cell: Cell, what: str) -> None:
+    """Claim ``cell`` for ``what`` (a part of the table, in words), which no other part may hold."""
     if not (0 <= cell[0] < layout.columns and 0 <= cell[1] < layout.rows):
-        raise LayoutError(f"{what} at cell {cell!r} lies outside the {layout.columns} x {layout.rows} table")
+        raise LayoutError(
+            _("{what} at cell {cell!r} lies outside the {columns} x {rows} table").format(
+                what=what, cell=cell, columns=layout.columns, rows=layout.rows
+            )
+        )
     if cell in seen:
-        raise LayoutError(f"{what} at cell {cell!r} overlaps {seen[cell]}")
+        raise LayoutError(
+            _("{what} at cell {cell!r} overlaps {other}").format(what=what, cell=cell, other=seen[cell])
+        )
     seen[cell] = what
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from ..errors import ConfigError
+from ..i18n import _
 from ..keys import unknown
 
 __all__ = ["ARRAYS", "MAX_CELLS", "MAX_NUMBER", "SECTIONS", "LayoutReader", "check_keys"]
@@ -80,36 +81,50 @@ class LayoutReader:
         self.source = source
 
     def fail(self, where: str, key: str, value: object, wanted: str) -> ConfigError:
-        return ConfigError(f"{self.source}: [{where}] {key} = {value!r} is not {wanted}")
+        """The error for ``key`` = ``value`` in section ``where``: it should be ``wanted`` (in words)."""
+        # TRANSLATORS: {wanted} is what the value should be, e.g. "a string", "one of spindle, coolant, servo"
+        return ConfigError(
+            _("{source}: [{where}] {key} = {value!r} is not {wanted}").format(
+                source=self.source, where=where, key=key, value=value, wanted=wanted
+            )
+        )
 
     def section(self, name: str) -> Mapping[str, Any]:
         value = self.data.get(name, {})
         if not isinstance(value, Mapping):
-            raise ConfigError(f"{self.source}: {name!r} must be a table ([{name}])")
+            raise ConfigError(
+                _("{source}: {name!r} must be a table ([{name}])").format(source=self.source, name=name)
+            )
         return value
 
     def tables(self, name: str) -> list[Mapping[str, Any]]:
         value = self.data.get(name, [])
         if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
-            raise ConfigError(f"{self.source}: {name!r} must be an array of tables ([[{name}]])")
+            raise ConfigError(
+                _("{source}: {name!r} must be an array of tables ([[{name}]])").format(
+                    source=self.source, name=name
+                )
+            )
         return value
 
     def number(self, section: Mapping[str, Any], key: str, default: float, where: str = "") -> float:
         value = section.get(key, default)
         if not _is_number(value):
-            raise self.fail(where or _where(section, self.data), key, value, _NUMBER)
+            raise self.fail(where or _where(section, self.data), key, value, _number())
         return float(value)
 
     def integer(self, section: Mapping[str, Any], key: str, default: int, *, maximum: int) -> int:
         value = section.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int) or abs(value) > maximum:
-            raise self.fail(_where(section, self.data), key, value, f"a whole number up to {maximum}")
+            raise self.fail(
+                _where(section, self.data), key, value, _("a whole number up to {most}").format(most=maximum)
+            )
         return value
 
     def string(self, section: Mapping[str, Any], key: str, default: str | None, where: str) -> str:
         value = section.get(key, default)
         if not isinstance(value, str):
-            raise self.fail(where, key, value, "a string")
+            raise self.fail(where, key, value, _("a string"))
         return value
 
     def choice(
@@ -122,7 +137,12 @@ class LayoutReader:
     ) -> str:
         value = section.get(key, default)
         if value not in options:
-            raise self.fail(where or _where(section, self.data), key, value, f"one of {', '.join(options)}")
+            raise self.fail(
+                where or _where(section, self.data),
+                key,
+                value,
+                _("one of {options}").format(options=", ".join(options)),
+            )
         return cast(str, value)
 
     def numbers(
@@ -130,7 +150,12 @@ class LayoutReader:
     ) -> list[float]:
         value = section.get(key, default)
         if not isinstance(value, list | tuple) or len(value) != n or not all(_is_number(v) for v in value):
-            raise self.fail(_where(section, self.data), key, value, f"a list of {n} numbers ({_NUMBER})")
+            raise self.fail(
+                _where(section, self.data),
+                key,
+                value,
+                _("a list of {count} numbers ({each})").format(count=n, each=_number()),
+            )
         return [float(v) for v in value]
 
     def pair(self, section: Mapping[str, Any], key: str, default: tuple[float, float]) -> tuple[float, float]:
@@ -153,12 +178,17 @@ class LayoutReader:
             or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < MAX_CELLS for v in value)
         ):
             raise self.fail(
-                where, key, value, f"a cell [column, row] of two whole numbers from 0 to {MAX_CELLS - 1}"
+                where,
+                key,
+                value,
+                _("a cell [column, row] of two whole numbers from 0 to {last}").format(last=MAX_CELLS - 1),
             )
         return (value[0], value[1])
 
 
-_NUMBER = f"a number from {-MAX_NUMBER:g} to {MAX_NUMBER:g}"
+def _number() -> str:
+    """What a number in the layout must be, in words."""
+    return _("a number from {least} to {most}").format(least=f"{-MAX_NUMBER:g}", most=f"{MAX_NUMBER:g}")
 
 
 def _is_number(value: object) -> bool:

@@ -21,6 +21,10 @@ near-ties (:data:`LATER_WEIGHT`).
 ['wN2 g1-f3 (move)']
 """
 
+# One module on purpose (about 520 lines): the search over a move's variants, the order of its drags,
+# asides and parking works on one table and one timer; its refusals, whole sentences in every language
+# (chessatron.i18n), took it past 500.
+
 from __future__ import annotations
 
 import itertools
@@ -32,6 +36,7 @@ from typing import Literal
 import chess
 
 from ..errors import IllegalMoveError, NoPathError, NoRoomError
+from ..i18n import _
 from .layout import Cell, Layout, MachinePoint, Node
 from .paths import Path, PathFinder
 from .table import PhysicalPiece, PieceId, Table
@@ -148,7 +153,9 @@ class Planner:
         table cannot do it (no spare piece, no room, no path).
         """
         if not board.is_legal(move):
-            raise IllegalMoveError(f"{move.uci()!r} is not legal in {board.fen()!r}")
+            raise IllegalMoveError(
+                _("{move!r} is not legal in {fen!r}").format(move=move.uci(), fen=board.fen())
+            )
         start = self.layout.home_mm if at is None else at
         return self.solve(table, self._move_variants(table, board, move, park=False), start)
 
@@ -170,7 +177,9 @@ class Planner:
         than the other way round, though its first drag begins farther from the magnet. Raises as
         :meth:`plan_move`."""
         if not board.is_legal(move):
-            raise IllegalMoveError(f"{move.uci()!r} is not legal in {board.fen()!r}")
+            raise IllegalMoveError(
+                _("{move!r} is not legal in {fen!r}").format(move=move.uci(), fen=board.fen())
+            )
         start = self.layout.home_mm if at is None else at
         return self.solve(table, self._move_variants(table, board, move, park=True), start, free_s)
 
@@ -263,7 +272,9 @@ class Planner:
                 if cost < best_cost - 1e-9:
                     best, best_cost = plan, cost
         if best is None:
-            raise NoPathError("no sequence of drags can make this move without breaking the clearance rule")
+            raise NoPathError(
+                _("no sequence of drags can make this move without breaking the clearance rule")
+            )
         return best
 
     def _try(self, table: Table, order: Sequence[Task], at: MachinePoint, limit: float | None) -> Plan | None:
@@ -287,7 +298,11 @@ class Planner:
                 work.relocate(step.piece.id, step.goal)
                 relocations.append(step)
                 if step.purpose == "aside":
-                    notes.append(f"{step.piece.id} moved aside to let {task.piece} pass, and back")
+                    notes.append(
+                        _("{piece} moved aside to let {other} pass, and back").format(
+                            piece=step.piece.id, other=task.piece
+                        )
+                    )
             if limit is not None and seconds >= limit:
                 return None
         return Plan(tuple(relocations), seconds, at, position, tuple(notes))
@@ -375,9 +390,13 @@ class Planner:
             now = timer.straight_drag_between(near, layout.cell_node(cell))
             scored.append((now + LATER_WEIGHT * later, cell, LATER_WEIGHT * later))
         if not scored:
-            raise NoRoomError(f"no free place off the board for {piece.id} ({piece.symbol}); clear the zones")
+            raise NoRoomError(
+                _("no free place off the board for {id} ({symbol}); clear the zones").format(
+                    id=piece.id, symbol=piece.symbol
+                )
+            )
         scored.sort()
-        return [(cell, later) for _, cell, later in scored[: _REPLY_CELL_CHOICES[which]]]
+        return [(cell, later) for _cost, cell, later in scored[: _REPLY_CELL_CHOICES[which]]]
 
     def _parking_cells(self, table: Table, piece: PhysicalPiece, taken: set[Cell]) -> list[Cell]:
         """The empty cells off the board where ``piece`` may wait: every free cell and every capture cell,
@@ -416,7 +435,11 @@ class Planner:
         :class:`NoRoomError` when none is free."""
         cells = [c for c in table.free_capture_cells(piece.color, piece.symbol) if c not in taken]
         if not cells:
-            raise NoRoomError(f"{chess.COLOR_NAMES[piece.color]}'s capture zone is full")
+            raise NoRoomError(
+                _("white's capture zone is full")
+                if piece.color == chess.WHITE
+                else _("black's capture zone is full")
+            )
         timer, layout = self.timer, self.layout
         return sorted(
             cells,
@@ -480,7 +503,9 @@ def castling_squares(
 def _piece_on(table: Table, layout: Layout, square: chess.Square) -> PhysicalPiece:
     piece = table.piece_at(layout.square_node(square))
     if piece is None:
-        raise IllegalMoveError(f"the table has no piece on {chess.square_name(square)}")
+        raise IllegalMoveError(
+            _("the table has no piece on {square}").format(square=chess.square_name(square))
+        )
     return piece
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ..errors import MissingPieceError, NoPathError, NoRoomError
+from ..i18n import _
 from .layout import Layout, MachinePoint, Node
 from .planner import Plan, Planner, Relocation
 from .table import PieceId, Table
@@ -70,8 +71,11 @@ class ResetPlanner:
         if short or missing:
             lacking = short | missing
             raise MissingPieceError(
-                f"cannot set up: the table lacks {describe_pieces(lacking)}; put the missing pieces in "
-                "a capture zone and try again"
+                _(
+                    "cannot set up: the table lacks {pieces}; put the missing pieces in a capture zone and "
+                    "try "
+                    "again"
+                ).format(pieces=describe_pieces(lacking))
             )
         assignment: dict[PieceId, Node] = {}
         for colour in chess.COLORS:
@@ -86,7 +90,11 @@ class ResetPlanner:
             for cell in layout.capture_cells[colour]:
                 slots.append((layout.cell_node(cell), None, 0.0))
             if len(slots) < len(pieces):
-                raise NoRoomError(f"{chess.COLOR_NAMES[colour]}'s side of the table has too few places")
+                raise NoRoomError(
+                    _("white's side of the table has too few places")
+                    if colour == chess.WHITE
+                    else _("black's side of the table has too few places")
+                )
             cost = np.empty((len(pieces), len(slots)))
             for i, piece in enumerate(pieces):
                 here = table.node_of(piece.id)
@@ -147,8 +155,10 @@ class ResetPlanner:
             places = [wanted.node_of(piece.id) for piece in wanted if piece.symbol == symbol]
             if len(pieces) != len(places):
                 raise MissingPieceError(
-                    f"cannot put the pieces back: the table has {len(pieces)} {symbol!r}, the arrangement "
-                    f"wants {len(places)}"
+                    _(
+                        "cannot put the pieces back: the table has {count} {symbol!r}, the arrangement wants "
+                        "{wanted}"
+                    ).format(count=len(pieces), symbol=symbol, wanted=len(places))
                 )
             cost = np.array(
                 [[self._drag_estimate(table.node_of(pid), node) for node in places] for pid in pieces]
@@ -249,13 +259,21 @@ class ResetPlanner:
                 if steps is not None:
                     del order[index]
                     if item.parked:
-                        notes.append(f"{item.piece} parked to break a cycle of pieces waiting on each other")
+                        notes.append(
+                            _("{piece} parked to break a cycle of pieces waiting on each other").format(
+                                piece=item.piece
+                            )
+                        )
                     break
             if steps is None:
                 remaining = {item.piece: item.goal for item in order if not item.parked}
                 steps = self._break_cycle(work, remaining, targets | {i.goal for i in order}, position)
                 park = next(step for step in steps if step.purpose == "park")
-                notes.append(f"{park.piece.id} parked to break a cycle of pieces waiting on each other")
+                notes.append(
+                    _("{piece} parked to break a cycle of pieces waiting on each other").format(
+                        piece=park.piece.id
+                    )
+                )
                 order = [
                     replace(item, start=park.goal) if item.piece == park.piece.id else item
                     for item in order
@@ -300,7 +318,9 @@ class ResetPlanner:
                 if best is None or cost < best[0]:
                     best = (cost, steps)
         if best is None:
-            raise NoPathError("the set-up is stuck: no piece can move and no free cell is left to park one")
+            raise NoPathError(
+                _("the set-up is stuck: no piece can move and no free cell is left to park one")
+            )
         return best[1]
 
 
@@ -329,7 +349,11 @@ def arrangement_problems(table: Table, board: chess.BaseBoard) -> list[str]:
     layout = table.layout
     problems = []
     if table.board_fen() != board.board_fen():
-        problems.append(f"the board shows {table.board_fen()!r} instead of {board.board_fen()!r}")
+        problems.append(
+            _("the board shows {table!r} instead of {wanted!r}").format(
+                table=table.board_fen(), wanted=board.board_fen()
+            )
+        )
     needed: Counter[str] = Counter(p.symbol() for p in board.piece_map().values())
     spare_room: Counter[str] = Counter(slot.symbol for slot in layout.reserve)
     expected_in_reserve = {s: min(spare_room[s], table.inventory()[s] - needed[s]) for s in spare_room}
@@ -339,15 +363,28 @@ def arrangement_problems(table: Table, board: chess.BaseBoard) -> list[str]:
         if piece is not None and piece.symbol == slot.symbol:
             in_reserve[slot.symbol] += 1
         elif piece is not None:
-            problems.append(f"reserve slot {slot.cell!r} for {slot.symbol!r} holds {piece.symbol!r}")
+            problems.append(
+                _("reserve slot {cell!r} for {symbol!r} holds {piece!r}").format(
+                    cell=slot.cell, symbol=slot.symbol, piece=piece.symbol
+                )
+            )
     for symbol, count in expected_in_reserve.items():
         if in_reserve[symbol] < count:
-            problems.append(f"the reserve holds {in_reserve[symbol]} spare {symbol!r}, not {count}")
+            problems.append(
+                _("the reserve holds {count} spare {symbol!r}, not {wanted}").format(
+                    count=in_reserve[symbol], symbol=symbol, wanted=count
+                )
+            )
     for piece in table:
         node = table.node_of(piece.id)
         cell = layout.node_cell(node)
         kind = "free" if cell is None else layout.cell_kind(cell)
         zone = "capture-white" if piece.color else "capture-black"
         if kind not in ("board", "reserve", zone):
-            problems.append(f"{piece.id} ({piece.symbol}) stands on {kind} node {node!r}")
+            # TRANSLATORS: {kind} is the layout's own name of a kind of cell (free, capture-white…)
+            problems.append(
+                _("{id} ({symbol}) stands on {kind} node {node!r}").format(
+                    id=piece.id, symbol=piece.symbol, kind=kind, node=node
+                )
+            )
     return problems

@@ -14,13 +14,15 @@ PhysicalPiece('wK1', 'K')
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 import chess
 
 from ..errors import MissingPieceError, NoRoomError, NoSparePieceError, PieceError, StateError
+from ..i18n import N_, _, ngettext
+from ..i18n.formats import both
 from .layout import Cell, Layout, Node
 
 PieceId: TypeAlias = str
@@ -48,7 +50,9 @@ class PhysicalPiece:
     def __post_init__(self) -> None:
         if len(self.symbol) != 1 or self.symbol not in "PNBRQKpnbrqk":
             raise PieceError(
-                f"piece {self.id!r} has the symbol {self.symbol!r}; use a FEN letter, PNBRQK or pnbrqk"
+                _("piece {id!r} has the symbol {symbol!r}; use a FEN letter, PNBRQK or pnbrqk").format(
+                    id=self.id, symbol=self.symbol
+                )
             )
 
     @property
@@ -190,14 +194,20 @@ class Table:
         """Raise :class:`StateError` unless the 8x8 part holds exactly ``board``'s pieces and every
         other board node is empty."""
         if self.board_fen() != board.board_fen():
-            raise StateError(f"the table shows {self.board_fen()!r} but the game is at {board.board_fen()!r}")
+            raise StateError(
+                _("the table shows {table!r} but the game is at {game!r}").format(
+                    table=self.board_fen(), game=board.board_fen()
+                )
+            )
         pitch_board = {self.layout.square_node(s) for s in chess.SQUARES}
         lo = (min(n[0] for n in pitch_board) - 1, min(n[1] for n in pitch_board) - 1)
         hi = (max(n[0] for n in pitch_board) + 1, max(n[1] for n in pitch_board) + 1)
         for pid, node in self._node.items():
             on_board_area = lo[0] < node[0] < hi[0] and lo[1] < node[1] < hi[1]
             if on_board_area and node not in pitch_board:
-                raise StateError(f"piece {pid!r} stands between squares at node {node!r}")
+                raise StateError(
+                    _("piece {id!r} stands between squares at node {node!r}").format(id=pid, node=node)
+                )
 
     def inventory(self) -> Counter[str]:
         """How many pieces of each FEN letter the table holds."""
@@ -218,7 +228,11 @@ class Table:
         if not free:
             free = [slot.cell for slot in own_reserve if is_empty(slot.cell)]
         if not free:
-            raise NoRoomError(f"{chess.COLOR_NAMES[colour]}'s capture zone and reserve are full")
+            raise NoRoomError(
+                _("white's capture zone and reserve are full")
+                if colour == chess.WHITE
+                else _("black's capture zone and reserve are full")
+            )
         return free
 
     def spares(self, symbol: str) -> list[PhysicalPiece]:
@@ -231,8 +245,7 @@ class Table:
         result = found["reserve"] or found["capture"] or found["parked"]
         if not result:
             raise NoSparePieceError(
-                f"no spare {chess.piece_name(chess.Piece.from_symbol(symbol).piece_type)} "
-                f"({symbol!r}) off the board for the promotion; add one to the reserve in the layout"
+                _(_NO_SPARE[chess.Piece.from_symbol(symbol).piece_type]).format(symbol=symbol)
             )
         return result
 
@@ -243,10 +256,14 @@ class Table:
         current = self.node_of(piece_id)
         other = self._at.get(node)
         if other is not None and other != piece_id:
-            raise StateError(f"cannot put {piece_id!r} on node {node!r}: {other!r} stands there")
+            raise StateError(
+                _("cannot put {id!r} on node {node!r}: {other!r} stands there").format(
+                    id=piece_id, node=node, other=other
+                )
+            )
         width, height = self.layout.node_extent
         if not (0 <= node[0] < width and 0 <= node[1] < height):
-            raise StateError(f"node {node!r} is off the table")
+            raise StateError(_("node {node!r} is off the table").format(node=node))
         del self._at[current]
         self._at[node] = piece_id
         self._node[piece_id] = node
@@ -263,7 +280,7 @@ def _side_placement(
         return PhysicalPiece(f"{letter}{symbol.upper()}{counters[symbol]}", symbol)
 
     originals = {
-        ptype: [make(chess.Piece(ptype, colour).symbol()) for _ in range(n)]
+        ptype: [make(chess.Piece(ptype, colour).symbol()) for _count in range(n)]
         for ptype, n in STANDARD_SET.items()
     }
     spares = [(slot, make(slot.symbol)) for slot in layout.reserve if slot.piece.color == colour]
@@ -279,9 +296,10 @@ def _side_placement(
             if not matching:
                 needed = len(board.pieces(kind.piece_type, colour))
                 raise NoSparePieceError(
-                    f"the position needs {needed} {chess.COLOR_NAMES[colour]} "
-                    f"{chess.piece_name(kind.piece_type)}s but the table has too few; "
-                    "add spares to the reserve in the layout"
+                    _(
+                        "the position needs {pieces} but the table has too few; add spares to the reserve in "
+                        "the layout"
+                    ).format(pieces=describe_pieces({kind.symbol(): needed}))
                 )
             spares.remove(matching[0])
             chosen = matching[0][1]
@@ -290,15 +308,78 @@ def _side_placement(
         placement.append((spare, layout.cell_node(slot.cell)))
     leftovers = [piece for pool in originals.values() for piece in pool]
     if any(piece.piece.piece_type == chess.KING for piece in leftovers):
-        raise MissingPieceError(f"the position has no {chess.COLOR_NAMES[colour]} king")
+        raise MissingPieceError(
+            _("the position has no white king")
+            if colour == chess.WHITE
+            else _("the position has no black king")
+        )
     free = list(layout.capture_cells[colour])
     free += [slot.cell for slot in layout.reserve if slot.piece.color == colour]
-    used = {node for _, node in placement}
+    used = {node for _piece, node in placement}
     free = [cell for cell in free if layout.cell_node(cell) not in used]
     if len(free) < len(leftovers):
-        raise NoRoomError(
-            f"{chess.COLOR_NAMES[colour]}'s capture zone has no room for {len(leftovers)} pieces"
+        count = len(leftovers)
+        text = (
+            ngettext(
+                "white's capture zone has no room for {count} piece",
+                "white's capture zone has no room for {count} pieces",
+                count,
+            )
+            if colour == chess.WHITE
+            else ngettext(
+                "black's capture zone has no room for {count} piece",
+                "black's capture zone has no room for {count} pieces",
+                count,
+            )
         )
+        raise NoRoomError(text.format(count=count))
     for leftover, cell in zip(leftovers, free, strict=False):
         placement.append((leftover, layout.cell_node(cell)))
     return placement
+
+
+#: No spare piece of a kind for a promotion: one message for each (the names' genders differ).
+_NO_SPARE = {
+    chess.PAWN: N_(
+        "no spare pawn ({symbol!r}) off the board for the promotion; add one to the reserve in the layout"
+    ),
+    chess.KNIGHT: N_(
+        "no spare knight ({symbol!r}) off the board for the promotion; add one to the reserve in the layout"
+    ),
+    chess.BISHOP: N_(
+        "no spare bishop ({symbol!r}) off the board for the promotion; add one to the reserve in the layout"
+    ),
+    chess.ROOK: N_(
+        "no spare rook ({symbol!r}) off the board for the promotion; add one to the reserve in the layout"
+    ),
+    chess.QUEEN: N_(
+        "no spare queen ({symbol!r}) off the board for the promotion; add one to the reserve in the layout"
+    ),
+    chess.KING: N_(
+        "no spare king ({symbol!r}) off the board for the promotion; add one to the reserve in the layout"
+    ),
+}
+
+#: How many pieces of one kind, by FEN letter: one message for each (the names' genders differ).
+_COUNTED: dict[str, Callable[[int], str]] = {
+    "K": lambda n: ngettext("{count} white king ({symbol})", "{count} white kings ({symbol})", n),
+    "Q": lambda n: ngettext("{count} white queen ({symbol})", "{count} white queens ({symbol})", n),
+    "R": lambda n: ngettext("{count} white rook ({symbol})", "{count} white rooks ({symbol})", n),
+    "B": lambda n: ngettext("{count} white bishop ({symbol})", "{count} white bishops ({symbol})", n),
+    "N": lambda n: ngettext("{count} white knight ({symbol})", "{count} white knights ({symbol})", n),
+    "P": lambda n: ngettext("{count} white pawn ({symbol})", "{count} white pawns ({symbol})", n),
+    "k": lambda n: ngettext("{count} black king ({symbol})", "{count} black kings ({symbol})", n),
+    "q": lambda n: ngettext("{count} black queen ({symbol})", "{count} black queens ({symbol})", n),
+    "r": lambda n: ngettext("{count} black rook ({symbol})", "{count} black rooks ({symbol})", n),
+    "b": lambda n: ngettext("{count} black bishop ({symbol})", "{count} black bishops ({symbol})", n),
+    "n": lambda n: ngettext("{count} black knight ({symbol})", "{count} black knights ({symbol})", n),
+    "p": lambda n: ngettext("{count} black pawn ({symbol})", "{count} black pawns ({symbol})", n),
+}
+
+
+def describe_pieces(counts: Mapping[str, int]) -> str:
+    """Pieces counted by kind, in words: ``2 white knights (N) and 1 black rook (r)``."""
+    parts = []
+    for symbol, count in sorted(counts.items(), key=lambda item: "KQRBNPkqrbnp".index(item[0])):
+        parts.append(_COUNTED[symbol](count).format(count=count, symbol=symbol))
+    return both(parts)

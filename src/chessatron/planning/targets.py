@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import chess
 
 from ..errors import ConfigError
+from ..i18n import N_, _
 from .layout import Layout
-from .table import Table
+from .table import Table, describe_pieces
 
 __all__ = [
     "SetupTarget",
@@ -46,7 +47,7 @@ def parse_target(text: str) -> SetupTarget:
     FEN. Raises :class:`ConfigError` with what was wrong."""
     text = text.strip()
     if text.lower() in ("standard", "start", "startpos"):
-        return SetupTarget(chess.Board(), "the standard start")
+        return SetupTarget(chess.Board(), _("the standard start"))
     if re.fullmatch(r"\d+", text):
         return chess960_target(int(text))
     match = re.fullmatch(r"(?:dfrc:)?(\d+):(\d+)", text, flags=re.IGNORECASE)
@@ -56,29 +57,39 @@ def parse_target(text: str) -> SetupTarget:
         board = chess.Board(text, chess960=True)
     except ValueError as exc:
         raise ConfigError(
-            f"{text!r} is neither a Chess960 number (0-959), N:M for Double Fischer Random, nor a FEN: {exc}"
+            _(
+                "{text!r} is neither a Chess960 number (0-959), N:M for Double Fischer Random, nor a FEN: "
+                "{error}"
+            ).format(text=text, error=exc)
         ) from exc
     status = board.status() & ~chess.STATUS_BAD_CASTLING_RIGHTS
     if status != chess.STATUS_VALID:
         raise ConfigError(
-            f"the FEN {text!r} is not a legal position: {'; '.join(position_flaws(board, castling=False))}"
+            _("the FEN {text!r} is not a legal position: {flaws}").format(
+                text=text, flaws="; ".join(position_flaws(board, castling=False))
+            )
         )
-    return SetupTarget(board, f"the position {board.fen()}")
+    return SetupTarget(board, _("the position {fen}").format(fen=board.fen()))
 
 
 def chess960_target(number: int) -> SetupTarget:
     if not 0 <= number <= 959:
-        raise ConfigError(f"Chess960 start positions are numbered 0 to 959, not {number!r}")
+        raise ConfigError(
+            _("Chess960 start positions are numbered 0 to 959, not {number!r}").format(number=number)
+        )
     board = chess.Board.from_chess960_pos(number)
-    name = "the standard start (Chess960 #518)" if number == 518 else f"Chess960 start #{number}"
-    return SetupTarget(board, name)
+    if number == 518:
+        return SetupTarget(board, _("the standard start (Chess960 #518)"))
+    return SetupTarget(board, _("Chess960 start #{number}").format(number=number))
 
 
 def double_fischer_random_target(white: int, black: int) -> SetupTarget:
     """Each side's back rank from its own Chess960 number."""
     for number in (white, black):
         if not 0 <= number <= 959:
-            raise ConfigError(f"Chess960 start positions are numbered 0 to 959, not {number!r}")
+            raise ConfigError(
+                _("Chess960 start positions are numbered 0 to 959, not {number!r}").format(number=number)
+            )
     board = chess.Board.empty(chess960=True)
     white_rank = chess.BaseBoard.from_chess960_pos(white)
     black_rank = chess.BaseBoard.from_chess960_pos(black)
@@ -89,7 +100,9 @@ def double_fischer_random_target(white: int, black: int) -> SetupTarget:
         if piece is not None:
             board.set_piece_at(square, piece)
     board.castling_rights = _all_rook_rights(board)
-    return SetupTarget(board, f"Double Fischer Random start #{white}/#{black}")
+    return SetupTarget(
+        board, _("Double Fischer Random start #{white}/#{black}").format(white=white, black=black)
+    )
 
 
 def _all_rook_rights(board: chess.Board) -> int:
@@ -103,19 +116,21 @@ def _all_rook_rights(board: chess.Board) -> int:
 
 #: What each of python-chess's position flaws (:meth:`chess.Board.status`) means, for people.
 _FLAWS: dict[int, str] = {
-    chess.STATUS_EMPTY: "the board is empty",
-    chess.STATUS_NO_WHITE_KING: "White has no king",
-    chess.STATUS_NO_BLACK_KING: "Black has no king",
-    chess.STATUS_TOO_MANY_KINGS: "a side has more than one king",
-    chess.STATUS_TOO_MANY_WHITE_PAWNS: "White has more than 8 pawns",
-    chess.STATUS_TOO_MANY_BLACK_PAWNS: "Black has more than 8 pawns",
-    chess.STATUS_PAWNS_ON_BACKRANK: "a pawn stands on the first or the last rank",
-    chess.STATUS_TOO_MANY_WHITE_PIECES: "White has more than 16 pieces",
-    chess.STATUS_TOO_MANY_BLACK_PIECES: "Black has more than 16 pieces",
-    chess.STATUS_INVALID_EP_SQUARE: "its en passant square does not fit (no pawn can have just passed it)",
-    chess.STATUS_OPPOSITE_CHECK: "the side that has just moved is in check",
-    chess.STATUS_TOO_MANY_CHECKERS: "the king is in check from more pieces than one move can give",
-    chess.STATUS_IMPOSSIBLE_CHECK: "the check could not have come from any last move",
+    chess.STATUS_EMPTY: N_("the board is empty"),
+    chess.STATUS_NO_WHITE_KING: N_("White has no king"),
+    chess.STATUS_NO_BLACK_KING: N_("Black has no king"),
+    chess.STATUS_TOO_MANY_KINGS: N_("a side has more than one king"),
+    chess.STATUS_TOO_MANY_WHITE_PAWNS: N_("White has more than 8 pawns"),
+    chess.STATUS_TOO_MANY_BLACK_PAWNS: N_("Black has more than 8 pawns"),
+    chess.STATUS_PAWNS_ON_BACKRANK: N_("a pawn stands on the first or the last rank"),
+    chess.STATUS_TOO_MANY_WHITE_PIECES: N_("White has more than 16 pieces"),
+    chess.STATUS_TOO_MANY_BLACK_PIECES: N_("Black has more than 16 pieces"),
+    chess.STATUS_INVALID_EP_SQUARE: N_(
+        "its en passant square does not fit (no pawn can have just passed it)"
+    ),
+    chess.STATUS_OPPOSITE_CHECK: N_("the side that has just moved is in check"),
+    chess.STATUS_TOO_MANY_CHECKERS: N_("the king is in check from more pieces than one move can give"),
+    chess.STATUS_IMPOSSIBLE_CHECK: N_("the check could not have come from any last move"),
 }
 
 
@@ -132,15 +147,18 @@ start squares, so only 'kq' can stand here"]
     ['Black has no king']
     """
     status = board.status()
-    flaws = [words for flag, words in _FLAWS.items() if status & flag]
+    flaws = [_(words) for flag, words in _FLAWS.items() if status & flag]
     if castling and status & chess.STATUS_BAD_CASTLING_RIGHTS:
         fields = (fen or "").split()
         given = fields[2] if len(fields) > 2 else board.castling_xfen()
         fitting = board.copy(stack=False)
         fitting.castling_rights = board.clean_castling_rights()
         flaws.append(
-            f"the castling rights {given!r} do not fit the position: castling needs the king and that rook "
-            f"on their start squares, so only {fitting.castling_xfen()!r} can stand here"
+            _(
+                "the castling rights {given!r} do not fit the position: castling needs the king and that "
+                "rook on "
+                "their start squares, so only {fitting!r} can stand here"
+            ).format(given=given, fitting=fitting.castling_xfen())
         )
     return flaws
 
@@ -163,10 +181,18 @@ the table has 3 (with its spares); choose a position with fewer
     parts = []
     for symbol, count in sorted(short.items(), key=lambda item: "KQRBNPkqrbnp".index(item[0])):
         owned = inventory.get(symbol, 0)
-        parts.append(f"{describe_pieces({symbol: count})} and the table has {owned}")
+        # TRANSLATORS: {pieces} is e.g. "4 white queens (Q)"
+        parts.append(
+            _("{pieces} and the table has {owned}").format(
+                pieces=describe_pieces({symbol: count}), owned=owned
+            )
+        )
     raise ConfigError(
-        f"the table cannot set this position up: it needs {'; '.join(parts)} (with its spares); "
-        "choose a position with fewer"
+        _(
+            "the table cannot set this position up: it needs {needs} (with its spares); choose a position "
+            "with "
+            "fewer"
+        ).format(needs="; ".join(parts))
     )
 
 
@@ -183,12 +209,3 @@ def full_inventory(layout: Layout) -> Counter[str]:
 def missing_pieces(table: Table) -> Counter[str]:
     """Pieces of the full set that are not on the table."""
     return full_inventory(table.layout) - table.inventory()
-
-
-def describe_pieces(counts: Mapping[str, int]) -> str:
-    parts = []
-    for symbol, count in sorted(counts.items(), key=lambda item: "KQRBNPkqrbnp".index(item[0])):
-        piece = chess.Piece.from_symbol(symbol)
-        name = f"{chess.COLOR_NAMES[piece.color]} {chess.piece_name(piece.piece_type)}"
-        parts.append(f"{count} {name}{'s' if count > 1 else ''} ({symbol})")
-    return ", ".join(parts)

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 import chess
 
+from ..i18n import _
+from ..i18n.formats import either
+from ..i18n.notation import san_in
 from .guidance import Guidance
 
 
@@ -85,11 +88,11 @@ class Ambiguous:
 
     @property
     def question(self) -> str:
-        """The question for the player, e.g. ``"Bxf3 or Bxh3?"``."""
-        names = list(self.option_sans)
-        if len(names) <= 2:
-            return " or ".join(names) + "?"
-        return ", ".join(names[:-1]) + " or " + names[-1] + "?"
+        """The question for the player in the current language and its piece letters, e.g. ``"Bxf3 or
+        Bxh3?"`` (``"Lxf3 oder Lxh3?"`` in German)."""
+        names = [san_in(san) for san in self.option_sans]
+        # TRANSLATORS: the board's question when it cannot tell moves apart; {moves}: "Bxf3 or Bxh3"
+        return _("{moves}?").format(moves=either(names))
 
 
 @dataclass(frozen=True)

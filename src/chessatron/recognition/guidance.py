@@ -10,6 +10,32 @@ import chess
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from ..i18n import N_, _
+
+# One sentence for every piece (its name's gender and article differ between languages).
+_PUT_BACK_FROM = {
+    chess.PAWN: N_("put the pawn from {square} back on {target}"),
+    chess.KNIGHT: N_("put the knight from {square} back on {target}"),
+    chess.BISHOP: N_("put the bishop from {square} back on {target}"),
+    chess.ROOK: N_("put the rook from {square} back on {target}"),
+    chess.QUEEN: N_("put the queen from {square} back on {target}"),
+    chess.KING: N_("put the king from {square} back on {target}"),
+}
+_PUT_BACK = {
+    (chess.WHITE, chess.PAWN): N_("put the white pawn back on {target}"),
+    (chess.WHITE, chess.KNIGHT): N_("put the white knight back on {target}"),
+    (chess.WHITE, chess.BISHOP): N_("put the white bishop back on {target}"),
+    (chess.WHITE, chess.ROOK): N_("put the white rook back on {target}"),
+    (chess.WHITE, chess.QUEEN): N_("put the white queen back on {target}"),
+    (chess.WHITE, chess.KING): N_("put the white king back on {target}"),
+    (chess.BLACK, chess.PAWN): N_("put the black pawn back on {target}"),
+    (chess.BLACK, chess.KNIGHT): N_("put the black knight back on {target}"),
+    (chess.BLACK, chess.BISHOP): N_("put the black bishop back on {target}"),
+    (chess.BLACK, chess.ROOK): N_("put the black rook back on {target}"),
+    (chess.BLACK, chess.QUEEN): N_("put the black queen back on {target}"),
+    (chess.BLACK, chess.KING): N_("put the black king back on {target}"),
+}
+
 
 @dataclass(frozen=True)
 class Guidance:
@@ -27,26 +53,31 @@ class Guidance:
         return not self.missing and not self.extra
 
     def instructions(self, board: chess.Board | None = None) -> list[str]:
-        """Short sentences for a person, using piece names when ``board`` (the position) is given."""
+        """Short sentences for a person in the current language, using piece names when ``board`` (the
+        position) is given."""
         lines = []
-        paired_missing = {m for _, m in self.pairs}
-        paired_extra = {e for e, _ in self.pairs}
+        paired_missing = {m for _extra, m in self.pairs}
+        paired_extra = {e for e, _missing in self.pairs}
         for extra, missing in self.pairs:
             piece = board.piece_at(missing) if board is not None else None
-            name = f"the {chess.piece_name(piece.piece_type)}" if piece else "the piece"
-            lines.append(f"put {name} from {chess.square_name(extra)} back on {chess.square_name(missing)}")
+            text = (
+                _(_PUT_BACK_FROM[piece.piece_type])
+                if piece
+                else _("put the piece from {square} back on {target}")
+            )
+            lines.append(text.format(square=chess.square_name(extra), target=chess.square_name(missing)))
         for missing in self.missing:
             if missing not in paired_missing:
                 piece = board.piece_at(missing) if board is not None else None
-                what = (
-                    f"the {chess.COLOR_NAMES[piece.color]} {chess.piece_name(piece.piece_type)}"
+                text = (
+                    _(_PUT_BACK[piece.color, piece.piece_type])
                     if piece
-                    else "a piece"
+                    else _("put a piece back on {target}")
                 )
-                lines.append(f"put {what} back on {chess.square_name(missing)}")
+                lines.append(text.format(target=chess.square_name(missing)))
         for extra in self.extra:
             if extra not in paired_extra:
-                lines.append(f"remove the piece from {chess.square_name(extra)}")
+                lines.append(_("remove the piece from {square}").format(square=chess.square_name(extra)))
         return lines
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import chess
 
 from ..errors import IllegalMoveError
+from ..i18n import _
 from ..planning.layout import Cell, Layout
 from .events import (
     Ambiguous,
@@ -414,10 +415,10 @@ class Recognizer:
         options += [(e, True) for e in partial if self._agrees(e)]
         if not options:
             return []
-        best = min(e.cost for e, _ in options)
+        best = min(e.cost for e, _partial in options)
         near = [(e, is_partial) for e, is_partial in options if e.cost <= best + self.model.margin]
         common = near[0][0].moves
-        for e, _ in near:
+        for e, _partial in near:
             k = 0
             while k < min(len(common), len(e.moves)) and common[k] == e.moves[k]:
                 k += 1
@@ -434,7 +435,7 @@ class Recognizer:
             # an explanation of every event disagrees: the cheaper ones only guess at a move under way
             # from where the pieces stand; let the still board decide
             return []
-        chosen = next(e for e, _ in near if e.moves[:length] == common[:length])
+        chosen = next(e for e, _partial in near if e.moves[:length] == common[:length])
         while length > kept and self._displaces(chosen, length):
             # a piece that may only be held: commit what came before it, and for it wait for the board to
             # be still (the model's held_s) or for the game to go on
@@ -503,7 +504,7 @@ class Recognizer:
 
     def _window_board(self) -> chess.Board:
         board = self.board.copy()
-        for _ in range(self._window_plies):
+        for _ply in range(self._window_plies):
             board.pop()
         return board
 
@@ -642,7 +643,7 @@ class Recognizer:
         if self._error is not None:
             self._error = None
             events.append(Resolved(t))
-        for _ in range(plies):
+        for _ply in range(plies):
             self.board.pop()
         self._open_window(t)
         return [*events, TookBack(t, plies)]
@@ -665,15 +666,15 @@ class Recognizer:
         if chess.popcount(occupied ^ self.expected) > 1 and any(
             occupancy_after(other, m) == occupied for m in other.legal_moves
         ):
-            return f"it is {chess.COLOR_NAMES[board.turn]}'s move"
+            return _("it is white's move") if board.turn == chess.WHITE else _("it is black's move")
         if any(
             occupancy_after(board, m) == occupied for m in board.pseudo_legal_moves if not board.is_legal(m)
         ):
-            return "that move would leave the king in check"
+            return _("that move would leave the king in check")
         changed = chess.popcount(occupied ^ self.expected)
         if changed > 4:
-            return "several pieces are off their squares"
-        return "that is not a legal move"
+            return _("several pieces are off their squares")
+        return _("that is not a legal move")
 
 
 def parting_ply(candidates: Sequence[Sequence[chess.Move]]) -> int:

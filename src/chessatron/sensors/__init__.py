@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
 from ..errors import ConfigError
+from ..i18n import _
 from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, OccupancySensor
 from ..sim.world import SimWorld
@@ -134,16 +135,22 @@ def _parse(url: str) -> tuple[DeviceUrl, str]:
     if scheme not in SCHEMES:
         if parsed.scheme == "serial":
             raise ConfigError(
-                f"{url!r} names a port but not what talks on it; write arduino://{parsed.target} or "
-                f"bitboard://{parsed.target}"
+                _(
+                    "{url!r} names a port but not what talks on it; write arduino://{port} or "
+                    "bitboard://{port}"
+                ).format(url=url, port=parsed.target)
             )
         raise ConfigError(
-            f"unknown sensor URL scheme {parsed.scheme!r} in {url!r}; use sim://, mcp23017://1, "
-            "arduino:///dev/ttyACM0 or bitboard:///dev/ttyUSB0"
+            _(
+                "unknown sensor URL scheme {scheme!r} in {url!r}; use sim://, mcp23017://1, "
+                "arduino:///dev/ttyACM0 or bitboard:///dev/ttyUSB0"
+            ).format(scheme=parsed.scheme, url=url)
         )
     if "+" in parsed.scheme and scheme not in ("arduino", "bitboard"):
         raise ConfigError(
-            f"{parsed.scheme!r} in {url!r}: only serial sensors (arduino+…, bitboard+…) take a '+'"
+            _("{scheme!r} in {url!r}: only serial sensors (arduino+…, bitboard+…) take a '+'").format(
+                scheme=parsed.scheme, url=url
+            )
         )
     return parsed, scheme
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..errors import ConfigError, SensorError, SensorReplyError, SensorTimeoutError
+from ..i18n import N_, _
 from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from ..serialurl import check_serial_url
@@ -46,6 +47,8 @@ _HEADER = re.compile(r"chessatron (\d+) (\d+) (\d+)")
 _END = re.compile(r"end (\d+)")
 _T = TypeVar("_T")
 
+_READ_FAILED = N_("{name} could not be read from ({error}); check that it is plugged in")
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -60,15 +63,23 @@ def parse_header(line: str) -> tuple[int, int]:
     """Columns and rows from ``chessatron 1 12 10``; raises :class:`SensorReplyError`."""
     match = _HEADER.fullmatch(line)
     if match is None:
-        raise SensorReplyError(f"expected a header like 'chessatron 1 12 10', got {line!r}")
+        raise SensorReplyError(
+            _("expected a header like 'chessatron 1 12 10', got {line!r}").format(line=line)
+        )
     version, columns, rows = (int(group) for group in match.groups())
     if version != PROTOCOL_VERSION:
         raise SensorReplyError(
-            f"the board speaks protocol version {version}, this host version {PROTOCOL_VERSION}; flash "
-            "firmware/chessatron_sensors from this release"
+            _(
+                "the board speaks protocol version {version}, this host version {ours}; flash "
+                "firmware/chessatron_sensors from this release"
+            ).format(version=version, ours=PROTOCOL_VERSION)
         )
     if not (0 < columns <= 64 and 0 < rows <= 64):
-        raise SensorReplyError(f"the header {line!r} announces a {columns} x {rows} grid")
+        raise SensorReplyError(
+            _("the header {line!r} announces a {columns} x {rows} grid").format(
+                line=line, columns=columns, rows=rows
+            )
+        )
     return columns, rows
 
 
@@ -76,7 +87,11 @@ def parse_row(line: str, columns: int) -> tuple[int, ...]:
     """The 0/1 values of one row line such as ``0,1,1``; raises :class:`SensorReplyError`."""
     values = line.split(",")
     if len(values) != columns or any(value not in ("0", "1") for value in values):
-        raise SensorReplyError(f"expected a row of {columns} comma-separated 0s and 1s, got {line!r}")
+        raise SensorReplyError(
+            _("expected a row of {columns} comma-separated 0s and 1s, got {line!r}").format(
+                columns=columns, line=line
+            )
+        )
     return tuple(int(value) for value in values)
 
 
@@ -84,17 +99,21 @@ def parse_end(line: str) -> int:
     """The occupied count of the closing ``end 42`` line; raises :class:`SensorReplyError`."""
     match = _END.fullmatch(line)
     if match is None:
-        raise SensorReplyError(f"expected the closing line 'end N', got {line!r}")
+        raise SensorReplyError(_("expected the closing line 'end N', got {line!r}").format(line=line))
     return int(match[1])
 
 
 def parse_reply(lines: Sequence[str]) -> Reply:
     """A whole reply, line ends removed; raises :class:`SensorReplyError` if any line is garbled."""
     if not lines:
-        raise SensorReplyError("the reply is empty")
+        raise SensorReplyError(_("the reply is empty"))
     columns, rows = parse_header(lines[0])
     if len(lines) != rows + 2:
-        raise SensorReplyError(f"a {columns} x {rows} reply has {rows + 2} lines, this one {len(lines)}")
+        raise SensorReplyError(
+            _("a {columns} x {rows} reply has {wanted} lines, this one {count}").format(
+                columns=columns, rows=rows, wanted=rows + 2, count=len(lines)
+            )
+        )
     occupied: list[Cell] = []
     for offset, line in enumerate(lines[1 : rows + 1]):
         row = rows - 1 - offset  # the top row comes first
@@ -102,7 +121,11 @@ def parse_reply(lines: Sequence[str]) -> Reply:
         occupied.extend((column, row) for column, value in enumerate(values) if value)
     count = parse_end(lines[-1])
     if count != len(occupied):
-        raise SensorReplyError(f"the rows hold {len(occupied)} pieces but the board counted {count}")
+        raise SensorReplyError(
+            _("the rows hold {found} pieces but the board counted {count}").format(
+                found=len(occupied), count=count
+            )
+        )
     return Reply(columns, rows, frozenset(occupied))
 
 
@@ -115,8 +138,8 @@ class ArduinoSensor(SerialSensor):
     grid is not the layout's.
     """
 
-    def __init__(self, port: SerialPort, layout: Layout, *, name: str = "the sensor board") -> None:
-        super().__init__(port, name)
+    def __init__(self, port: SerialPort, layout: Layout, *, name: str | None = None) -> None:
+        super().__init__(port, _("the sensor board") if name is None else name)
         self.columns, self.rows = layout.columns, layout.rows
         self.covered_cells: frozenset[Cell] = frozenset(layout.cells())
 
@@ -131,15 +154,19 @@ class ArduinoSensor(SerialSensor):
             return self._exchange()
         except SensorReplyError as exc:
             raise SensorReplyError(
-                f"{self.name} answered garbled twice running ({exc}); check that baud= matches the "
-                f"sketch ({DEFAULT_BAUD} unless changed), the USB cable, and that it runs "
-                "firmware/chessatron_sensors"
+                _(
+                    "{name} answered garbled twice running ({error}); check that baud= matches the sketch "
+                    "({baud} unless changed), the USB cable, and that it runs firmware/chessatron_sensors"
+                ).format(name=self.name, error=exc, baud=DEFAULT_BAUD)
             ) from exc
 
     def _exchange(self) -> Occupancy:
         port = self._open_port()
-        self._io(lambda: port.write(REQUEST), "could not be written to")
-        lines = [self._line(port, "the header")]
+        self._io(
+            lambda: port.write(REQUEST),
+            N_("{name} could not be written to ({error}); check that it is plugged in"),
+        )
+        lines = [self._line(port, _("the header"))]
         try:
             columns, rows = parse_header(lines[0])
         except SensorReplyError:
@@ -148,43 +175,64 @@ class ArduinoSensor(SerialSensor):
             raise
         if (columns, rows) != (self.columns, self.rows):
             raise ConfigError(
-                f"{self.name} reports a {columns} x {rows} grid but the layout's table is "
-                f"{self.columns} x {self.rows}; set COLUMNS and ROWS in chessatron_sensors.ino to the "
-                "table's and flash it again"
+                _(
+                    "{name} reports a {columns} x {rows} grid but the layout's table is {table_columns} x "
+                    "{table_rows}; set COLUMNS and ROWS in chessatron_sensors.ino to the table's and flash "
+                    "it "
+                    "again"
+                ).format(
+                    name=self.name,
+                    columns=columns,
+                    rows=rows,
+                    table_columns=self.columns,
+                    table_rows=self.rows,
+                )
             )
         for row in range(rows):
-            lines.append(self._line(port, f"row {rows - 1 - row}"))
-        lines.append(self._line(port, "the closing 'end' line"))
+            lines.append(self._line(port, _("row {row}").format(row=rows - 1 - row)))
+        lines.append(self._line(port, _("the closing 'end' line")))
         return parse_reply(lines).occupied
 
     def _line(self, port: SerialPort, what: str) -> str:
-        raw = self._io(port.readline, "could not be read from")
+        raw = self._io(port.readline, _READ_FAILED)
         if not raw.endswith(b"\n"):
             seconds_text = "?" if port.timeout is None else f"{port.timeout:g}"
-            got = f"; it sent only {raw!r}" if raw else ""
-            raise SensorTimeoutError(
-                f"{self.name} did not send {what} within {seconds_text} s{got}; check the USB cable and "
-                "that it runs firmware/chessatron_sensors at the same baud rate"
+            text = (
+                _(
+                    "{name} did not send {what} within {seconds} s; it sent only {got!r}; check the USB "
+                    "cable "
+                    "and that it runs firmware/chessatron_sensors at the same baud rate"
+                )
+                if raw
+                else _(
+                    "{name} did not send {what} within {seconds} s; check the USB cable and that it runs "
+                    "firmware/chessatron_sensors at the same baud rate"
+                )
             )
+            raise SensorTimeoutError(text.format(name=self.name, what=what, seconds=seconds_text, got=raw))
         return raw.decode("ascii", errors="replace").rstrip("\r\n")
 
     def flush(self) -> None:
         """Drop whatever the board has sent and the host has not read."""
         port = self._open_port()
-        self._io(port.reset_input_buffer, "could not be flushed")
+        self._io(
+            port.reset_input_buffer, N_("{name} could not be flushed ({error}); check that it is plugged in")
+        )
 
     def _skip_reply(self, port: SerialPort) -> None:
         # Out of step: read past the rest of this answer, so the next one starts on its header.
         while True:
-            raw = self._io(port.readline, "could not be read from")
+            raw = self._io(port.readline, _READ_FAILED)
             if not raw.endswith(b"\n") or raw.startswith(b"end"):
                 return
 
-    def _io(self, action: Callable[[], _T], what: str) -> _T:
+    def _io(self, action: Callable[[], _T], failed: str) -> _T:
+        """``action()``; an OSError becomes a :class:`SensorError` saying ``failed`` (a message with
+        ``{name}`` and ``{error}``)."""
         try:
             return action()
         except OSError as exc:
-            raise SensorError(f"{self.name} {what} ({exc}); check that it is plugged in") from exc
+            raise SensorError(_(failed).format(name=self.name, error=exc)) from exc
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
@@ -206,10 +254,10 @@ def open_arduino(
     """
     target, baud, timeout, boot = arduino_settings(url, given_port=port is not None)
     if port is None:
-        port = open_port(target, baudrate=baud, timeout=timeout, what="arduino sensor board")
+        port = open_port(target, baudrate=baud, timeout=timeout, what=N_("the arduino sensor board"))
     elif "timeout" in url.params:
         port.timeout = timeout
-    sensor = ArduinoSensor(port, layout, name=f"the sensor board at {target!r}")
+    sensor = ArduinoSensor(port, layout, name=_("the sensor board at {port!r}").format(port=target))
     try:
         deadline = clock() + boot
         while True:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..device import Device
 from ..errors import ChessatronError, SensorError
+from ..i18n import _
 
 
 class SensorBase(Device):
@@ -14,4 +15,6 @@ class SensorBase(Device):
     name: str = "the sensor"
 
     def _closed_error(self) -> ChessatronError:
-        return SensorError(f"the sensor on {self.name} is closed; open a new one with open_sensor()")
+        return SensorError(
+            _("the sensor on {name} is closed; open a new one with open_sensor()").format(name=self.name)
+        )

@@ -24,6 +24,7 @@ from typing import Literal, ParamSpec, TypeVar
 import chess
 
 from ..errors import ConfigError, SensorError, SensorTimeoutError
+from ..i18n import N_, _
 from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from ..serialurl import check_serial_url
@@ -93,9 +94,9 @@ class BitboardSensor(SerialSensor):
         *,
         order: ByteOrder = "big",
         wait_s: float = 4.0,
-        name: str = "the bitboard",
+        name: str | None = None,
     ) -> None:
-        super().__init__(port, name)
+        super().__init__(port, _("the bitboard") if name is None else name)
         self.layout = layout
         self.wait_s = wait_s
         self.decoder = FrameDecoder(order)
@@ -112,7 +113,7 @@ class BitboardSensor(SerialSensor):
 
     def _drain(self, port: SerialPort) -> None:
         # A few rounds at most: a device that never stops talking must not hold the scan forever.
-        for _ in range(_DRAIN_ROUNDS):
+        for _round in range(_DRAIN_ROUNDS):
             waiting = self._io(lambda: port.in_waiting)
             if waiting:
                 self._take(self._io(port.read, waiting))
@@ -129,7 +130,7 @@ class BitboardSensor(SerialSensor):
 
     def _first_frame(self, port: SerialPort) -> int:
         timeout = port.timeout or 0.1
-        for _ in range(max(1, round(self.wait_s / timeout))):
+        for _attempt in range(max(1, round(self.wait_s / timeout))):
             data = self._io(port.read, FRAME_BYTES - self.decoder.pending)
             if data:
                 self._take(data)
@@ -139,8 +140,10 @@ class BitboardSensor(SerialSensor):
                 self._drain(port)
                 return self.bits
         raise SensorTimeoutError(
-            f"{self.name} sent no frame within {self.wait_s:g} s; check the cable and the baud rate. A "
-            "LiBoard-style board sends only changes, and nothing while it is empty: put a piece on it"
+            _(
+                "{name} sent no frame within {seconds} s; check the cable and the baud rate. A LiBoard-style "
+                "board sends only changes, and nothing while it is empty: put a piece on it"
+            ).format(name=self.name, seconds=f"{self.wait_s:g}")
         )
 
     def _drop(self) -> None:
@@ -156,7 +159,11 @@ class BitboardSensor(SerialSensor):
         try:
             return action(*args, **kwargs)
         except OSError as exc:
-            raise SensorError(f"{self.name} could not be read ({exc}); check that it is plugged in") from exc
+            raise SensorError(
+                _("{name} could not be read ({error}); check that it is plugged in").format(
+                    name=self.name, error=exc
+                )
+            ) from exc
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
@@ -172,10 +179,11 @@ def open_bitboard(url: DeviceUrl, layout: Layout, *, port: SerialPort | None = N
     """
     target, baud, gap, wait, order = bitboard_settings(url)
     if port is None:
-        port = open_port(target, baudrate=baud, timeout=gap, what="bitboard")
+        port = open_port(target, baudrate=baud, timeout=gap, what=N_("the bitboard"))
     elif "gap" in url.params:
         port.timeout = gap
-    return BitboardSensor(port, layout, order=order, wait_s=wait, name=f"the bitboard at {target!r}")
+    name = _("the bitboard at {port!r}").format(port=target)
+    return BitboardSensor(port, layout, order=order, wait_s=wait, name=name)
 
 
 def bitboard_settings(url: DeviceUrl) -> tuple[str, int, float, float, ByteOrder]:
@@ -185,13 +193,17 @@ def bitboard_settings(url: DeviceUrl) -> tuple[str, int, float, float, ByteOrder
     baud = positive_integer(url, "baud", DEFAULT_BAUD)
     gap = seconds(url, "gap", 0.05)
     if gap == 0.0:
-        raise ConfigError("option gap=0 in a bitboard:// URL leaves no time between bytes; use e.g. gap=0.05")
+        raise ConfigError(
+            _("option gap=0 in a bitboard:// URL leaves no time between bytes; use e.g. gap=0.05")
+        )
     wait = seconds(url, "wait", 4.0)
     order = url.params.get("order", "big")
     if order not in ("big", "little"):
         raise ConfigError(
-            f"option order={order!r} in a bitboard:// URL is not a byte order; use big (LiBoard: rank "
-            "8's byte first) or little (a1's byte first)"
+            _(
+                "option order={order!r} in a bitboard:// URL is not a byte order; use big (LiBoard: rank 8's "
+                "byte first) or little (a1's byte first)"
+            ).format(order=order)
         )
     target = port_url(url)
     check_serial_url(target)

@@ -24,6 +24,7 @@ from typing import Protocol
 
 from .. import files
 from ..errors import ConfigError, MissingLibraryError, SensorError
+from ..i18n import N_, _
 from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from .base import SensorBase
@@ -77,7 +78,7 @@ class Mcp23017Sensor(SensorBase):
     ) -> None:
         self._bus: I2cBus | None = bus
         self.bus_name = bus_name
-        self.name = f"i2c bus {bus_name!r}"
+        self.name = _("i2c bus {bus!r}").format(bus=bus_name)
         try:
             _check_cells(pin_map, layout)
             self.addresses = _check_addresses(pin_map, addresses)
@@ -109,7 +110,16 @@ class Mcp23017Sensor(SensorBase):
             try:
                 bus.write_byte_data(address, register, value)
             except OSError as exc:
-                raise self._error(address, "did not accept its configuration", exc) from exc
+                raise self._error(
+                    address,
+                    N_(
+                        "mcp23017 at {address} on i2c bus {bus!r} did not accept its configuration "
+                        "({error}); "
+                        "check its power, its SDA/SCL wiring and that its A0-A2 pins give address {address} "
+                        "(i2cdetect -y {bus})"
+                    ),
+                    exc,
+                ) from exc
 
     def scan(self) -> Occupancy:
         """Read every expander once and return the cells whose sensor pulls low."""
@@ -119,11 +129,22 @@ class Mcp23017Sensor(SensorBase):
             try:
                 data = bus.read_i2c_block_data(address, GPIOA, 2)
             except OSError as exc:
-                raise self._error(address, "could not be read", exc) from exc
+                raise self._error(
+                    address,
+                    N_(
+                        "mcp23017 at {address} on i2c bus {bus!r} could not be read ({error}); check its "
+                        "power, "
+                        "its SDA/SCL wiring and that its A0-A2 pins give address {address} (i2cdetect -y "
+                        "{bus})"
+                    ),
+                    exc,
+                ) from exc
             if len(data) != 2:
                 raise SensorError(
-                    f"mcp23017 at {address:#04x} on i2c bus {self.bus_name!r} returned {data!r} for GPIOA "
-                    "and GPIOB; expected two bytes. Check the bus wiring and pull-ups"
+                    _(
+                        "mcp23017 at {address} on i2c bus {bus!r} returned {data!r} for GPIOA and GPIOB; "
+                        "expected two bytes. Check the bus wiring and pull-ups"
+                    ).format(address=f"{address:#04x}", bus=self.bus_name, data=data)
                 )
             readings.append((data[0], data[1]))
         return self._decoder.occupied(readings)
@@ -148,13 +169,10 @@ class Mcp23017Sensor(SensorBase):
             raise self._closed_error()
         return self._bus
 
-    def _error(self, address: int, what: str, exc: OSError) -> SensorError:
+    def _error(self, address: int, message: str, exc: OSError) -> SensorError:
+        """``message`` (marked with ``N_``: ``{address}``, ``{bus}``, ``{error}``) for ``exc``."""
         reason = exc.strerror or str(exc) or type(exc).__name__
-        return SensorError(
-            f"mcp23017 at {address:#04x} on i2c bus {self.bus_name!r} {what} ({reason}); check its "
-            f"power, its SDA/SCL wiring and that its A0-A2 pins give address {address:#04x} "
-            f"(i2cdetect -y {self.bus_name})"
-        )
+        return SensorError(_(message).format(address=f"{address:#04x}", bus=self.bus_name, error=reason))
 
     def _close(self) -> None:
         bus, self._bus = self._bus, None
@@ -188,8 +206,10 @@ def mcp23017_settings(url: DeviceUrl, layout: Layout) -> tuple[PinMap, tuple[int
     target = url.target or "1"
     if not (target.isdigit() or target.startswith("/")):
         raise ConfigError(
-            f"mcp23017://{url.target} does not name an I2C bus; write its number (mcp23017://1) or its "
-            "device (mcp23017:///dev/i2c-1)"
+            _(
+                "mcp23017://{target} does not name an I2C bus; write its number (mcp23017://1) or its device "
+                "(mcp23017:///dev/i2c-1)"
+            ).format(target=url.target)
         )
     pin_map = pin_map_option(url.params.get("map", "default"), layout)
     _check_cells(pin_map, layout)
@@ -201,16 +221,20 @@ def _smbus(target: str) -> I2cBus:
         import smbus2
     except ImportError as exc:
         raise MissingLibraryError(
-            "mcp23017:// sensors need the smbus2 library; install chessatron with the pi extra "
-            "(pip install 'chessatron[pi]')"
+            _(
+                "mcp23017:// sensors need the smbus2 library; install chessatron with the pi extra "
+                "(pip install 'chessatron[pi]')"
+            )
         ) from exc
     where: int | str = int(target) if target.isdigit() else target
     try:
         bus: I2cBus = smbus2.SMBus(where)
     except OSError as exc:
         raise SensorError(
-            f"cannot open i2c bus {target!r} ({exc.strerror or exc}); enable I2C (raspi-config) and "
-            "check that /dev/i2c-* exists and that you may use it (group i2c)"
+            _(
+                "cannot open i2c bus {bus!r} ({error}); enable I2C (raspi-config) and check that /dev/i2c-* "
+                "exists and that you may use it (group i2c)"
+            ).format(bus=target, error=exc.strerror or exc)
         ) from exc
     return bus
 
@@ -220,7 +244,7 @@ def pin_map_option(text: str, layout: Layout) -> PinMap:
     if text.strip().lower() in ("", "default"):
         return PinMap.default(layout)
     if ":" in text.split("#", 1)[0] and files.is_missing(text):
-        return PinMap.parse(text, layout, source="the map= option")
+        return PinMap.parse(text, layout, source=_("the map= option"))
     return PinMap.parse(files.read_text(text, files.PIN_MAP), layout, source=repr(text))
 
 
@@ -228,8 +252,11 @@ def _check_cells(pin_map: PinMap, layout: Layout) -> None:
     for cell, pin in sorted(pin_map.pins.items()):
         if not (0 <= cell[0] < layout.columns and 0 <= cell[1] < layout.rows):
             raise ConfigError(
-                f"pin {pin} is wired to cell {cell!r}, outside the {layout.columns} x {layout.rows} table; "
-                "fix the pin map or the layout"
+                _(
+                    "pin {pin} is wired to cell {cell!r}, outside the {columns} x {rows} table; fix the pin "
+                    "map "
+                    "or the layout"
+                ).format(pin=pin, cell=cell, columns=layout.columns, rows=layout.rows)
             )
 
 
@@ -239,20 +266,37 @@ def _check_addresses(pin_map: PinMap, addresses: Sequence[int] | None) -> tuple[
     for address in addresses:
         if not FIRST_ADDRESS <= address <= LAST_ADDRESS:
             raise ConfigError(
-                f"i2c address {address:#04x} is not an mcp23017 address; use 0x20-0x27 (set by pins A0-A2)"
+                _(
+                    "i2c address {address} is not an mcp23017 address; use 0x20-0x27 (set by pins A0-A2)"
+                ).format(address=f"{address:#04x}")
             )
     repeated = sorted({a for a in addresses if list(addresses).count(a) > 1})
     if repeated:
-        raise ConfigError(f"addresses= lists {_hex(repeated)} more than once; give each expander once")
+        raise ConfigError(
+            _("addresses= lists {addresses} more than once; give each expander once").format(
+                addresses=_hex(repeated)
+            )
+        )
     if len(addresses) < pin_map.expanders:
         raise ConfigError(
-            f"the pin map uses {pin_map.expanders} expanders (0-{pin_map.expanders - 1}) but addresses= "
-            f"lists {len(addresses)} ({_hex(addresses)}); add the missing addresses in the map's order"
+            _(
+                "the pin map uses {count} expanders (0-{last}) but addresses= lists {given} ({addresses}); "
+                "add "
+                "the missing addresses in the map's order"
+            ).format(
+                count=pin_map.expanders,
+                last=pin_map.expanders - 1,
+                given=len(addresses),
+                addresses=_hex(addresses),
+            )
         )
     if len(addresses) > pin_map.expanders:
         raise ConfigError(
-            f"addresses= lists {len(addresses)} expanders ({_hex(addresses)}) but the pin map uses only "
-            f"{pin_map.expanders}; remove the unused addresses or map their pins"
+            _(
+                "addresses= lists {given} expanders ({addresses}) but the pin map uses only {count}; remove "
+                "the "
+                "unused addresses or map their pins"
+            ).format(given=len(addresses), addresses=_hex(addresses), count=pin_map.expanders)
         )
     return tuple(addresses)
 

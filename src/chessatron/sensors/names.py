@@ -18,6 +18,7 @@ import re
 import chess
 
 from ..errors import ConfigError
+from ..i18n import _
 from ..planning.layout import Cell, Layout
 
 _SQUARE = re.compile(r"[a-h][1-8]")
@@ -41,13 +42,24 @@ def parse_cell(text: str, layout: Layout) -> Cell:
     match = _GRID.fullmatch(name)
     if match is None:
         raise ConfigError(
-            f"{text!r} is not a cell name; name board cells like 'e4' and any cell like 'c0r9' "
-            "(column 0, row 9)"
+            _(
+                "{text!r} is not a cell name; name board cells like 'e4' and any cell like 'c0r9' (column 0, "
+                "row 9)"
+            ).format(text=text)
         )
     cell = (int(match[1]), int(match[2]))
     if not (0 <= cell[0] < layout.columns and 0 <= cell[1] < layout.rows):
         raise ConfigError(
-            f"cell {text!r} lies outside the {layout.columns} x {layout.rows} table; columns run 0-"
-            f"{layout.columns - 1} and rows 0-{layout.rows - 1}"
+            _(
+                "cell {text!r} lies outside the {columns} x {rows} table; columns run 0-{last_column} and "
+                "rows "
+                "0-{last_row}"
+            ).format(
+                text=text,
+                columns=layout.columns,
+                rows=layout.rows,
+                last_column=layout.columns - 1,
+                last_row=layout.rows - 1,
+            )
         )
     return cell

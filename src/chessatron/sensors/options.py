@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ConfigError
+from ..i18n import _
 from ..ports import DeviceUrl
 
 
@@ -16,7 +17,9 @@ def seconds(url: DeviceUrl, key: str, default: float) -> float:
     value = url.number(key, default)
     if not value >= 0.0 or value == float("inf"):
         raise ConfigError(
-            f"option {key}={url.params[key]!r} in a {url.scheme}:// URL must be zero or more seconds"
+            _("option {key}={value!r} in a {scheme}:// URL must be zero or more seconds").format(
+                key=key, value=url.params[key], scheme=url.scheme
+            )
         )
     return value
 
@@ -26,6 +29,8 @@ def positive_integer(url: DeviceUrl, key: str, default: int) -> int:
     value = url.integer(key, default)
     if value <= 0:
         raise ConfigError(
-            f"option {key}={url.params[key]!r} in a {url.scheme}:// URL must be a positive whole number"
+            _("option {key}={value!r} in a {scheme}:// URL must be a positive whole number").format(
+                key=key, value=url.params[key], scheme=url.scheme
+            )
         )
     return value

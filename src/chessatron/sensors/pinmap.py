@@ -35,6 +35,7 @@ from typing import Literal, TypeAlias
 import chess
 
 from ..errors import ConfigError
+from ..i18n import _, ngettext
 from ..planning.layout import Cell, Layout
 from .names import cell_name, parse_cell
 
@@ -68,27 +69,33 @@ class PinMap:
     def __post_init__(self) -> None:
         if not self.pins:
             raise ConfigError(
-                "the pin map wires no cell to a sensor; give at least one line such as '0A: a1 …'"
+                _("the pin map wires no cell to a sensor; give at least one line such as '0A: a1 …'")
             )
         seen: dict[Pin, Cell] = {}
         for cell, pin in self.pins.items():
             if not (0 <= pin.expander < MAX_EXPANDERS and pin.port in ("A", "B") and 0 <= pin.bit < 8):
                 raise ConfigError(
-                    f"pin {pin!r} of cell {cell!r} does not exist; expanders 0-7, ports A/B, bits 0-7"
+                    _(
+                        "pin {pin!r} of cell {cell!r} does not exist; expanders 0-7, ports A/B, bits 0-7"
+                    ).format(pin=pin, cell=cell)
                 )
             if pin in seen:
                 raise ConfigError(
-                    f"pin {pin} is wired to cells {seen[pin]!r} and {cell!r}; give each pin one cell"
+                    _("pin {pin} is wired to cells {first!r} and {second!r}; give each pin one cell").format(
+                        pin=pin, first=seen[pin], second=cell
+                    )
                 )
             seen[pin] = cell
 
     # --- construction ------------------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, text: str, layout: Layout, *, source: str = "the pin map") -> PinMap:
-        """Read the text format above; raises :class:`ConfigError` naming the line that is wrong."""
+    def parse(cls, text: str, layout: Layout, *, source: str | None = None) -> PinMap:
+        """Read the text format above; raises :class:`ConfigError` naming the line that is wrong (and
+        ``source``, what the map is called: "the pin map" unless it says)."""
+        source = _("the pin map") if source is None else source
         pins: dict[Cell, Pin] = {}
-        where: dict[Cell, str] = {}
+        where: dict[Cell, int] = {}
         ports: dict[tuple[int, Port], int] = {}
         for number, raw in enumerate(re.split(r"[\n;]", text), start=1):
             line = raw.split("#", 1)[0].strip()
@@ -98,21 +105,36 @@ class PinMap:
             match = _PORT_KEY.fullmatch(key.strip().upper())
             if not colon or match is None:
                 raise ConfigError(
-                    f"{source}, line {number} ({raw.strip()!r}): start it with an expander index and port "
-                    "such as '0A:' or '3B:' (expanders 0-7 in the order of addresses=, ports A or B)"
+                    _(
+                        "{source}, line {line} ({text!r}): start it with an expander index and port such as "
+                        "'0A:' or '3B:' (expanders 0-7 in the order of addresses=, ports A or B)"
+                    ).format(source=source, line=number, text=raw.strip())
                 )
             expander, port = int(match[1]), _port(match[2])
             if (expander, port) in ports:
                 raise ConfigError(
-                    f"{source}, line {number}: port {expander}{port} was already given on line "
-                    f"{ports[expander, port]}; give each port one line"
+                    _(
+                        "{source}, line {line}: port {port} was already given on line {other}; give each "
+                        "port one line"
+                    ).format(
+                        source=source, line=number, port=f"{expander}{port}", other=ports[expander, port]
+                    )
                 )
             ports[expander, port] = number
             names = [name for name in re.split(r"[\s,]+", rest.strip()) if name]
             if len(names) != BITS_PER_PORT:
                 raise ConfigError(
-                    f"{source}, line {number}: port {expander}{port} lists {len(names)} cells {names!r}; "
-                    "list exactly 8, bit 0 first, with '-' for a bit without a sensor"
+                    ngettext(
+                        "{source}, line {line}: port {port} lists {count} cell {names!r}; list exactly 8, "
+                        "bit 0 "
+                        "first, with '-' for a bit without a sensor",
+                        "{source}, line {line}: port {port} lists {count} cells {names!r}; list exactly 8, "
+                        "bit "
+                        "0 first, with '-' for a bit without a sensor",
+                        len(names),
+                    ).format(
+                        source=source, line=number, port=f"{expander}{port}", count=len(names), names=names
+                    )
                 )
             for bit, name in enumerate(names):
                 if name == "-":
@@ -120,15 +142,26 @@ class PinMap:
                 try:
                     cell = parse_cell(name, layout)
                 except ConfigError as exc:
-                    raise ConfigError(f"{source}, line {number}: {exc}") from None
+                    raise ConfigError(
+                        _("{source}, line {line}: {problem}").format(source=source, line=number, problem=exc)
+                    ) from None
                 pin = Pin(expander, port, bit)
                 if cell in pins:
                     raise ConfigError(
-                        f"{source}, line {number}: cell {name!r} is wired to pin {pin} and already to pin "
-                        f"{pins[cell]} ({where[cell]}); each cell has exactly one sensor"
+                        _(
+                            "{source}, line {line}: cell {name!r} is wired to pin {pin} and already to pin "
+                            "{other} (line {other_line}); each cell has exactly one sensor"
+                        ).format(
+                            source=source,
+                            line=number,
+                            name=name,
+                            pin=pin,
+                            other=pins[cell],
+                            other_line=where[cell],
+                        )
                     )
                 pins[cell] = pin
-                where[cell] = f"line {number}"
+                where[cell] = number
         return cls(pins)
 
     @classmethod
@@ -143,9 +176,15 @@ class PinMap:
         ports = ranks + [others[i : i + BITS_PER_PORT] for i in range(0, len(others), BITS_PER_PORT)]
         if len(ports) > 2 * MAX_EXPANDERS:
             raise ConfigError(
-                f"the {layout.columns} x {layout.rows} table has {layout.columns * layout.rows} cells, "
-                f"more than the {2 * MAX_EXPANDERS * BITS_PER_PORT} inputs of eight expanders; give map= a "
-                "pin map of the cells you wire"
+                _(
+                    "the {columns} x {rows} table has {cells} cells, more than the {inputs} inputs of eight "
+                    "expanders; give map= a pin map of the cells you wire"
+                ).format(
+                    columns=layout.columns,
+                    rows=layout.rows,
+                    cells=layout.columns * layout.rows,
+                    inputs=2 * MAX_EXPANDERS * BITS_PER_PORT,
+                )
             )
         pins = {}
         for index, cells in enumerate(ports):

@@ -13,6 +13,7 @@ import logging
 from typing import Protocol
 
 from ..errors import ConfigError, SensorError
+from ..i18n import _
 from ..ports import DeviceUrl
 from .base import SensorBase
 
@@ -39,27 +40,34 @@ class SerialPort(Protocol):
 
 
 def port_url(url: DeviceUrl) -> str:
-    """The pyserial URL or device path a sensor URL points at (``arduino+socket://h:7`` → ``socket://h:7``)."""
-    _, plus, via = url.scheme.partition("+")
+    """The pyserial URL or device path a sensor URL points at (``arduino+socket://h:7`` → "
+    "``socket://h:7``)."""
+    _kind, plus, via = url.scheme.partition("+")
     if plus:
         return f"{via}://{url.target}"
     if not url.target:
         raise ConfigError(
-            f"a {url.scheme}:// URL needs a port, e.g. {url.scheme}:///dev/ttyACM0 or {url.scheme}+socket://host:7000"
+            _(
+                "a {scheme}:// URL needs a port, e.g. {scheme}:///dev/ttyACM0 or {scheme}+socket://host:7000"
+            ).format(scheme=url.scheme)
         )
     return url.target
 
 
 def open_port(url: str, *, baudrate: int, timeout: float, what: str) -> SerialPort:
-    """Open ``url`` with pyserial; raises :class:`SensorError` naming the port if it cannot be opened."""
+    """Open ``url`` with pyserial; raises :class:`SensorError` naming the port if it cannot be opened.
+    ``what`` names the device (English, marked with ``N_``: the log keeps it so, the message translates
+    it)."""
     import serial  # pyserial: a core dependency, imported only here among the sensors
 
     try:
         port: SerialPort = serial.serial_for_url(url, baudrate=baudrate, timeout=timeout)
     except (OSError, ValueError) as exc:
         raise SensorError(
-            f"cannot open the {what} at {url!r} ({exc}); check the cable, the port name and that no other "
-            "program (a serial monitor, ModemManager) holds the port"
+            _(
+                "cannot open {what} at {url!r} ({error}); check the cable, the port name and that no other "
+                "program (a serial monitor, ModemManager) holds the port"
+            ).format(what=_(what), url=url, error=exc)
         ) from exc
     LOGGER.info("opened %s at %r, %d baud", what, url, baudrate)
     return port

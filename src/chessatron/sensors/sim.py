@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError, SensorError
+from ..i18n import _
 from ..planning.layout import Cell, Layout
 from ..ports import DeviceUrl, Occupancy
 from ..sim.world import SENSOR_RANGE_MM, SimWorld, get_world
@@ -52,10 +53,14 @@ class Noise:
 
     def __post_init__(self) -> None:
         if self.bounce_scans < 0:
-            raise ConfigError(f"bounce lasts {self.bounce_scans!r} scans; use zero or more")
+            raise ConfigError(
+                _("bounce lasts {scans!r} scans; use zero or more").format(scans=self.bounce_scans)
+            )
         for name, p in (("bounce", self.bounce_p), ("flicker", self.flicker_p)):
             if not 0.0 <= p <= 1.0:
-                raise ConfigError(f"{name} probability {p!r} is not between 0 and 1")
+                raise ConfigError(
+                    _("{option} probability {value!r} is not between 0 and 1").format(option=name, value=p)
+                )
 
     @property
     def is_quiet(self) -> bool:
@@ -74,7 +79,9 @@ class Noise:
                 bounce_p = float(p_text) if colon else 1.0
             except ValueError:
                 raise ConfigError(
-                    f"option bounce={bounce!r} in a sim:// URL is not SCANS:PROBABILITY, e.g. bounce=2:0.3"
+                    _(
+                        "option bounce={value!r} in a sim:// URL is not SCANS:PROBABILITY, e.g. bounce=2:0.3"
+                    ).format(value=bounce)
                 ) from None
         stuck: dict[Cell, bool] = {}
         for item in url.params.get("stuck", "").split(","):
@@ -83,7 +90,9 @@ class Noise:
             name, colon, value = item.partition(":")
             if not colon or value.strip() not in ("0", "1"):
                 raise ConfigError(
-                    f"stuck={item!r} in a sim:// URL is not CELL:0 or CELL:1, e.g. stuck=e4:1,c0r9:0"
+                    _(
+                        "stuck={value!r} in a sim:// URL is not CELL:0 or CELL:1, e.g. stuck=e4:1,c0r9:0"
+                    ).format(value=item)
                 )
             stuck[parse_cell(name, layout)] = value.strip() == "1"
         return cls(bounce_scans, bounce_p, url.number("flicker", 0.0), stuck)
@@ -148,7 +157,7 @@ class SimSensor(SensorBase):
         range_mm: float = SENSOR_RANGE_MM,
     ) -> None:
         self.world = world
-        self.name = f"sim world {world.name!r}"
+        self.name = _("sim world {world!r}").format(world=world.name)
         self.layout = world.layout
         self.range_mm = range_mm
         self.covered_cells: frozenset[Cell] = frozenset(world.layout.cells())
@@ -162,7 +171,9 @@ class SimSensor(SensorBase):
         for cell in self.noise.stuck:
             if cell not in self.covered_cells:
                 raise ConfigError(
-                    f"stuck cell {cell!r} is not on the {self.layout.columns} x {self.layout.rows} table"
+                    _("stuck cell {cell!r} is not on the {columns} x {rows} table").format(
+                        cell=cell, columns=self.layout.columns, rows=self.layout.rows
+                    )
                 )
         self._model = NoiseModel(self.noise, self.covered_cells, seed)
         self.seed = seed
@@ -180,8 +191,10 @@ class SimSensor(SensorBase):
         self._check_open()
         if self._unplugged:
             raise SensorError(
-                f"the sim sensor on world {self.world.name!r} is unplugged (a simulated fault); call "
-                "plug() to reconnect it"
+                _(
+                    "the sim sensor on world {world!r} is unplugged (a simulated fault); call plug() to "
+                    "reconnect it"
+                ).format(world=self.world.name)
             )
         occupied = self.world.occupied_cells(self.range_mm)
         if self._through is not None:
@@ -228,9 +241,19 @@ def open_sim(url: DeviceUrl, layout: Layout, *, world: SimWorld | None = None) -
     )
     if mine != theirs:
         raise ConfigError(
-            f"sim world {world.name!r} has a {theirs[0]} x {theirs[1]} table with a1 at {theirs[2]!r}, "
-            f"the layout a {mine[0]} x {mine[1]} one with a1 at {mine[2]!r}; use another world name "
-            "(sim://NAME)"
+            _(
+                "sim world {world!r} has a {columns} x {rows} table with a1 at {a1!r}, the layout a "
+                "{layout_columns} x {layout_rows} one with a1 at {layout_a1!r}; use another world name "
+                "(sim://NAME)"
+            ).format(
+                world=world.name,
+                columns=theirs[0],
+                rows=theirs[1],
+                a1=theirs[2],
+                layout_columns=mine[0],
+                layout_rows=mine[1],
+                layout_a1=mine[2],
+            )
         )
     sensor = SimSensor(world, noise=noise, seed=seed, range_mm=range_mm)
     if "map" in url.params:
@@ -256,8 +279,10 @@ def sim_settings(url: DeviceUrl, layout: Layout) -> tuple[Noise, int | None, flo
     range_mm = url.number("range", SENSOR_RANGE_MM)
     if not 0 < range_mm <= layout.square_mm:
         raise ConfigError(
-            f"option range={url.params['range']!r} in a sim:// URL must be positive millimetres, at most "
-            f"a square ({layout.square_mm:g} mm)"
+            _(
+                "option range={value!r} in a sim:// URL must be positive millimetres, at most a square "
+                "({square} mm)"
+            ).format(value=url.params["range"], square=f"{layout.square_mm:g}")
         )
     if "map" in url.params:
         _pin_map(url.params["map"], layout)

@@ -17,6 +17,7 @@ from typing import Any
 
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
+from ..i18n import _
 from .grbl import SimGrbl, sim_grbl_for_url
 
 __all__ = ["Serial"]
@@ -34,9 +35,9 @@ class Serial(SerialBase):  # type: ignore[misc]  # pyserial has no type informat
 
     def open(self) -> None:
         if self.is_open:
-            raise SerialException(f"{self.portstr!r} is already open")
+            raise SerialException(_("{port!r} is already open").format(port=self.portstr))
         if self._port is None:
-            raise SerialException("a sim:// port needs a URL before it can be opened")
+            raise SerialException(_("a sim:// port needs a URL before it can be opened"))
         self.grbl = sim_grbl_for_url(self._port, timeout=self._timeout)
         self.is_open = True
 

@@ -28,6 +28,7 @@ import chess.pgn
 
 from .. import files
 from ..errors import GameFileError
+from ..i18n import _, ngettext
 from ..pgn import read_games
 from ..planning.gcode import ProgramWriter, comment
 from ..planning.layout import Layout, MachinePoint, Node
@@ -249,20 +250,29 @@ class TableSimulator:
             expected = self.layout.node_mm(self.table.node_of(piece.id))
             actual = pieces.get(piece.id)
             if actual is None:
-                found.append(Violation(0, "position", f"piece {piece.id!r} vanished from the twin"))
+                found.append(
+                    Violation(0, "position", _("piece {id!r} vanished from the twin").format(id=piece.id))
+                )
             elif math.dist(expected, (actual.x, actual.y)) > 0.01:
                 found.append(
                     Violation(
                         0,
                         "position",
-                        f"{piece.id} ({piece.symbol}) is at ({actual.x:.3f}, {actual.y:.3f}) in the twin "
-                        f"but should be at {expected!r}",
+                        _("{id} ({symbol}) is at {actual} in the twin but should be at {expected!r}").format(
+                            id=piece.id,
+                            symbol=piece.symbol,
+                            actual=f"({actual.x:.3f}, {actual.y:.3f})",
+                            expected=expected,
+                        ),
                     )
                 )
         if len(pieces) != len(self.table):
-            found.append(
-                Violation(0, "position", f"the twin holds {len(pieces)} pieces, not {len(self.table)}")
+            text = ngettext(
+                "the twin holds {count} piece, not {wanted}",
+                "the twin holds {count} pieces, not {wanted}",
+                len(pieces),
             )
+            found.append(Violation(0, "position", text.format(count=len(pieces), wanted=len(self.table))))
         return found
 
 
@@ -281,20 +291,30 @@ def read_game(path: str | Path, index: int = 1) -> chess.pgn.Game:
     return parse_game(files.read_text(path, files.PGN), index, source=repr(str(path)))
 
 
-def parse_game(text: str, index: int = 1, source: str = "the PGN") -> chess.pgn.Game:
-    """The ``index``-th game (from 1) of PGN ``text``; :class:`GameFileError` names the wrong move."""
+def parse_game(text: str, index: int = 1, source: str | None = None) -> chess.pgn.Game:
+    """The ``index``-th game (from 1) of PGN ``text``; :class:`GameFileError` names the wrong move (and
+    ``source``, what the text is called: "the PGN" unless it says)."""
+    source = _("the PGN") if source is None else source
     games = read_games(text)
     found = None
-    for _ in range(index):
+    for _number in range(index):
         found = next(games, None)
         if found is None:
-            raise GameFileError(f"{source} has fewer than {index} games")
+            raise GameFileError(
+                ngettext(
+                    "{source} has fewer than {count} game", "{source} has fewer than {count} games", index
+                ).format(source=source, count=index)
+            )
     assert found is not None
     game, problem = found
     # blanks on one line only: "\s*" would run on over every following line, from each line's start
     if game.next() is None and not re.search(r"^[^\S\n]*+\[", text, flags=re.MULTILINE):
-        why = f" ({problem})" if problem is not None else ""
-        raise GameFileError(f"{source} holds no tags and no moves{why}; is it a PGN file?")
+        text = (
+            _("{source} holds no tags and no moves ({problem}); is it a PGN file?")
+            if problem is not None
+            else _("{source} holds no tags and no moves; is it a PGN file?")
+        )
+        raise GameFileError(text.format(source=source, problem=problem))
     if problem is not None:
         raise GameFileError(f"{source}: {problem}")
     return game
@@ -305,12 +325,16 @@ def game_moves(game: chess.pgn.Game) -> tuple[chess.Board, list[chess.Move]]:
     try:
         board = game.board()
     except ValueError as exc:
-        raise GameFileError(f"the game's start position is invalid: {exc}") from exc
+        raise GameFileError(_("the game's start position is invalid: {error}").format(error=exc)) from exc
     moves = list(game.mainline_moves())
     check = board.copy()
     for number, move in enumerate(moves, start=1):
         if not check.is_legal(move):
-            raise GameFileError(f"ply {number} ({move.uci()!r}) is not legal in {check.fen()!r}")
+            raise GameFileError(
+                _("ply {number} ({move!r}) is not legal in {fen!r}").format(
+                    number=number, move=move.uci(), fen=check.fen()
+                )
+            )
         check.push(move)
     return board, moves
 

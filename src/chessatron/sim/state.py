@@ -18,6 +18,7 @@ import chess
 
 from .. import files
 from ..errors import ConfigError, StateError
+from ..i18n import _
 from ..planning.layout import Layout, MachinePoint
 from ..planning.table import PhysicalPiece, Table
 
@@ -62,7 +63,9 @@ class SimulatorState:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             found = data.get("format") if isinstance(data, dict) else type(data).__name__
             raise ConfigError(
-                f"{source} is not a chessatron simulator state ({found!r}); delete it or pass --fresh"
+                _(
+                    "{source} is not a chessatron simulator state ({found!r}); delete it or pass --fresh"
+                ).format(source=source, found=found)
             )
         try:
             board = chess.Board(data["fen"], chess960=bool(data["chess960"]))
@@ -73,16 +76,28 @@ class SimulatorState:
             gantry = (float(data["gantry_mm"][0]), float(data["gantry_mm"][1]))
             table = Table(layout, placement)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, StateError) as exc:
-            raise ConfigError(f"{source} is damaged ({exc!r}); delete it or pass --fresh") from exc
+            raise ConfigError(
+                _("{source} is damaged ({error!r}); delete it or pass --fresh").format(
+                    source=source, error=exc
+                )
+            ) from exc
         width, height = layout.node_extent
         if not layout.in_envelope(gantry) or any(
             not (0 <= n[0] < width and 0 <= n[1] < height) for n in table.placement().values()
         ):
-            raise ConfigError(f"{source} was saved for another table layout; pass --fresh to start over")
+            raise ConfigError(
+                _("{source} was saved for another table layout; pass --fresh to start over").format(
+                    source=source
+                )
+            )
         try:
             table.check_matches(board)
         except StateError as exc:
-            raise ConfigError(f"{source} does not match its own position ({exc}); pass --fresh") from exc
+            raise ConfigError(
+                _("{source} does not match its own position ({error}); pass --fresh").format(
+                    source=source, error=exc
+                )
+            ) from exc
         return cls(table, board, gantry)
 
 
@@ -106,7 +121,11 @@ def save_state(path: Path, state: SimulatorState) -> None:
             os.fsync(f.fileno())
         os.replace(f.name, path)
     except OSError as exc:
-        raise ConfigError(f"cannot save the simulator state to {str(path)!r}: {exc.strerror or exc}") from exc
+        raise ConfigError(
+            _("cannot save the simulator state to {path!r}: {error}").format(
+                path=str(path), error=exc.strerror or exc
+            )
+        ) from exc
 
 
 class TableKeeper(Protocol):

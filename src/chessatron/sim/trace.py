@@ -44,6 +44,7 @@ import chess
 
 from .. import files
 from ..errors import GameFileError
+from ..i18n import _
 from ..planning.layout import Cell, Layout
 
 __all__ = [
@@ -73,7 +74,7 @@ _CELL = re.compile(r"c(\d+)r(\d+)")
 
 def _check_time(t: float) -> None:
     if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
-        raise GameFileError(f"trace time {t!r} is not a finite number of seconds >= 0")
+        raise GameFileError(_("trace time {t!r} is not a finite number of seconds >= 0").format(t=t))
 
 
 @dataclass(frozen=True)
@@ -88,9 +89,13 @@ class Snapshot:
     def __post_init__(self) -> None:
         _check_time(self.t)
         if isinstance(self.occupied, bool) or not isinstance(self.occupied, int):
-            raise GameFileError(f"occupancy {self.occupied!r} is not an int bitboard")
+            raise GameFileError(_("occupancy {value!r} is not an int bitboard").format(value=self.occupied))
         if not 0 <= self.occupied <= chess.BB_ALL:
-            raise GameFileError(f"occupancy {self.occupied:#x} does not fit the 64 squares of a board")
+            raise GameFileError(
+                _("occupancy {value} does not fit the 64 squares of a board").format(
+                    value=f"{self.occupied:#x}"
+                )
+            )
 
     @property
     def squares(self) -> set[chess.Square]:
@@ -110,7 +115,9 @@ class PromotionChoice:
     def __post_init__(self) -> None:
         _check_time(self.t)
         if self.piece not in PROMOTION_LETTERS:
-            raise GameFileError(f"promotion piece {self.piece!r} is not one of q, r, b, n (lower case)")
+            raise GameFileError(
+                _("promotion piece {piece!r} is not one of q, r, b, n (lower case)").format(piece=self.piece)
+            )
 
 
 @dataclass(frozen=True)
@@ -126,7 +133,7 @@ class TableSnapshot:
         _check_time(self.t)
         for cell in self.cells:
             if min(cell) < 0:
-                raise GameFileError(f"cell {cell!r} has a negative column or row")
+                raise GameFileError(_("cell {cell!r} has a negative column or row").format(cell=cell))
 
 
 @dataclass(frozen=True)
@@ -183,7 +190,9 @@ def bits_board(bits: int) -> set[chess.Square]:
     ['a1', 'h1']
     """
     if not 0 <= bits <= chess.BB_ALL:
-        raise GameFileError(f"occupancy {bits:#x} does not fit the 64 squares of a board")
+        raise GameFileError(
+            _("occupancy {value} does not fit the 64 squares of a board").format(value=f"{bits:#x}")
+        )
     return set(chess.SquareSet(bits))
 
 
@@ -200,7 +209,9 @@ def parse_cell_name(name: str) -> Cell:
     """The cell a ``c<column>r<row>`` name stands for. Raises :class:`GameFileError` for other text."""
     match = _CELL.fullmatch(name) if isinstance(name, str) else None
     if match is None:
-        raise GameFileError(f"cell name {name!r} is not of the form 'c<column>r<row>', e.g. 'c0r9'")
+        raise GameFileError(
+            _("cell name {name!r} is not of the form 'c<column>r<row>', e.g. 'c0r9'").format(name=name)
+        )
     return (int(match[1]), int(match[2]))
 
 
@@ -230,22 +241,29 @@ def parse_entry(text: str) -> TraceEntry:
     except ValueError as exc:
         raise GameFileError(str(exc)) from exc
     if not isinstance(data, dict):
-        raise GameFileError(f"expected a JSON object, found {text.strip()!r}")
+        raise GameFileError(_("expected a JSON object, found {text!r}").format(text=text.strip()))
     kinds = [key for key in ("occupied", "promote", "cells", "move", "choose") if key in data]
     if "t" not in data or len(kinds) != 1:
         raise GameFileError(
-            "an entry needs 't' and exactly one of 'occupied', 'promote', 'cells', 'move', 'choose'; "
-            f"found keys {sorted(data)!r}"
+            _(
+                "an entry needs 't' and exactly one of 'occupied', 'promote', 'cells', 'move', 'choose'; "
+                "found "
+                "keys {keys!r}"
+            ).format(keys=sorted(data))
         )
     extra = sorted(set(data) - {"t", kinds[0]})
     if extra:
-        raise GameFileError(f"unknown keys {extra!r}; an entry holds 't' and {kinds[0]!r} only")
+        raise GameFileError(
+            _("unknown keys {keys!r}; an entry holds 't' and {kind!r} only").format(keys=extra, kind=kinds[0])
+        )
     t, value = data["t"], data[kinds[0]]
     _check_time(t)
     if kinds[0] == "occupied":
         if not isinstance(value, str) or _HEX.fullmatch(value) is None:
             raise GameFileError(
-                f"occupied {value!r} is not '0x' and 16 hex digits, e.g. '0xffff00000000ffff'"
+                _("occupied {value!r} is not '0x' and 16 hex digits, e.g. '0xffff00000000ffff'").format(
+                    value=value
+                )
             )
         return Snapshot(float(t), int(value, 16))
     if kinds[0] == "promote":
@@ -254,13 +272,15 @@ def parse_entry(text: str) -> TraceEntry:
         try:
             move = chess.Move.from_uci(str(value))
         except ValueError as exc:
-            raise GameFileError(f"{kinds[0]} {value!r} is not a UCI move such as 'e2e4'") from exc
+            raise GameFileError(
+                _("{key} {value!r} is not a UCI move such as 'e2e4'").format(key=kinds[0], value=value)
+            ) from exc
         return KnownMove(float(t), move) if kinds[0] == "move" else MoveChoice(float(t), move)
     if not isinstance(value, list):
-        raise GameFileError(f"cells {value!r} is not a list of names such as 'c0r9'")
+        raise GameFileError(_("cells {value!r} is not a list of names such as 'c0r9'").format(value=value))
     cells = [parse_cell_name(name) for name in value]
     if len(set(cells)) != len(cells):
-        raise GameFileError(f"cells {value!r} names a cell twice")
+        raise GameFileError(_("cells {value!r} names a cell twice").format(value=value))
     return TableSnapshot(float(t), frozenset(cells))
 
 
@@ -288,21 +308,26 @@ def read_trace(source: str | os.PathLike[str] | IO[str]) -> list[TraceEntry]:
     a negative time or one earlier than the line before.
     """
     if isinstance(source, str | os.PathLike):
-        name = f"trace {os.fspath(source)!r}"
+        name = _("trace {path!r}").format(path=os.fspath(source))
         lines = files.json_lines(source, files.TRACE)
     else:
-        name = "trace"
+        name = _("trace")
         lines = ((number, text) for number, text in enumerate(source, start=1) if text.strip())
     entries: list[TraceEntry] = []
     for number, text in lines:
         try:
             entry = parse_entry(text)
         except GameFileError as exc:
-            raise GameFileError(f"{name} line {number}: {exc}") from exc
+            raise GameFileError(
+                _("{trace} line {line}: {problem}").format(trace=name, line=number, problem=exc)
+            ) from exc
         if entries and entry.t < entries[-1].t:
             raise GameFileError(
-                f"{name} line {number}: time {entry.t!r} is earlier than {entries[-1].t!r} on the line "
-                "before; entries must be in time order"
+                _(
+                    "{trace} line {line}: time {t!r} is earlier than {before!r} on the line before; entries "
+                    "must "
+                    "be in time order"
+                ).format(trace=name, line=number, t=entry.t, before=entries[-1].t)
             )
         entries.append(entry)
     return entries

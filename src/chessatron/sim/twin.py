@@ -30,6 +30,7 @@ from typing import Literal
 
 from chessatron.errors import GcodeError, MachineProfileError, MissingPieceError, PieceError
 from chessatron.grbl.motion import Block, MachineProfile, run_time
+from chessatron.i18n import _
 from chessatron.planning.gcode_parse import GcodeLine, parse_line
 from chessatron.sim.pull import MagnetPull
 
@@ -147,49 +148,65 @@ def _segment_distance(start: Point, end: Point, point: Point) -> tuple[float, Po
 
 def _decode(line: GcodeLine, motion_mode: str, feed: float | None) -> _Command:
     """Check a parsed line against what GRBL and this machine support; raise GcodeError if it would fail."""
-    for letter, _ in line.words:
+    for letter, _value in line.words:
         if letter not in _VALUE_LETTERS and letter not in "GM":
-            raise GcodeError(f"word {letter!r} is not used on this machine (no z axis, tools or arcs)")
+            raise GcodeError(
+                _("word {letter!r} is not used on this machine (no z axis, tools or arcs)").format(
+                    letter=letter
+                )
+            )
     g_codes, m_codes = line.g_codes, line.m_codes
     for code in g_codes:
         if code == 20.0:
             raise GcodeError(
-                "g20 (inches) is not supported; programs for this table are in millimetres (g21)"
+                _("g20 (inches) is not supported; programs for this table are in millimetres (g21)")
             )
         if code not in _MOTION_G and code not in _IGNORED_G and code not in (4.0, 90.0, 91.0):
-            raise GcodeError(f"g{code:g} is not supported by the twin")
+            raise GcodeError(_("{code} is not supported by the twin").format(code=f"g{code:g}"))
     for code in m_codes:
         if code not in _KNOWN_M:
-            raise GcodeError(f"m{code:g} is not supported by the twin")
+            raise GcodeError(_("{code} is not supported by the twin").format(code=f"m{code:g}"))
     for letter, codes, groups in (("g", g_codes, _G_GROUPS), ("m", m_codes, _M_GROUPS)):
         for group in groups:
             if sum(code in group for code in codes) > 1:
-                raise GcodeError(f"two {letter}-codes of one modal group in {codes!r}; GRBL answers error:21")
+                raise GcodeError(
+                    _("two {letter}-codes of one modal group in {codes!r}; GRBL answers error:21").format(
+                        letter=letter, codes=codes
+                    )
+                )
     if len(set(g_codes)) != len(g_codes) or len(set(m_codes)) != len(m_codes):
-        raise GcodeError(f"repeated command word in g{g_codes!r} m{m_codes!r}; GRBL answers error:21")
+        raise GcodeError(
+            _("repeated command word in {words}; GRBL answers error:21").format(
+                words=f"g{g_codes!r} m{m_codes!r}"
+            )
+        )
 
     new_feed = line.value("F")
     if new_feed is not None and not (math.isfinite(new_feed) and new_feed > 0.0):
-        raise GcodeError(f"feed f{new_feed:g} must be positive; GRBL answers error:22")
+        raise GcodeError(
+            _("feed {word} must be positive; GRBL answers error:22").format(word=f"f{new_feed:g}")
+        )
     speed = line.value("S")
     if speed is not None and speed < 0.0:
-        raise GcodeError(f"spindle speed s{speed:g} is negative; GRBL answers error:4")
+        raise GcodeError(
+            _("spindle speed {word} is negative; GRBL answers error:4").format(word=f"s{speed:g}")
+        )
 
     dwell_s = None
     p = line.value("P")
     if 4.0 in g_codes:
         if p is None:
-            raise GcodeError("g4 needs a dwell time p in seconds; GRBL answers error:28")
+            raise GcodeError(_("g4 needs a dwell time p in seconds; GRBL answers error:28"))
         if p < 0.0:
-            raise GcodeError(f"g4 dwell p{p:g} is negative; GRBL answers error:4")
+            raise GcodeError(_("g4 dwell {word} is negative; GRBL answers error:4").format(word=f"p{p:g}"))
         dwell_s = p
     elif p is not None:
-        raise GcodeError(f"word p{p:g} without g4 is unused; GRBL answers error:36")
+        raise GcodeError(_("word {word} without g4 is unused; GRBL answers error:36").format(word=f"p{p:g}"))
 
     motion = next((_MOTION_G[c] for c in g_codes if c in _MOTION_G), None)
     x, y = line.value("X"), line.value("Y")
     if (x is not None or y is not None) and (motion or motion_mode) == "G1" and (new_feed or feed) is None:
-        raise GcodeError("g1 without a feed rate; give f in mm/min (GRBL answers error:22)")
+        raise GcodeError(_("g1 without a feed rate; give f in mm/min (GRBL answers error:22)"))
     relative = True if 91.0 in g_codes else (False if 90.0 in g_codes else None)
     spindle = next((c for c in m_codes if c in (3.0, 4.0, 5.0)), None)
     coolant = next((c for c in m_codes if c in (7.0, 8.0, 9.0)), None)
@@ -238,18 +255,26 @@ class Twin:
             ("servo_s", servo_s),
         ):
             if not (math.isfinite(value) and value >= 0.0):
-                raise MachineProfileError(f"{name} must be zero or positive, got {value!r}")
+                raise MachineProfileError(
+                    _("{name} must be zero or positive, got {value!r}").format(name=name, value=value)
+                )
         xmin, ymin, xmax, ymax = envelope_mm
         if not (all(math.isfinite(v) for v in envelope_mm) and xmin <= xmax and ymin <= ymax):
             raise MachineProfileError(
-                f"envelope_mm must be finite (xmin, ymin, xmax, ymax), got {envelope_mm!r}"
+                _("envelope_mm must be finite (xmin, ymin, xmax, ymax), got {value!r}").format(
+                    value=envelope_mm
+                )
             )
         if magnet not in ("spindle", "coolant", "servo"):
-            raise MachineProfileError(f"magnet must be 'spindle', 'coolant' or 'servo', got {magnet!r}")
+            raise MachineProfileError(
+                _("magnet must be 'spindle', 'coolant' or 'servo', got {value!r}").format(value=magnet)
+            )
         self._pieces: dict[str, TwinPiece] = {}
         for piece in pieces:
             if piece.id in self._pieces:
-                raise PieceError(f"two pieces share the id {piece.id!r}; give each piece its own id")
+                raise PieceError(
+                    _("two pieces share the id {id!r}; give each piece its own id").format(id=piece.id)
+                )
             self._pieces[piece.id] = piece
         self.clearance_mm = clearance_mm
         self.envelope_mm = envelope_mm
@@ -348,11 +373,23 @@ class Twin:
             piece = self.piece_at(x, y, radius)
             if piece is None:
                 found.append(
-                    Violation(0, "position", f"expected {symbol!r} at ({x:g}, {y:g}), found no piece")
+                    Violation(
+                        0,
+                        "position",
+                        _("expected {symbol!r} at {at}, found no piece").format(
+                            symbol=symbol, at=f"({x:g}, {y:g})"
+                        ),
+                    )
                 )
             elif piece.symbol != symbol:
                 found.append(
-                    Violation(0, "position", f"expected {symbol!r} at ({x:g}, {y:g}), found {piece}")
+                    Violation(
+                        0,
+                        "position",
+                        _("expected {symbol!r} at {at}, found {piece}").format(
+                            symbol=symbol, at=f"({x:g}, {y:g})", piece=piece
+                        ),
+                    )
                 )
         return found
 
@@ -381,7 +418,9 @@ class Twin:
             piece = self._pieces.pop(piece_id)
         except KeyError:
             raise MissingPieceError(
-                f"no piece {piece_id!r} on the table to lift; it holds {sorted(self._pieces)!r}"
+                _("no piece {id!r} on the table to lift; it holds {ids!r}").format(
+                    id=piece_id, ids=sorted(self._pieces)
+                )
             ) from None
         if piece_id == self._attached:
             self._attached = None
@@ -404,8 +443,13 @@ class Twin:
             self._execute(number, text)
         self._sync()
         if finish and self._magnet_on:
-            holding = "nothing" if self._attached is None else str(self._pieces[self._attached])
-            self._violate(0, "magnet-left-on", f"the magnet is still on at the end, holding {holding}")
+            if self._attached is None:
+                text = _("the magnet is still on at the end, holding nothing")
+            else:
+                text = _("the magnet is still on at the end, holding {piece}").format(
+                    piece=self._pieces[self._attached]
+                )
+            self._violate(0, "magnet-left-on", text)
         return TwinReport(
             tuple(self._violations[violations_before:]), self._seconds - seconds_before, len(lines)
         )
@@ -426,7 +470,7 @@ class Twin:
                 return  # $ lines talk to GRBL itself and are not part of a program
             command = _decode(line, self._motion_mode, self._feed)
         except GcodeError as exc:
-            self._violate(number, "bad-gcode", f"{exc} (line skipped)")
+            self._violate(number, "bad-gcode", _("{problem} (line skipped)").format(problem=exc))
             return
 
         if command.feed is not None:
@@ -474,8 +518,11 @@ class Twin:
             self._violate(
                 number,
                 "bad-gcode",
-                f"servo marker ({comment}) follows motion without a g4 p0 sync; the servo would move while "
-                "the gantry is moving",
+                _(
+                    "servo marker ({marker}) follows motion without a g4 p0 sync; the servo would move while "
+                    "the "
+                    "gantry is moving"
+                ).format(marker=comment),
             )
         self._sync()
         self._seconds += self.servo_s
@@ -499,7 +546,9 @@ class Twin:
                 self._violate(
                     number,
                     "empty-grab",
-                    f"magnet engaged at ({x:.2f}, {y:.2f}) with no piece within {self.grab_radius_mm:g} mm",
+                    _("magnet engaged at {at} with no piece within {radius} mm").format(
+                        at=f"({x:.2f}, {y:.2f})", radius=f"{self.grab_radius_mm:g}"
+                    ),
                 )
             elif self._slips and self._slips[0] in (None, piece.id):
                 self._slips.pop(0)  # a weak grip: the magnet engages but the piece stays behind
@@ -516,8 +565,14 @@ class Twin:
                         self._violate(
                             number,
                             "drop-onto",
-                            f"{dropped} released {distance:.2f} mm from {other}; "
-                            f"clearance is {self.clearance_mm:g} mm",
+                            _(
+                                "{piece} released {distance} mm from {other}; clearance is {clearance} mm"
+                            ).format(
+                                piece=dropped,
+                                distance=f"{distance:.2f}",
+                                other=other,
+                                clearance=f"{self.clearance_mm:g}",
+                            ),
                         )
 
     def _others(self, piece_id: str) -> list[TwinPiece]:
@@ -535,8 +590,9 @@ class Twin:
             self._violate(
                 number,
                 "envelope",
-                f"target ({target[0]:.2f}, {target[1]:.2f}) is outside the envelope {self.envelope_mm!r}; "
-                "move skipped",
+                _("target {target} is outside the envelope {envelope!r}; move skipped").format(
+                    target=f"({target[0]:.2f}, {target[1]:.2f})", envelope=self.envelope_mm
+                ),
             )
             return
         rapid = self._motion_mode == "G0"
@@ -544,7 +600,9 @@ class Twin:
         if carried is not None:
             if rapid:
                 self._violate(
-                    number, "rapid-while-carrying", f"g0 rapid to {target!r} while carrying {carried}"
+                    number,
+                    "rapid-while-carrying",
+                    _("g0 rapid to {target!r} while carrying {piece}").format(target=target, piece=carried),
                 )
             dx, dy = target[0] - x0, target[1] - y0
             lost = None if rapid else self.pull.dropped_at(self._xy, target, self._feed or 0.0, self.profile)
@@ -557,8 +615,15 @@ class Twin:
                     self._violate(
                         number,
                         "clearance",
-                        f"{carried} passes {distance:.2f} mm from {other} at ({at[0]:.2f}, {at[1]:.2f}); "
-                        f"clearance is {self.clearance_mm:g} mm",
+                        _(
+                            "{piece} passes {distance} mm from {other} at {at}; clearance is {clearance} mm"
+                        ).format(
+                            piece=carried,
+                            distance=f"{distance:.2f}",
+                            other=other,
+                            at=f"({at[0]:.2f}, {at[1]:.2f})",
+                            clearance=f"{self.clearance_mm:g}",
+                        ),
                     )
             self._pieces[carried.id] = replace(carried, x=new_centre[0], y=new_centre[1])
             if lost is not None:

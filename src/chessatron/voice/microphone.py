@@ -30,6 +30,7 @@ from ..device import Device
 from ..errors import ConfigError, HardwareError, MissingLibraryError
 from ..feedback.device import Closing
 from ..feedback.espeak import EspeakVoice, synthesize
+from ..i18n import _
 from ..ports import DeviceUrl, Microphone
 from .audio import SAMPLE_RATE, add_noise, pcm_from_wav, resample
 
@@ -61,8 +62,11 @@ class SoundCardMicrophone(Device):
             import sounddevice
         except (ImportError, OSError) as exc:  # OSError: sounddevice is there, PortAudio is not
             raise MissingLibraryError(
-                "the microphone needs sounddevice and PortAudio; run pip install 'chessatron[pi]' and "
-                f"sudo apt-get install libportaudio2 ({exc})"
+                _(
+                    "the microphone needs sounddevice and PortAudio; run pip install 'chessatron[pi]' and "
+                    "sudo "
+                    "apt-get install libportaudio2 ({error})"
+                ).format(error=exc)
             ) from exc
         from .recognizer import Utterances
 
@@ -78,7 +82,10 @@ class SoundCardMicrophone(Device):
         except (sounddevice.PortAudioError, ValueError) as exc:
             name = device if device is not None else "(default)"
             raise HardwareError(
-                f"cannot record from the microphone {name!r}: {exc}; python -m sounddevice lists the devices"
+                _(
+                    "cannot record from the microphone {name!r}: {error}; python -m sounddevice lists the "
+                    "devices"
+                ).format(name=name, error=exc)
             ) from exc
 
     def listen(self, timeout_s: float) -> bytes | None:
@@ -86,7 +93,7 @@ class SoundCardMicrophone(Device):
         deadline = time.monotonic() + timeout_s
         started: float | None = None
         while True:
-            frame, _ = self._stream.read(self._frame)
+            frame, _overflowed = self._stream.read(self._frame)
             utterance = self._utterances.feed(bytes(frame))
             now = time.monotonic()
             if utterance is not None:
@@ -197,7 +204,9 @@ def _settings(parsed: DeviceUrl, url: str) -> dict[str, Any]:
         parsed.check_options(("rate",), "mic://?rate=16000")
         rate = parsed.integer("rate", SAMPLE_RATE)
         if rate not in (8000, 16000, 32000, 44100, 48000):
-            raise ConfigError(f"rate={rate!r} in a mic:// URL; use 16000, 44100 or 48000 (Hz)")
+            raise ConfigError(
+                _("rate={rate!r} in a mic:// URL; use 16000, 44100 or 48000 (Hz)").format(rate=rate)
+            )
         target = parsed.target.strip("/")
         device: int | str | None = int(target) if target.isdigit() else (target or None)
         return {"device": device, "rate": rate}
@@ -205,11 +214,15 @@ def _settings(parsed: DeviceUrl, url: str) -> dict[str, Any]:
         parsed.check_options(("noise", "seed"), "sim://?noise=100")
         noise = parsed.number("noise", ROOM_NOISE)
         if not 0 <= noise <= 10000:
-            raise ConfigError(f"noise={noise!r} in a sim:// microphone URL; use 0 (none) to 10000")
+            raise ConfigError(
+                _("noise={noise!r} in a sim:// microphone URL; use 0 (none) to 10000").format(noise=noise)
+            )
         return {"noise": noise, "seed": parsed.integer("seed", 0)}
     if parsed.scheme == "none":
         parsed.check_options(())
         return {}
     raise ConfigError(
-        f"microphone URL {url!r} has the unknown scheme {parsed.scheme!r}; use mic://, sim:// or none://"
+        _("microphone URL {url!r} has the unknown scheme {scheme!r}; use mic://, sim:// or none://").format(
+            url=url, scheme=parsed.scheme
+        )
     )

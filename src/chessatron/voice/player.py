@@ -15,6 +15,10 @@ start, and "new game", read back and confirmed, stops the game under way (saved)
 
 Every question goes to :attr:`VoiceMover.on_prompt` as a :class:`Prompt` (the session says it and shows
 it; on the simulator a simulated person hears it and answers).
+
+Voice input understands English only (the recogniser's model and grammar are English), so the conversation
+is in English whatever the table's language: a player asked to run in another language first says, in that
+language, that it understands English only and goes on in English (:data:`ENGLISH_ONLY`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import chess
 
 from ..game.players.base import Command, NewGameRequested, Settings
 from ..game.telling.speech import confirm_words, help_words, spoken_move, which_words
+from ..i18n import N_, _, current_language, using
 from ..ports import Microphone
 from .grammar import Grammar, answer_grammar, move_grammar, number_grammar, which_grammar
 from .meaning import (
@@ -54,7 +59,15 @@ PromptKind = Literal["move", "again", "confirm", "which", "answer", "help", "rep
 #: How long one wait for an utterance lasts before the player's clock and a stop are looked at (s).
 LISTEN_S = 0.25
 #: Commands read back before they are done (a hint is harmless; quitting is the keyboard's).
-CONFIRMED_COMMANDS = {Command.TAKEBACK: "take back", Command.DRAW: "offer a draw", Command.RESIGN: "resign"}
+CONFIRMED_COMMANDS = {
+    # TRANSLATORS: read back to the player before it is done ("take back. Yes or no?"); the voice player
+    # speaks English only, so these are shown in the table's language only where its words are listed
+    Command.TAKEBACK: N_("take back"),
+    Command.DRAW: N_("offer a draw"),
+    Command.RESIGN: N_("resign"),
+}
+#: Said, in the table's language, by a voice player asked to run in another language than English.
+ENGLISH_ONLY = N_("Voice input understands English only, so the voice player goes on in English.")
 
 
 @dataclass(frozen=True)
@@ -96,14 +109,25 @@ class VoiceMover:
         #: Draws a Chess960 number when the player asks for a random one.
         self.rng = random.Random()
         self._doubted: Heard | None = None  # an answer or a command last heard, unclearly
+        self._told_english_only = False
 
     def choose(self, board: chess.Board) -> chess.Move | Command | None:
         """The move (or command) the player said and confirmed; None when their time ran out or the game
-        is being stopped first."""
+        is being stopped first. The conversation is in English (voice input understands English only);
+        in another language the player first says so, once, in that language."""
+        if current_language() != "en" and not self._told_english_only:
+            self._told_english_only = True
+            self._prompt("help", _(ENGLISH_ONLY), board)
+        with using("en"):
+            return self._choose(board)
+
+    def _choose(self, board: chess.Board) -> chess.Move | Command | None:
         grammar = move_grammar(board)
         self._doubted = None
-        colour = chess.COLOR_NAMES[board.turn].capitalize()
-        self._prompt("move", f"{colour} to move: say your move.", board)
+        if board.turn == chess.WHITE:
+            self._prompt("move", _("White to move: say your move."), board)
+        else:
+            self._prompt("move", _("Black to move: say your move."), board)
         while True:
             heard = self._hear(grammar, board)
             if heard is None:
@@ -122,30 +146,34 @@ class VoiceMover:
                 if heard.command not in CONFIRMED_COMMANDS:
                     return heard.command
                 confirmed = self._confirm(
-                    board, CONFIRMED_COMMANDS[heard.command], words, command=heard.command
+                    board, _(CONFIRMED_COMMANDS[heard.command]), words, command=heard.command
                 )
                 if confirmed is None:
                     return None
                 if confirmed:
                     return heard.command
-                self._prompt("again", "Say your move.", board)
+                self._prompt("again", _("Say your move."), board)
                 continue
             if not isinstance(heard, MoveHeard) or not heard.moves:
-                why = "I did not understand" if not isinstance(heard, MoveHeard) else "I heard no legal move"
-                self._prompt("again", f"Sorry, {why}. Say your move again.", board, heard=words)
+                text = (
+                    _("Sorry, I did not understand. Say your move again.")
+                    if not isinstance(heard, MoveHeard)
+                    else _("Sorry, I heard no legal move. Say your move again.")
+                )
+                self._prompt("again", text, board, heard=words)
                 continue
             move = heard.moves[0] if len(heard.moves) == 1 else self._which(board, heard.moves, words)
             if move is None:
                 if self.expired():
                     return None
-                self._prompt("again", "Say your move again.", board)
+                self._prompt("again", _("Say your move again."), board)
                 continue
             confirmed = self._confirm(board, spoken_move(board, move), words, move=move)
             if confirmed is None:
                 return None
             if confirmed:
                 return move
-            self._prompt("again", "Say your move again.", board)
+            self._prompt("again", _("Say your move again."), board)
 
     def _hear(self, grammar: Grammar, board: chess.Board) -> Heard | None:
         """The meaning of the next utterance; None once :attr:`expired`."""
@@ -199,7 +227,7 @@ class VoiceMover:
             heard = self._understand(self.recognizer.hear(pcm, grammar, checked=lambda said: True), board)
             if isinstance(heard, Answer):
                 return heard.yes
-            text = confirm_words(what) if isinstance(heard, RequestHeard) else "Please say yes or no."
+            text = confirm_words(what) if isinstance(heard, RequestHeard) else _("Please say yes or no.")
             self._prompt("answer", text, board, moves=moves, command=command, heard=heard.words)
 
     def _which(self, board: chess.Board, moves: tuple[chess.Move, ...], words: str) -> chess.Move | None:
@@ -214,21 +242,29 @@ class VoiceMover:
             chosen = which(heard.words, board, moves)
             if chosen is not None:
                 return chosen
-            self._prompt("which", f"Sorry. {question}", board, moves=moves, heard=heard.words)
+            self._prompt(
+                "which",
+                _("Sorry. {question}").format(question=question),
+                board,
+                moves=moves,
+                heard=heard.words,
+            )
 
     def _setting(self, heard: SettingHeard, board: chess.Board) -> bool:
         """A setting of the next game said (see the module docs): True once a new game is confirmed."""
         settings = self.settings
         if heard.setting == "new game":
-            confirmed = self._confirm(board, f"a new game, {_described(settings)}", heard.words)
+            confirmed = self._confirm(
+                board, _("a new game, {settings}").format(settings=_described(settings)), heard.words
+            )
             if confirmed:
                 return True
             if confirmed is not None:
-                self._prompt("again", "Say your move.", board)
+                self._prompt("again", _("Say your move."), board)
             return False
         if heard.setting == "level":
             if settings.level is None:
-                self._prompt("again", "No engine plays here to set a level for. Say your move.", board)
+                self._prompt("again", _("No engine plays here to set a level for. Say your move."), board)
                 return False
             settings = replace(settings, level=heard.value)
         elif heard.setting == "standard":
@@ -237,17 +273,21 @@ class VoiceMover:
             number = self._chess960_number(board)
             if number is None:
                 if not self.expired():
-                    self._prompt("again", "Say your move.", board)
+                    self._prompt("again", _("Say your move."), board)
                 return False
             settings = replace(settings, chess960=number)
         self.settings = settings
-        text = f"The next game: {_described(settings)}. Say new game to begin it, or your move."
+        # TRANSLATORS: "new game" is what the player says (voice input is English): keep it English
+        text = _("The next game: {settings}. Say new game to begin it, or your move.").format(
+            settings=_described(settings)
+        )
         self._prompt("setting", text, board, heard=heard.words)
         return False
 
     def _chess960_number(self, board: chess.Board) -> int | None:
         """Ask which Chess960 start: its number, or a random one; None for a no (or once expired)."""
-        question = "Which Chess960 start? Say its number, zero to nine hundred fifty nine, or random."
+        # TRANSLATORS: "random" is what the player says (voice input is English): keep it English
+        question = _("Which Chess960 start? Say its number, zero to nine hundred fifty nine, or random.")
         self._prompt("which", question, board)
         grammar = number_grammar()
         while True:
@@ -260,7 +300,7 @@ class VoiceMover:
             number = number_of(heard.words)
             if number is not None:
                 return self.rng.randrange(960) if number == "random" else number
-            self._prompt("which", f"Sorry. {question}", board, heard=heard.words)
+            self._prompt("which", _("Sorry. {question}").format(question=question), board, heard=heard.words)
 
     def _request(self, heard: RequestHeard, board: chess.Board) -> None:
         if heard.request == "help":
@@ -269,9 +309,9 @@ class VoiceMover:
         if board.move_stack:
             last = board.copy()
             move = last.pop()
-            text = f"The last move was {spoken_move(last, move)}. Say your move."
+            text = _("The last move was {move}. Say your move.").format(move=spoken_move(last, move))
         else:
-            text = "No move has been made yet. Say your move."
+            text = _("No move has been made yet. Say your move.")
         self._prompt("repeat", text, board, heard=heard.words)
 
     def _prompt(
@@ -292,8 +332,13 @@ class VoiceMover:
 
 def _described(settings: Settings) -> str:
     """The next game's settings in words: "level 5, Chess960 number 100", "standard chess"."""
-    start = "standard chess" if settings.chess960 is None else f"Chess960 number {settings.chess960}"
-    return start if settings.level is None else f"level {settings.level}, {start}"
+    if settings.chess960 is None:
+        start = _("standard chess")
+    else:
+        start = _("Chess960 number {number}").format(number=settings.chess960)
+    if settings.level is None:
+        return start
+    return _("level {level}, {start}").format(level=settings.level, start=start)
 
 
 def _same(heard: Heard, other: Heard | None) -> bool:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, HardwareError, MissingLibraryError
+from ..i18n import _
 from .audio import SAMPLE_RATE, add_noise, silence
 from .grammar import Grammar
 from .words import ACCENTS, EXTRA_WORDS, VOCABULARY
@@ -97,8 +98,9 @@ def _pocketsphinx() -> Any:
         import pocketsphinx
     except ImportError as exc:
         raise MissingLibraryError(
-            f"the voice player needs the {exc.name or 'pocketsphinx'!r} library, which is not installed; "
-            f"run {VOICE_EXTRA}"
+            _("the voice player needs the {library!r} library, which is not installed; run {command}").format(
+                library=exc.name or "pocketsphinx", command=VOICE_EXTRA
+            )
         ) from exc
     return pocketsphinx
 
@@ -149,7 +151,9 @@ class SpeechRecognizer:
             self._decoder.add_allphone_file(_PHONES, phone_lm)
         except (RuntimeError, ValueError) as exc:
             raise ConfigError(
-                f"cannot load the speech model {hmm!r} or {phone_lm!r} ({exc}); reinstall {VOICE_EXTRA}"
+                _(
+                    "cannot load the speech model {model!r} or {phones!r} ({error}); reinstall {command}"
+                ).format(model=hmm, phones=phone_lm, error=exc, command=VOICE_EXTRA)
             ) from exc
         self._log_base = math.log(self._decoder.config["logbase"])
         for word, sounds in EXTRA_WORDS.items():
@@ -159,7 +163,11 @@ class SpeechRecognizer:
             self._add_pronunciation(word, sounds)
         missing = sorted(word for word in VOCABULARY if self._decoder.lookup_word(word) is None)
         if missing:
-            raise ConfigError(f"the speech dictionary {words!r} lacks the words {missing!r}")
+            raise ConfigError(
+                _("the speech dictionary {dictionary!r} lacks the words {words!r}").format(
+                    dictionary=words, words=missing
+                )
+            )
         self._warps = WARPS if wide_voices else (1.0,)
         self._warp = 0.0  # the warp the features are computed with (set before each decoding)
         self._searches: OrderedDict[frozenset[str], str] = OrderedDict()
@@ -223,7 +231,9 @@ class SpeechRecognizer:
             decoder.process_raw(padded, full_utt=True)
             decoder.end_utt()
         except RuntimeError as exc:
-            raise HardwareError(f"the speech recogniser failed on an utterance: {exc}") from exc
+            raise HardwareError(
+                _("the speech recogniser failed on an utterance: {error}").format(error=exc)
+            ) from exc
         hypothesis = decoder.hyp()
         # the binding hands the score over as a probability (the base to the score's power)
         if hypothesis is None or hypothesis.score <= 0.0:

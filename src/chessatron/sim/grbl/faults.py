@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, fields
 
 from ...errors import ConfigError
+from ...i18n import _
 from ...ports import DeviceUrl
 
 __all__ = ["FAULT_OPTIONS", "SimFaults", "faults_from_url"]
@@ -65,11 +66,15 @@ class SimFaults:
 
     def __post_init__(self) -> None:
         if not (0.0 <= self.garble_rate <= 1.0):
-            raise ConfigError(f"garble_rate must be between 0 and 1, got {self.garble_rate!r}")
+            raise ConfigError(
+                _("garble_rate must be between 0 and 1, got {value!r}").format(value=self.garble_rate)
+            )
         for name in ("reply_delay_s", "late_boot_s", "host_stall_s"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value >= 0.0):
-                raise ConfigError(f"{name} must be zero or positive seconds, got {value!r}")
+                raise ConfigError(
+                    _("{name} must be zero or positive seconds, got {value!r}").format(name=name, value=value)
+                )
 
     def stalls_host_after_reset(self, resets: int) -> bool:
         """Whether the host stalls after its ``resets``-th soft reset."""

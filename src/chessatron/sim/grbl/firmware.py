@@ -31,6 +31,7 @@ from ...grbl.codes import SETTINGS
 from ...grbl.homing import HomingSettings, homing_time_s
 from ...grbl.protocol import RX_BUFFER_BYTES, MachineState
 from ...grbl.settings import format_setting
+from ...i18n import _
 from ...planning.gcode_parse import number_value
 from ..world import SimWorld
 from .faults import SimFaults
@@ -94,7 +95,9 @@ class SimGrbl(GrblMachine):
         """Open the port (power the board up) and start the firmware's thread."""
         with self._cond:
             if self._is_open:
-                raise serial.SerialException(f"the simulated grbl {self.port!r} is already open")
+                raise serial.SerialException(
+                    _("the simulated grbl {port!r} is already open").format(port=self.port)
+                )
             self._is_open = True
             self._closing = False
         self._thread = threading.Thread(target=self._work, name=f"sim-grbl {self.port}", daemon=True)
@@ -409,7 +412,7 @@ class SimGrbl(GrblMachine):
         return True
 
     def _accept(self, text: str, now: float) -> None:
-        block, _ = strip_line(text)
+        block, _comments = strip_line(text)
         if len(block) > _LINE_CHARS:
             self._reply(11)
             return

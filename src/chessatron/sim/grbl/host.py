@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from ...errors import ConfigError, DeviceClosedError
+from ...i18n import _
 from ...ports import DeviceUrl
 from ..world import SimWorld, get_world
 from .faults import FAULT_OPTIONS, faults_from_url
@@ -71,15 +72,21 @@ def sim_grbl_options(url: str) -> tuple[str, dict[str, Any]]:
     making anything (``chessatron config check``). Raises :class:`~chessatron.errors.ConfigError`."""
     parsed = DeviceUrl.parse(url)
     if parsed.scheme != "sim":
-        raise ConfigError(f"{url!r} is not a sim:// URL")
+        raise ConfigError(_("{url!r} is not a sim:// URL").format(url=url))
     parsed.check_options(_URL_OPTIONS, "sim://?speed=max&homing=0")
     speed_text = parsed.params.get("speed", "1")
     speed = None if speed_text.lower() in ("max", "none") else parsed.number("speed", 1.0)
     if speed is not None and not (math.isfinite(speed) and speed > 0.0):
-        raise ConfigError(f"speed={speed_text!r} in {url!r} is not a positive factor or 'max'")
+        raise ConfigError(
+            _("speed={value!r} in {url!r} is not a positive factor or 'max'").format(
+                value=speed_text, url=url
+            )
+        )
     idle = parsed.integer("step_idle_delay_ms", 0) if "step_idle_delay_ms" in parsed.params else None
     if idle is not None and not 0 <= idle <= 255:
-        raise ConfigError(f"step_idle_delay_ms in {url!r} is grbl's $1: a whole number from 0 to 255")
+        raise ConfigError(
+            _("step_idle_delay_ms in {url!r} is grbl's $1: a whole number from 0 to 255").format(url=url)
+        )
     return parsed.target.strip("/") or "default", {
         "speed": speed,
         "homing": parsed.flag("homing", True),

@@ -27,6 +27,7 @@ from ...errors import ConfigError
 from ...grbl.motion import Block, MachineProfile, PlannedBlock, plan_run
 from ...grbl.protocol import RX_BUFFER_BYTES, WELCOME, MachineState, Status, format_status
 from ...grbl.settings import format_setting, layout_settings
+from ...i18n import _
 from ..world import SimWorld, get_world
 from .faults import SimFaults
 from .parser import PLANNER_BLOCKS, Modal
@@ -100,7 +101,11 @@ class GrblMachine:
         step_idle_delay_ms: int | None,
     ) -> None:
         if speed is not None and not (math.isfinite(speed) and speed > 0.0):
-            raise ConfigError(f"speed must be a positive factor or None (as fast as possible), got {speed!r}")
+            raise ConfigError(
+                _("speed must be a positive factor or None (as fast as possible), got {value!r}").format(
+                    value=speed
+                )
+            )
         self.world = world if world is not None else get_world()
         self.layout = self.world.layout
         self.speed = speed
