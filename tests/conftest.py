@@ -16,6 +16,7 @@ import pytest
 from chessatron.config import Config
 from chessatron.game.runner import GameRunner
 from chessatron.game.telling.live import LiveState
+from chessatron.i18n import set_language
 from chessatron.planning.layout import Layout
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
@@ -122,6 +123,14 @@ def wait_for(live: LiveState, condition: Callable[[Snapshot], bool], timeout_s: 
             return snapshot
         assert time.monotonic() < deadline, f"gave up waiting; the state is {snapshot['status']!r}"
         live.wait(snapshot["version"], 0.5)
+
+
+@pytest.fixture(autouse=True)
+def _english_after_each_test() -> Iterator[None]:
+    """A test that sets the process's language (a command run in-process, a game in the pseudo-language)
+    leaves the next test in English."""
+    yield
+    set_language("en")
 
 
 @pytest.fixture(autouse=True, scope="session")
