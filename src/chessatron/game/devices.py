@@ -23,6 +23,7 @@ from ..errors import ChessatronError
 from ..feedback.speaker import SpeakerDevice
 from ..gantry.robot import Robot
 from ..grbl.link import GrblLink
+from ..grbl.settings import homing_off_warning
 from ..i18n import _
 from ..planning.layout import Cell, Layout, MachinePoint
 from ..planning.planner import Planner, Relocation
@@ -218,7 +219,7 @@ class TableDevices:
             url = f"{url}{joiner}speed={speed}&homing=0" if "speed=" not in url else url
         link = self._stack.enter_context(GrblLink(url, layout=self.layout, baudrate=self.config.baudrate))
         for warning in link.connect():
-            if self.world is not None and "homing is off" in warning:
+            if self.world is not None and warning == homing_off_warning(self.layout):
                 continue  # the simulated gantry starts at home; this session turned homing off itself
             self.emit({"event": "warning", "message": warning})
         # before any game is journaled: a board locked since power-up or by an alarm is homed, or the

@@ -24,6 +24,7 @@ __all__ = [
     "check_settings",
     "format_setting",
     "homing_direction_mask",
+    "homing_off_warning",
     "layout_settings",
     "settings_program",
 ]
@@ -208,6 +209,14 @@ def _differs(actual: float, expected: float) -> bool:
     return not math.isclose(actual, expected, rel_tol=5e-3, abs_tol=1e-6)
 
 
+def homing_off_warning(layout: Layout) -> str:
+    """What :func:`check_settings` says of a GRBL with homing off (``$22=0``), in the current language."""
+    return _(
+        "homing is off ($22=0) but the layout homes the magnet to home_mm {home_mm!r}; set $22=1 (with "
+        "limit switches fitted) or place the gantry at home_mm by hand before every run"
+    ).format(home_mm=layout.home_mm)
+
+
 def check_settings(settings: Mapping[int, float], layout: Layout | None) -> list[str]:
     """Warnings where GRBL's settings disagree with the layout (or, without one, with any magnet table).
 
@@ -245,13 +254,7 @@ def check_settings(settings: Mapping[int, float], layout: Layout | None) -> list
                 ).format(number=number, axis=axis, travel=f"{travel:g}", size=f"{size:g}", value=f"{size:g}")
             )
     if settings.get(22) == 0:
-        warnings.append(
-            _(
-                "homing is off ($22=0) but the layout homes the magnet to home_mm {home_mm!r}; set $22=1 "
-                "(with "
-                "limit switches fitted) or place the gantry at home_mm by hand before every run"
-            ).format(home_mm=layout.home_mm)
-        )
+        warnings.append(homing_off_warning(layout))
     profile = layout.profile
     expected = {
         110: (profile.max_rate_mm_min[0], "max_rate_mm_min"),
