@@ -80,10 +80,11 @@ bench: $(BIN)/chessatron
 	$(BIN)/python -m bench.puzzle_store
 
 # What make test samples, at length: two thousand random games through the twin, two hundred power cuts, two
-# hundred fuzzed keyboard sessions.
+# hundred fuzzed keyboard sessions, two hundred resets from random states.
 soak: $(BIN)/chessatron
-	CHESSATRON_SOAK_GAMES=2000 CHESSATRON_KILLS=200 CHESSATRON_FUZZ_EXAMPLES=200 $(BIN)/pytest -n 2 \
-		tests/test_random_games.py tests/test_play_kill.py tests/test_play_fuzz.py
+	CHESSATRON_SOAK_GAMES=2000 CHESSATRON_KILLS=200 CHESSATRON_FUZZ_EXAMPLES=200 CHESSATRON_RESETS=200 \
+		$(BIN)/pytest -n 2 \
+		tests/test_random_games.py tests/test_play_kill.py tests/test_play_fuzz.py tests/test_reset.py
 
 # The Arduino sensor sketch; needs Debian's arduino-core-avr and arduino-mk (`make system` installs them).
 # Without them it is skipped with a warning, except in CI, where it must build.

@@ -170,6 +170,13 @@ class Terminal:
     def _wait(self, timeout_s: float) -> None:
         self._ended.wait(timeout_s)
 
+    def resize(self, columns: int, rows: int) -> None:
+        """The person makes the terminal's window another size (the program hears SIGWINCH)."""
+        with self._lock:
+            self._draw()
+            self._screen.resize(rows, columns)
+        self.child.setwinsize(rows, columns)
+
     def mark(self) -> None:
         """From now on :meth:`expect` looks only at what is shown after this moment."""
         self._drain()

@@ -1,8 +1,9 @@
-"""The terminal in each language at a phone's and a desktop's size, as a person meets it: ``chessatron play
---lang CODE`` at a real terminal, a move typed with the language's piece letters, an illegal one refused with
-its reason in the language, the engine's reply. What the screen shows is kept in ``test-artifacts/`` (the
-screenshots of the issue), and checked: the prompt and the reason in the language, whole (a word cut at the
-edge would show split), the table's boxes closed, nothing cut short with an ellipsis.
+"""The terminal in each language at a phone's and then a desktop's size, as a person meets it: ``chessatron
+play --lang CODE`` at a real terminal, an illegal move refused with its reason in the language, a move typed
+with the language's piece letters, the engine's reply; then the window made wide and the same again. What
+the screen shows is kept in ``test-artifacts/languages/`` (the screenshots of the issue), and checked: the
+prompt and the reasons in the language, whole (a word cut at the edge would show split), the table's boxes
+closed, nothing cut short with an ellipsis.
 
 The page's screenshots in every language are :mod:`tests.test_i18n_web`'s."""
 
@@ -29,41 +30,65 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
-@pytest.mark.parametrize("size", list(SIZES))
-@pytest.mark.parametrize("language", list(LANGUAGES))
-def test_the_terminal_speaks_the_language_whole_at_a_phones_and_a_desktops_size(
-    tmp_path: Path, language: str, size: str
-) -> None:
-    columns, rows = SIZES[size]
-    board = chess.Board()
-    typed_wrong = san_in("Ne5", language)  # no knight of White's can go to e5
-    typed_right = san_in("Nf3", language)
+def _refusal(typed: str, board: chess.Board, language: str) -> str:
     with using(language):
-        prompt = _("White to move: ").strip()
-        refused = parse_command(typed_wrong, board)
-    assert isinstance(refused, Rejection)
-    args = ["play", "--lang", language, "--white", "keyboard", "--black", "engine:1:depth=1"]
-    with Terminal(args, tmp_path, columns=columns, rows=rows) as terminal:
-        terminal.expect(re.escape(prompt))
-        terminal.line(typed_wrong)
-        terminal.expect(re.escape(refused.reason.split()[-1]))
-        terminal.line(typed_right)
-        terminal.expect(re.escape(f"1. {typed_right}"))
-        terminal.expect(r"1\.\.\. ")
-        terminal.expect(re.escape(prompt))
-        screen = terminal.screen()
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / f"terminal-{language}-{size}.txt").write_text(screen, encoding="utf-8")
-        text = terminal.text
-        terminal.press("ctrl-c")
-        terminal.exit_status()
-    # the reason whole, in the language: a word cut at the screen's edge would stand split in two
-    assert _words(refused.reason) in _words(text), (refused.reason, text[-2000:])
+        refused = parse_command(typed, board)
+    assert isinstance(refused, Rejection), typed
+    return refused.reason
+
+
+def _check_screen(screen: str, columns: int, prompt: str) -> None:
     lines = screen.splitlines()
-    assert any(prompt in line for line in lines)
+    assert any(prompt in line for line in lines), screen
     for line in lines:
         shown = line.rstrip()
         assert len(shown) <= columns
         if shown.lstrip().startswith(("╭", "│", "╰")):
             assert shown.endswith(("╮", "│", "╯")), f"a box left open at {columns} columns: {shown!r}"
         assert "…" not in shown, f"text cut short at {columns} columns: {shown!r}"
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_the_terminal_speaks_the_language_whole_at_a_phones_and_a_desktops_size(
+    tmp_path: Path, language: str
+) -> None:
+    with using(language):
+        prompt = _("White to move: ").strip()
+    board = chess.Board()
+    knight_wrong, knight = san_in("Ne5", language), san_in("Nf3", language)  # no knight can go to e5
+    first_reason = _refusal(knight_wrong, board, language)
+    board.push_san("Nf3")
+    board.push_san("a6")
+    bishop_wrong = san_in("Bb5", language)  # the bishop on f1 is blocked at e2, whatever Black replied
+    second_reason = _refusal(bishop_wrong, board, language)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    args = ["play", "--lang", language, "--white", "keyboard", "--black", "engine:1:depth=1"]
+    columns, rows = SIZES["phone"]
+    with Terminal(args, tmp_path, columns=columns, rows=rows) as terminal:
+        terminal.expect(re.escape(prompt))
+        terminal.line(knight_wrong)
+        terminal.expect(re.escape(first_reason.split()[-1]))
+        terminal.line(knight)
+        terminal.expect(re.escape(f"1. {knight}"))
+        terminal.expect(r"1\.\.\. ")
+        terminal.expect(re.escape(prompt))
+        phone = terminal.screen()
+        (ARTIFACTS / f"terminal-{language}-phone.txt").write_text(phone, encoding="utf-8")
+        columns, rows = SIZES["desktop"]
+        terminal.resize(columns, rows)
+        terminal.line(bishop_wrong)
+        terminal.expect(re.escape(second_reason.split()[-1]))
+        terminal.line("e3")
+        terminal.expect(r"2\. e3")
+        terminal.expect(r"2\.\.\. ")
+        terminal.expect(re.escape(prompt))
+        desktop = terminal.screen()
+        (ARTIFACTS / f"terminal-{language}-desktop.txt").write_text(desktop, encoding="utf-8")
+        text = terminal.text
+        terminal.press("ctrl-c")
+        terminal.exit_status()
+    # the reasons whole, in the language: a word cut at the screen's edge would stand split in two
+    for reason in (first_reason, second_reason):
+        assert _words(reason) in _words(text), (reason, text[-2000:])
+    _check_screen(phone, SIZES["phone"][0], prompt)
+    _check_screen(desktop, SIZES["desktop"][0], prompt)

@@ -268,7 +268,7 @@ def typed_lines(text: str) -> list[str]:
 
 
 @settings(
-    max_examples=int(os.environ.get("CHESSATRON_FUZZ_EXAMPLES", "14")),
+    max_examples=int(os.environ.get("CHESSATRON_FUZZ_EXAMPLES", "10")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     # each example plays a game; shrinking a failure would take minutes (the input is in the message)

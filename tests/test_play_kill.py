@@ -40,7 +40,7 @@ from chessatron.planning.layout import Layout
 from chessatron.sim.state import load_state
 from chessatron.sim.world import get_world
 
-KILLS = int(os.environ.get("CHESSATRON_KILLS", "20"))
+KILLS = int(os.environ.get("CHESSATRON_KILLS", "12"))
 LAYOUT = Layout.default()
 #: A run that has not ended after this long is hung (a whole game takes a few seconds).
 HANG_S = 90.0

@@ -18,7 +18,7 @@ from chessatron.errors import NoSparePieceError
 from chessatron.planning.layout import Layout
 from chessatron.sim.simulate import TableSimulator
 
-GAMES = int(os.environ.get("CHESSATRON_SOAK_GAMES", "80"))
+GAMES = int(os.environ.get("CHESSATRON_SOAK_GAMES", "60"))
 LAYOUT = Layout.default()
 
 

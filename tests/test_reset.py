@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 
 import chess
@@ -124,7 +125,11 @@ def test_bad_targets_are_refused(text: str) -> None:
         parse_target(text)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("CHESSATRON_RESETS", "8")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 200), target=st.integers(0, 959), fen=st.booleans()
 )

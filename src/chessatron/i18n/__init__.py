@@ -225,6 +225,9 @@ def translations(code: str) -> _gettext.NullTranslations:
     """The loaded catalog of ``code`` (English: none, the messages are English)."""
     if code == "en":
         return _ENGLISH
+    found = _LOADED.get(code)  # (a dict's get is atomic: no lock once loaded, for every message said)
+    if found is not None:
+        return found
     with _LOCK:
         found = _LOADED.get(code)
         if found is None:
