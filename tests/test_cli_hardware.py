@@ -224,7 +224,8 @@ def test_play_homes_a_board_that_powers_up_locked_before_the_game(tmp_path: Path
 
 def test_hw_test_catches_a_stuck_sensor(tmp_path: Path) -> None:
     config = tmp_path / "c.toml"
-    config.write_text('[sensors]\nurl = "sim://?stuck=e4:1"\n')
+    # (a simulated table of its own: the default one may hold a piece on e4 from an earlier test)
+    config.write_text('[sensors]\nurl = "sim://stuck-e4?stuck=e4:1"\n')
     result = CliRunner().invoke(main, ["hw", "test", "--yes", "--only", "sensors", "--config", str(config)])
     assert result.exit_code == 1
     assert "e4" in result.output and "failed: sensors" in result.output
