@@ -4,14 +4,12 @@
 // tap a square on, or arrows to nudge the magnet with; a reload shows the same step again. What each part
 // wrote is shown at its end.
 
+import { speaking, startLanguage, t } from "./i18n.js";
+
 const API = "/api/v1";
 /** How often the page asks what the table is doing (ms). */
 const POLL_MS = 300;
 
-/** The page's words: `{name}` placeholders filled in (the shared translations will replace this). */
-function t(message, values = {}) {
-  return message.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
-}
 
 /** The buttons' words for the answers the parts ask for. */
 const ANSWER_WORDS = {
@@ -39,11 +37,10 @@ let sending = false;
 let startError = ""; // why the last start was refused
 
 async function send(path, body) {
-  const response = await fetch(API + path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
+  const response = await fetch(
+    API + path,
+    speaking({ method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }),
+  );
   const answer = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(answer.error || t("the server answered {status}", { status: response.status }));
   return answer;
@@ -183,10 +180,10 @@ let timer = null;
 async function poll() {
   clearTimeout(timer);
   try {
-    const response = await fetch(`${API}/calibrate`);
+    const response = await fetch(`${API}/calibrate`, speaking());
     const state = await response.json();
-    if (!response.ok) throw new Error(state.error || "");
-    draw(state);
+    if (response.ok) draw(state);
+    else $("calibrate-status").textContent = state.error || t("the server answered {status}", { status: response.status });
   } catch {
     $("calibrate-status").textContent = t("the server cannot be reached; is chessatron serve still running?");
   }
@@ -208,4 +205,5 @@ for (const element of document.querySelectorAll("[data-nudge]")) {
   element.addEventListener("click", () => answer(element.dataset.nudge));
 }
 document.addEventListener("keydown", nudgeKey);
+await startLanguage(); // before the page writes a word
 poll();
