@@ -63,7 +63,7 @@ unit: $(BIN)/chessatron
 # Issue figures: robot moves and resets, how long a person waits for the robot's reply, streaming to the
 # simulated GRBL, recognition of human traces, how soon the web page hears of a change, moves said aloud
 # understood, from one puzzle's end to the next puzzle ready on the board, the memory a game keeps, how soon
-# the table and an e-board app hear each other's moves, the share of the texts each language translates, and
+# the table and an e-board app hear each other's moves, the share of the texts each language translates, calibration against the truth of tables built wrong, and
 # lichess's whole puzzle database in the training store (5.5 million puzzles: several minutes, some 3 GiB
 # in a temporary folder).
 bench: $(BIN)/chessatron
@@ -77,6 +77,7 @@ bench: $(BIN)/chessatron
 	$(BIN)/python -m bench.memory
 	$(BIN)/python -m bench.eboard
 	$(BIN)/python -m bench.languages
+	$(BIN)/python -m bench.calibration
 	$(BIN)/python -m bench.puzzle_store
 
 # What make test samples, at length: two thousand random games through the twin, two hundred power cuts, two
