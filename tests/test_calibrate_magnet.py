@@ -19,6 +19,7 @@ from chessatron.planning.gcode import ProgramWriter
 from chessatron.planning.layout import Layout
 from chessatron.planning.planner import Planner
 from chessatron.planning.table import Table
+from chessatron.sensors.pinmap import PinMap
 from chessatron.sim.calibration_person import GantryPerson
 from chessatron.sim.pull import MagnetPull
 from chessatron.sim.twin import Twin
@@ -143,3 +144,48 @@ def test_the_robot_at_the_calibrated_speed_carries_every_piece_and_at_the_old_on
     calibrated = dataclasses.replace(Layout.default(), carry_feed_mm_min=result.carry_feed_mm_min)
     assert game_drags(fast, pull).drops
     assert not game_drags(calibrated, pull).drops
+
+
+@pytest.mark.parametrize(
+    ("unseen", "squares"),
+    [
+        ((chess.A1, chess.B2), ("c1", "c2")),
+        ((chess.A2,), ("b1", "b2")),
+        (tuple(chess.SQUARES[chess.A2 : chess.A8]), None),
+    ],
+    ids=["a1-unseen", "a2-unseen", "no-two-seen"],
+)
+def test_sensors_blind_on_a1_or_a2_move_the_trial_drag_to_squares_they_see(
+    unseen: tuple[chess.Square, ...],
+    squares: tuple[str, str] | None,
+    world_name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # (bench.calibration's seeds 1049, 1088, 1094: the sensors' part left a1 out of the pin map, its wire
+    # joined to another's, and the magnet's asked for a piece on a1 three times and gave up; seed 1092: a2
+    # left out, every drag seemed to lose the piece, nothing was written and the layout's drag speed stayed
+    # above the drop speed)
+    monkeypatch.setenv("CHESSATRON_STATE", str(tmp_path / "simulator.json"))  # wired as the defaults say
+    layout = Layout.default()
+    left_out = {layout.square_cell(square) for square in unseen}
+    pins = tmp_path / "pins.txt"
+    kept = {cell: pin for cell, pin in PinMap.default(layout).pins.items() if cell not in left_out}
+    pins.write_text(PinMap(kept).to_text(layout), encoding="utf-8")
+    world, drop = weak_world(world_name, 12)
+    person = GantryPerson(world, seed=12)
+    config = Config.from_dict(
+        {"grbl": {"url": f"sim://{world_name}"}, "sensors": {"url": f"sim://{world_name}?map={pins}"}}
+    )
+    with GantryTable.open(config) as table:
+        result = calibrate_magnet(table, person)
+    assert result.carry_feed_mm_min is not None and 0.5 * drop <= result.carry_feed_mm_min < drop
+    if squares is None:  # the person says where the piece went
+        assert any("you say whether the piece arrived" in text for text in person.told)
+        assert any("Did the piece reach the centre of a2?" in q for q in person.asked)
+    else:
+        origin, target = squares
+        assert any(f"the magnet drags from {origin} to {target} instead" in text for text in person.told)
+        assert any(f"centre of {origin} and leave {target} empty" in q for q in person.asked)
+        assert not any("a1" in q for q in person.asked)
+    assert_machine_kept_safe(world)

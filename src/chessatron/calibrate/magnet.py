@@ -8,6 +8,11 @@ narrowed between the last feed that carried it and that one (:data:`NARROWING` m
 (the layout's ``carry_feed_mm_min``) is then :data:`MARGIN` of the highest feed that carried the piece,
 checked by one more trip there and back. The magnet is only ever on inside one drag: it is never left on.
 
+When the sensors have no input of their own on a1 or a2 (its sensor dead or its wire joined to another's,
+which their calibration leaves out of the pin map), the drag goes between the first square from a1 on and the
+one above it that they do see (the same drag: one square toward the 8th rank); when they see no such two,
+the person says whether the piece arrived.
+
 The feeds tried stop at the fastest a drag of one square reaches (a longer one would not be faster on the
 way there). The acceleration is GRBL's (``$120``/``$121``), which the layout's ``acceleration_mm_s2``
 mirrors: every try uses it as it is; a magnet that loses the piece even at the first feed is told to lower
@@ -33,7 +38,7 @@ import chess
 from ..errors import ConfigError
 from ..grbl.motion import reachable_feed
 from ..i18n import _
-from ..planning.layout import MachinePoint
+from ..planning.layout import Cell, MachinePoint
 from .layout_write import LayoutWritten, write_layout_keys
 from .person import Person
 
@@ -60,8 +65,22 @@ NARROWING = 3
 MARGIN = 0.75
 #: Times the person is asked to put the piece back before the calibration gives up.
 PUT_BACK_TRIES = 3
-#: The squares of the trial drag: from, to.
+#: The squares of the trial drag, from and to, when the sensors see both (else another file's or rank's).
 FROM, TO = chess.A1, chess.A2
+
+
+@dataclass(frozen=True)
+class _Trial:
+    """The trial drag's squares, ``origin`` to ``target``; ``sensed``: the sensors tell whether the piece
+    arrived (else the person does)."""
+
+    origin: chess.Square
+    target: chess.Square
+    sensed: bool
+
+    @property
+    def names(self) -> dict[str, str]:
+        return {"square": chess.square_name(self.origin), "empty": chess.square_name(self.target)}
 
 
 @dataclass(frozen=True)
@@ -97,27 +116,27 @@ def calibrate_magnet(table: GantryTable, person: Person) -> MagnetResult:
     if table.at is None:
         table.start(person)
     layout = table.layout
-    start = layout.node_mm(layout.square_node(FROM))
-    end = layout.node_mm(layout.square_node(TO))
+    trial = _trial(table, person)
+    start = layout.node_mm(layout.square_node(trial.origin))
+    end = layout.node_mm(layout.square_node(trial.target))
     top = min(reachable_feed(start, end, layout.profile), max(layout.profile.max_rate_mm_min))
     acceleration = layout.profile.acceleration_mm_s2
-    names = {"square": chess.square_name(FROM), "empty": chess.square_name(TO)}
     person.tell(
         _(
             "The magnet drags a piece from {square} to {empty} faster and faster, and back, until it loses "
             "the piece."
-        ).format(**names)
+        ).format(**trial.names)
     )
-    _put_piece(table, person, first=True)
+    _put_piece(table, person, trial, first=True)
     tries = 0
     held: float | None = None
     lost: float | None = None
     feed = FIRST_FEED_MM_MIN
     while feed <= top + 1e-6:
         tries += 1
-        if _carried(table, person, start, end, feed):
+        if _carried(table, person, trial, start, end, feed):
             held = feed
-            _back(table, person, start, end)
+            _back(table, person, trial, start, end)
             feed = top if feed < top and feed * FACTOR > top else feed * FACTOR
         else:
             lost = feed
@@ -135,17 +154,17 @@ def calibrate_magnet(table: GantryTable, person: Person) -> MagnetResult:
         for _try in range(NARROWING):
             between = (held + lost) / 2
             tries += 1
-            if _carried(table, person, start, end, between):
+            if _carried(table, person, trial, start, end, between):
                 held = between
-                _back(table, person, start, end)
+                _back(table, person, trial, start, end)
             else:
                 lost = between
     carry = _round_feed(MARGIN * held)
     tries += 1
-    while not _carried(table, person, start, end, carry):  # a margin a second look does not confirm
+    while not _carried(table, person, trial, start, end, carry):  # a margin a second look does not confirm
         carry = _round_feed(MARGIN * carry)
         tries += 1
-    _back(table, person, start, end)
+    _back(table, person, trial, start, end)
     table.move(table.clamp(layout.home_mm)[0])
     findings = [
         _(
@@ -190,28 +209,74 @@ def _round_feed(feed: float) -> float:
     return float(max(10, round(feed / 10) * 10))
 
 
-def _carried(table: GantryTable, person: Person, start: MachinePoint, end: MachinePoint, feed: float) -> bool:
-    """Drag the piece from a1 to a2 at ``feed``: True if it arrived; if not, the person puts it back."""
+def _trial(table: GantryTable, person: Person) -> _Trial:
+    """The trial drag's squares: a1 to a2, or (the sensors having no input of their own on either) the first
+    square from a1 on and the one above it that they see, said to ``person``; with none such, a1 to a2 with
+    the person saying whether the piece arrived."""
+    sensors = table.sensors
+    if sensors is None:
+        return _Trial(FROM, TO, sensed=False)
+    # (every sensor open_sensor opens says which cells it sees; one that does not is taken to see them all)
+    covered: frozenset[Cell] | None = getattr(sensors, "covered_cells", None)
+    if covered is None:
+        return _Trial(FROM, TO, sensed=True)
+    layout = table.layout
+    seen = [
+        square
+        for square in chess.SQUARES
+        if chess.square_rank(square) < 7
+        and layout.square_cell(square) in covered
+        and layout.square_cell(square + 8) in covered
+    ]
+    if FROM in seen:  # (TO is the square above FROM)
+        return _Trial(FROM, TO, sensed=True)
+    names = {"square": chess.square_name(FROM), "empty": chess.square_name(TO)}
+    if not seen:
+        person.tell(
+            _(
+                "The sensors see no square and the one above it on inputs of their own (see what their "
+                "calibration said): you say whether the piece arrived."
+            )
+        )
+        return _Trial(FROM, TO, sensed=False)
+    trial = _Trial(seen[0], seen[0] + 8, sensed=True)
+    person.tell(
+        _(
+            "The sensors do not see both {square} and {empty} on inputs of their own (see what their "
+            "calibration said): the magnet drags from {origin} to {target} instead."
+        ).format(**names, origin=chess.square_name(trial.origin), target=chess.square_name(trial.target))
+    )
+    return trial
+
+
+def _carried(
+    table: GantryTable, person: Person, trial: _Trial, start: MachinePoint, end: MachinePoint, feed: float
+) -> bool:
+    """Drag the piece from the trial's origin to its target at ``feed``: True if it arrived; if not, the
+    person puts it back."""
     person.tell(_("Dragging at {feed} mm/min.").format(feed=f"{feed:.0f}"))
     table.drag(start, end, feed)
-    arrived = _arrived(table, person, TO, (FROM,))
+    arrived = _arrived(table, person, trial, trial.target, (trial.origin,))
     if not arrived:
         person.tell(_("The magnet lost the piece at {feed} mm/min.").format(feed=f"{feed:.0f}"))
-        _put_piece(table, person, first=False)
+        _put_piece(table, person, trial, first=False)
     return arrived
 
 
-def _back(table: GantryTable, person: Person, start: MachinePoint, end: MachinePoint) -> None:
-    """The piece back from a2 to a1 at the first feed; put back by the person if even that lost it."""
+def _back(table: GantryTable, person: Person, trial: _Trial, start: MachinePoint, end: MachinePoint) -> None:
+    """The piece back from the target to the origin at the first feed; put back by the person if even that
+    lost it."""
     table.drag(end, start, FIRST_FEED_MM_MIN)
-    if not _arrived(table, person, FROM, (TO,)):
-        _put_piece(table, person, first=False)
+    if not _arrived(table, person, trial, trial.origin, (trial.target,)):
+        _put_piece(table, person, trial, first=False)
 
 
-def _arrived(table: GantryTable, person: Person, square: chess.Square, away: Sequence[chess.Square]) -> bool:
+def _arrived(
+    table: GantryTable, person: Person, trial: _Trial, square: chess.Square, away: Sequence[chess.Square]
+) -> bool:
     """Whether the piece stands on ``square`` and on none of ``away``: the sensors, or the person."""
     layout = table.layout
-    cells = table.occupied()
+    cells = table.occupied() if trial.sensed else None
     if cells is None:
         answer = person.ask(
             _("Did the piece reach the centre of {square}?").format(square=chess.square_name(square)),
@@ -221,27 +286,24 @@ def _arrived(table: GantryTable, person: Person, square: chess.Square, away: Seq
     return layout.square_cell(square) in cells and not any(layout.square_cell(s) in cells for s in away)
 
 
-def _put_piece(table: GantryTable, person: Person, *, first: bool) -> None:
-    """Ask the person for one piece on a1's centre and a2 empty, until the sensors see it so."""
+def _put_piece(table: GantryTable, person: Person, trial: _Trial, *, first: bool) -> None:
+    """Ask the person for one piece on the trial's origin and its target empty, until the sensors see it
+    so."""
     for _attempt in range(PUT_BACK_TRIES):
         question = (
             _("Put one piece on the centre of {square} and leave {empty} empty, then say ready.")
             if first
             else _("Put the piece back on the centre of {square} and leave {empty} empty, then say ready.")
         )
-        person.ask(
-            question.format(square=chess.square_name(FROM), empty=chess.square_name(TO)), (_("ready"),)
-        )
-        if table.sensors is None or _arrived(table, person, FROM, (TO,)):
+        person.ask(question.format(**trial.names), (_("ready"),))
+        if not trial.sensed or _arrived(table, person, trial, trial.origin, (trial.target,)):
             return
         person.tell(
-            _("The sensors do not see one piece on {square} and none on {empty}.").format(
-                square=chess.square_name(FROM), empty=chess.square_name(TO)
-            )
+            _("The sensors do not see one piece on {square} and none on {empty}.").format(**trial.names)
         )
     raise ConfigError(
         _(
             "the sensors never saw a piece on {square} with {empty} empty; check them (chessatron hw test "
             "sensors) and calibrate the magnet again"
-        ).format(square=chess.square_name(FROM), empty=chess.square_name(TO))
+        ).format(**trial.names)
     )
