@@ -31,7 +31,7 @@ test: system $(BIN)/chessatron lint typecheck firmware docs unit
 # SLOW_MODULES: whole games, programs at a terminal, browsers, every case of a family). `make test` is
 # what CI runs.
 check: $(BIN)/chessatron lint typecheck
-	$(BIN)/pytest -n 3 -m "not slow"
+	$(BIN)/pytest -n 3 --dist worksteal -m "not slow"
 
 # The language catalogs brought up to date with the messages the code marks (docs/languages.md: the
 # workflow); prints each language's share translated.
@@ -56,9 +56,11 @@ docs: $(BIN)/chessatron $(DOCS_VENDOR)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # Three workers on two cores: many tests wait (a browser, a program killed and resumed, a robot at real
-# speed), and a third worker fills those waits (pytest took 524 s with three, 585 s with two).
+# speed), and a third worker fills those waits (pytest took 524 s with three, 585 s with two). Work
+# stealing: a worker that runs dry takes tests from the others, so that the last long tests do not run
+# one after another on a single worker while the others idle.
 unit: $(BIN)/chessatron
-	$(BIN)/pytest -n 3
+	$(BIN)/pytest -n 3 --dist worksteal
 
 # Issue figures: robot moves and resets, how long a person waits for the robot's reply, streaming to the
 # simulated GRBL, recognition of human traces, how soon the web page hears of a change, moves said aloud
