@@ -15,6 +15,8 @@ from chessatron.calibrate.simperson import SimHands, SimPerson
 from chessatron.config import Config
 from chessatron.planning.layout import Layout
 from chessatron.sensors import open_sensor
+from chessatron.sensors.names import cell_name
+from chessatron.sensors.pinmap import Pin
 from chessatron.sim.wiring import SimInputs, Wiring, build_wrong, save_wiring
 from chessatron.sim.world import SimWorld
 
@@ -121,3 +123,27 @@ def test_the_map_written_is_read_by_the_simulated_sensors_through_the_wiring(
     save_wiring(Wiring.default(LAYOUT), LAYOUT)
     with open_sensor(settings.urls["sensors"], LAYOUT, world=world) as sensor:
         assert sensor.scan() != world.occupied_cells()
+
+
+@pytest.mark.parametrize(("spec", "seed"), [(None, 1049), ("inputs-shuffled,files", 11)])
+def test_cells_beside_the_board_wired_at_random_are_not_taken_for_a_pattern(
+    spec: str | None, seed: int
+) -> None:
+    """Every input wired at random, then the board rewired a port per file (``hw calibrate --hand --seed
+    1049``): the board fits the quick path's pattern, the cells beside it do not, and many share an input
+    with a square. Each line beside the board whose far end is not where the pattern says is checked square
+    by square, and every input two cells share is named once, with both cells."""
+    wiring = build_wrong(LAYOUT, spec, seed=seed)
+    result, person = calibrated(wiring, "quick")
+    assert "The start position fits a port per file." in person.told
+    assert dict(result.pin_map.pins) == dict(wiring.sensors.pin_map().pins)
+    owners: dict[Pin, list[str]] = {}
+    for cell, pin in wiring.sensors.pins.items():
+        owners.setdefault(pin, []).append(cell_name(cell, LAYOUT))
+    shared = {pin: names for pin, names in owners.items() if len(names) > 1}
+    assert shared
+    joined = [f for f in result.findings if "wire joined to another" in f]
+    assert len(joined) == len(shared)
+    for pin, names in shared.items():
+        (finding,) = [f for f in joined if f" input {pin} " in f]
+        assert sorted(finding.split(" are all on")[0].split(", ")) == sorted(names)

@@ -12,8 +12,9 @@ shorted sensor (or a magnet left nearby), one that changes by itself flickers. T
 * **the quick path**: the person sets up a new game; the 32 inputs that read a piece are matched to the
   usual wirings (:mod:`.patterns`: a port per rank or per file, either way round, ports in any order);
   one probe per line (a piece lifted, or put down on an empty rank) says which port it is on and which
-  way it runs; lines that fit no pattern, and cells of the start position that do not read as the
-  pattern says, are then done one square at a time.
+  way it runs (a line beside the board, which no start position or full rank checks, two: its far end
+  must be where the pattern puts it); lines that fit no pattern, and cells of the start position that do
+  not read as the pattern says, are then done one square at a time.
 
 On the simulator the person's hands are the simulated table's (:class:`Hands`), doing what each
 :class:`Step` says as it is told.
@@ -234,6 +235,7 @@ class _Wizard:
             else _("The start position fits a port per file.")
         )
         lines = [*board_lines(layout, family), *extra]
+        board = set(layout.board_cells())
         claimed: set[tuple[int, str]] = set()
         # the lines with pieces on them first: the calibration's own piece comes in afterwards
         for line in sorted(lines, key=lambda line: line[0] not in occupied):
@@ -250,7 +252,22 @@ class _Wizard:
                 continue
             assert first is not None
             claimed.add((first.expander, first.port))
+            if line[0] not in board and len(line) > 1:
+                # no start position and no full ranks check the cells off the board: the line's far end
+                # must be where the pattern puts it, else the line is wired some other way
+                last = self.probe(line[-1], occupied=False)
+                if last != proposed[line[-1]]:
+                    self.tell(
+                        _("{cell}'s line is not wired as a pattern: checking it square by square.").format(
+                            cell=cell_name(line[0], layout)
+                        )
+                    )
+                    for cell in line[1:-1]:
+                        self.probe(cell, occupied=False)
+                    continue
             for cell in line[1:]:
+                if cell in self.pins:
+                    continue
                 pin = proposed[cell]
                 if cell in occupied and pin not in start and pin not in self.flickering:
                     self.probe(cell, occupied=True)  # the pattern says a piece, the input says none
@@ -312,7 +329,7 @@ class _Wizard:
             if gone:
                 self.wait(now - gone, "new")
             if held in gone:
-                self.shared.setdefault(held, [previous] if previous is not None else []).append(cell)
+                self.share(held, previous, cell)
                 return held
         while not new:
             answer = self.ask(
@@ -339,11 +356,16 @@ class _Wizard:
                     "{cell}: inputs {pins} changed together; {pin} was taken. Look for a bridge between them."
                 ).format(cell=cell_name(cell, self.layout), pins=", ".join(map(str, sorted(pins))), pin=pin)
             )
-        owner = next((c for c, p in self.pins.items() if p == pin), None)
+        owner = next((c for c, p in self.pins.items() if p == pin and c != cell), None)
         if owner is not None:
-            self.shared.setdefault(pin, [owner]).append(cell)
+            self.share(pin, owner, cell)
         self.pins[cell] = pin
         return pin
+
+    def share(self, pin: Pin, *cells: Cell | None) -> None:
+        """``cells`` are on ``pin`` together (each named once, however often it was probed)."""
+        names = self.shared.setdefault(pin, [])
+        names.extend(c for c in cells if c is not None and c not in names)
 
     def put_away(self) -> None:
         if self.at is not None:
