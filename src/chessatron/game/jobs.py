@@ -36,7 +36,7 @@ from .players.spec import PlayerSpec
 from .records.record import ClockSettings
 from .records.store import open_game
 from .session import Session
-from .statuses import CONNECTING, IDLE, PAUSED, ROBOT_MOVING, STOPPING, saying
+from .statuses import CONNECTING, IDLE, PAUSED, ROBOT_MOVING, STOPPING
 from .tablework import StopRequested
 from .telling.live import LiveState
 
@@ -250,8 +250,9 @@ class JobRunner:
         with self.session.status_lock:
             robot.link.resume()
             self._paused = False
-            status = self.live.snapshot()["status"]
-            if saying(status, PAUSED):  # nothing else happened meanwhile: say again what was going on
+            now = self.live.snapshot()
+            status = now["status"]
+            if now["status_kind"] == "paused":  # nothing else happened meanwhile: say again what was going on
                 status = self._status_before_pause or _(ROBOT_MOVING if self.busy else IDLE)
             self.live.update(status=status)
 

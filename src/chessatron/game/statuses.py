@@ -39,7 +39,6 @@ __all__ = [
     "played_move",
     "promoting_instead",
     "result_status",
-    "saying",
     "to_move",
 ]
 
@@ -65,19 +64,6 @@ CONNECTING = N_("connecting")
 #: A resumed game's pieces go back where it stopped.
 # TRANSLATORS: status (terminal, web page; the status display shows it cut at 16 columns)
 PUTTING_BACK = N_("putting the pieces back where the game stopped")
-
-
-def saying(status: str, message: str) -> bool:
-    """Whether ``status`` is ``message`` (one of this module's constants) in any of the table's languages: a
-    status set from a page's request is in the page's language, the game's in the table's.
-
-    >>> from chessatron.i18n import using
-    >>> with using(PSEUDO):
-    ...     paused = _(PAUSED)
-    >>> saying(paused, PAUSED), saying(PAUSED, PAUSED), saying(paused, IDLE)
-    (True, True, False)
-    """
-    return any(translations(code).gettext(message) == status for code in (*LANGUAGES, PSEUDO))
 
 
 #: What a status is, for code that acts on it (the web page, the status display): the live state carries

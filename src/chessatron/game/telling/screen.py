@@ -31,7 +31,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from ...i18n import N_, _
+from ...i18n import _
 from ...i18n.formats import decimal
 from ...i18n.notation import san_in
 from ...planning.layout import Layout, Node
@@ -60,9 +60,9 @@ _PLAIN_MARKS = {"▶": ">", "✗": "x", "·": "-", "→": "->"}
 #: Kinds of player that are a person, and those that play with an engine's brain.
 _PEOPLE = ("keyboard", "board", "web")
 _ENGINES = ("engine", "hand")
-#: Statuses that the line saying what the robot does already says (the session's, in English or in the
-#: language).
-_ROBOT_STATUSES = (N_("robot moving"), N_("idle"), N_("setting up"), N_("taking back"))
+#: The kinds of status (the live state's ``status_kind``, the same in every language) that the line saying
+#: what the robot does already says.
+_ROBOT_KINDS = frozenset({"robot moving", "idle", "setting up"})
 #: GRBL states worth a line of their own: the machine is not simply idle or running.
 _MACHINE_TROUBLE = ("alarm", "door", "hold", "sleep")
 #: The magnet carries the drag's piece while the gantry is this close to the drag's path (in node pitches,
@@ -289,7 +289,7 @@ def _info(
         # TRANSLATORS: {lines}: what the buttons' display shows
         rows.append(Text(_("buttons: {lines}").format(lines=" · ".join(lines)), style="magenta"))
     status = str(snapshot.get("status") or "")
-    if status and not _said(status, verdict.plain, game, robot=bool(work)):
+    if status and not _said(status, snapshot.get("status_kind"), verdict.plain, game, robot=bool(work)):
         rows.append(Text(status, style="bold"))
     notices = (snapshot.get("notices") or [])[-NOTICES_SHOWN:]
     if notices:
@@ -371,17 +371,17 @@ def _verdict(game: Mapping[str, Any] | None) -> Text:
     return text
 
 
-def _said(status: str, verdict: str, game: Mapping[str, Any] | None, *, robot: bool) -> bool:
-    """Whether the panel says ``status`` already: the verdict line, a finished game's status (its score
-    first: the verdict names the result), or while the robot works the robot's statuses."""
-    lower = status.lower()
-    if lower == verdict.lower():
+def _said(
+    status: str, kind: str | None, verdict: str, game: Mapping[str, Any] | None, *, robot: bool
+) -> bool:
+    """Whether the panel says ``status`` (of ``kind``) already: the verdict line, a finished game's status
+    (its score first: the verdict names the result), or while the robot works the robot's statuses."""
+    if status.lower() == verdict.lower():
         return True
     result = game.get("result") if game else None
     if result is not None and status.startswith(str(result)):
         return True
-    robots = tuple(text.lower() for status in _ROBOT_STATUSES for text in (status, _(status)))
-    return robot and lower.startswith(robots)
+    return robot and kind in _ROBOT_KINDS
 
 
 def _evaluation(evaluation: Mapping[str, Any]) -> Text:
