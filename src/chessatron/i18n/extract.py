@@ -25,17 +25,29 @@ from babel.messages.pofile import read_po, write_po
 
 from . import DOMAIN, LANGUAGES
 
-__all__ = ["PACKAGE", "extract_html", "placeholders", "read_catalog", "template", "update_catalogs"]
+__all__ = [
+    "KEYWORDS",
+    "PACKAGE",
+    "PAGE_METHODS",
+    "extract_html",
+    "placeholders",
+    "read_catalog",
+    "template",
+    "update_catalogs",
+]
 
 PACKAGE = Path(__file__).resolve().parent.parent
 
+#: The page's files that hold messages, in its static folder, and how each is read (the board widget in
+#: vendor/ holds none of ours).
+PAGE_METHODS = (("*.js", "javascript"), ("*.html", "chessatron.i18n.extract:extract_html"))
 _METHODS = [
     ("web/static/vendor/**", "ignore"),
     ("**.py", "python"),
-    ("web/static/*.js", "javascript"),
-    ("web/static/*.html", "chessatron.i18n.extract:extract_html"),
+    *((f"web/static/{pattern}", method) for pattern, method in PAGE_METHODS),
 ]
-_KEYWORDS: dict[str, Any] = {**DEFAULT_KEYWORDS, "t": None, "tn": (1, 2)}
+#: The marking functions: Python's (Babel's defaults) and the page's ``t`` and ``tn``.
+KEYWORDS: dict[str, Any] = {**DEFAULT_KEYWORDS, "t": None, "tn": (1, 2)}
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)?(?:![rsa])?(?::[^{}]*)?\}")
 
 
@@ -94,7 +106,7 @@ def template() -> Catalog:
     for filename, lineno, message, comments, context in extract_from_dir(
         str(PACKAGE),
         method_map=_METHODS,
-        keywords=_KEYWORDS,
+        keywords=KEYWORDS,
         comment_tags=("TRANSLATORS:",),
         strip_comment_tags=True,
     ):

@@ -27,20 +27,17 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_file
+from babel.messages.extract import extract_from_file
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..i18n import LANGUAGES, PSEUDO, _, normalize, translations, using
+from ..i18n.extract import KEYWORDS, PAGE_METHODS
 from ..i18n.notation import letters
 
 __all__ = ["Speaking", "catalog_route", "page_catalog", "page_messages", "request_language", "spoken"]
 
-#: The page's marking functions, as the package's extraction reads them (chessatron.i18n.extract).
-KEYWORDS: dict[str, Any] = {**DEFAULT_KEYWORDS, "t": None, "tn": (1, 2)}
-#: Of the page's own files, those that hold messages (the board widget in vendor/ holds none of ours).
-_METHODS = (("*.js", "javascript"), ("*.html", "chessatron.i18n.extract:extract_html"))
 
 #: A message of the page: its id, and the plural's id for a count's message (None for the others).
 Message = tuple[str, str | None]
@@ -50,7 +47,7 @@ Message = tuple[str, str | None]
 def page_messages(static: Path) -> tuple[Message, ...]:
     """Every message the page's scripts and HTML in ``static`` mark, in the order found (read once)."""
     found: dict[Message, None] = {}
-    for pattern, method in _METHODS:
+    for pattern, method in PAGE_METHODS:
         for path in sorted(static.glob(pattern)):
             for _line, message, _comments, _context in extract_from_file(
                 method, str(path), keywords=KEYWORDS
