@@ -12,6 +12,7 @@ the player's language first, and as English only when that reading is no legal m
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import chess
@@ -55,14 +56,24 @@ def san_in(san: str, language: str | None = None) -> str:
     return "".join(out)
 
 
+#: A promotion's piece written without "=" (``e8D``): the letter after the last rank, at the end.
+_BARE_PROMOTION = re.compile(r"[a-h][18]([A-Z])[+#!?]*$", re.ASCII)
+
+
 def english_san(text: str, language: str | None = None) -> str:
     """``text`` typed with ``language``'s piece letters, written with English ones (the file letters and
-    the rest untouched)."""
+    the rest untouched); a promotion's piece too, with or without its ``=``.
+
+    >>> english_san("e8D+", "de"), english_san("exf8=C", "fr")
+    ('e8Q+', 'exf8=N')
+    """
     table = _mapping(letters(language), PIECE_LETTERS["en"])
     stripped = text.strip()
+    bare = _BARE_PROMOTION.search(stripped)
+    promotion = bare.start(1) if bare else -1
     out = []
     for index, char in enumerate(stripped):
-        if char in table and (index == 0 or stripped[index - 1] in "=("):
+        if char in table and (index in (0, promotion) or stripped[index - 1] in "=("):
             out.append(table[char])
         else:
             out.append(char)

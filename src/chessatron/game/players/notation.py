@@ -179,8 +179,6 @@ def command_word(command: Command) -> str:
 # Reasons in the order to prefer them when several spellings of one input fail differently: a promotion
 # without its piece, a move into check, a named piece that cannot go there, no piece that can.
 _PROMOTION, _CHECK, _PIECE, _NONE = range(4)
-#: A promotion's piece written without "=" (e8D), for the language's letters.
-_BARE_PROMOTION: Final = re.compile(r"([a-h][18])([A-Z])$", re.ASCII)
 
 
 def _readings(text: str) -> list[str]:
@@ -197,7 +195,7 @@ def _readings(text: str) -> list[str]:
     readings: list[str] = []
     for spelling in spellings:
         if own != "KQRBN":
-            readings.append(english_san(_BARE_PROMOTION.sub(r"\1=\2", spelling)))
+            readings.append(english_san(spelling))
         readings.append(spelling)
     return list(dict.fromkeys(readings))
 
