@@ -4,6 +4,7 @@ too), and a game runner (with its web page) on the simulator."""
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -12,11 +13,13 @@ from typing import Any
 
 import chess.pgn
 import pytest
+from babel.messages.catalog import Catalog
 
 from chessatron.config import Config
 from chessatron.game.runner import GameRunner
 from chessatron.game.telling.live import LiveState
 from chessatron.i18n import set_language
+from chessatron.i18n.extract import template
 from chessatron.planning.layout import Layout
 from chessatron.web.app import create_app
 from chessatron.web.server import ServerHandle, start_in_thread
@@ -123,6 +126,23 @@ def wait_for(live: LiveState, condition: Callable[[Snapshot], bool], timeout_s: 
             return snapshot
         assert time.monotonic() < deadline, f"gave up waiting; the state is {snapshot['status']!r}"
         live.wait(snapshot["version"], 0.5)
+
+
+@pytest.fixture(scope="session")
+def marked_messages(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    """Every message the code marks for translation (chessatron.i18n.extract.template), extracted once for
+    all the test workers: Babel reads the whole package, which takes seconds."""
+    shared = tmp_path_factory.getbasetemp().parent / "i18n-marked.pickle"
+    if shared.exists():
+        with shared.open("rb") as handle:
+            found: Catalog = pickle.load(handle)
+            return found
+    found = template()
+    partial = shared.with_name(f"{shared.name}.{os.getpid()}")
+    with partial.open("wb") as handle:
+        pickle.dump(found, handle)
+    partial.replace(shared)
+    return found
 
 
 @pytest.fixture(autouse=True)

@@ -4,8 +4,6 @@ translated, with the English placeholders; the catalogs compile and every transl
 
 from __future__ import annotations
 
-import os
-import pickle
 import string
 from collections.abc import Iterator
 
@@ -13,26 +11,14 @@ import pytest
 from babel.messages.catalog import Catalog, Message
 
 from chessatron.i18n import LANGUAGES, PSEUDO, catalog_path, translations, using
-from chessatron.i18n.extract import placeholders, read_catalog, template
+from chessatron.i18n.extract import placeholders, read_catalog
 
 TRANSLATED = [code for code in LANGUAGES if code != "en"]
 
 
-@pytest.fixture(scope="module")
-def marked(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
-    """The messages the code marks, extracted once for all the test workers (Babel reads the whole
-    package: seconds)."""
-    shared = tmp_path_factory.getbasetemp().parent / "i18n-marked.pickle"
-    if shared.exists():
-        with shared.open("rb") as handle:
-            found: Catalog = pickle.load(handle)
-            return found
-    found = template()
-    partial = shared.with_name(f"{shared.name}.{os.getpid()}")
-    with partial.open("wb") as handle:
-        pickle.dump(found, handle)
-    partial.replace(shared)
-    return found
+@pytest.fixture
+def marked(marked_messages: Catalog) -> Catalog:
+    return marked_messages
 
 
 def _key(message: Message) -> tuple[str | None, str]:

@@ -11,7 +11,6 @@ translations those languages read as English, and these tests check English in t
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib
 import inspect
 import os
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import chess
 import pytest
+from babel.messages.catalog import Catalog
 
 from chessatron.buttons import SimButtons
 from chessatron.config import Config
@@ -35,7 +35,6 @@ from chessatron.game.seats import option_named
 from chessatron.game.session import Session
 from chessatron.game.telling.announcer import display_lines
 from chessatron.i18n import LANGUAGES, PSEUDO, _, pgettext, using
-from chessatron.i18n.extract import template
 from chessatron.planning.layout import Layout
 from chessatron.ports import Button
 from chessatron.recognition import Ambiguous
@@ -70,12 +69,12 @@ def filled(message: str) -> str:
 # --- the status display -----------------------------------------------------------------------------
 
 
-@functools.cache
-def width_limited() -> list[tuple[str, int, str | None]]:
+@pytest.fixture
+def width_limited(marked_messages: Catalog) -> list[tuple[str, int, str | None]]:
     """Every message whose translator comment gives it a width on the status display, with that width and
     the message's context."""
     limited: list[tuple[str, int, str | None]] = []
-    for message in template():
+    for message in marked_messages:
         if not isinstance(message.id, str) or not message.id:
             continue
         for comment in message.auto_comments:
@@ -85,8 +84,10 @@ def width_limited() -> list[tuple[str, int, str | None]]:
     return limited
 
 
-def test_statuses_the_display_shows_are_marked_with_their_width() -> None:
-    marked = {message for message, _width, _context in width_limited()}
+def test_statuses_the_display_shows_are_marked_with_their_width(
+    width_limited: list[tuple[str, int, str | None]],
+) -> None:
+    marked = {message for message, _width, _context in width_limited}
     short = [
         statuses.IDLE,
         statuses.CONNECTING,
@@ -99,11 +100,13 @@ def test_statuses_the_display_shows_are_marked_with_their_width() -> None:
 
 
 @pytest.mark.parametrize("language", LANGUAGE_CODES)
-def test_a_message_marked_for_the_display_fits_its_width_in_every_language(language: str) -> None:
+def test_a_message_marked_for_the_display_fits_its_width_in_every_language(
+    language: str, width_limited: list[tuple[str, int, str | None]]
+) -> None:
     with using(language):
         too_wide = [
             (message, shown, width)
-            for message, width, context in width_limited()
+            for message, width, context in width_limited
             if len(to_ascii(filled(shown := pgettext(context, message) if context else _(message)))) > width
         ]
     assert too_wide == []
